@@ -1,0 +1,65 @@
+# tierbench — `make run` runs the workflow on the default host profile; `make test` tests.
+#   make run  [HOST=name|path] [CONFIG=workflows/config/paper.yaml] [CORES=all] [SMK_ARGS=...]
+#   make test       C tests (sanitizers) + pytest (incl. workflow lint, dry runs, a quick run)
+#   make build      all C binaries into build/bin/
+#   make setup      system packages + Python environment only
+#   make lint       ruff + snakemake --lint
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+HOST ?= auto
+CONFIG ?= workflows/config/quick.yaml
+CORES ?= all
+SMK_ARGS ?=
+BUILD := $(CURDIR)/build
+PYTHON := $$(cat build/python)
+# C components, in dependency order (libcolloid before what links it).
+C_DIRS := colloid colloid/sim colloid/tierd workloads/memchar workloads/gups antagonists
+C_PRESENT = $(foreach d,$(C_DIRS),$(if $(wildcard $(d)/Makefile),$(d)))
+
+.PHONY: help run test build setup lint report clean distclean c-test py-test
+
+help:
+	@sed -n '1,7p' Makefile | sed 's/^# \{0,1\}//'
+
+setup:
+	@python3 -m workflows.harness.bootstrap
+
+build: setup
+	@for d in $(C_PRESENT); do \
+		echo "[build] $$d"; \
+		$(MAKE) --no-print-directory -C $$d BUILD=$(BUILD) || exit 1; \
+	done
+
+run: build
+	@host=$$($(PYTHON) -m workflows.harness.cli name --host '$(HOST)' --configfile '$(CONFIG)') && \
+	echo "[run] host profile '$(HOST)' -> results/$$host/ (config $(CONFIG))" && \
+	$(PYTHON) -m snakemake --cores $(CORES) --configfile '$(CONFIG)' --config host='$(HOST)' $(SMK_ARGS) && \
+	$(PYTHON) -m snakemake --cores 1 --configfile '$(CONFIG)' --config host='$(HOST)' --report "results/$$host/report.html" && \
+	echo "[run] done: results/$$host/report.html, figures in results/$$host/figures/"
+
+report: setup
+	@host=$$($(PYTHON) -m workflows.harness.cli name --host '$(HOST)' --configfile '$(CONFIG)') && \
+	$(PYTHON) -m snakemake --cores 1 --configfile '$(CONFIG)' --config host='$(HOST)' --report "results/$$host/report.html"
+
+c-test: build
+	@for d in $(C_PRESENT); do \
+		echo "[test] $$d"; \
+		$(MAKE) --no-print-directory -C $$d BUILD=$(BUILD) test || exit 1; \
+	done
+
+lint: setup
+	$(PYTHON) -m ruff check analysis workflows tests
+	$(PYTHON) -m snakemake --lint --cores 1
+
+py-test: build
+	$(PYTHON) -m pytest tests
+
+test: c-test lint py-test
+
+clean:
+	rm -rf build/bin build/lib build/obj
+
+distclean: clean
+	rm -rf build .venv .snakemake

@@ -1,0 +1,38 @@
+"""Render one figure: ``python -m analysis.render --figure NAME ...`` -> NAME.png + NAME.pdf."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+
+def main(argv: list[str] | None = None) -> int:
+    from . import figures, reference
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--figure", required=True, choices=sorted(figures.FIGURES))
+    ap.add_argument("--measurements", required=True, type=Path)
+    ap.add_argument("--reference", type=Path, default=None)
+    ap.add_argument("--profile", default=None, help="host profile name, for the title")
+    ap.add_argument("--functional", action="store_true", help="mark 'functional host: timings not meaningful'")
+    ap.add_argument("--out", required=True, type=Path, help="output stem (without extension)")
+    args = ap.parse_args(argv)
+    df = pd.read_csv(args.measurements, low_memory=False)
+    ref = reference.load(args.reference) if args.reference else reference.load()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    kw = {"profile": args.profile, "functional": args.functional}
+    accepted = inspect.signature(figures.render).parameters
+    if not any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
+        kw = {k: v for k, v in kw.items() if k in accepted}
+    paths = figures.render(args.figure, df, ref, args.out, **kw)
+    for p in paths:
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Shared fixtures. Tests that need hardware this machine lacks skip with the reason."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+BIN = REPO / "build" / "bin"
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
+
+
+def binary(name: str) -> Path:
+    p = BIN / name
+    if not p.exists():
+        pytest.skip(f"{p.relative_to(REPO)} not built (run `make build`)")
+    return p
+
+
+@pytest.fixture(scope="session")
+def cc_build(tmp_path_factory):
+    """Compile a test-only C program from tests/independent/."""
+    if not shutil.which("cc"):
+        pytest.skip("no C compiler")
+    out = tmp_path_factory.mktemp("cbin")
+
+    def build(name: str) -> Path:
+        exe = out / name
+        if not exe.exists():
+            subprocess.run(["cc", "-O2", "-std=c11", "-Wall", "-o", str(exe), str(REPO / "tests/independent" / f"{name}.c")], check=True)
+        return exe
+
+    return build
+
+
+def descendants_of_bin(start_time: float | None = None) -> list[tuple[int, str]]:
+    """Processes whose executable lives in build/bin (our benchmarks), as (pid, exe)."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            exe = os.readlink(d / "exe")
+        except OSError:
+            continue
+        if exe.startswith(str(BIN)):
+            found.append((int(d.name), exe))
+    return found

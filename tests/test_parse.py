@@ -1,0 +1,107 @@
+"""Parsers: raw tool output -> long-form rows (synthetic inputs + a real fio run)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+
+from analysis import parse
+
+MEMCHAR = """tool,mode,metric,value,unit,op,threads,cpus,cpu_node,mem_node,target,size_bytes,buffer_bytes,delay,bandwidth_mbps,bytes_per_iter,huge_pages,flush,verified,duration_s
+memchar,latency,idle_latency,92.5,ns,read,1,0,0,0,node:0,,268435456,,,,thp:0.99,,1,1.0
+memchar,bandwidth,bandwidth,11000.5,MB/s,read,1,0,0,0,node:0,,67108864,,,64,thp:1.00,,1,0.5
+memchar,bandwidth,bandwidth,19000.0,MB/s,read,2,0-1,0,0,node:0,,134217728,,,64,thp:1.00,,1,0.5
+memchar,loaded,loaded_latency,120.0,ns,read,1,0-1,0,0,node:0,,268435456,0,15000.0,64,thp:1.00,,1,0.5
+memchar,loaded,loaded_latency,95.0,ns,read,1,0-1,0,0,node:0,,268435456,1600,3000.0,64,thp:1.00,,1,0.5
+"""
+
+MLC_LAT = """Intel(R) Memory Latency Checker - v3.11
+Command line parameters: --latency_matrix
+
+Using buffer size of 2000.000MiB
+Measuring idle latencies for random access (in ns)...
+\t\tNuma node
+Numa node\t     0\t     1\t
+       0\t  81.2\t 135.9\t
+       1\t 137.0\t  80.7\t
+"""
+
+MLC_LOADED = """Intel(R) Memory Latency Checker - v3.11
+Using Read-only traffic type
+Inject\tLatency\tBandwidth
+Delay\t(ns)\tMB/sec
+==========================
+ 00000\t261.65\t 225060.9
+ 00002\t261.63\t 225040.5
+ 00100\t112.40\t 101210.3
+"""
+
+
+def test_memchar_rows_carry_context():
+    ctx = {"host": "h", "backend": "numa", "family": "characterize", "experiment": "bandwidth", "point": "c0-m0"}
+    df = parse.finish(parse.parse_memchar(MEMCHAR), ctx)
+    assert list(df.columns) == parse.COLUMNS
+    assert (df["host"] == "h").all()
+    lat = df[df["metric"] == "idle_latency"]
+    assert lat["experiment"].iloc[0] == "idle_latency", "experiment follows memchar's mode, not the context"
+    assert lat["value"].iloc[0] == 92.5 and lat["unit"].iloc[0] == "ns"
+    bw = df[df["metric"] == "bandwidth"].sort_values("threads")
+    assert bw["threads"].tolist() == [1, 2]
+
+
+def test_memchar_unverified_result_is_an_error():
+    bad = MEMCHAR.replace(",thp:1.00,,1,0.5\nmemchar,bandwidth,bandwidth,19000.0", ",thp:1.00,,0,0.5\nmemchar,bandwidth,bandwidth,19000.0", 1)
+    with pytest.raises(ValueError, match="unverified"):
+        parse.parse_memchar(bad)
+
+
+def test_curve_rows_from_loaded_latency():
+    df = parse.finish(parse.parse_memchar(MEMCHAR), {})
+    cur = parse.curve_rows(df)
+    assert list(cur.columns) == ["read_ratio", "bandwidth_mbps", "latency_ns"]
+    assert cur["bandwidth_mbps"].is_monotonic_increasing
+    assert cur["read_ratio"].eq(1.0).all()
+
+
+def test_mlc_latency_matrix():
+    df = parse.parse_mlc(MLC_LAT, "latency_matrix")
+    got = {(r.cpu_node, r.mem_node): r.value for r in df.itertuples()}
+    assert got == {(0, 0): 81.2, (0, 1): 135.9, (1, 0): 137.0, (1, 1): 80.7}
+    assert (df["tool"] == "mlc").all() and (df["metric"] == "idle_latency").all()
+
+
+def test_mlc_loaded_latency():
+    df = parse.parse_mlc(MLC_LOADED, "loaded_latency")
+    assert df["delay"].tolist() == [0, 2, 100]
+    assert df["bandwidth_mbps"].iloc[-1] == pytest.approx(101210.3)
+
+
+def test_mlc_garbage_gives_no_rows():
+    assert parse.parse_mlc("nothing useful\n", "latency_matrix").empty
+
+
+@pytest.mark.skipif(not shutil.which("fio"), reason="fio not installed")
+def test_fio_real_output(tmp_path):
+    out = subprocess.run(
+        ["fio", "--output-format=json", f"--filename={tmp_path}/f", "--size=8m", "--rw=randread", "--bs=4k",
+         "--ioengine=psync", "--time_based", "--runtime=0.3", "--name=qd1", "--iodepth=1",
+         "--name=qd2", "--iodepth=2", "--stonewall"],
+        capture_output=True, text=True, check=True).stdout
+    df = parse.parse_fio(out)
+    iops = df[df["metric"] == "iops"]
+    assert iops["iodepth"].tolist() == [1, 2]
+    assert (iops["value"] > 0).all()
+    assert set(df["metric"]) >= {"iops", "bandwidth", "read_latency_mean"}
+    assert (df["block_bytes"] == 4096).all()
+
+
+def test_collect_concatenates(tmp_path):
+    a = tmp_path / "a.csv"
+    parse.finish(parse.parse_memchar(MEMCHAR), {"host": "h"}).to_csv(a, index=False)
+    df = parse.collect([a, a])
+    assert len(df) == 10 and list(df.columns)[: len(parse.COLUMNS)] == parse.COLUMNS
+    assert parse.collect([]).empty
+    assert isinstance(df, pd.DataFrame)

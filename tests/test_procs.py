@@ -1,0 +1,155 @@
+"""Process supervision and settings restore (no benchmark binaries needed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from workflows.harness import ConfigError
+from workflows.harness.procs import Supervisor
+from workflows.harness.settings import Settings, restore_journal
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie counts as gone
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_gone(pid: int, timeout: float = 5.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_children_get_own_process_group_and_are_stopped(tmp_path):
+    pidfile = tmp_path / "grandchild"
+    script = f"sleep 60 & echo $! > {pidfile}; wait"
+    with Supervisor(grace_s=1) as sup:
+        c = sup.spawn("sh", ["sh", "-c", script])
+        for _ in range(100):
+            if pidfile.exists() and pidfile.read_text().strip():
+                break
+            time.sleep(0.02)
+        gpid = int(pidfile.read_text())
+        assert os.getpgid(c.pid) == c.pid != os.getpgid(0)
+        assert os.getpgid(gpid) == c.pid
+    assert wait_gone(c.pid) and wait_gone(gpid), "child and grandchild ended by process group"
+
+
+def test_term_ignoring_child_is_killed(tmp_path):
+    with Supervisor(grace_s=0.3) as sup:
+        c = sup.spawn("stubborn", [sys.executable, "-c", "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"])
+        time.sleep(0.3)
+    assert wait_gone(c.pid)
+
+
+def test_timeout_stops_child():
+    with Supervisor(grace_s=0.5) as sup:
+        with pytest.raises(TimeoutError, match="ran past its"):
+            sup.run("sleeper", ["sleep", "30"], timeout=0.3)
+        assert not sup.children[0].alive()
+
+
+def test_sigint_to_harness_stops_children(tmp_path):
+    """A harness process interrupted with SIGINT leaves nothing behind."""
+    pidfile = tmp_path / "child"
+    prog = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(tmp_path.parents[0])!r})
+        sys.path.insert(0, {os.getcwd()!r})
+        from workflows.harness.procs import Supervisor, Interrupted
+        try:
+            with Supervisor() as sup:
+                c = sup.spawn("sleep", ["sleep", "60"])
+                open({str(pidfile)!r}, "w").write(str(c.pid))
+                time.sleep(60)
+        except Interrupted:
+            sys.exit(130)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", prog], cwd=os.getcwd())
+    for _ in range(200):
+        if pidfile.exists() and pidfile.read_text():
+            break
+        time.sleep(0.02)
+    child = int(pidfile.read_text())
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=10) == 130
+    assert wait_gone(child)
+
+
+def test_parent_death_kills_child(tmp_path):
+    """If the harness is SIGKILLed (no cleanup possible) PDEATHSIG ends its children."""
+    pidfile = tmp_path / "child"
+    prog = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {os.getcwd()!r})
+        from workflows.harness.procs import Supervisor
+        sup = Supervisor()
+        c = sup.spawn("sleep", ["sleep", "60"])
+        open({str(pidfile)!r}, "w").write(str(c.pid))
+        time.sleep(60)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", prog], cwd=os.getcwd())
+    for _ in range(200):
+        if pidfile.exists() and pidfile.read_text():
+            break
+        time.sleep(0.02)
+    child = int(pidfile.read_text())
+    p.kill()
+    p.wait()
+    assert wait_gone(child)
+
+
+def test_settings_restored_and_journaled(tmp_path):
+    knob = tmp_path / "numa_balancing"
+    knob.write_text("0\n")
+    journal = tmp_path / "journal.json"
+    with Settings(journal) as s:
+        s.set(str(knob), "2")
+        assert knob.read_text() == "2"
+        assert json.loads(journal.read_text()) == {str(knob): "0"}
+    assert knob.read_text() == "0"
+    assert not journal.exists()
+
+
+def test_settings_restored_on_error(tmp_path):
+    knob = tmp_path / "enabled"
+    knob.write_text("always [madvise] never\n")
+    with pytest.raises(RuntimeError):
+        with Settings() as s:
+            s.set(str(knob), "always")
+            raise RuntimeError("boom")
+    assert knob.read_text() == "madvise"
+
+
+def test_journal_repairs_after_crash(tmp_path):
+    knob = tmp_path / "demotion"
+    knob.write_text("true")
+    journal = tmp_path / "journal.json"
+    s = Settings(journal)
+    s.set(str(knob), "false")  # ... and the run dies here without restore()
+    assert restore_journal(journal) == {str(knob): "true"}
+    assert knob.read_text() == "true" and not journal.exists()
+
+
+def test_settings_missing_knob_is_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist on this kernel"):
+        Settings().set(str(tmp_path / "nope"), "1")

@@ -1,0 +1,128 @@
+"""Host profiles and experiment configs are rejected up front with one clear message."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from workflows.harness import ConfigError, cpulist, hostdetect, plans, profile
+
+FACTS = {
+    "hostname": "testhost",
+    "nodes": {"0": {"cpus": [0, 1, 2, 3], "memory_mib": 4096}, "1": {"cpus": [], "memory_mib": 8192},
+              "2": {"cpus": [4, 5], "memory_mib": 0}},
+    "memory_nodes": [0, 1],
+    "cpu_nodes": [0, 2],
+    "online_cpus": [0, 1, 2, 3, 4, 5],
+    "allowed_cpus": [0, 1, 2, 3, 4, 5],
+}
+
+
+def write(tmp_path, text: str):
+    p = tmp_path / "host.yaml"
+    p.write_text(text)
+    return str(p)
+
+
+def test_auto_profile_detects_tiers_and_splits_cpus():
+    prof = profile.resolve("auto", FACTS)
+    assert prof["name"] == "testhost"
+    assert [(t["name"], t["node"]) for t in prof["tiers"]] == [("default", 0), ("alternate", 1)]
+    assert prof["cpus"]["app"] == [0, 1] and prof["cpus"]["antagonist"] == [2, 3]
+
+
+def test_auto_profile_on_this_machine():
+    facts = hostdetect.detect()
+    prof = profile.resolve("auto", facts)
+    assert prof["tiers"][0]["kind"] == "numa"
+    assert set(prof["cpus"]["app"]) <= set(facts["online_cpus"])
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("name: x\ntiers:\n  - {name: d, kind: numa, node: 9}\n", "NUMA node 9 does not exist"),
+        ("name: x\ntiers:\n  - {name: d, kind: numa, node: 2}\n", "NUMA node 2 has no memory"),
+        ("name: x\ntiers:\n  - {name: d, kind: numa, node: 0}\ncpus: {app: '0-9'}\n", "CPU 6-9 does not exist"),
+        ("name: x\ntiers: [\n", "not valid YAML"),
+        ("name: x\nextra: 1\ntiers:\n  - {name: d, kind: numa, node: 0}\n", "unknown key"),
+        ("name: x\ntiers:\n  - {name: d, kind: model, curve: 'param:L0=80', capacity_gib: -1}\n", "capacity_gib: -1 is less than or equal to the minimum"),
+        ("name: x\ntiers:\n  - {name: d, kind: model, curve: missing.csv}\n", "curve 'missing.csv' not found"),
+        ("name: x\ntiers:\n  - {name: d, kind: numa, node: 0}\ncpus: {app: '0-1', antagonist: '1-2'}\n", "given to both app and antagonist"),
+        ("name: x\ntiers:\n  - {name: d, kind: numa, node: 0}\ncpus: {app: '1-0'}\n", "malformed entry"),
+        ("name: 'bad name'\ntiers:\n  - {name: d, kind: numa, node: 0}\n", "name"),
+        ("name: x\ntiers:\n  - {name: d, kind: numa}\n", "needs 'node'"),
+        ("name: x\ntiers:\n  - {name: d, kind: numa, node: 0}\ntools: {mlc: /nonexistent/mlc}\n", "not an executable file"),
+        ("- just\n- a list\n", "expected a mapping"),
+    ],
+)
+def test_bad_profiles_rejected(tmp_path, text, needle):
+    with pytest.raises(ConfigError) as e:
+        profile.resolve(write(tmp_path, text), FACTS)
+    msg = str(e.value)
+    assert needle in msg
+    assert "\n" not in msg, "one line"
+    assert "host.yaml" in msg, "names the file"
+
+
+def test_unknown_profile_name_lists_known():
+    with pytest.raises(ConfigError, match="not found .*known profiles: .*auto"):
+        profile.resolve("no-such-host", FACTS)
+
+
+def config(**over):
+    base = {"scale": "t"}
+    base.update(over)
+    return profile.validate_schema(base, profile.REPO / "workflows/config/schema.yaml", "experiment config")
+
+
+@pytest.mark.parametrize(
+    "over, needle",
+    [
+        ({"bogus": 1}, "unknown key"),
+        ({"characterize": {"latency": {"duration_s": -1}}}, "duration_s"),
+        ({"characterize": {"bandwidth": {"ops": ["fly"]}}}, "fly"),
+        ({"storage": {"iodepths": [0]}}, "iodepths/0"),
+    ],
+)
+def test_bad_configs_rejected(over, needle):
+    with pytest.raises(ConfigError, match=needle):
+        config(**over)
+
+
+def test_config_defaults_filled():
+    c = config()
+    assert c["host"] == "auto"
+    assert c["characterize"]["objsize"]["sizes"][0] == 64
+
+
+def test_plan_threads_and_injectors():
+    prof = profile.resolve("auto", FACTS)
+    plan = plans.build(config(), prof, FACTS)["characterize"]
+    ids = [p["id"] for p in plan["pairs"]]
+    assert ids == ["c0-m0", "c0-m1", "c2-m0", "c2-m1"]
+    assert plan["threads"]["c0-m1"] == [1, 2, 4]
+    assert plan["injectors"]["c0-m0"] == 3
+    local = plans.build(config(characterize={"pairs": "local"}), prof, FACTS)["characterize"]
+    assert [p["id"] for p in local["pairs"]] == ["c0-m0"]
+
+
+def test_plan_rejects_too_many_threads():
+    prof = profile.resolve("auto", FACTS)
+    with pytest.raises(ConfigError, match="8 threads requested but node 2 has 2"):
+        plans.build(config(characterize={"bandwidth": {"threads": [1, 8]}}, ) | {}, prof, _only_node(2))
+
+
+def _only_node(n):
+    f = copy.deepcopy(FACTS)
+    f["cpu_nodes"] = [n]
+    return f
+
+
+def test_cpulist_roundtrip():
+    assert cpulist.parse("0-3,8,10-11") == [0, 1, 2, 3, 8, 10, 11]
+    assert cpulist.format([0, 1, 2, 3, 8, 10, 11]) == "0-3,8,10-11"
+    assert cpulist.parse(5) == [5]
+    with pytest.raises(ConfigError):
+        cpulist.parse("a-b")

@@ -1,0 +1,158 @@
+"""The Snakemake workflow: lint, dry runs, up-front rejection, a tiny real run, SIGINT."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import REPO, binary, descendants_of_bin
+
+SMK = [sys.executable, "-m", "snakemake"]
+
+TINY = """scale: tiny
+characterize:
+  latency: {buffer_mib: 64, duration_s: 0.2}
+  bandwidth: {ops: [read, "mix2:1"], threads: auto, duration_s: 0.2}
+  loaded: {delays: [0, 2000], duration_s: 0.2}
+  objsize: {ops: [read, write], sizes: [64, 4096], duration_s: 0.1}
+storage: {file_size_mib: 16, iodepths: [1, 4], runtime_s: 0.5}
+"""
+
+
+def smk(*args, timeout=600, **kw):
+    return subprocess.run([*SMK, *args], cwd=REPO, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def profile(tmp_path: Path, name: str) -> Path:
+    p = tmp_path / f"{name}.yaml"
+    p.write_text(f"name: {name}\ndetect: true\ntiers: []\n")
+    return p
+
+
+@pytest.fixture
+def results_of():
+    made: list[Path] = []
+
+    def reg(name: str) -> Path:
+        d = REPO / "results" / name
+        shutil.rmtree(d, ignore_errors=True)
+        made.append(d)
+        return d
+
+    yield reg
+    for d in made:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_lint_clean():
+    r = smk("--lint", "--cores", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_paper_dry_run():
+    r = smk("-n", "--cores", "all", "--configfile", "workflows/config/paper.yaml")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "memchar_bandwidth" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "body, needle",
+    [
+        ("name: {n}\ntiers:\n  - {{name: d, kind: numa, node: 63}}\n", "NUMA node 63 does not exist"),
+        ("name: {n}\ntiers:\n  - {{name: d, kind: numa, node: 0}}\ncpus: {{app: '4095'}}\n", "CPU 4095 does not exist"),
+        ("name: {n}\ntiers: [[\n", "not valid YAML"),
+        ("name: {n}\ncolour: blue\ntiers:\n  - {{name: d, kind: numa, node: 0}}\n", "unknown key"),
+        ("name: {n}\ntiers:\n  - {{name: d, kind: model, curve: 'param:L0=1', capacity_gib: -2}}\n", "capacity_gib"),
+    ],
+)
+def test_bad_profile_stops_before_any_job(tmp_path, results_of, body, needle):
+    name = "pytest-bad"
+    out = results_of(name)
+    p = tmp_path / "bad.yaml"
+    p.write_text(body.format(n=name))
+    r = smk("--cores", "1", "--config", f"host={p}")
+    assert r.returncode != 0
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("tierbench: error:")]
+    assert len(errors) == 1 and needle in errors[0], r.stderr
+    assert not out.exists(), "no results written"
+
+
+def test_bad_config_value_stops(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("scale: x\ncharacterize: {latency: {buffer_mib: -5}}\n")
+    r = smk("-n", "--cores", "1", "--configfile", str(cfg))
+    assert r.returncode != 0 and "tierbench: error: experiment config: characterize/latency/buffer_mib" in r.stderr
+
+
+def test_tiny_run_end_to_end(tmp_path, results_of):
+    binary("memchar")
+    name = "pytest-e2e"
+    out = results_of(name)
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(TINY)
+    r = smk("--cores", "2", "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}")
+    assert r.returncode == 0, r.stderr[-4000:]
+    facts = json.loads((out / "host_facts.json").read_text())
+    assert facts["nodes"] and "perf_counters" in facts
+    df = pd.read_csv(out / "measurements.csv")
+    assert {"host", "backend", "family", "experiment", "metric", "value", "unit", "op", "threads",
+            "cpu_node", "mem_node", "size_bytes"} <= set(df.columns)
+    assert set(df["metric"]) >= {"idle_latency", "bandwidth", "object_latency", "iops"}
+    lat = df[df["metric"] == "idle_latency"]["value"]
+    assert ((lat > 5) & (lat < 5000)).all(), "idle latency in a plausible ns range"
+    for fig in ("latency_matrix", "bandwidth_threads", "bandwidth_latency", "object_latency", "fio_iodepth"):
+        assert (out / "figures" / f"{fig}.png").stat().st_size > 1000
+        assert (out / "figures" / f"{fig}.pdf").exists()
+    meta = json.loads(next(out.glob("characterize/idle_latency/*/meta.json")).read_text())
+    assert meta["git"].keys() >= {"commit", "dirty"} and meta["binary"]["sha256"]
+    assert set(meta["counters"]) == {"perf_uncore", "pcm_memory", "ipmctl"}
+    for src, st in meta["counters"].items():
+        assert st["available"] or st["reason"], f"{src}: unavailable without a reason"
+    assert "Counter sources" in (out / "tables/counters.md").read_text()
+    # the HTML report
+    r = smk("--cores", "1", "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}",
+            "--report", str(out / "report.html"))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert (out / "report.html").stat().st_size > 10000
+
+
+def test_sigint_leaves_no_benchmark_behind(tmp_path, results_of):
+    binary("memchar")
+    name = "pytest-sigint"
+    out = results_of(name)
+    cfg = tmp_path / "slow.yaml"
+    cfg.write_text("scale: slow\ncharacterize: {latency: {buffer_mib: 64, duration_s: 60}}\nstorage: {enabled: false}\n")
+    before = {pid for pid, _ in descendants_of_bin()}
+    p = subprocess.Popen([*SMK, "--cores", "1", "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}",
+                          f"results/{name}/characterize/idle_latency/c0-m0/result.csv"],
+                         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if {pid for pid, _ in descendants_of_bin()} - before:
+                break
+            assert p.poll() is None, p.stderr.read().decode()[-2000:]
+            time.sleep(0.1)
+        else:
+            pytest.fail("the benchmark never started")
+        time.sleep(0.5)
+        os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    time.sleep(0.5)
+    left = {pid for pid, _ in descendants_of_bin()} - before
+    assert not left, f"benchmark processes left behind: {left}"
+    assert p.returncode != 0
+    assert not list(out.glob("characterize/idle_latency/*/result.csv")), "no half-written result"

@@ -1,0 +1,114 @@
+"""Set up what `make run` / `make test` need, using only the standard library.
+
+1. System packages (Debian names): a C compiler, make, libnuma headers, numactl,
+   fio, python3-venv. Missing ones are installed with apt-get when we are root;
+   otherwise the exact command is printed and we stop.
+2. A Python environment: an already active virtualenv/conda environment that has
+   every requirement is used as it is; otherwise ``.venv`` is created (or
+   refreshed when requirements.txt changed) and filled from requirements.txt.
+
+Prints the chosen interpreter to ``build/python`` for the Makefile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+VENV = REPO / ".venv"
+REQ = REPO / "requirements.txt"
+MODULES = ["snakemake", "pandas", "seaborn", "matplotlib", "yaml", "jsonschema", "pytest"]
+# (how to tell it is present, Debian package)
+SYSTEM = [
+    (lambda: shutil.which("cc") or shutil.which("gcc"), "gcc"),
+    (lambda: shutil.which("make"), "make"),
+    (lambda: Path("/usr/include/numa.h").exists(), "libnuma-dev"),
+    (lambda: shutil.which("numactl"), "numactl"),
+    (lambda: shutil.which("fio"), "fio"),
+    (lambda: _has_ensurepip(), "python3-venv"),
+]
+
+
+def _has_ensurepip() -> bool:
+    r = subprocess.run([sys.executable, "-c", "import ensurepip, venv"], capture_output=True)
+    return r.returncode == 0
+
+
+def say(msg: str) -> None:
+    print(f"[setup] {msg}", flush=True)
+
+
+def system_packages() -> None:
+    missing = [pkg for ok, pkg in SYSTEM if not ok()]
+    if not missing:
+        say("system packages present")
+        return
+    cmd = ["apt-get", "install", "-y", "--no-install-recommends", *missing]
+    if not shutil.which("apt-get"):
+        sys.exit(f"tierbench: error: missing system packages (Debian names): {' '.join(missing)}; "
+                 "install their equivalents with your package manager and rerun")
+    if os.geteuid() != 0:
+        sys.exit(f"tierbench: error: missing system packages: {' '.join(missing)}\n"
+                 f"run as root:  sudo apt-get update && sudo {' '.join(cmd)}\nthen rerun make")
+    say(f"installing {' '.join(missing)} with apt-get")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for c in (["apt-get", "update", "-qq"], cmd):
+        r = subprocess.run(c, env=env)
+        if r.returncode != 0:
+            sys.exit(f"tierbench: error: '{' '.join(c)}' failed with status {r.returncode}")
+    still = [pkg for ok, pkg in SYSTEM if not ok()]
+    if still:
+        sys.exit(f"tierbench: error: still missing after apt-get: {' '.join(still)}")
+
+
+def _has_modules(python: str) -> bool:
+    code = "import " + ", ".join(MODULES)
+    return subprocess.run([python, "-c", code], capture_output=True).returncode == 0
+
+
+def _req_hash() -> str:
+    return hashlib.sha256(REQ.read_bytes()).hexdigest()[:16]
+
+
+def python_env() -> str:
+    active = os.environ.get("VIRTUAL_ENV") or os.environ.get("CONDA_PREFIX")
+    if active and Path(sys.executable).resolve() != (VENV / "bin/python").resolve() and _has_modules(sys.executable):
+        say(f"using the active environment {active}")
+        return sys.executable
+    py = VENV / "bin/python"
+    stamp = VENV / ".tierbench-requirements"
+    if py.exists() and stamp.exists() and stamp.read_text() == _req_hash() and _has_modules(str(py)):
+        say(f"using {VENV.relative_to(REPO)} (up to date)")
+        return str(py)
+    if sys.version_info < (3, 11):
+        sys.exit(f"tierbench: error: Python >= 3.11 is needed (snakemake 9), this is {sys.version.split()[0]}")
+    if not py.exists():
+        say(f"creating virtualenv {VENV.relative_to(REPO)}")
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    say("installing Python requirements (requirements.txt); this takes a minute the first time")
+    for c in ([str(py), "-m", "pip", "install", "-q", "--upgrade", "pip"],
+              [str(py), "-m", "pip", "install", "-q", "-r", str(REQ)]):
+        r = subprocess.run(c)
+        if r.returncode != 0:
+            sys.exit(f"tierbench: error: '{' '.join(c)}' failed with status {r.returncode}")
+    stamp.write_text(_req_hash())
+    return str(py)
+
+
+def main() -> int:
+    system_packages()
+    python = python_env()
+    out = REPO / "build/python"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(python + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

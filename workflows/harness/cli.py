@@ -1,0 +1,58 @@
+"""Small command-line entry points used by the Makefile and by users.
+
+    python -m workflows.harness.cli name --host auto       # results/<name>/
+    python -m workflows.harness.cli validate --host FILE   # check a profile + config
+    python -m workflows.harness.cli facts                  # print detected host facts
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import ConfigError, hostdetect, plans, profile
+
+
+def _resolve(args) -> tuple[dict, dict, dict]:
+    config = profile.load_yaml(profile.Path(args.configfile), "experiment config") if args.configfile else {"scale": "cli"}
+    if args.host:
+        config["host"] = args.host
+    config = profile.validate_schema(config, profile.REPO / "workflows/config/schema.yaml", "experiment config")
+    facts = hostdetect.detect()
+    prof = profile.resolve(config["host"], facts)
+    plans.build(config, prof, facts)
+    return config, prof, facts
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("name", "validate"):
+        p = sub.add_parser(name)
+        p.add_argument("--host", default=None)
+        p.add_argument("--configfile", default="workflows/config/quick.yaml")
+    p = sub.add_parser("facts", help="detected facts (+ the resolved profile with --host)")
+    p.add_argument("--host", default=None)
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "facts":
+            facts = hostdetect.detect()
+            if args.host:
+                facts["profile"] = profile.resolve(args.host, facts)
+            print(json.dumps(facts, indent=1))
+            return 0
+        config, prof, facts = _resolve(args)
+    except ConfigError as e:
+        print(f"tierbench: error: {e}", file=sys.stderr)
+        return 1
+    if args.cmd == "name":
+        print(prof["name"])
+    else:
+        print(f"ok: host profile {prof['source']} -> {prof['name']} ({prof['backend']}, tiers: "
+              f"{', '.join(t['name'] + '=' + t['kind'] for t in prof['tiers'])}); config scale {config['scale']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

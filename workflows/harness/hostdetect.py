@@ -1,0 +1,210 @@
+"""Detect the facts of the machine we run on (the ``auto`` host profile).
+
+Everything here only *reads* the system (sysfs, procfs, one perf_event_open
+probe); nothing is changed. The result is a plain JSON-serialisable dict that
+is written to ``results/{host}/host_facts.json`` and embedded in every
+``meta.json``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import re
+import shutil
+import socket
+from pathlib import Path
+
+from . import cpulist
+
+SYS = Path("/sys")
+PROC = Path("/proc")
+
+
+def _read(path: Path, default: str | None = None) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return default
+
+
+def _bracketed(text: str | None) -> str | None:
+    """'always [madvise] never' -> 'madvise'."""
+    if not text:
+        return None
+    m = re.search(r"\[(\w+)\]", text)
+    return m.group(1) if m else text
+
+
+def detect_nodes(sys_root: Path = SYS) -> dict[int, dict]:
+    """Per NUMA node: cpus, memory (MiB). A machine without NUMA sysfs is one node."""
+    base = sys_root / "devices/system/node"
+    nodes: dict[int, dict] = {}
+    for d in sorted(base.glob("node[0-9]*"), key=lambda p: int(p.name[4:])):
+        nid = int(d.name[4:])
+        cpus = cpulist.parse(_read(d / "cpulist", "") or "")
+        mem_kib = 0
+        meminfo = _read(d / "meminfo", "") or ""
+        m = re.search(r"MemTotal:\s+(\d+) kB", meminfo)
+        if m:
+            mem_kib = int(m.group(1))
+        nodes[nid] = {"cpus": cpus, "memory_mib": mem_kib // 1024}
+    if not nodes:
+        online = cpulist.parse(_read(sys_root / "devices/system/cpu/online", "0") or "0")
+        m = re.search(r"MemTotal:\s+(\d+) kB", _read(PROC / "meminfo", "") or "")
+        nodes[0] = {"cpus": online, "memory_mib": int(m.group(1)) // 1024 if m else 0}
+    return nodes
+
+
+def cpu_model() -> str:
+    text = _read(PROC / "cpuinfo", "") or ""
+    for key in ("model name", "Model", "cpu model"):
+        m = re.search(rf"^{key}\s*:\s*(.+)$", text, re.M)
+        if m:
+            return m.group(1).strip()
+    return platform.processor() or "unknown"
+
+
+def llc_bytes(sys_root: Path = SYS) -> int | None:
+    best = None
+    for idx in sorted((sys_root / "devices/system/cpu/cpu0/cache").glob("index*")):
+        level = _read(idx / "level")
+        size = _read(idx / "size")
+        if not level or not size:
+            continue
+        m = re.match(r"(\d+)([KMG]?)", size)
+        if not m:
+            continue
+        mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)]
+        val = int(m.group(1)) * mult
+        if best is None or int(level) > best[0]:
+            best = (int(level), val)
+    return best[1] if best else None
+
+
+class _PerfEventAttr(ctypes.Structure):
+    # Only the leading fields are needed; the kernel accepts any size it knows
+    # (PERF_ATTR_SIZE_VER0 = 64) as long as the rest is zero.
+    _fields_ = [
+        ("type", ctypes.c_uint32),
+        ("size", ctypes.c_uint32),
+        ("config", ctypes.c_uint64),
+        ("sample_period", ctypes.c_uint64),
+        ("sample_type", ctypes.c_uint64),
+        ("read_format", ctypes.c_uint64),
+        ("flags", ctypes.c_uint64),
+        ("pad", ctypes.c_uint8 * 64),
+    ]
+
+
+_PERF_SYSCALL = {"x86_64": 298, "aarch64": 241, "ppc64le": 319, "riscv64": 241}
+
+
+def probe_perf_counters() -> dict:
+    """Try to open a hardware instructions counter for this process.
+
+    Returns {"available": bool, "reason": str}. This is what ``perf stat -e
+    instructions`` needs; on VMs without a virtual PMU it fails with ENOENT or
+    EOPNOTSUPP ("not supported").
+    """
+    nr = _PERF_SYSCALL.get(platform.machine())
+    if nr is None:
+        return {"available": False, "reason": f"perf_event_open probe not implemented for {platform.machine()}"}
+    libc = ctypes.CDLL(None, use_errno=True)
+    attr = _PerfEventAttr()
+    attr.type = 0  # PERF_TYPE_HARDWARE
+    attr.size = 64
+    attr.config = 1  # PERF_COUNT_HW_INSTRUCTIONS
+    attr.flags = 1 | (1 << 5) | (1 << 6)  # disabled, exclude_kernel, exclude_hv
+    fd = libc.syscall(nr, ctypes.byref(attr), 0, -1, -1, 0)
+    if fd >= 0:
+        os.close(fd)
+        return {"available": True, "reason": "hardware instructions counter opened"}
+    err = ctypes.get_errno()
+    paranoid = _read(PROC / "sys/kernel/perf_event_paranoid")
+    why = {
+        errno.ENOENT: "no hardware PMU exposed (virtual machine without vPMU?)",
+        errno.EOPNOTSUPP: "hardware counters not supported",
+        errno.EACCES: f"permission denied (perf_event_paranoid={paranoid})",
+        errno.EPERM: f"operation not permitted (perf_event_paranoid={paranoid})",
+        errno.ENODEV: "no PMU device",
+    }.get(err, os.strerror(err))
+    return {"available": False, "reason": f"perf_event_open(instructions) failed: {why}"}
+
+
+def uncore_pmus(sys_root: Path = SYS) -> list[str]:
+    base = sys_root / "bus/event_source/devices"
+    try:
+        return sorted(p.name for p in base.iterdir() if p.name.startswith(("uncore", "amd_df", "amd_l3")))
+    except OSError:
+        return []
+
+
+def capabilities() -> dict:
+    status = _read(PROC / "self/status", "") or ""
+    m = re.search(r"^CapEff:\s*([0-9a-f]+)", status, re.M)
+    eff = int(m.group(1), 16) if m else 0
+    return {
+        "euid": os.geteuid(),
+        "root": os.geteuid() == 0,
+        "cap_sys_admin": bool(eff >> 21 & 1),
+        "cap_sys_nice": bool(eff >> 23 & 1),
+        "cap_perfmon": bool(eff >> 38 & 1),
+    }
+
+
+def sysctl_snapshot() -> dict:
+    return {
+        "numa_balancing": _read(PROC / "sys/kernel/numa_balancing"),
+        "demotion_enabled": _read(SYS / "kernel/mm/numa/demotion_enabled"),
+        "thp_enabled": _bracketed(_read(SYS / "kernel/mm/transparent_hugepage/enabled")),
+        "thp_defrag": _bracketed(_read(SYS / "kernel/mm/transparent_hugepage/defrag")),
+        "nr_hugepages": _read(PROC / "sys/vm/nr_hugepages"),
+        "perf_event_paranoid": _read(PROC / "sys/kernel/perf_event_paranoid"),
+    }
+
+
+def tools() -> dict:
+    names = ["fio", "numactl", "perf", "pcm-memory", "ipmctl", "mlc", "ndctl", "daxctl"]
+    return {n: shutil.which(n) for n in names}
+
+
+def safe_hostname() -> str:
+    name = socket.gethostname().split(".")[0] or "localhost"
+    return re.sub(r"[^A-Za-z0-9._-]", "-", name)
+
+
+def detect() -> dict:
+    """All facts about this machine, as stored in host_facts.json."""
+    nodes = detect_nodes()
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        allowed = sorted(c for n in nodes.values() for c in n["cpus"])
+    return {
+        "hostname": safe_hostname(),
+        "arch": platform.machine(),
+        "cpu_model": cpu_model(),
+        "kernel": platform.release(),
+        "nodes": {str(k): v for k, v in nodes.items()},
+        "memory_nodes": [k for k, v in nodes.items() if v["memory_mib"] > 0],
+        "cpu_nodes": [k for k, v in nodes.items() if v["cpus"]],
+        "online_cpus": cpulist.parse(_read(SYS / "devices/system/cpu/online", "") or ""),
+        "allowed_cpus": allowed,
+        "llc_bytes": llc_bytes(),
+        "settings": sysctl_snapshot(),
+        "perf_counters": probe_perf_counters(),
+        "uncore_pmus": uncore_pmus(),
+        "privileges": capabilities(),
+        "dax_devices": sorted(str(p) for p in Path("/dev").glob("dax*")),
+        "tools": tools(),
+    }
+
+
+def node_of_cpu(facts: dict, cpu: int) -> int | None:
+    for nid, n in facts["nodes"].items():
+        if cpu in n["cpus"]:
+            return int(nid)
+    return None

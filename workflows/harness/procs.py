@@ -1,0 +1,173 @@
+"""Process supervision: every child in its own process group, ended by pid.
+
+Usage::
+
+    with Supervisor() as sup:
+        ant = sup.spawn("antagonist", [...], stdout=path)
+        sup.run("gups", [...], stdout=path, timeout=120)   # waits
+    # leaving the block (success, exception or SIGINT/SIGTERM) stops every
+    # child still running: SIGTERM to its process group, SIGKILL after a grace
+    # period, then waits for it. No killall/pkill: only pids we started.
+
+Children also get PR_SET_PDEATHSIG(SIGKILL), so if the harness itself is
+killed with SIGKILL (which no handler can catch) they die with it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PR_SET_PDEATHSIG = 1
+
+
+def _child_setup() -> None:  # runs in the child between fork and exec
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except OSError:
+        pass
+    # Default signal dispositions (Python sets SIGINT to a handler, SIGPIPE ignored).
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+class Interrupted(Exception):
+    """Raised in the main thread when SIGINT/SIGTERM arrives under a Supervisor."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+@dataclass
+class Child:
+    name: str
+    argv: list[str]
+    popen: subprocess.Popen
+    started: float = field(default_factory=time.monotonic)
+    files: list = field(default_factory=list)
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+
+class Supervisor:
+    def __init__(self, grace_s: float = 3.0, registry: Path | None = None):
+        self.grace_s = grace_s
+        self.children: list[Child] = []
+        self.registry = registry  # optional file listing running children (name pid)
+        self._old_handlers: dict[int, object] = {}
+
+    # -- lifecycle -------------------------------------------------------
+    def __enter__(self) -> Supervisor:
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            try:
+                self._old_handlers[sig] = signal.signal(sig, self._on_signal)
+            except ValueError:  # not in the main thread
+                pass
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop_all()
+        for sig, h in self._old_handlers.items():
+            signal.signal(sig, h)
+        self._old_handlers.clear()
+
+    def _on_signal(self, signum, _frame) -> None:
+        # Ignore further signals while we clean up, then raise in the main flow.
+        for sig in self._old_handlers:
+            signal.signal(sig, signal.SIG_IGN)
+        raise Interrupted(signum)
+
+    def _write_registry(self) -> None:
+        if self.registry is None:
+            return
+        live = [c for c in self.children if c.alive()]
+        tmp = self.registry.with_suffix(".tmp")
+        tmp.write_text("".join(f"{c.name} {c.pid}\n" for c in live))
+        tmp.replace(self.registry)
+
+    # -- starting ---------------------------------------------------------
+    def spawn(self, name: str, argv: list[str], stdout: Path | None = None, stderr: Path | None = None,
+              env: dict | None = None, cwd: Path | None = None) -> Child:
+        """Start argv in a new session (own process group); return at once."""
+        out = open(stdout, "wb") if stdout else subprocess.DEVNULL
+        err = open(stderr, "ab") if stderr else subprocess.DEVNULL
+        try:
+            p = subprocess.Popen(
+                [str(a) for a in argv], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                env=env, cwd=cwd, start_new_session=True, preexec_fn=_child_setup,
+            )
+        except FileNotFoundError:
+            for f in (out, err):
+                if f is not subprocess.DEVNULL:
+                    f.close()
+            raise
+        child = Child(name, [str(a) for a in argv], p, files=[f for f in (out, err) if f is not subprocess.DEVNULL])
+        self.children.append(child)
+        self._write_registry()
+        return child
+
+    def wait(self, child: Child, timeout: float | None = None) -> int:
+        """Wait for a child; on timeout stop it and raise TimeoutError."""
+        try:
+            rc = child.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.stop(child)
+            raise TimeoutError(f"{child.name} (pid {child.pid}) ran past its {timeout:.0f} s limit and was stopped") from None
+        self._close(child)
+        self._write_registry()
+        return rc
+
+    def run(self, name: str, argv: list[str], timeout: float | None = None, **kw) -> int:
+        return self.wait(self.spawn(name, argv, **kw), timeout)
+
+    # -- stopping ---------------------------------------------------------
+    def stop(self, child: Child, sig: int = signal.SIGTERM) -> int | None:
+        """Signal the child's process group (pgid == its pid), escalate to SIGKILL."""
+        if child.alive():
+            try:
+                os.killpg(child.pid, sig)
+            except ProcessLookupError:
+                pass
+            try:
+                child.popen.wait(timeout=self.grace_s)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(child.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                child.popen.wait()
+        else:
+            # The leader exited; anything it left in its group still goes.
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        self._close(child)
+        self._write_registry()
+        return child.popen.returncode
+
+    def stop_all(self) -> None:
+        for child in reversed(self.children):
+            self.stop(child)
+
+    @staticmethod
+    def _close(child: Child) -> None:
+        for f in child.files:
+            try:
+                f.close()
+            except OSError:
+                pass
+        child.files = []

@@ -1,0 +1,194 @@
+"""Host profiles: load, validate (schema + against the machine), resolve.
+
+A profile is resolved once, before any job, into plain data: tiers with their
+kinds and nodes, and concrete CPU lists for applications and antagonists. Every
+problem raises :class:`ConfigError` with one message naming the file and the
+problem.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from . import ConfigError, cpulist
+
+REPO = Path(__file__).resolve().parents[2]
+HOSTS = REPO / "hosts"
+SCHEMA = HOSTS / "schema.yaml"
+
+
+def _where(err: jsonschema.ValidationError) -> str:
+    path = "/".join(str(p) for p in err.absolute_path)
+    return path or "(top level)"
+
+
+def find(name_or_path: str) -> Path:
+    """A profile name (hosts/NAME.yaml) or a path to a YAML file."""
+    p = Path(name_or_path)
+    candidates = [p] if p.suffix in (".yaml", ".yml") or os.sep in name_or_path else []
+    candidates += [HOSTS / f"{name_or_path}.yaml", HOSTS / f"{name_or_path}.yml"]
+    for c in candidates:
+        if c.is_file():
+            return c
+    known = sorted(q.stem for q in HOSTS.glob("*.yaml") if q.name != "schema.yaml")
+    raise ConfigError(f"host profile {name_or_path!r} not found (known profiles: {', '.join(known)}; or give a path to a .yaml file)")
+
+
+def load_yaml(path: Path, what: str) -> dict:
+    try:
+        with open(path) as f:
+            data = yaml.safe_load(f)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        loc = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ConfigError(f"{what} {path}: not valid YAML{loc}: {problem}") from None
+    except OSError as e:
+        raise ConfigError(f"{what} {path}: cannot read: {e.strerror}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{what} {path}: expected a mapping at the top level, got {type(data).__name__}")
+    return data
+
+
+def _fill_defaults(schema: dict, data: dict) -> None:
+    for key, sub in schema.get("properties", {}).items():
+        if key not in data and "default" in sub:
+            data[key] = copy.deepcopy(sub["default"])
+        elif key not in data and sub.get("type") == "object" and "properties" in sub:
+            data[key] = {}
+        if isinstance(data.get(key), dict) and sub.get("type") == "object":
+            _fill_defaults(sub, data[key])
+
+
+def validate_schema(data: dict, schema_path: Path, what: str) -> dict:
+    schema = load_yaml(schema_path, "schema")
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
+    if errors:
+        e = errors[0]
+        msg = e.message
+        if e.validator == "additionalProperties":
+            msg = msg.replace("Additional properties are not allowed", "unknown key")
+        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        raise ConfigError(f"{what}: {_where(e)}: {msg}{more}")
+    data = copy.deepcopy(data)
+    _fill_defaults(schema, data)
+    return data
+
+
+def validate_config(config: dict) -> dict:
+    """Validate an experiment config against workflows/config/schema.yaml, filling defaults."""
+    return validate_schema(config, REPO / "workflows/config/schema.yaml", "experiment config")
+
+
+def _resolve_cpus(spec, facts: dict, default_pool: list[int], label: str, src: str) -> list[int] | None:
+    if spec in (None, "auto"):
+        return None
+    cpus = cpulist.parse(spec, f"{src}: cpus/{label}")
+    online = set(facts["online_cpus"]) or {c for n in facts["nodes"].values() for c in n["cpus"]}
+    bad = [c for c in cpus if c not in online]
+    if bad:
+        raise ConfigError(
+            f"{src}: cpus/{label}: CPU {cpulist.format(bad)} does not exist on this machine "
+            f"(online CPUs: {cpulist.format(sorted(online))})"
+        )
+    allowed = set(facts.get("allowed_cpus") or online)
+    bad = [c for c in cpus if c not in allowed]
+    if bad:
+        raise ConfigError(f"{src}: cpus/{label}: CPU {cpulist.format(bad)} is outside this process's affinity mask ({cpulist.format(sorted(allowed))})")
+    if not cpus:
+        raise ConfigError(f"{src}: cpus/{label}: empty CPU list")
+    return cpus
+
+
+def resolve(name_or_path: str, facts: dict) -> dict:
+    """Load, validate and resolve a profile against the machine's facts."""
+    path = find(name_or_path)
+    src = f"host profile {path.name if path.parent == HOSTS else path}"
+    data = validate_schema(load_yaml(path, "host profile"), SCHEMA, src)
+    prof = dict(data)
+    prof["source"] = str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+    if prof["name"] == "auto":
+        prof["name"] = facts["hostname"]
+
+    tiers = list(prof.get("tiers") or [])
+    nodes = {int(k): v for k, v in facts["nodes"].items()}
+    if prof.get("detect") and not tiers:
+        mem_nodes = [n for n in sorted(nodes) if nodes[n]["memory_mib"] > 0]
+        # Nodes with CPUs come first: the default tier is local DRAM.
+        mem_nodes.sort(key=lambda n: (not nodes[n]["cpus"], n))
+        for i, n in enumerate(mem_nodes):
+            tiers.append({"name": "default" if i == 0 else ("alternate" if i == 1 else f"tier{i}"), "kind": "numa", "node": n})
+    if not tiers:
+        raise ConfigError(f"{src}: tiers: no tiers given and detect is false")
+
+    names = [t["name"] for t in tiers]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ConfigError(f"{src}: tiers: duplicate tier name {', '.join(dup)}")
+    for i, t in enumerate(tiers):
+        where = f"{src}: tiers/{i} ({t['name']})"
+        kind = t["kind"]
+        if kind == "numa":
+            if "node" not in t:
+                raise ConfigError(f"{where}: a numa tier needs 'node'")
+            n = t["node"]
+            if n not in nodes:
+                raise ConfigError(f"{where}: NUMA node {n} does not exist on this machine (nodes: {', '.join(map(str, sorted(nodes)))})")
+            if nodes[n]["memory_mib"] <= 0:
+                raise ConfigError(f"{where}: NUMA node {n} has no memory")
+        elif kind == "model":
+            if "curve" not in t:
+                raise ConfigError(f"{where}: a model tier needs 'curve'")
+            c = t["curve"]
+            if not c.startswith("param:"):
+                cp = Path(c) if Path(c).is_absolute() else (path.parent / c)
+                if not cp.exists():
+                    raise ConfigError(f"{where}: curve {c!r} not found (looked for {cp})")
+                t = dict(t, curve=str(cp.resolve()))
+                tiers[i] = t
+        elif kind == "dax":
+            if "path" not in t:
+                raise ConfigError(f"{where}: a dax tier needs 'path'")
+            if not Path(t["path"]).exists():
+                raise ConfigError(f"{where}: DAX path {t['path']!r} does not exist")
+    prof["tiers"] = tiers
+    prof["backend"] = "model" if all(t["kind"] == "model" for t in tiers) else "numa"
+
+    cpus = prof.get("cpus") or {}
+    default_node = next((t["node"] for t in tiers if t["kind"] == "numa"), None)
+    pool_node = default_node if default_node is not None and nodes.get(default_node, {}).get("cpus") else min(
+        (n for n in nodes if nodes[n]["cpus"]), default=0
+    )
+    allowed = set(facts.get("allowed_cpus") or [])
+    pool = [c for c in nodes.get(pool_node, {"cpus": []})["cpus"] if not allowed or c in allowed]
+    app = _resolve_cpus(cpus.get("app"), facts, pool, "app", src)
+    ant = _resolve_cpus(cpus.get("antagonist"), facts, pool, "antagonist", src)
+    if app is None and ant is None:
+        half = max(1, (len(pool) + 1) // 2)
+        app, ant = pool[:half], pool[half:]
+    elif app is None:
+        app = [c for c in pool if c not in ant] or pool[:1]
+    elif ant is None:
+        ant = [c for c in pool if c not in app]
+    overlap = sorted(set(app) & set(ant))
+    if overlap:
+        raise ConfigError(f"{src}: cpus: CPU {cpulist.format(overlap)} is given to both app and antagonist")
+    prof["cpus"] = {"app": app, "antagonist": ant, "cores_per_unit": cpus.get("cores_per_unit", 5), "node": pool_node}
+
+    tools = dict(prof.get("tools") or {})
+    for key, p in tools.items():
+        if not (os.path.isfile(p) and os.access(p, os.X_OK)):
+            raise ConfigError(f"{src}: tools/{key}: {p!r} is not an executable file")
+    prof["tools"] = tools
+    return prof
+
+
+def max_intensity(prof: dict) -> int:
+    """Largest integer antagonist intensity the granted antagonist CPUs allow."""
+    return len(prof["cpus"]["antagonist"]) // max(1, prof["cpus"]["cores_per_unit"])

@@ -1,0 +1,101 @@
+"""Save and restore every sysctl / sysfs value a run changes.
+
+    with Settings(journal=path) as s:
+        s.set("/proc/sys/kernel/numa_balancing", "2")
+    # restored on exit, whatever happened
+
+Each original value is written to a journal file *before* the change, so a run
+killed with SIGKILL can be repaired by :func:`restore_journal` (the workflow
+calls it at start-up).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from . import ConfigError
+
+KNOWN = {
+    "numa_balancing": "/proc/sys/kernel/numa_balancing",
+    "demotion_enabled": "/sys/kernel/mm/numa/demotion_enabled",
+    "thp_enabled": "/sys/kernel/mm/transparent_hugepage/enabled",
+    "thp_defrag": "/sys/kernel/mm/transparent_hugepage/defrag",
+    "promote_rate_limit_mbps": "/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps",
+    "nr_hugepages": "/proc/sys/vm/nr_hugepages",
+}
+
+
+def read_value(path: str) -> str:
+    text = Path(path).read_text().strip()
+    if "[" in text and "]" in text:  # sysfs choice lists: "always [madvise] never"
+        return text[text.index("[") + 1 : text.index("]")]
+    return text
+
+
+def _write(path: str, value: str) -> None:
+    with open(path, "w") as f:
+        f.write(str(value))
+
+
+class Settings:
+    def __init__(self, journal: Path | None = None):
+        self.journal = journal
+        self.saved: dict[str, str] = {}
+
+    def __enter__(self) -> Settings:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.restore()
+
+    def set(self, key_or_path: str, value: str) -> None:
+        path = KNOWN.get(key_or_path, key_or_path)
+        if not os.path.exists(path):
+            raise ConfigError(f"setting {key_or_path}: {path} does not exist on this kernel")
+        if not os.access(path, os.W_OK):
+            raise ConfigError(f"setting {key_or_path}: no permission to write {path} (run as root)")
+        if path not in self.saved:
+            self.saved[path] = read_value(path)
+            self._sync_journal()
+        try:
+            _write(path, value)
+        except OSError as e:
+            raise ConfigError(f"setting {key_or_path}: writing {value!r} to {path} failed: {e.strerror}") from None
+
+    def restore(self) -> list[str]:
+        errors = []
+        for path, value in reversed(list(self.saved.items())):
+            try:
+                if read_value(path) != value:
+                    _write(path, value)
+            except OSError as e:
+                errors.append(f"{path}: {e.strerror}")
+        if not errors:
+            self.saved.clear()
+            self._sync_journal()
+        return errors
+
+    def _sync_journal(self) -> None:
+        if self.journal is None:
+            return
+        if self.saved:
+            tmp = self.journal.with_suffix(".tmp")
+            tmp.write_text(json.dumps(self.saved, indent=1))
+            os.replace(tmp, self.journal)
+        elif self.journal.exists():
+            self.journal.unlink()
+
+
+def restore_journal(journal: Path) -> dict[str, str]:
+    """Put back values left changed by a run that died; returns what was restored."""
+    if not journal.exists():
+        return {}
+    saved = json.loads(journal.read_text())
+    s = Settings(journal)
+    s.saved = dict(saved)
+    errors = s.restore()
+    if errors:
+        raise ConfigError(f"could not restore settings from {journal}: {'; '.join(errors)}")
+    return saved

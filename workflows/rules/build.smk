@@ -1,0 +1,12 @@
+# Build every C binary into build/bin/ (incremental: make does the work).
+rule build:
+    input:
+        C_SOURCES,
+    output:
+        memchar="build/bin/memchar",
+    conda:
+        "../../environment.yml"
+    log:
+        "build/logs/build.log",
+    shell:
+        "make --no-print-directory build > {log} 2>&1"

@@ -1,0 +1,216 @@
+# Shared set-up: validate the experiment config and the host profile once, before
+# any job, and compute the points of every family. Problems stop the run here with
+# one message ("tierbench: error: ...") and nothing written under results/.
+import json
+import os
+import sys
+from glob import glob
+from pathlib import Path
+
+sys.path.insert(0, workflow.basedir)
+
+from workflows.harness import ConfigError, hostdetect, plans, profile as host_profile
+from workflows.harness.provenance import config_hash
+
+
+def fail(msg):
+    print(f"tierbench: error: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+try:
+    config.update(host_profile.validate_config(config))
+    FACTS = hostdetect.detect()
+    PROFILE = host_profile.resolve(str(config["host"]), FACTS)
+    PLAN = plans.build(config, PROFILE, FACTS)
+except ConfigError as e:
+    fail(e)
+
+HOST = PROFILE["name"]
+# Jobs run the same Python as snakemake itself (the project's environment).
+shell.prefix(f"set -euo pipefail; export PATH={os.path.dirname(sys.executable)}:$PATH; ")
+BACKEND = PROFILE["backend"]
+CONFIG_HASH = config_hash(config)
+
+if "measure" not in workflow.global_resources:
+    # Measurement points on a real host never run concurrently.
+    workflow.register_resource("measure", 1)
+
+
+wildcard_constraints:
+    host=HOST.replace(".", r"\."),
+
+
+def spec_json(outdir, tool, argv, parser, context, timeout_s, counters=True):
+    """The JSON spec handed to workflows.harness.measure (see that module)."""
+    return json.dumps(
+        {
+            "outdir": outdir,
+            "tool": tool,
+            "argv": argv,
+            "parser": parser,
+            "context": {"host": HOST, **context},
+            "facts": f"results/{HOST}/host_facts.json",
+            "profile": PROFILE,
+            "config": config,
+            "lock": f"results/{HOST}/.measure.lock",
+            "timeout_s": timeout_s,
+            "counters": config["counters"]["sources"] if counters else [],
+            "interval_ms": config["counters"]["interval_ms"],
+        }
+    )
+
+
+def all_targets():
+    targets = [
+        f"results/{HOST}/host_facts.json",
+        f"results/{HOST}/measurements.csv",
+    ]
+    targets += figure_targets()
+    return targets
+
+
+# ---- characterize family: points and specs
+CH = config["characterize"]
+CH_PLAN = PLAN["characterize"]
+PAIRS = {p["id"]: p for p in CH_PLAN["pairs"]}
+
+
+def memchar_target(p):
+    args = ["--cpus", ",".join(map(str, p["cpus"]))]
+    if p["mem_node"] is not None:
+        args += ["--mem-node", str(p["mem_node"])]
+    else:
+        args += ["--dax", p["target"].split(":", 1)[1]]
+    return args
+
+
+def pair_context(p, experiment):
+    return {
+        "backend": "numa" if p["mem_node"] is not None else "dax",
+        "family": "characterize",
+        "experiment": experiment,
+        "cpu_node": p["cpu_node"],
+        "mem_node": p["mem_node"],
+        "target": p["target"],
+        "point": p["id"],
+    }
+
+
+def memchar_spec(wc, output, mode):
+    p = PAIRS[wc.pair]
+    op = OPS_BY_SLUG.get(getattr(wc, "op", ""), "")
+    argv = [f"build/bin/memchar", mode] + memchar_target(p)
+    if mode == "latency":
+        argv += ["--buffer-mib", CH["latency"]["buffer_mib"], "--duration", CH["latency"]["duration_s"], "--huge", CH["latency"]["huge"]]
+        exp = "idle_latency"
+    elif mode == "bandwidth":
+        argv += ["--op", op, "--threads", ",".join(map(str, CH_PLAN["threads"][p["id"]])), "--duration", CH["bandwidth"]["duration_s"]]
+        exp = "bandwidth"
+    elif mode == "loaded":
+        argv += ["--op", op, "--injectors", CH_PLAN["injectors"][p["id"]], "--delays", ",".join(map(str, CH["loaded"]["delays"])), "--duration", CH["loaded"]["duration_s"]]
+        exp = "loaded_latency"
+    else:
+        base = "write" if op == "write_persist" else op
+        argv += ["--op", base, "--sizes", ",".join(map(str, CH["objsize"]["sizes"])), "--duration", CH["objsize"]["duration_s"]]
+        argv += ["--persist"] if op == "write_persist" else []
+        exp = "object_latency"
+    return spec_json(str(Path(output[0]).parent), "memchar", [str(a) for a in argv], "memchar", pair_context(p, exp), timeout_s=900)
+
+
+OPS_BY_SLUG = {v: k for k, v in plans.OP_SLUG.items()}
+
+
+def characterize_results():
+    out = []
+    for pid, p in PAIRS.items():
+        base = f"results/{HOST}/characterize"
+        out.append(f"{base}/idle_latency/{pid}/result.csv")
+        out += [f"{base}/bandwidth/{pid}/{plans.OP_SLUG[o]}/result.csv" for o in CH["bandwidth"]["ops"]]
+        if pid in CH_PLAN["injectors"]:
+            out += [f"{base}/loaded_latency/{pid}/{plans.OP_SLUG[o]}/result.csv" for o in CH["loaded"]["ops"]]
+        out += [f"{base}/object_latency/{pid}/{plans.OP_SLUG[o]}/result.csv" for o in CH["objsize"]["ops"]]
+        if PROFILE["tools"].get("mlc") and CH["mlc"]["enabled"]:
+            out += [f"{base}/mlc/{m}/result.csv" for m in ("latency_matrix", "bandwidth_matrix", "loaded_latency")]
+    return sorted(set(out))
+
+
+def mlc_spec(wc, output):
+    argv = [PROFILE["tools"]["mlc"], f"--{wc.mode}"]
+    ctx = {"backend": "numa", "family": "characterize", "point": f"mlc-{wc.mode}"}
+    return spec_json(str(Path(output[0]).parent), "mlc", argv, f"mlc:{wc.mode}", ctx, timeout_s=3600)
+
+
+
+# ---- storage family (fio)
+ST = config["storage"]
+STORAGE_DIR = (PROFILE.get("storage") or {}).get("directory") or f"results/{HOST}/storage-scratch"
+STORAGE_DEV = (PROFILE.get("storage") or {}).get("device")
+
+
+def fio_argv(wc):
+    fio = PROFILE["tools"].get("fio") or FACTS["tools"].get("fio")
+    engine = "libaio" if ST["ioengine"] == "auto" else ST["ioengine"]
+    target = STORAGE_DEV or f"{STORAGE_DIR}/tierbench-fio.dat"
+    argv = [fio, "--output-format=json", f"--filename={target}", f"--size={ST['file_size_mib']}m",
+            "--rw=randread", f"--bs={wc.bs}", f"--ioengine={engine}", f"--direct={int(ST['direct'])}",
+            "--time_based", f"--runtime={ST['runtime_s']}", "--ramp_time=0", "--group_reporting",
+            "--randrepeat=1", "--norandommap"]
+    for i, d in enumerate(ST["iodepths"]):
+        argv += [f"--name=qd{d}", f"--iodepth={d}"] + (["--stonewall"] if i else [])
+    return argv
+
+
+def fio_spec(wc, output):
+    ctx = {"backend": "storage", "family": "storage", "experiment": "fio_randread",
+           "target": STORAGE_DEV or STORAGE_DIR, "point": f"bs{wc.bs}"}
+    return spec_json(str(Path(output[0]).parent), "fio", fio_argv(wc), "fio", ctx,
+                     timeout_s=60 + len(ST["iodepths"]) * (ST["runtime_s"] + 30))
+
+
+def storage_results():
+    if not ST["enabled"]:
+        return []
+    return [f"results/{HOST}/storage/fio_randread/bs{bs}/result.csv" for bs in ST["block_sizes"]]
+
+
+
+# ---- aggregation, figures, tables
+CHARACTERIZE_FIGURES = ["latency_matrix", "bandwidth_threads", "bandwidth_latency", "object_latency"]
+STORAGE_FIGURES = ["fio_iodepth"]
+
+
+def point_results():
+    return characterize_results() + storage_results()
+
+
+def figure_names():
+    names = []
+    if config["characterize"]["enabled"]:
+        names += CHARACTERIZE_FIGURES
+    if config["storage"]["enabled"]:
+        names += STORAGE_FIGURES
+    return names
+
+
+def figure_targets():
+    out = [f"results/{HOST}/figures/{n}.png" for n in figure_names()]
+    out += [f"results/{HOST}/tables/summary.md", f"results/{HOST}/tables/counters.md"]
+    if CH_PLAN["injectors"]:
+        out.append(f"results/{HOST}/curves")
+    return out
+
+
+
+# ---- build: every C source is an input of the build rule
+
+C_SOURCES = sorted(
+    glob("workloads/*/*.[ch]")
+    + glob("workloads/*/Makefile")
+    + glob("antagonists/*.[ch]")
+    + glob("colloid/**/*.[ch]", recursive=True)
+    + glob("colloid/**/Makefile", recursive=True)
+    + ["Makefile"]
+)
+
+
