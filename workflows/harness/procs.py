@@ -53,6 +53,7 @@ class Child:
     popen: subprocess.Popen
     started: float = field(default_factory=time.monotonic)
     files: list = field(default_factory=list)
+    stopped: bool = False  # set once its group was cleaned up: never signal that pid again
 
     @property
     def pid(self) -> int:
@@ -126,8 +127,7 @@ class Supervisor:
         except subprocess.TimeoutExpired:
             self.stop(child)
             raise TimeoutError(f"{child.name} (pid {child.pid}) ran past its {timeout:.0f} s limit and was stopped") from None
-        self._close(child)
-        self._write_registry()
+        self.stop(child)  # leader exited: end anything it left in its group, once
         return rc
 
     def run(self, name: str, argv: list[str], timeout: float | None = None, **kw) -> int:
@@ -136,6 +136,8 @@ class Supervisor:
     # -- stopping ---------------------------------------------------------
     def stop(self, child: Child, sig: int = signal.SIGTERM) -> int | None:
         """Signal the child's process group (pgid == its pid), escalate to SIGKILL."""
+        if child.stopped:
+            return child.popen.returncode
         if child.alive():
             try:
                 os.killpg(child.pid, sig)
@@ -155,6 +157,7 @@ class Supervisor:
                 os.killpg(child.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        child.stopped = True
         self._close(child)
         self._write_registry()
         return child.popen.returncode
