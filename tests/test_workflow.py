@@ -25,6 +25,7 @@ characterize:
   loaded: {delays: [0, 2000], duration_s: 0.2}
   objsize: {ops: [read, write], sizes: [64, 4096], duration_s: 0.1}
 storage: {file_size_mib: 16, iodepths: [1, 4], runtime_s: 0.5}
+tiering: {enabled: false}
 """
 
 
@@ -130,10 +131,10 @@ def test_sigint_leaves_no_benchmark_behind(tmp_path, results_of):
     name = "pytest-sigint"
     out = results_of(name)
     cfg = tmp_path / "slow.yaml"
-    cfg.write_text("scale: slow\ncharacterize: {latency: {buffer_mib: 64, duration_s: 60}}\nstorage: {enabled: false}\n")
+    cfg.write_text("scale: slow\ncharacterize: {latency: {buffer_mib: 64, duration_s: 60}}\nstorage: {enabled: false}\ntiering: {enabled: false}\n")
     before = {pid for pid, _ in descendants_of_bin()}
-    p = subprocess.Popen([*SMK, "--cores", "1", "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}",
-                          f"results/{name}/characterize/idle_latency/c0-m0/result.csv"],
+    p = subprocess.Popen([*SMK, f"results/{name}/characterize/idle_latency/c0-m0/result.csv", "--cores", "1",
+                          "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}"],
                          cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 120

@@ -74,4 +74,101 @@ def characterize_points(config: dict, prof: dict, facts: dict) -> dict:
 
 
 def build(config: dict, prof: dict, facts: dict) -> dict:
-    return {"characterize": characterize_points(config, prof, facts)}
+    plan = {"characterize": characterize_points(config, prof, facts), "tiering": {}, "model_profile": None}
+    if config["tiering"]["enabled"]:
+        mprof = model_profile_for(config, prof, facts)
+        plan["model_profile"] = mprof
+        plan["tiering"] = tiering_points(config, mprof)
+    return plan
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def model_profile_for(config: dict, prof: dict, facts: dict) -> dict:
+    """The profile whose model tiers the tiering family runs on."""
+    if prof["backend"] == "model":
+        return prof
+    from . import profile as host_profile  # noqa: PLC0415 - avoid an import cycle at module load
+
+    return host_profile.resolve(config["tiering"]["model_profile"], facts)
+
+
+def tiering_points(config: dict, mprof: dict) -> dict:
+    """Every tiersim point: id -> {experiment, context, args, timeseries}.
+
+    The point ids are stable and readable: {system}-c{0|1}-i{k}[-l{ns}][-o{bytes}],
+    static-f{fraction}-i{k}.
+    """
+    tc = config["tiering"]
+    if not tc["enabled"]:
+        return {}
+    tiers = {t["name"]: t for t in mprof["tiers"]}
+    if "default" not in tiers or "alternate" not in tiers or any(t["kind"] != "model" for t in tiers.values()):
+        raise ConfigError(f"host profile {mprof['source']}: the tiering model needs model tiers named 'default' and 'alternate'")
+    for name in ("default", "alternate"):
+        if "capacity_gib" not in tiers[name]:
+            raise ConfigError(f"host profile {mprof['source']}: tiers/{name}: a model tier needs capacity_gib")
+    base_lat = int(tiers["alternate"].get("unloaded_latency_ns", 135))
+    curves = {base_lat: tiers["alternate"]["curve"], **mprof.get("alternate_variants", {})}
+    missing = [ns for ns in tc["unloaded_latency_ns"] if ns not in curves]
+    if missing:
+        raise ConfigError(f"experiment config: tiering/unloaded_latency_ns: no alternate-tier curve for {missing} ns in host profile {mprof['source']} (has {sorted(curves)})")
+    w = tc["workload"]
+
+    def tier_args(alt_ns: int) -> list[str]:
+        d, a = tiers["default"], tiers["alternate"]
+        return ["--tier", f"default:{d['curve']}:capacity={_fmt(d['capacity_gib'])}",
+                "--tier", f"alternate:{curves[alt_ns]}:capacity={_fmt(a['capacity_gib'])}"]
+
+    def argv(system: str, colloid: bool, intensity: float, alt_ns: int = base_lat, obj: int | None = None,
+             duration: float | None = None, extra: list[str] | None = None) -> list[str]:
+        a = ["build/bin/tiersim", "--system", system]
+        if system != "static":
+            a += ["--colloid", "on" if colloid else "off", "--delta-p", tc["delta_p"]]
+        a += tier_args(alt_ns)
+        a += ["--workload", "gups", "--working-set", w["working_set"], "--hot-set", w["hot_set"],
+              "--hot-share", _fmt(w["hot_share"]), "--object-size", str(obj or w["object_bytes"]), "--op", w["op"],
+              "--app-cores", str(w["app_cores"]), "--antagonist-cores-per-unit", str(mprof["cpus"]["cores_per_unit"]),
+              "--intensity", _fmt(intensity), "--region-size", w["region_size"],
+              "--duration", _fmt(duration or tc["duration_s"]), "--average-last", _fmt(tc["average_last_s"]),
+              "--seed", str(tc["seed"])]
+        return a + (extra or [])
+
+    pts: dict[str, dict] = {}
+
+    def add(exp: str, pid: str, ctx: dict, args: list[str], series: bool = False) -> None:
+        pts[f"{exp}/{pid}"] = {"experiment": exp, "id": pid, "argv": args, "timeseries": series,
+                               "context": {"experiment": exp, "point": pid, "workload": "gups",
+                                           "target": f"model:{mprof['name']}", **ctx}}
+
+    def ctx(system, colloid, k, alt=base_lat, obj=None):
+        return {"system": system, "colloid": "true" if colloid else "false", "intensity": k,
+                "alt_latency_ns": alt, "object_bytes": obj or w["object_bytes"]}
+
+    for s in tc["systems"]:
+        for c in (False, True):
+            for k in tc["intensities"]:
+                add("steady_state", f"{s}-c{int(c)}-i{_fmt(k)}", ctx(s, c, k), argv(s, c, k))
+                for ns in tc["unloaded_latency_ns"]:
+                    if ns != base_lat:
+                        add("unloaded_latency", f"{s}-c{int(c)}-i{_fmt(k)}-l{ns}", ctx(s, c, k, ns), argv(s, c, k, ns))
+                for ob in tc["object_bytes"]:
+                    if ob != w["object_bytes"]:
+                        add("object_size", f"{s}-c{int(c)}-i{_fmt(k)}-o{ob}", ctx(s, c, k, obj=ob), argv(s, c, k, obj=ob))
+            dyn = tc["dynamics"]
+            at = _fmt(dyn["event_at_s"])
+            for k in dyn["hotset_move_intensities"]:
+                add("hotset_move", f"{s}-c{int(c)}-i{_fmt(k)}", ctx(s, c, k),
+                    argv(s, c, k, duration=dyn["duration_s"], extra=["--event", f"hotset_move@{at}"]), series=True)
+            add("contention_change", f"{s}-c{int(c)}-i0to{_fmt(dyn['contention_to'])}", ctx(s, c, 0),
+                argv(s, c, 0, duration=dyn["duration_s"], extra=["--event", f"intensity@{at}={_fmt(dyn['contention_to'])}"]),
+                series=True)
+    for k in tc["intensities"]:
+        for f in tc["best_static_fractions"]:
+            add("best_static", f"static-f{_fmt(f)}-i{_fmt(k)}",
+                {"system": "static", "colloid": "false", "intensity": k, "alt_latency_ns": base_lat,
+                 "object_bytes": w["object_bytes"], "static_hot_fraction": f},
+                argv("static", False, k, extra=["--static-hot-fraction", _fmt(f)]))
+    return pts

@@ -159,6 +159,23 @@ def resolve(name_or_path: str, facts: dict) -> dict:
                 raise ConfigError(f"{where}: DAX path {t['path']!r} does not exist")
     prof["tiers"] = tiers
     prof["backend"] = "model" if all(t["kind"] == "model" for t in tiers) else "numa"
+    variants = {}
+    for ns, c in (prof.get("alternate_variants") or {}).items():
+        if prof["backend"] != "model":
+            raise ConfigError(f"{src}: alternate_variants: only model profiles have curve variants")
+        if not c.startswith("param:"):
+            cp = Path(c) if Path(c).is_absolute() else (path.parent / c)
+            if not cp.exists():
+                raise ConfigError(f"{src}: alternate_variants/{ns}: curve {c!r} not found (looked for {cp})")
+            c = str(cp.resolve())
+        variants[int(ns)] = c
+    prof["alternate_variants"] = variants
+    if prof["backend"] == "model":
+        # CPUs of a modelled host describe that host, not this machine: not checked here.
+        cpus = prof.get("cpus") or {}
+        prof["cpus"] = {"app": [], "antagonist": [], "cores_per_unit": cpus.get("cores_per_unit", 5), "node": None}
+        prof["tools"] = dict(prof.get("tools") or {})
+        return prof
 
     cpus = prof.get("cpus") or {}
     default_node = next((t["node"] for t in tiers if t["kind"] == "numa"), None)

@@ -178,10 +178,11 @@ def storage_results():
 # ---- aggregation, figures, tables
 CHARACTERIZE_FIGURES = ["latency_matrix", "bandwidth_threads", "bandwidth_latency", "object_latency"]
 STORAGE_FIGURES = ["fio_iodepth"]
+TIERING_FIGURES = ["steady_state", "hot_and_latency", "gain_unloaded_latency", "gain_object_size", "dynamics", "cpu_overhead"]
 
 
 def point_results():
-    return characterize_results() + storage_results()
+    return characterize_results() + storage_results() + tiering_results()
 
 
 def figure_names():
@@ -190,6 +191,8 @@ def figure_names():
         names += CHARACTERIZE_FIGURES
     if config["storage"]["enabled"]:
         names += STORAGE_FIGURES
+    if TIER_POINTS:
+        names += TIERING_FIGURES
     return names
 
 
@@ -198,6 +201,8 @@ def figure_targets():
     out += [f"results/{HOST}/tables/summary.md", f"results/{HOST}/tables/counters.md"]
     if CH_PLAN["injectors"]:
         out.append(f"results/{HOST}/curves")
+    if TIER_POINTS:
+        out += [f"results/{HOST}/scorecard.md", f"results/{HOST}/scorecard.csv"]
     return out
 
 
@@ -214,3 +219,27 @@ C_SOURCES = sorted(
 )
 
 
+
+
+# ---- tiering family (modelled tiers)
+TIER_POINTS = PLAN["tiering"]
+MODEL_PROFILE = PLAN["model_profile"]
+
+
+def tiering_results():
+    return [f"results/{HOST}/tiering/{key}/result.csv" for key in sorted(TIER_POINTS)]
+
+
+def tiersim_spec(wc, output):
+    pt = TIER_POINTS[f"{wc.experiment}/{wc.point}"]
+    return json.dumps(
+        {
+            "outdir": str(Path(output.result).parent),
+            "argv": pt["argv"],
+            "context": {"host": HOST, **pt["context"]},
+            "timeseries": pt["timeseries"],
+            "config": config,
+            "counters": config["counters"]["sources"],
+            "timeout_s": 600,
+        }
+    )

@@ -22,7 +22,7 @@ rule figure:
     output:
         png=report(
             f"results/{HOST}/figures/{{figure}}.png",
-            caption="../report/{figure}.rst",
+            caption="../report/figure.rst",
             category="Figures",
             labels=lambda wc: {"figure": wc.figure},
         ),
@@ -33,7 +33,7 @@ rule figure:
         f"results/{HOST}/logs/figure_{{figure}}.log",
     params:
         functional="--functional" if PROFILE.get("functional") else "",
-        profile=PROFILE["name"],
+        profile=MODEL_PROFILE["name"] if MODEL_PROFILE else PROFILE["name"],
         stem=lambda wc, output: output.png[: -len(".png")],
     shell:
         "python -m analysis.render --figure {wildcards.figure} --measurements {input.csv} "

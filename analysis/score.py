@@ -1,0 +1,34 @@
+"""Write scorecard.md / scorecard.csv: each published number, ours, ratio, within tolerance."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+
+def main(argv: list[str] | None = None) -> int:
+    from . import reference, scorecard
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--measurements", required=True, type=Path)
+    ap.add_argument("--reference", type=Path, default=None)
+    ap.add_argument("--md", required=True, type=Path)
+    ap.add_argument("--csv", required=True, type=Path)
+    args = ap.parse_args(argv)
+    df = pd.read_csv(args.measurements, low_memory=False)
+    ref = reference.load(args.reference) if args.reference else reference.load()
+    card = scorecard.build(df, ref)
+    tiering = df[df["family"] == "tiering"]
+    backend = ", ".join(sorted(tiering["backend"].dropna().astype(str).unique())) or "none"
+    host = str(df["host"].dropna().iloc[0]) if not df.empty else "?"
+    card.to_csv(args.csv, index=False)
+    args.md.write_text(scorecard.to_markdown(card, host, backend))
+    print(f"scorecard: {len(card)} published numbers, {int(card['within'].fillna(False).astype(bool).sum())} within tolerance")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: MIT
+/*
+ * antagonist: memory-bandwidth antagonist, one pinned streaming thread per
+ * CPU. See README.md for options and output.
+ */
+#include "stream.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG "antagonist"
+
+struct opts {
+	int *cpus;
+	int ncpus;
+	bool cpus_given;
+	int node;		/* -1: local */
+	uint64_t buffer;
+	enum stream_mode mode;
+	unsigned int access;
+	double rate_mbps;	/* per thread, 0: unlimited */
+	double duration;	/* 0: until SIGINT/SIGTERM */
+	double interval;
+	enum huge_mode huge;
+	const char *output;
+	const char *ready_file;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: " PROG " [OPTION]...\n"
+"Memory-bandwidth antagonist: one pinned thread per CPU streams\n"
+"sequentially over its own buffer until --duration ends or SIGINT/SIGTERM.\n"
+"Writes one CSV row per report interval: t_s,bytes,mbytes_per_s,threads.\n"
+"\n"
+"  --cpus LIST            CPUs to run one streaming thread each on, e.g.\n"
+"                         0-4,10; default: the CPUs this process may use\n"
+"  --mem-node N           bind every buffer to NUMA node N (default: local,\n"
+"                         first touch by the pinned thread)\n"
+"  --buffer SIZE          bytes per thread (K/M/G suffixes, binary; rounded\n"
+"                         down to a multiple of 64K); default 1G\n"
+"  --write-fraction 0|50|100\n"
+"                         0: read stream; 50: read-modify-write (each access\n"
+"                         read and written back); 100: non-temporal write\n"
+"                         stream (regular stores where the ISA has none);\n"
+"                         default 50\n"
+"  --access-size 16|64    bytes per access; default 64\n"
+"  --rate MBPS            limit per thread in MB/s (10^6 bytes of traffic:\n"
+"                         reads plus writes); default: unlimited\n"
+"  --huge auto|on|off     transparent huge pages for the buffers: system\n"
+"                         default, or MADV_HUGEPAGE / MADV_NOHUGEPAGE;\n"
+"                         default auto\n"
+"  --duration S           seconds to stream after warm-up; 0 = until SIGINT\n"
+"                         or SIGTERM; default 0\n"
+"  --report-interval S    seconds per CSV row; default 1\n"
+"  --output FILE          CSV file; default stdout\n"
+"  --ready-file FILE      create FILE once every thread is streaming\n"
+"  -h, --help             this text\n"
+"\n"
+"Exit status: 0 after --duration or SIGINT/SIGTERM, 1 runtime failure,\n"
+"2 bad arguments.\n");
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+bad_arg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+enum {
+	OPT_CPUS = 256, OPT_NODE, OPT_BUFFER, OPT_WF, OPT_ACCESS, OPT_RATE,
+	OPT_HUGE, OPT_DURATION, OPT_INTERVAL, OPT_OUTPUT, OPT_READY,
+};
+
+static const struct option longopts[] = {
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "mem-node", required_argument, NULL, OPT_NODE },
+	{ "buffer", required_argument, NULL, OPT_BUFFER },
+	{ "write-fraction", required_argument, NULL, OPT_WF },
+	{ "access-size", required_argument, NULL, OPT_ACCESS },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "huge", required_argument, NULL, OPT_HUGE },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "report-interval", required_argument, NULL, OPT_INTERVAL },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "ready-file", required_argument, NULL, OPT_READY },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static double arg_double(const char *name, const char *v, double lo, double hi)
+{
+	double d;
+
+	if (parse_double(v, &d) || d < lo || d > hi)
+		bad_arg("%s: '%s' is not a number in [%g, %g]", name, v, lo, hi);
+	return d;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	uint64_t u, total, limit;
+	int c, i, ret, *ids, n;
+
+	*o = (struct opts){
+		.node = -1,
+		.buffer = 1ULL << 30,
+		.mode = STREAM_RMW,
+		.access = 64,
+		.interval = 1,
+		.huge = HUGE_AUTO,
+	};
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_CPUS:
+			free(o->cpus);
+			if (parse_id_list(optarg, 1 << 20, &o->cpus, &o->ncpus))
+				bad_arg("--cpus: '%s' is not a CPU list (e.g. 0-3,8)",
+					optarg);
+			o->cpus_given = true;
+			break;
+		case OPT_NODE:
+			if (parse_id_list(optarg, 1 << 16, &ids, &n) || n != 1)
+				bad_arg("--mem-node: '%s' is not a node number",
+					optarg);
+			o->node = ids[0];
+			free(ids);
+			break;
+		case OPT_BUFFER:
+			if (parse_size(optarg, &o->buffer))
+				bad_arg("--buffer: '%s' is not a size (e.g. 64M, 1G)",
+					optarg);
+			if (o->buffer < STREAM_CHUNK)
+				bad_arg("--buffer: '%s' is smaller than %lu bytes",
+					optarg, STREAM_CHUNK);
+			o->buffer -= o->buffer % STREAM_CHUNK;
+			break;
+		case OPT_WF:
+			if (!strcmp(optarg, "0"))
+				o->mode = STREAM_READ;
+			else if (!strcmp(optarg, "50"))
+				o->mode = STREAM_RMW;
+			else if (!strcmp(optarg, "100"))
+				o->mode = STREAM_NTWRITE;
+			else
+				bad_arg("--write-fraction: '%s' is not 0, 50 or 100",
+					optarg);
+			break;
+		case OPT_ACCESS:
+			if (parse_u64(optarg, &u) || (u != 16 && u != 64))
+				bad_arg("--access-size: '%s' is not 16 or 64",
+					optarg);
+			o->access = (unsigned int)u;
+			break;
+		case OPT_RATE:
+			o->rate_mbps = arg_double("--rate", optarg, 0, 1e9);
+			break;
+		case OPT_HUGE:
+			if (parse_huge(optarg, &o->huge))
+				bad_arg("--huge: '%s' is not auto, on or off", optarg);
+			break;
+		case OPT_DURATION:
+			o->duration = arg_double("--duration", optarg, 0, 1e9);
+			break;
+		case OPT_INTERVAL:
+			o->interval = arg_double("--report-interval", optarg,
+						 0.001, 1e6);
+			break;
+		case OPT_OUTPUT:
+			o->output = optarg;
+			break;
+		case OPT_READY:
+			o->ready_file = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			bad_arg("option '%s' needs a value", argv[optind - 1]);
+		default:
+			bad_arg("unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		bad_arg("unexpected argument '%s'", argv[optind]);
+
+	if (o->cpus_given) {
+		for (i = 0; i < o->ncpus; i++)
+			if (cpu_check(o->cpus[i]))
+				bad_arg("--cpus: CPU %d does not exist or is not allowed for this process",
+					o->cpus[i]);
+	} else {
+		ret = allowed_cpus(&o->cpus, &o->ncpus);
+		if (ret || !o->ncpus)
+			bad_arg("cannot read the allowed CPUs: %s",
+				strerror(ret ? -ret : ENODEV));
+	}
+
+	limit = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	if (o->node >= 0) {
+		ret = node_check(o->node);
+		if (ret == -ENOSYS)
+			bad_arg("--mem-node given but the kernel has no NUMA support");
+		if (ret == -ENODEV)
+			bad_arg("node %d does not exist", o->node);
+		if (ret)
+			bad_arg("node %d has no memory or is not allowed", o->node);
+		if (!node_mem(o->node, &u))
+			limit = u;
+	}
+	total = o->buffer * (uint64_t)o->ncpus;
+	if (total / o->ncpus != o->buffer || total > limit)
+		bad_arg("%d x --buffer %" PRIu64 " bytes exceeds the memory of %s",
+			o->ncpus, o->buffer,
+			o->node >= 0 ? "the node" : "the host");
+}
+
+struct run {
+	struct opts o;
+	struct stream_cfg cfg;
+	struct stream_thread *th;
+	struct stream_counter *ctr;
+	unsigned int started;
+	FILE *out;
+	sigset_t sigs;
+};
+
+static uint64_t total_bytes(const struct run *r)
+{
+	uint64_t b = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->started; i++)
+		b += atomic_load_explicit(&r->ctr[i].bytes,
+					  memory_order_relaxed);
+	return b;
+}
+
+static void row(struct run *r, double t, double dt, uint64_t db)
+{
+	if (dt <= 0)
+		dt = 1e-9;
+	fprintf(r->out, "%.3f,%" PRIu64 ",%.1f,%u\n", t, db, db / dt / 1e6,
+		r->started);
+	fflush(r->out);
+}
+
+/* Wait for a signal until absolute monotonic time t; returns the signal. */
+static int wait_until(const sigset_t *sigs, double t)
+{
+	double d = t - now_s();
+	struct timespec ts;
+	int sig;
+
+	if (d < 0)
+		d = 0;
+	ts.tv_sec = (time_t)d;
+	ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
+	sig = sigtimedwait(sigs, NULL, &ts);
+	return sig > 0 ? sig : 0;
+}
+
+/* -errno of the first thread that failed, 0 if none; reports it. */
+static int thread_error(struct run *r)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < r->started; i++) {
+		err = atomic_load(&r->th[i].err);
+		if (!err)
+			continue;
+		if (atomic_load(&r->th[i].stage) == STAGE_PIN)
+			fail("cannot pin a thread to CPU %d: %s", r->th[i].cpu,
+			     strerror(-err));
+		else
+			fail("cannot map %zu bytes for CPU %d%s: %s",
+			     r->cfg.buf_bytes, r->th[i].cpu,
+			     r->o.node >= 0 ? " on the node" : "",
+			     strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* Start threads, wait for warm-up, report until the end; -errno or 0. */
+static int stream(struct run *r, double *seconds, uint64_t *bytes, int *sig)
+{
+	struct opts *o = &r->o;
+	uint64_t last_b = 0, b;
+	double t0, t, last_t, next, end;
+	int ret = 0;
+
+	*sig = 0;
+	*seconds = 0;
+	*bytes = 0;
+	for (r->started = 0; r->started < (unsigned int)o->ncpus; r->started++) {
+		struct stream_thread *th = &r->th[r->started];
+
+		ret = -pthread_create(&th->tid, NULL, stream_main, th);
+		if (ret) {
+			fail("cannot start a thread: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	/* warm-up: every buffer allocated and touched */
+	while (atomic_load(&r->cfg.streaming) < r->started) {
+		*sig = wait_until(&r->sigs, now_s() + 0.01);
+		if (*sig)
+			return 0;
+		ret = thread_error(r);
+		if (ret)
+			return ret;
+	}
+	if (o->ready_file) {
+		ret = create_flag_file(o->ready_file);
+		if (ret) {
+			fail("cannot create --ready-file '%s': %s",
+			     o->ready_file, strerror(-ret));
+			return ret;
+		}
+	}
+
+	t0 = now_s();
+	last_t = t0;
+	last_b = total_bytes(r);
+	next = t0 + o->interval;
+	end = o->duration > 0 ? t0 + o->duration : INFINITY;
+	for (;;) {
+		*sig = wait_until(&r->sigs, fmin(next, end));
+		t = now_s();
+		if (*sig || t >= end)
+			break;
+		if (t >= next) {
+			b = total_bytes(r);
+			row(r, t - t0, t - last_t, b - last_b);
+			*bytes += b - last_b;
+			last_t = t;
+			last_b = b;
+			while (next <= t)
+				next += o->interval;
+		}
+	}
+	b = total_bytes(r);
+	if (t - last_t > 1e-3) {
+		row(r, t - t0, t - last_t, b - last_b);
+		*bytes += b - last_b;
+	}
+	*seconds = t - t0;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct run run;
+	struct run *r = &run;
+	unsigned int i;
+	uint64_t bytes = 0;
+	double seconds = 0;
+	int ret, sig = 0, status = 1;
+
+	parse_args(argc, argv, &r->o);
+
+	sigemptyset(&r->sigs);
+	sigaddset(&r->sigs, SIGINT);
+	sigaddset(&r->sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &r->sigs, NULL);
+
+	r->out = stdout;
+	if (r->o.output) {
+		r->out = fopen(r->o.output, "w");
+		if (!r->out) {
+			fail("cannot open --output '%s': %s", r->o.output,
+			     strerror(errno));
+			return 1;
+		}
+	}
+	if (r->o.mode == STREAM_NTWRITE && !stream_nt_supported())
+		fprintf(stderr, PROG ": note: no non-temporal stores on this architecture; --write-fraction 100 uses regular stores\n");
+
+	r->cfg = (struct stream_cfg){
+		.buf_bytes = r->o.buffer,
+		.mode = r->o.mode,
+		.access = r->o.access,
+		.rate = r->o.rate_mbps * 1e6,
+		.huge = r->o.huge,
+		.nodes = r->o.node >= 0 ? &r->o.node : NULL,
+		.nnodes = r->o.node >= 0 ? 1 : 0,
+	};
+	r->th = calloc(r->o.ncpus, sizeof(*r->th));
+	r->ctr = aligned_alloc(64, r->o.ncpus * sizeof(*r->ctr));
+	if (!r->th || !r->ctr) {
+		fail("out of memory");
+		goto out;
+	}
+	memset(r->ctr, 0, r->o.ncpus * sizeof(*r->ctr));
+	for (i = 0; i < (unsigned int)r->o.ncpus; i++) {
+		r->th[i].cfg = &r->cfg;
+		r->th[i].cpu = r->o.cpus[i];
+		r->th[i].ctr = &r->ctr[i];
+	}
+
+	fprintf(r->out, "t_s,bytes,mbytes_per_s,threads\n");
+	fflush(r->out);
+	ret = stream(r, &seconds, &bytes, &sig);
+	atomic_store(&r->cfg.stop, 1);
+	for (i = 0; i < r->started; i++)
+		pthread_join(r->th[i].tid, NULL);
+	if (ret)
+		goto out;
+	fprintf(stderr,
+		PROG ": %u threads, %" PRIu64 " bytes in %.3f s: %.1f MB/s (%.1f MB/s per thread)%s\n",
+		r->started, bytes, seconds,
+		seconds > 0 ? bytes / seconds / 1e6 : 0.0,
+		seconds > 0 && r->started ?
+			bytes / seconds / 1e6 / r->started : 0.0,
+		sig == SIGINT ? ", stopped by SIGINT" :
+		sig == SIGTERM ? ", stopped by SIGTERM" : "");
+	status = 0;
+out:
+	free(r->th);
+	free(r->ctr);
+	free(r->o.cpus);
+	if (r->out != stdout && fclose(r->out) && !status) {
+		fail("cannot write --output '%s'", r->o.output);
+		status = 1;
+	} else if (r->out == stdout && fflush(stdout) && !status) {
+		fail("cannot write to stdout");
+		status = 1;
+	}
+	return status;
+}

@@ -1,0 +1,39 @@
+# The tiering family on modelled tiers: one tiersim job per point, in parallel on
+# all cores (model points take no measurement lock). Points and their tiersim
+# arguments come from workflows.harness.plans.tiering_points.
+
+
+rule tiersim_point:
+    input:
+        bin="build/bin/tiersim",
+    output:
+        result=f"results/{HOST}/tiering/{{experiment}}/{{point}}/result.csv",
+        meta=f"results/{HOST}/tiering/{{experiment}}/{{point}}/meta.json",
+    conda:
+        "../../environment.yml"
+    log:
+        f"results/{HOST}/tiering/{{experiment}}/{{point}}/log",
+    benchmark:
+        f"results/{HOST}/benchmarks/tiering/{{experiment}}/{{point}}.tsv"
+    wildcard_constraints:
+        experiment="steady_state|best_static|unloaded_latency|object_size|hotset_move|contention_change",
+    params:
+        spec=tiersim_spec,
+    shell:
+        "printf '%s' {params.spec:q} | python -m workflows.harness.simpoint - > {log} 2>&1"
+
+
+rule scorecard:
+    input:
+        csv=f"results/{HOST}/measurements.csv",
+        ref="analysis/reference/published_numbers.csv",
+    output:
+        md=report(f"results/{HOST}/scorecard.md", caption="../report/scorecard.rst", category="Scorecard"),
+        csv=f"results/{HOST}/scorecard.csv",
+    conda:
+        "../../environment.yml"
+    log:
+        f"results/{HOST}/logs/scorecard.log",
+    shell:
+        "python -m analysis.score --measurements {input.csv} --reference {input.ref} "
+        "--md {output.md} --csv {output.csv} > {log} 2>&1"

@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gups: giga-updates per second over a working set with a hot set, for
+ * tiered-memory experiments. See README.md for options and output.
+ */
+#include "gups.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG "gups"
+
+struct opts {
+	uint64_t working_set;
+	uint64_t hot_set;
+	double hot_share;
+	uint64_t object_size;
+	enum gups_op op;
+	double read_share;	/* GUPS_MIX only */
+	unsigned int threads;	/* 0: one per CPU in --cpus, else 1 */
+	int *cpus;
+	int ncpus;
+	bool cpus_given;
+	int *nodes;
+	int nnodes;
+	bool interleave;
+	double duration;	/* 0: until SIGINT/SIGTERM */
+	double move_hot_at;	/* < 0: never */
+	uint64_t seed;
+	double interval;
+	enum huge_mode huge;
+	const char *output;
+	const char *pid_file;
+	const char *ready_file;
+	const char *summary;
+	bool self_test;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: " PROG " [OPTION]...\n"
+"Random updates of fixed-size objects in a working set with a hot set.\n"
+"Writes one CSV row per report interval: t_s,updates,updates_per_s,\n"
+"gbytes_per_s,bytes,phase; a summary line goes to stderr at exit.\n"
+"\n"
+"Workload:\n"
+"  --working-set SIZE     bytes of memory accessed (K/M/G/T suffixes,\n"
+"                         binary); default 1G\n"
+"  --hot-set SIZE         bytes of the hot set at the start of the working\n"
+"                         set; 0 = uniform accesses; default 0\n"
+"  --hot-share F          fraction of accesses to the hot set, 0..1;\n"
+"                         default 0.9\n"
+"  --object-size B        bytes per access, power of two 64..4096;\n"
+"                         default 64\n"
+"  --op read|rmw|mix:R    read every word of the object, read-modify-write\n"
+"                         (increment) every word, or a fraction R of reads\n"
+"                         and 1-R of RMW; default rmw\n"
+"  --move-hot-at T        at T seconds into the timed phase the hot set moves\n"
+"                         to the next, disjoint range of objects (needs\n"
+"                         2 x hot set <= working set); default never\n"
+"  --seed N               PRNG seed (per-thread streams derive from it);\n"
+"                         default 1\n"
+"\n"
+"Placement:\n"
+"  --threads T            worker threads; default: one per CPU of --cpus,\n"
+"                         or 1 without --cpus\n"
+"  --cpus LIST            CPUs to pin threads to, one each, in list order,\n"
+"                         e.g. 0-3,8; default: the CPUs this process may\n"
+"                         use\n"
+"  --mem-node N           bind the buffer to NUMA node N (default: local,\n"
+"                         first touch by the pinned threads)\n"
+"  --interleave LIST      interleave the buffer over NUMA nodes LIST\n"
+"  --huge auto|on|off     transparent huge pages: system default, or\n"
+"                         madvise(MADV_HUGEPAGE / MADV_NOHUGEPAGE);\n"
+"                         default auto\n"
+"\n"
+"Run and output:\n"
+"  --duration S           seconds of the timed phase; 0 = until SIGINT or\n"
+"                         SIGTERM; default 10\n"
+"  --report-interval S    seconds per CSV row; default 1\n"
+"  --output FILE          CSV file; default stdout\n"
+"  --summary FILE         also write a one-row CSV: updates_total,seconds,\n"
+"                         updates_per_s,gbytes_per_s,checksum_ok\n"
+"  --pid-file FILE        write own pid once memory is allocated and touched\n"
+"  --ready-file FILE      create FILE when the timed phase starts\n"
+"  --self-test            (testing) corrupt one word before the checksum is\n"
+"                         verified, so the run must fail with exit 1\n"
+"  -h, --help             this text\n"
+"\n"
+"Exit status: 0 success (also after SIGINT/SIGTERM), 1 runtime failure or\n"
+"checksum mismatch, 2 bad arguments.\n");
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+bad_arg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+enum {
+	OPT_WS = 256, OPT_HOT, OPT_SHARE, OPT_OBJ, OPT_OP, OPT_THREADS,
+	OPT_CPUS, OPT_NODE, OPT_INTERLEAVE, OPT_DURATION, OPT_MOVE, OPT_SEED,
+	OPT_INTERVAL, OPT_OUTPUT, OPT_PID, OPT_READY, OPT_SUMMARY, OPT_HUGE,
+	OPT_SELFTEST,
+};
+
+static const struct option longopts[] = {
+	{ "working-set", required_argument, NULL, OPT_WS },
+	{ "hot-set", required_argument, NULL, OPT_HOT },
+	{ "hot-share", required_argument, NULL, OPT_SHARE },
+	{ "object-size", required_argument, NULL, OPT_OBJ },
+	{ "op", required_argument, NULL, OPT_OP },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "mem-node", required_argument, NULL, OPT_NODE },
+	{ "interleave", required_argument, NULL, OPT_INTERLEAVE },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "move-hot-at", required_argument, NULL, OPT_MOVE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "report-interval", required_argument, NULL, OPT_INTERVAL },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "pid-file", required_argument, NULL, OPT_PID },
+	{ "ready-file", required_argument, NULL, OPT_READY },
+	{ "summary", required_argument, NULL, OPT_SUMMARY },
+	{ "huge", required_argument, NULL, OPT_HUGE },
+	{ "self-test", no_argument, NULL, OPT_SELFTEST },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static double arg_double(const char *name, const char *v, double lo, double hi)
+{
+	double d;
+
+	if (parse_double(v, &d) || d < lo || d > hi)
+		bad_arg("%s: '%s' is not a number in [%g, %g]", name, v, lo, hi);
+	return d;
+}
+
+static uint64_t arg_size(const char *name, const char *v)
+{
+	uint64_t s;
+
+	if (parse_size(v, &s))
+		bad_arg("%s: '%s' is not a size (e.g. 4096, 64K, 512M, 1G)",
+			name, v);
+	return s;
+}
+
+static void parse_op(struct opts *o, const char *v)
+{
+	if (!strcmp(v, "read")) {
+		o->op = GUPS_READ;
+	} else if (!strcmp(v, "rmw")) {
+		o->op = GUPS_RMW;
+	} else if (!strncmp(v, "mix:", 4)) {
+		o->op = GUPS_MIX;
+		if (parse_double(v + 4, &o->read_share) ||
+		    o->read_share < 0 || o->read_share > 1)
+			bad_arg("--op: read fraction in '%s' must be in [0, 1]",
+				v);
+	} else {
+		bad_arg("--op: '%s' is not read, rmw or mix:R", v);
+	}
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	uint64_t u, limit;
+	int c, i, ret;
+
+	*o = (struct opts){
+		.working_set = 1ULL << 30,
+		.hot_share = 0.9,
+		.object_size = 64,
+		.op = GUPS_RMW,
+		.duration = 10,
+		.move_hot_at = -1,
+		.seed = 1,
+		.interval = 1,
+		.huge = HUGE_AUTO,
+	};
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_WS:
+			o->working_set = arg_size("--working-set", optarg);
+			break;
+		case OPT_HOT:
+			o->hot_set = arg_size("--hot-set", optarg);
+			break;
+		case OPT_SHARE:
+			o->hot_share = arg_double("--hot-share", optarg, 0, 1);
+			break;
+		case OPT_OBJ:
+			o->object_size = arg_size("--object-size", optarg);
+			if (o->object_size < 64 || o->object_size > 4096 ||
+			    (o->object_size & (o->object_size - 1)))
+				bad_arg("--object-size: '%s' is not a power of two in 64..4096",
+					optarg);
+			break;
+		case OPT_OP:
+			parse_op(o, optarg);
+			break;
+		case OPT_THREADS:
+			if (parse_u64(optarg, &u) || u < 1 || u > 65536)
+				bad_arg("--threads: '%s' is not a count in 1..65536",
+					optarg);
+			o->threads = (unsigned int)u;
+			break;
+		case OPT_CPUS:
+			free(o->cpus);
+			if (parse_id_list(optarg, 1 << 20, &o->cpus, &o->ncpus))
+				bad_arg("--cpus: '%s' is not a CPU list (e.g. 0-3,8)",
+					optarg);
+			o->cpus_given = true;
+			break;
+		case OPT_NODE:
+		case OPT_INTERLEAVE:
+			if (o->nnodes)
+				bad_arg("--mem-node and --interleave are exclusive and given once");
+			if (parse_id_list(optarg, 1 << 16, &o->nodes, &o->nnodes))
+				bad_arg("%s: '%s' is not a node %s",
+					c == OPT_NODE ? "--mem-node" : "--interleave",
+					optarg, c == OPT_NODE ? "number" : "list");
+			if (c == OPT_NODE && o->nnodes != 1)
+				bad_arg("--mem-node: '%s' is not one node", optarg);
+			o->interleave = c == OPT_INTERLEAVE;
+			break;
+		case OPT_DURATION:
+			o->duration = arg_double("--duration", optarg, 0, 1e9);
+			break;
+		case OPT_MOVE:
+			o->move_hot_at = arg_double("--move-hot-at", optarg, 0, 1e9);
+			break;
+		case OPT_SEED:
+			if (parse_u64(optarg, &o->seed))
+				bad_arg("--seed: '%s' is not a non-negative integer",
+					optarg);
+			break;
+		case OPT_INTERVAL:
+			o->interval = arg_double("--report-interval", optarg,
+						 0.001, 1e6);
+			break;
+		case OPT_OUTPUT:
+			o->output = optarg;
+			break;
+		case OPT_PID:
+			o->pid_file = optarg;
+			break;
+		case OPT_READY:
+			o->ready_file = optarg;
+			break;
+		case OPT_SUMMARY:
+			o->summary = optarg;
+			break;
+		case OPT_HUGE:
+			if (parse_huge(optarg, &o->huge))
+				bad_arg("--huge: '%s' is not auto, on or off", optarg);
+			break;
+		case OPT_SELFTEST:
+			o->self_test = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			bad_arg("option '%s' needs a value", argv[optind - 1]);
+		default:
+			bad_arg("unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		bad_arg("unexpected argument '%s'", argv[optind]);
+
+	/* CPUs */
+	if (o->cpus_given) {
+		for (i = 0; i < o->ncpus; i++)
+			if (cpu_check(o->cpus[i]))
+				bad_arg("--cpus: CPU %d does not exist or is not allowed for this process",
+					o->cpus[i]);
+	} else {
+		ret = allowed_cpus(&o->cpus, &o->ncpus);
+		if (ret)
+			bad_arg("cannot read the allowed CPUs: %s", strerror(-ret));
+	}
+	if (!o->threads)
+		o->threads = o->cpus_given ? (unsigned int)o->ncpus : 1;
+	if (o->threads > (unsigned int)o->ncpus)
+		bad_arg("--threads %u needs %u CPUs but %s has %d",
+			o->threads, o->threads,
+			o->cpus_given ? "--cpus" : "the allowed set", o->ncpus);
+
+	/* Nodes */
+	for (i = 0; i < o->nnodes; i++) {
+		ret = node_check(o->nodes[i]);
+		if (ret == -ENOSYS)
+			bad_arg("NUMA placement requested but the kernel has no NUMA support");
+		if (ret == -ENODEV)
+			bad_arg("node %d does not exist", o->nodes[i]);
+		if (ret)
+			bad_arg("node %d has no memory or is not allowed",
+				o->nodes[i]);
+	}
+
+	/* Sizes */
+	if (o->working_set < o->object_size)
+		bad_arg("--working-set must hold at least one %" PRIu64 "-byte object",
+			o->object_size);
+	limit = (uint64_t)sysconf(_SC_PHYS_PAGES) *
+		(uint64_t)sysconf(_SC_PAGESIZE);
+	if (o->nnodes) {
+		uint64_t sum = 0, n;
+
+		for (i = 0; i < o->nnodes; i++)
+			if (!node_mem(o->nodes[i], &n))
+				sum += n;
+		if (sum)
+			limit = sum;
+	}
+	if (o->working_set > limit)
+		bad_arg("--working-set %" PRIu64 " bytes exceeds the memory of %s",
+			o->working_set, o->nnodes ? "the given nodes" : "the host");
+	if (o->hot_set && o->hot_set >= o->working_set)
+		bad_arg("--hot-set must be smaller than --working-set");
+	if (o->hot_set && o->hot_set < o->object_size * o->threads)
+		bad_arg("--hot-set must hold at least one object per thread");
+	if (o->move_hot_at >= 0) {
+		if (!o->hot_set)
+			bad_arg("--move-hot-at needs a --hot-set");
+		if (o->hot_set / o->object_size * 2 >
+		    o->working_set / o->object_size)
+			bad_arg("--move-hot-at needs --hot-set at most half of --working-set");
+		if (o->duration > 0 && o->move_hot_at >= o->duration)
+			bad_arg("--move-hot-at must be before the end of --duration");
+	}
+}
+
+struct run {
+	struct opts o;
+	struct gups_cfg cfg;
+	struct gups_thread *th;
+	struct gups_counter *ctr;
+	size_t len;
+	FILE *out;
+	sigset_t sigs;
+};
+
+/* Start one function on every thread and wait for all; -errno on failure. */
+static int run_all(struct run *r, void *(*fn)(void *))
+{
+	unsigned int i, started;
+	int ret = 0;
+
+	for (started = 0; started < r->o.threads; started++) {
+		ret = -pthread_create(&r->th[started].tid, NULL, fn,
+				      &r->th[started]);
+		if (ret)
+			break;
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(r->th[i].tid, NULL);
+		if (!ret && r->th[i].err)
+			ret = r->th[i].err;
+	}
+	return ret;
+}
+
+static void totals(const struct run *r, uint64_t *updates, uint64_t *rmw)
+{
+	unsigned int i;
+
+	*updates = 0;
+	*rmw = 0;
+	for (i = 0; i < r->o.threads; i++) {
+		*updates += atomic_load_explicit(&r->ctr[i].updates,
+						 memory_order_relaxed);
+		*rmw += atomic_load_explicit(&r->ctr[i].rmw,
+					     memory_order_relaxed);
+	}
+}
+
+static uint64_t bytes_of(const struct run *r, uint64_t updates, uint64_t rmw)
+{
+	/* a read touches the object once, an RMW reads and writes it */
+	return (updates + rmw) * r->o.object_size;
+}
+
+static void row(struct run *r, double t, double dt, uint64_t du,
+		uint64_t dbytes, int phase)
+{
+	if (dt <= 0)
+		dt = 1e-9;
+	fprintf(r->out, "%.3f,%" PRIu64 ",%.1f,%.4f,%" PRIu64 ",%d\n", t, du,
+		du / dt, dbytes / dt / 1e9, dbytes, phase);
+	fflush(r->out);
+}
+
+/* Wait for a signal until absolute monotonic time t; returns the signal. */
+static int wait_until(const sigset_t *sigs, double t)
+{
+	double d = t - now_s();
+	struct timespec ts;
+	int sig;
+
+	if (d < 0)
+		d = 0;
+	ts.tv_sec = (time_t)d;
+	ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
+	sig = sigtimedwait(sigs, NULL, &ts);
+	return sig > 0 ? sig : 0;
+}
+
+/* Timed phase: start workers, report, stop. Returns -errno or 0. */
+static int timed(struct run *r, double *seconds, int *stop_sig)
+{
+	struct opts *o = &r->o;
+	uint64_t last_u = 0, last_r = 0, u, m;
+	double t0, last_t, next, end, move, t;
+	unsigned int i, started;
+	int ret = 0, sig = 0;
+
+	t0 = now_s();
+	for (started = 0; started < o->threads; started++) {
+		ret = -pthread_create(&r->th[started].tid, NULL, gups_run_main,
+				      &r->th[started]);
+		if (ret) {
+			fail("cannot start worker thread: %s", strerror(-ret));
+			break;
+		}
+	}
+	if (!ret && o->ready_file) {
+		ret = create_flag_file(o->ready_file);
+		if (ret)
+			fail("cannot create --ready-file '%s': %s",
+			     o->ready_file, strerror(-ret));
+	}
+
+	last_t = t0;
+	next = t0 + o->interval;
+	end = o->duration > 0 ? t0 + o->duration : INFINITY;
+	move = o->move_hot_at >= 0 ? t0 + o->move_hot_at : INFINITY;
+	while (!ret) {
+		double deadline = fmin(fmin(next, end), move);
+
+		sig = wait_until(&r->sigs, deadline);
+		if (sig)
+			break;
+		t = now_s();
+		for (i = 0; i < started; i++)
+			if (r->th[i].err)
+				break;
+		if (i < started) {
+			ret = r->th[i].err;
+			fail("cannot pin thread to CPU %d: %s", r->th[i].cpu,
+			     strerror(-ret));
+			break;
+		}
+		if (t >= end)
+			break;
+		/* a row ending at the move is still phase 0 */
+		if (t >= next) {
+			totals(r, &u, &m);
+			row(r, t - t0, t - last_t, u - last_u,
+			    bytes_of(r, u, m) - bytes_of(r, last_u, last_r),
+			    atomic_load(&r->cfg.phase));
+			last_t = t;
+			last_u = u;
+			last_r = m;
+			while (next <= t)
+				next += o->interval;
+		}
+		if (t >= move) {
+			atomic_store(&r->cfg.phase, 1);
+			move = INFINITY;
+		}
+	}
+	atomic_store(&r->cfg.stop, 1);
+	for (i = 0; i < started; i++)
+		pthread_join(r->th[i].tid, NULL);
+	t = now_s();
+	*seconds = t - t0;
+	*stop_sig = sig;
+	if (ret)
+		return ret;
+	totals(r, &u, &m);
+	if (u > last_u || t - last_t > 1e-3)
+		row(r, t - t0, t - last_t, u - last_u,
+		    bytes_of(r, u, m) - bytes_of(r, last_u, last_r),
+		    atomic_load(&r->cfg.phase));
+	return 0;
+}
+
+static int setup(struct run *r)
+{
+	struct opts *o = &r->o;
+	struct gups_cfg *cfg = &r->cfg;
+	unsigned int i;
+	int ret;
+
+	cfg->nobj = o->working_set / o->object_size;
+	cfg->obj_words = (unsigned int)(o->object_size / 8);
+	cfg->nthreads = o->threads;
+	cfg->op = o->op;
+	cfg->nhot = o->hot_set / o->object_size;
+	cfg->hot_thresh = cfg->nhot ? gups_threshold(o->hot_share) : 0;
+	cfg->read_thresh = gups_threshold(o->read_share);
+	cfg->hot_start[0] = 0;
+	cfg->hot_start[1] = o->move_hot_at >= 0 ? cfg->nhot : 0;
+	cfg->seed = o->seed;
+	r->len = cfg->nobj * o->object_size;
+
+	r->th = calloc(o->threads, sizeof(*r->th));
+	r->ctr = aligned_alloc(64, o->threads * sizeof(*r->ctr));
+	if (!r->th || !r->ctr) {
+		fail("out of memory");
+		return -ENOMEM;
+	}
+	memset(r->ctr, 0, o->threads * sizeof(*r->ctr));
+	for (i = 0; i < o->threads; i++) {
+		struct gups_thread *th = &r->th[i];
+
+		th->cfg = cfg;
+		th->id = i;
+		th->cpu = o->cpus[i];
+		th->ctr = &r->ctr[i];
+		if (gups_plan(cfg, i, th->sel)) {
+			/* sizes were checked; this only trips on odd inputs */
+			fail("thread %u has no object in the hot or cold range", i);
+			return -EINVAL;
+		}
+	}
+
+	ret = region_map(r->len, o->huge, o->nodes, o->nnodes, o->interleave,
+			 (void **)&cfg->buf);
+	if (ret) {
+		fail("cannot map %zu bytes%s: %s", r->len,
+		     o->nnodes ? " with the requested NUMA policy" : "",
+		     strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+static int write_summary(const char *path, uint64_t updates, double seconds,
+			 double ups, double gbs, bool ok)
+{
+	FILE *f = fopen(path, "w");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	fprintf(f, "updates_total,seconds,updates_per_s,gbytes_per_s,checksum_ok\n");
+	fprintf(f, "%" PRIu64 ",%.3f,%.1f,%.4f,%d\n", updates, seconds, ups,
+		gbs, ok ? 1 : 0);
+	if (ferror(f))
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static struct run run;
+	struct run *r = &run;
+	uint64_t init_sum = 0, final_sum = 0, updates, rmw, expect, found;
+	double seconds = 0, ups, gbs;
+	unsigned int i;
+	int ret, sig = 0, status = 1;
+	bool ok;
+
+	parse_args(argc, argv, &r->o);
+
+	/* SIGINT/SIGTERM are taken synchronously by the main thread. */
+	sigemptyset(&r->sigs);
+	sigaddset(&r->sigs, SIGINT);
+	sigaddset(&r->sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &r->sigs, NULL);
+
+	r->out = stdout;
+	if (r->o.output) {
+		r->out = fopen(r->o.output, "w");
+		if (!r->out) {
+			fail("cannot open --output '%s': %s", r->o.output,
+			     strerror(errno));
+			return 1;
+		}
+	}
+
+	if (setup(r))
+		goto out;
+
+	ret = run_all(r, gups_touch_main);
+	if (ret) {
+		fail("cannot touch the buffer: %s", strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < r->o.threads; i++)
+		init_sum += r->th[i].sum;
+	if (r->o.pid_file) {
+		ret = write_pid_file(r->o.pid_file, (long)getpid());
+		if (ret) {
+			fail("cannot write --pid-file '%s': %s", r->o.pid_file,
+			     strerror(-ret));
+			goto out;
+		}
+	}
+
+	fprintf(r->out, "t_s,updates,updates_per_s,gbytes_per_s,bytes,phase\n");
+	fflush(r->out);
+	if (timed(r, &seconds, &sig))
+		goto out;
+
+	if (r->o.self_test)
+		r->cfg.buf[0] += 1;
+	ret = run_all(r, gups_sum_main);
+	if (ret) {
+		fail("cannot verify the buffer: %s", strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < r->o.threads; i++)
+		final_sum += r->th[i].sum;
+
+	totals(r, &updates, &rmw);
+	expect = rmw * r->cfg.obj_words;
+	found = final_sum - init_sum;
+	ok = expect == found;
+	ups = seconds > 0 ? updates / seconds : 0;
+	gbs = seconds > 0 ? bytes_of(r, updates, rmw) / seconds / 1e9 : 0;
+	fprintf(stderr,
+		PROG ": %" PRIu64 " updates (%" PRIu64 " rmw) in %.3f s: %.1f updates/s, %.4f GB/s, checksum %s%s\n",
+		updates, rmw, seconds, ups, gbs, ok ? "ok" : "MISMATCH",
+		sig ? (sig == SIGINT ? " (stopped by SIGINT)" :
+		       " (stopped by SIGTERM)") : "");
+	if (r->o.summary) {
+		ret = write_summary(r->o.summary, updates, seconds, ups, gbs,
+				    ok);
+		if (ret) {
+			fail("cannot write --summary '%s': %s", r->o.summary,
+			     strerror(-ret));
+			goto out;
+		}
+	}
+	if (!ok) {
+		fail("checksum mismatch: words grew by %" PRIu64 ", expected %" PRIu64,
+		     found, expect);
+		goto out;
+	}
+	status = 0;
+out:
+	region_unmap(r->cfg.buf, r->len);
+	free(r->th);
+	free(r->ctr);
+	free(r->o.cpus);
+	free(r->o.nodes);
+	if (r->out && r->out != stdout && fclose(r->out) && !status) {
+		fail("cannot write --output '%s'", r->o.output);
+		status = 1;
+	} else if (r->out == stdout && fflush(stdout) && !status) {
+		fail("cannot write to stdout");
+		status = 1;
+	}
+	return status;
+}
