@@ -35,7 +35,7 @@ build: setup
 run: build
 	@host=$$($(PYTHON) -m workflows.harness.cli name --host '$(HOST)' --configfile '$(CONFIG)') && \
 	echo "[run] host profile '$(HOST)' -> results/$$host/ (config $(CONFIG))" && \
-	$(PYTHON) -m snakemake --cores $(CORES) --configfile '$(CONFIG)' --config host='$(HOST)' $(SMK_ARGS) && \
+	$(PYTHON) -m snakemake --cores $(CORES) --rerun-incomplete --configfile '$(CONFIG)' --config host='$(HOST)' $(SMK_ARGS) && \
 	$(PYTHON) -m snakemake --cores 1 --configfile '$(CONFIG)' --config host='$(HOST)' --report "results/$$host/report.html" && \
 	echo "[run] done: results/$$host/report.html, figures in results/$$host/figures/"
 

@@ -18,6 +18,7 @@ include: "workflows/rules/build.smk"
 include: "workflows/rules/host.smk"
 include: "workflows/rules/characterize.smk"
 include: "workflows/rules/storage.smk"
+include: "workflows/rules/tiering.smk"
 include: "workflows/rules/report.smk"
 
 

@@ -14,12 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-COLUMNS = [
-    "host", "backend", "family", "experiment", "workload", "system", "colloid", "intensity", "rep", "t_s",
-    "metric", "value", "unit", "tool", "op", "threads", "cpu_node", "mem_node", "target", "size_bytes",
-    "delay", "bandwidth_mbps", "iodepth", "block_bytes", "alt_latency_ns", "object_bytes",
-    "static_hot_fraction", "point",
-]
+from .schema import COLUMNS
 
 MEMCHAR_MODES = {"latency": "idle_latency", "bandwidth": "bandwidth", "loaded": "loaded_latency", "objsize": "object_latency"}
 

@@ -74,7 +74,8 @@ def characterize_points(config: dict, prof: dict, facts: dict) -> dict:
 
 
 def build(config: dict, prof: dict, facts: dict) -> dict:
-    plan = {"characterize": characterize_points(config, prof, facts), "tiering": {}, "model_profile": None}
+    plan = {"characterize": characterize_points(config, prof, facts), "tiering": {}, "model_profile": None,
+            "contention": contention_points(config, prof, facts)}
     if config["tiering"]["enabled"]:
         mprof = model_profile_for(config, prof, facts)
         plan["model_profile"] = mprof
@@ -171,4 +172,61 @@ def tiering_points(config: dict, mprof: dict) -> dict:
                 {"system": "static", "colloid": "false", "intensity": k, "alt_latency_ns": base_lat,
                  "object_bytes": w["object_bytes"], "static_hot_fraction": f},
                 argv("static", False, k, extra=["--static-hot-fraction", _fmt(f)]))
+    return pts
+
+
+def contention_points(config: dict, prof: dict, facts: dict) -> dict:
+    """Real GUPS vs real antagonist intensity on the default node (single-node hosts).
+
+    Returns id -> {intensity, threads, argv pieces}. Intensity k uses
+    k x cores_per_unit antagonist threads; with ``intensities: auto`` 3x is
+    every antagonist CPU the profile grants and lower levels scale down.
+    """
+    tc = config["tiering"]
+    cc = tc["contention"]
+    if not (tc["enabled"] and cc["enabled"]) or prof["backend"] != "numa":
+        return {}
+    numa = [t for t in prof["tiers"] if t["kind"] == "numa"]
+    if len(numa) != 1:
+        return {}  # two-tier hosts run the real tiering family instead
+    node = numa[0]["node"]
+    app, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
+    if not app:
+        raise ConfigError(f"host profile {prof['source']}: cpus/app: no CPU left for the application")
+    if cc["intensities"] == "auto":
+        n = len(ant)
+        levels = sorted({(round(k * n / 3), k) for k in (0, 1, 2, 3)}, key=lambda x: x[1])
+        seen, chosen = set(), []
+        for threads, k in levels:
+            if threads not in seen:
+                seen.add(threads)
+                chosen.append((3 * threads / n if n else 0.0, threads))
+    else:
+        cpu = prof["cpus"]["cores_per_unit"]
+        chosen = []
+        for k in cc["intensities"]:
+            threads = round(k * cpu)
+            if threads > len(ant):
+                raise ConfigError(
+                    f"experiment config: tiering/contention/intensities: intensity {k:g} needs {threads} antagonist "
+                    f"cores ({k:g} x {cpu} per unit) but host profile {prof['source']} grants {len(ant)} "
+                    f"({cpulist.format(ant) or 'none'})")
+            chosen.append((float(k), threads))
+    pts = {}
+    for k, threads in chosen:
+        pid = f"i{k:.3g}-t{threads}"
+        gups = ["build/bin/gups", "--cpus", cpulist.format(app), "--mem-node", str(node), "--working-set", cc["working_set"],
+                "--hot-set", cc["hot_set"], "--hot-share", _fmt(cc["hot_share"]), "--object-size", str(cc["object_bytes"]),
+                "--op", cc["op"], "--duration", _fmt(cc["duration_s"]), "--seed", str(tc["seed"])]
+        antv = None
+        if threads:
+            antv = ["build/bin/antagonist", "--cpus", cpulist.format(ant[:threads]), "--mem-node", str(node),
+                    "--buffer", cc["antagonist_buffer"], "--write-fraction", str(cc["write_fraction"]),
+                    "--access-size", str(cc["access_size"])]
+        probe = None
+        if cc["latency_probe_s"] > 0:
+            probe = ["build/bin/memchar", "latency", "--cpus", str(app[0]), "--mem-node", str(node),
+                     "--buffer-mib", str(cc["latency_buffer_mib"]), "--duration", _fmt(cc["latency_probe_s"])]
+        pts[pid] = {"intensity": k, "threads": threads, "gups": gups, "antagonist": antv, "latency_probe": probe,
+                    "node": node}
     return pts

@@ -4,6 +4,9 @@ rule build:
         C_SOURCES,
     output:
         memchar="build/bin/memchar",
+        tiersim="build/bin/tiersim",
+        gups="build/bin/gups",
+        antagonist="build/bin/antagonist",
     conda:
         "../../environment.yml"
     log:

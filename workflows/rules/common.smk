@@ -193,6 +193,8 @@ def figure_names():
         names += STORAGE_FIGURES
     if TIER_POINTS:
         names += TIERING_FIGURES
+    if CONTENTION:
+        names.append("contention")
     return names
 
 
@@ -226,8 +228,50 @@ TIER_POINTS = PLAN["tiering"]
 MODEL_PROFILE = PLAN["model_profile"]
 
 
+CONTENTION = PLAN["contention"]
+
+
 def tiering_results():
-    return [f"results/{HOST}/tiering/{key}/result.csv" for key in sorted(TIER_POINTS)]
+    out = [f"results/{HOST}/tiering/{key}/result.csv" for key in sorted(TIER_POINTS)]
+    out += [f"results/{HOST}/tiering/contention_single_node/{pid}/result.csv" for pid in CONTENTION]
+    return out
+
+
+def contention_spec(wc, output):
+    pt = CONTENTION[wc.point]
+    cc = config["tiering"]["contention"]
+    return json.dumps(
+        {
+            "outdir": str(Path(output.result).parent),
+            "facts": f"results/{HOST}/host_facts.json",
+            "profile": PROFILE,
+            "config": config,
+            "lock": f"results/{HOST}/.measure.lock",
+            "journal": f"results/{HOST}/.settings-journal.json",
+            "gups": pt["gups"],
+            "antagonist": pt["antagonist"],
+            "latency_probe": pt["latency_probe"],
+            "warmup_s": cc["warmup_s"],
+            "average_last_s": cc["average_last_s"],
+            "timeout_s": cc["duration_s"] + 600,
+            "counters": config["counters"]["sources"],
+            "interval_ms": config["counters"]["interval_ms"],
+            "context": {
+                "host": HOST,
+                "backend": "numa",
+                "family": "tiering",
+                "experiment": "contention_single_node",
+                "workload": "gups",
+                "system": "none",
+                "intensity": pt["intensity"],
+                "threads": pt["threads"],
+                "mem_node": pt["node"],
+                "object_bytes": cc["object_bytes"],
+                "target": f"node:{pt['node']}",
+                "point": wc.point,
+            },
+        }
+    )
 
 
 def tiersim_spec(wc, output):

@@ -37,3 +37,26 @@ rule scorecard:
     shell:
         "python -m analysis.score --measurements {input.csv} --reference {input.ref} "
         "--md {output.md} --csv {output.csv} > {log} 2>&1"
+
+
+rule contention_point:
+    input:
+        gups="build/bin/gups",
+        antagonist="build/bin/antagonist",
+        memchar="build/bin/memchar",
+        facts=f"results/{HOST}/host_facts.json",
+    output:
+        result=f"results/{HOST}/tiering/contention_single_node/{{point}}/result.csv",
+        meta=f"results/{HOST}/tiering/contention_single_node/{{point}}/meta.json",
+    conda:
+        "../../environment.yml"
+    log:
+        f"results/{HOST}/tiering/contention_single_node/{{point}}/log",
+    benchmark:
+        f"results/{HOST}/benchmarks/tiering/contention_single_node/{{point}}.tsv"
+    resources:
+        measure=1,
+    params:
+        spec=contention_spec,
+    shell:
+        "printf '%s' {params.spec:q} | python -m workflows.harness.realrun - > {log} 2>&1"
