@@ -1,0 +1,164 @@
+"""Data helpers shared by the figure modules and the scorecard.
+
+They accept the long-form measurements frame as parsed from ``measurements.csv`` (any dtypes:
+empty cells may be NaN or "", ``colloid`` may be bool or "true"/"false") and never modify it.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from .. import style
+from ..schema import COLUMNS
+
+SCHEMA_COLUMNS = list(COLUMNS)
+NUMERIC_COLUMNS = [
+    "intensity", "rep", "t_s", "value", "threads", "cpu_node", "mem_node", "size_bytes", "delay",
+    "bandwidth_mbps", "iodepth", "block_bytes", "alt_latency_ns", "object_bytes",
+    "static_hot_fraction",
+]  # fmt: skip
+TEXT_COLUMNS = [c for c in SCHEMA_COLUMNS if c not in NUMERIC_COLUMNS and c != "colloid"]
+
+_TRUE = {"true", "1", "1.0", "yes", "on"}
+_FALSE = {"false", "0", "0.0", "no", "off"}
+
+
+def as_bool(s: pd.Series) -> pd.Series:
+    """Map True/False/"true"/"false"/1/0 to a nullable boolean; anything else is <NA>."""
+
+    def conv(v: object) -> object:
+        if isinstance(v, bool):
+            return v
+        t = str(v).strip().lower()
+        if t in _TRUE:
+            return True
+        if t in _FALSE:
+            return False
+        return pd.NA
+
+    return s.map(conv).astype("boolean")
+
+
+def prepare(df: pd.DataFrame | None) -> pd.DataFrame:
+    """A normalised copy: every schema column present, numbers numeric, text stripped, colloid boolean."""
+    out = pd.DataFrame() if df is None else df.copy()
+    n = len(out)
+    for c in SCHEMA_COLUMNS:
+        if c not in out.columns:
+            out[c] = pd.Series([pd.NA] * n, index=out.index, dtype="object")
+    for c in NUMERIC_COLUMNS:
+        out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
+    for c in TEXT_COLUMNS:
+        col = out[c]
+        out[c] = col.where(col.notna(), "").astype(str).str.strip().replace({"nan": "", "<NA>": "", "None": ""})
+    out["colloid"] = as_bool(out["colloid"])
+    return out
+
+
+def colloid_is(df: pd.DataFrame, on: bool) -> pd.Series:
+    """Plain boolean mask of rows whose ``colloid`` equals ``on`` (unknown counts as no)."""
+    return df["colloid"].eq(on).fillna(False).astype(bool)
+
+
+def select(df: pd.DataFrame, **eq: object) -> pd.DataFrame:
+    """Rows of a prepared frame whose columns equal the given values; a list means 'any of'."""
+    mask = pd.Series(True, index=df.index)
+    for col, val in eq.items():
+        if val is None:
+            continue
+        if isinstance(val, (list, tuple, set)):
+            mask &= df[col].isin(list(val))
+        else:
+            mask &= df[col] == val
+    return df[mask]
+
+
+def summary_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Steady-state summary rows: those without a time stamp (``t_s`` empty)."""
+    return df[df["t_s"].isna()]
+
+
+def mean_value(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Mean of ``value`` over repetitions (and anything not in ``keys``); NaN keys kept."""
+    if df.empty:
+        return pd.DataFrame(columns=[*keys, "value"])
+    return df.groupby(keys, dropna=False, sort=True)["value"].mean().reset_index()
+
+
+def gain(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Throughput with Colloid over throughput without, per ``keys`` (means over repetitions).
+
+    Returns columns ``keys + [on, off, gain]``; only keys where both exist.
+    """
+    d = df[df["colloid"].notna()]
+    m = mean_value(d, [*keys, "colloid"])
+    if m.empty:
+        return pd.DataFrame(columns=[*keys, "on", "off", "gain"])
+    m["colloid"] = m["colloid"].astype(bool)
+    on = m[m["colloid"]].drop(columns="colloid").rename(columns={"value": "on"})
+    off = m[~m["colloid"]].drop(columns="colloid").rename(columns={"value": "off"})
+    g = on.merge(off, on=keys, how="inner")
+    g = g[(g["off"] > 0) & g["on"].notna()]
+    g["gain"] = g["on"] / g["off"]
+    return g.reset_index(drop=True)
+
+
+def best_static(df: pd.DataFrame) -> pd.DataFrame:
+    """Best static placement per intensity: max over ``static_hot_fraction`` of mean throughput.
+
+    Uses family tiering, experiment ``best_static``, metric ``throughput`` summary rows.
+    Returns columns ``intensity, value, static_hot_fraction`` (the fraction that won).
+    """
+    d = summary_rows(select(df, family="tiering", experiment="best_static", metric="throughput"))
+    d = d[d["intensity"].notna()]
+    if d.empty:
+        return pd.DataFrame(columns=["intensity", "value", "static_hot_fraction"])
+    m = mean_value(d, ["intensity", "static_hot_fraction"])
+    m = m[m["value"].notna()]
+    best = m.loc[m.groupby("intensity")["value"].idxmax()]
+    return best[["intensity", "value", "static_hot_fraction"]].reset_index(drop=True)
+
+
+def tier_label(row_cpu: float, row_mem: float, target: str = "") -> str:
+    """'cpu 0 -> mem 1' for a (cpu_node, mem_node) pair; the target name when there is no node."""
+    if pd.isna(row_cpu) and pd.isna(row_mem) and not target:
+        return "nodes not recorded"
+    cpu = "?" if pd.isna(row_cpu) else str(int(row_cpu))
+    mem = (target or "?") if pd.isna(row_mem) else str(int(row_mem))
+    return f"cpu {cpu} \u2192 mem {mem}"
+
+
+def with_tier(df: pd.DataFrame) -> pd.DataFrame:
+    """Add a ``tier`` column (cpu node -> memory node, or -> target for DAX/storage)."""
+    out = df.copy()
+    out["tier"] = [tier_label(c, m, t) for c, m, t in zip(out["cpu_node"], out["mem_node"], out["target"], strict=True)]
+    return out
+
+
+def locality(cpu: float, mem: float) -> str:
+    """'local' when the CPU node is the memory node, 'remote' when not, 'unknown' otherwise."""
+    if pd.isna(cpu) or pd.isna(mem):
+        return "unknown"
+    return "local" if int(cpu) == int(mem) else "remote"
+
+
+def fmt_range(low: float, high: float, unit: str = "", digits: int = 2) -> str:
+    """'1.20–2.30x' or '2.50x' (low == high)."""
+    u = unit if unit in ("", "x", "%") else f" {unit}"
+    if pd.isna(low) and pd.isna(high):
+        return "—"
+    if pd.isna(high) or low == high:
+        return f"{low:.{digits}f}{u}"
+    return f"{low:.{digits}f}\u2013{high:.{digits}f}{u}"
+
+
+
+def finish(fig: Figure, title: str, shown: pd.DataFrame, kw: dict) -> Figure:
+    """:func:`analysis.style.finish` with the figure keyword options (profile, functional)."""
+    return style.finish(fig, title, shown, profile=kw.get("profile"), functional=kw.get("functional"))
+
+
+def no_data(title: str, reason: str, kw: dict, shown: pd.DataFrame | None = None) -> Figure:
+    """:func:`analysis.style.no_data` with the figure keyword options."""
+    return style.no_data(title, reason, df=shown, profile=kw.get("profile"), functional=kw.get("functional"))

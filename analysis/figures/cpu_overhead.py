@@ -1,0 +1,68 @@
+"""CPU share of the placement policy's decisions, per system, with and without Colloid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from .. import reference, style
+from . import common
+
+NAME = "cpu_overhead"
+TITLE = "CPU overhead of placement decisions"
+CAPTION = """\
+Share of one CPU spent in the placement policy's decisions (libcolloid time per second of
+workload), per tiering system, without Colloid (hatched) and with it (solid), mean over runs;
+error bars span the runs. Black brackets are the ranges published in the Colloid paper
+(SOSP'24) for each system with Colloid; TPP's includes an extra core the authors used for
+latency measurement.
+"""
+
+
+def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Figure:
+    d = common.prepare(df)
+    d = common.select(d, family="tiering", metric="policy_cpu_share")
+    d = d[d["value"].notna() & d["colloid"].notna() & (d["system"] != "")]
+    if (d["experiment"] == "cpu_overhead").any():
+        d = d[d["experiment"] == "cpu_overhead"]
+    if d.empty:
+        return common.no_data(TITLE, "no policy_cpu_share rows (family tiering)", kw)
+    d = common.summary_rows(d) if d["t_s"].isna().any() else d
+    agg = d.groupby(["system", "colloid"])["value"].agg(["mean", "min", "max"]).reset_index()
+    systems = style.sort_systems(agg["system"])
+    fig, axes = style.figure(1, 1, height=style.PANEL_HEIGHT_IN)
+    ax = axes[0, 0]
+    width = 0.36
+    pub = reference.select(ref, source="colloid-sosp24", figure="cpu-overhead", metric="cpu_overhead")
+    ref_handle = None
+    for i, system in enumerate(systems):
+        sst = style.system_style(system)
+        for j, on in enumerate((False, True)):
+            row = agg[(agg["system"] == system) & (agg["colloid"] == on)]
+            if row.empty:
+                continue
+            x = i + (j - 0.5) * width
+            r = row.iloc[0]
+            ax.bar(x, 100 * r["mean"], width=width * 0.95, color=sst["color"] if on else "white",
+                   edgecolor=sst["color"], hatch=None if on else "////", linewidth=0.8)
+            if r["max"] > r["min"]:
+                ax.errorbar(x, 100 * r["mean"], yerr=[[100 * (r["mean"] - r["min"])], [100 * (r["max"] - r["mean"])]],
+                            color="#333333", capsize=2, linewidth=0.7)
+        for p in pub[pub["system"] == system].itertuples():
+            x = i + 0.5 * width + width * 0.62
+            lo, hi = 100 * float(p.low), 100 * float(p.high)
+            (ref_handle,) = ax.plot([x, x], [lo, hi], marker="_", markersize=6, color="black", linewidth=1.0,
+                                    label=style.reference_label(reference.source_label("colloid-sosp24"), "system + Colloid"))
+    ax.set_xticks(np.arange(len(systems)), [style.system_label(s) for s in systems])
+    ax.set_ylabel("policy CPU share (% of one core)")
+    ax.set_ylim(bottom=0)
+    handles = [
+        Patch(facecolor="white", edgecolor="#333333", hatch="////", label="without Colloid"),
+        Patch(facecolor="#333333", edgecolor="#333333", label="with Colloid"),
+    ]
+    if ref_handle is not None:
+        handles.append(ref_handle)
+    ax.legend(handles=handles, loc="upper left", frameon=False)
+    return common.finish(fig, TITLE, d, kw)

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * colloid.h - libcolloid: tiered-memory placement policies (HeMem, TPP,
+ * MEMTIS) with optional Colloid latency balancing, behind one API.
+ *
+ * Split between policy and mechanism
+ * ----------------------------------
+ * The library holds only *policy*: what to move, where, and when.  A
+ * *mechanism* (a simulator, or a daemon on a real NUMA host) observes the
+ * workload and moves pages.  Per quantum a mechanism:
+ *
+ *   1. feeds observations:   colloid_sample()        (PEBS-like samples)
+ *                            colloid_hint_fault()    (NUMA hint faults)
+ *                            colloid_observe_cha() / colloid_observe_ns()
+ *                                                    (per-tier latency)
+ *                            colloid_tier_set_free() (optional)
+ *   2. calls colloid_tick(), which writes a bounded migration plan into a
+ *      caller-provided array; the library assumes the plan is applied,
+ *   3. applies the plan, and reports each move that failed with
+ *      colloid_page_set_tier(ctx, page, tier_it_is_really_in).
+ *
+ * The same loop can be written once against struct colloid_ops (an
+ * operations table in the style of DAMON's) and run by colloid_step().
+ *
+ * Policies are chosen by name at run time ("hemem", "tpp", "memtis"), each
+ * with Colloid on or off.  A policy never knows which mechanism runs it.
+ *
+ * Units: pages are indices 0..npages-1 of equally sized regions (page_size
+ * bytes, e.g. 4 KiB or 2 MiB); times are nanoseconds (uint64_t) unless a
+ * name says otherwise; sizes are bytes.
+ *
+ * Conventions: every function that can fail returns 0 or a negative errno
+ * (-EINVAL for bad arguments, -ENOMEM, -ENOENT for an unknown name).  The
+ * library never prints, never exits, and never allocates after
+ * colloid_new(): sample, fault, observation and tick paths are
+ * allocation-free.  Per-sample work is O(1); per-tick work is
+ * O(plan + bins), never a scan of all pages.  A context is not thread-safe:
+ * callers serialise access to one context.  Identical inputs give identical
+ * plans (no randomness, no clock reads inside the library).
+ */
+#ifndef COLLOID_H
+#define COLLOID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Maximum number of tiers a context can hold. */
+#define COLLOID_MAX_TIERS 8
+
+/** Number of exponential hotness bins (bin b>0 holds counts in [2^(b-1), 2^b)). */
+#define COLLOID_NBINS 16
+
+/** Library version (major*10000 + minor*100 + patch). */
+#define COLLOID_VERSION 10000
+
+/** Values of colloid_params.dp_mode: how Colloid computes delta-p. */
+enum colloid_dp_mode {
+	/** Binary search on [p_lo, p_hi]: dp = |(p_lo + p_hi)/2 - p| (released code). */
+	COLLOID_DP_BINARY = 0,
+	/** Closed form: dp = p(1-p)|L_D-L_A| / (p*L_A + (1-p)*L_D). */
+	COLLOID_DP_CLOSED = 1,
+};
+
+/**
+ * struct colloid_params - every tunable constant.
+ *
+ * Fill with colloid_params_default() and change fields directly or by name
+ * with colloid_param_set() (names are the field names).  Defaults are the
+ * published values where a source states one; colloid/README.md lists each
+ * default with its source, or "chosen" and why.
+ */
+struct colloid_params {
+	/* ---- Colloid balancing (all policies) ---- */
+	/** delta: relative latency band treated as balanced, |L_D-L_A| <= delta*L_D. Default 0.05. */
+	double delta;
+	/** epsilon: when p_hi - p_lo < epsilon the bound on the side being moved toward re-opens. Default 0.01. */
+	double epsilon;
+	/** ewma_alpha: weight of a new latency observation in the EWMA of occupancy and arrivals (0,1]. Default 1/32. */
+	double ewma_alpha;
+	/** dp_mode: enum colloid_dp_mode. Default COLLOID_DP_BINARY. */
+	double dp_mode;
+	/** bytes_per_access: bytes one memory access moves (cache line), for the budget. Default 64. */
+	double bytes_per_access;
+	/** migrate_limit_Bps: static migration limit M in bytes per second; caps baselines and Colloid. Default 10e9. */
+	double migrate_limit_Bps;
+	/** swap_pairs: 1 = Colloid may swap a hot page with a cold one when the target tier is full. Default 1. */
+	double swap_pairs;
+	/** scan_limit: most pages a tick may examine (and lazily cool) beyond those it moves, per plan slot. Default 8. */
+	double scan_limit;
+
+	/* ---- HeMem ---- */
+	/** hemem_read_hot: a page is hot when its sampled reads reach this. Default 8. */
+	double hemem_read_hot;
+	/** hemem_write_hot: a page is hot when its sampled writes reach this. Default 4. */
+	double hemem_write_hot;
+	/** hemem_cool_threshold: when a page's read or write count reaches this, all counts halve (lazily). Default 18. */
+	double hemem_cool_threshold;
+	/** hemem_sample_period: PEBS period (events per sample); informational for mechanisms. Default 5003. */
+	double hemem_sample_period;
+	/** hemem_quantum_ms: policy loop period in ms; informational for mechanisms. Default 10. */
+	double hemem_quantum_ms;
+
+	/* ---- TPP (Linux NUMA balancing, tiering mode) ---- */
+	/** tpp_scan_size_bytes: bytes the scanner unmaps per scan period; informational. Default 256 MiB. */
+	double tpp_scan_size_bytes;
+	/** tpp_scan_period_ms: scan period in ms; informational for mechanisms. Default 1000. */
+	double tpp_scan_period_ms;
+	/** tpp_hot_threshold_ms: a slow-tier page is a promotion candidate if its hint fault comes within this of the scan. Default 1000. */
+	double tpp_hot_threshold_ms;
+	/** tpp_promote_rate_limit_MBps: promotion rate limit in MB/s (per 1 s window). Default 65536. */
+	double tpp_promote_rate_limit_MBps;
+	/** tpp_threshold_adjust_ms: period of the hot-threshold adjustment toward the rate limit, ms (0 = off). Default 60000. */
+	double tpp_threshold_adjust_ms;
+	/** tpp_wmark_promo: promotion needs fast-tier free space >= this fraction of its capacity after the move. Default 0.01. */
+	double tpp_wmark_promo;
+	/** tpp_wmark_demote: when free falls below tpp_wmark_promo, demote LRU pages until free >= this fraction. Default 0.02. */
+	double tpp_wmark_demote;
+	/** tpp_quantum_ms: tick period in ms the mechanism should use; informational. Default 10. */
+	double tpp_quantum_ms;
+
+	/* ---- MEMTIS ---- */
+	/** memtis_cooling_samples: halve all counts (lazily) after this many samples. Default 2000000. */
+	double memtis_cooling_samples;
+	/** memtis_adapt_samples: recompute the hot threshold after this many samples (also on every tick). Default 100000. */
+	double memtis_adapt_samples;
+	/** memtis_load_period: PEBS load sampling period; informational. Default 199. */
+	double memtis_load_period;
+	/** memtis_store_period: PEBS store sampling period; informational. Default 100007. */
+	double memtis_store_period;
+	/** memtis_quantum_ms: migration daemon period in ms; informational. Default 500. */
+	double memtis_quantum_ms;
+	/** memtis_free_target: fraction of fast-tier capacity the daemon keeps free by demoting cold pages. Default 0.0. */
+	double memtis_free_target;
+};
+
+/**
+ * struct colloid_tier_config - one tier, as the mechanism describes it.
+ * @capacity_bytes:      bytes of this tier the context may use for its pages.
+ * @unloaded_latency_ns: idle load-to-use latency; the tier with the lowest
+ *                       value is the default tier (ties: lowest index).
+ *                       Also seeds the latency estimate before observations.
+ */
+struct colloid_tier_config {
+	uint64_t capacity_bytes;
+	double unloaded_latency_ns;
+};
+
+/**
+ * struct colloid_config - everything colloid_new() needs.
+ * @policy:     "hemem", "tpp" or "memtis" (see colloid_policy_name()).
+ * @colloid:    0 = baseline policy alone, 1 = Colloid balancing on top.
+ * @ntiers:     number of tiers, 2..COLLOID_MAX_TIERS.
+ * @tiers:      per-tier description, @ntiers entries used.
+ * @npages:     number of pages (regions), 1..UINT32_MAX-1.
+ * @page_size:  bytes per page/region, a power of two >= 4096.
+ * @init_tier:  tier every page starts in (colloid_page_set_tier() changes it).
+ * @params:     constants; NULL = colloid_params_default(&p, policy).
+ */
+struct colloid_config {
+	const char *policy;
+	int colloid;
+	unsigned int ntiers;
+	struct colloid_tier_config tiers[COLLOID_MAX_TIERS];
+	uint64_t npages;
+	uint64_t page_size;
+	unsigned int init_tier;
+	const struct colloid_params *params;
+};
+
+/**
+ * struct colloid_move - one planned migration.
+ * @page: page index.
+ * @from: tier the page is in now.
+ * @to:   tier it should move to.
+ * A plan lists moves in the order to apply them: a demotion that makes room
+ * comes before the promotion that uses it, so applying moves in order never
+ * exceeds any tier's capacity.
+ */
+struct colloid_move {
+	uint64_t page;
+	uint8_t from;
+	uint8_t to;
+};
+
+/**
+ * struct colloid_state - policy state, for observability (logging, tests).
+ * @default_tier:  index of the default (fastest unloaded) tier.
+ * @p:             share of accesses the default tier serves, R_D/(R_D+R_A),
+ *                 from the smoothed arrival rates (0.5 before any data).
+ * @p_lo, @p_hi:   Colloid's current search bounds on p.
+ * @delta_p:       last |target - p| Colloid computed (0 when balanced).
+ * @direction:     last Colloid decision: +1 toward default tier, -1 away,
+ *                 0 balanced / off.
+ * @lat:           smoothed loaded latency per tier (unit of the
+ *                 observations: ns, or occupancy/arrival units).
+ * @rate:          smoothed arrivals per second per tier.
+ * @pages:         pages currently in each tier.
+ * @hot_pages:     pages the baseline policy classes hot, per tier (lazy
+ *                 cooling may leave it slightly stale).
+ * @used_bytes:    pages[t] * page_size.
+ * @free_bytes:    free space per tier as the policy sees it.
+ * @last_budget_bytes: migration budget of the last tick (bytes).
+ * @last_plan_moves, @last_plan_bytes: size of the last plan.
+ * @hot_threshold: policy's current hotness threshold (HeMem: read_hot;
+ *                 TPP: hot threshold in ms; MEMTIS: histogram bin).
+ * @total_weight:  decayed sum of all sample weights (probability denominator).
+ * @quanta:        ticks so far.
+ * @moves_total:   moves planned so far.
+ * @samples_total, @faults_total: inputs so far.
+ * @ntiers:        number of tiers of the context.
+ * @colloid:       1 when Colloid balancing is on.
+ */
+struct colloid_state {
+	unsigned int default_tier;
+	double p, p_lo, p_hi, delta_p;
+	int direction;
+	double lat[COLLOID_MAX_TIERS];
+	double rate[COLLOID_MAX_TIERS];
+	uint64_t pages[COLLOID_MAX_TIERS];
+	uint64_t hot_pages[COLLOID_MAX_TIERS];
+	uint64_t used_bytes[COLLOID_MAX_TIERS];
+	uint64_t free_bytes[COLLOID_MAX_TIERS];
+	double last_budget_bytes;
+	uint64_t last_plan_moves, last_plan_bytes;
+	double hot_threshold;
+	double total_weight;
+	uint64_t quanta, moves_total, samples_total, faults_total;
+	unsigned int ntiers;
+	int colloid;
+};
+
+struct colloid_ctx;
+
+/* ---- parameters ---- */
+
+/**
+ * colloid_params_default() - fill @p with published defaults for @policy.
+ * @policy: a policy name, or NULL for the policy-independent defaults.
+ * Return: 0, -EINVAL (@p NULL), -ENOENT (unknown policy).
+ */
+int colloid_params_default(struct colloid_params *p, const char *policy);
+
+/**
+ * colloid_param_set() - set one constant by field name, e.g. "delta".
+ * Return: 0, -EINVAL (NULL, or value out of range), -ENOENT (no such name).
+ */
+int colloid_param_set(struct colloid_params *p, const char *name, double value);
+
+/** colloid_param_get() - read one constant by field name into *@value. Return 0, -EINVAL, -ENOENT. */
+int colloid_param_get(const struct colloid_params *p, const char *name, double *value);
+
+/**
+ * colloid_param_name() - name and one-line description of parameter @i.
+ * @desc: if not NULL, receives a static description string (with unit).
+ * Return: static name string, or NULL when @i is past the last parameter.
+ */
+const char *colloid_param_name(unsigned int i, const char **desc);
+
+/** colloid_policy_name() - name of registered policy @i, NULL past the last. */
+const char *colloid_policy_name(unsigned int i);
+
+/* ---- lifecycle ---- */
+
+/**
+ * colloid_new() - create a context; the only function that allocates.
+ * Return: 0 and *@out set; -EINVAL (bad config), -ENOENT (unknown policy),
+ * -ENOMEM.  All pages start in cfg->init_tier.
+ */
+int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out);
+
+/** colloid_destroy() - free a context; NULL is allowed. */
+void colloid_destroy(struct colloid_ctx *ctx);
+
+/**
+ * colloid_ctx_param_set() - change one constant of a live context.
+ * Takes effect from the next input or tick.  Return as colloid_param_set().
+ */
+int colloid_ctx_param_set(struct colloid_ctx *ctx, const char *name, double value);
+
+/** colloid_ctx_params() - copy the live constants to *@p. Return 0 or -EINVAL. */
+int colloid_ctx_params(const struct colloid_ctx *ctx, struct colloid_params *p);
+
+/* ---- placement and capacity ---- */
+
+/**
+ * colloid_page_set_tier() - tell the library which tier @page is in (initial
+ * placement, or a planned move that failed).  Does not check capacity.
+ * Return: 0 or -EINVAL.
+ */
+int colloid_page_set_tier(struct colloid_ctx *ctx, uint64_t page, unsigned int tier);
+
+/** colloid_page_tier() - tier of @page (>= 0) or -EINVAL. */
+int colloid_page_tier(const struct colloid_ctx *ctx, uint64_t page);
+
+/**
+ * colloid_tier_set_capacity() - change the bytes of @tier the context may use.
+ * Return: 0 or -EINVAL.
+ */
+int colloid_tier_set_capacity(struct colloid_ctx *ctx, unsigned int tier, uint64_t bytes);
+
+/**
+ * colloid_tier_set_free() - report free bytes on @tier as the mechanism sees
+ * them (other users of the node count).  Until reported, free = capacity -
+ * used.  The policy uses min(reported free, capacity - used) and deducts
+ * what its own plans consume until the next report.
+ * Return: 0 or -EINVAL.
+ */
+int colloid_tier_set_free(struct colloid_ctx *ctx, unsigned int tier, uint64_t bytes);
+
+/* ---- observations (allocation-free, O(1)) ---- */
+
+/**
+ * colloid_sample() - one or more access samples of @page (e.g. PEBS).
+ * @is_write: 0 load, 1 store.
+ * @weight:   number of samples this call stands for (>= 1).
+ * Return: 0 or -EINVAL.
+ */
+int colloid_sample(struct colloid_ctx *ctx, uint64_t page, int is_write, uint32_t weight);
+
+/**
+ * colloid_hint_fault() - a NUMA hint fault on @page.
+ * @since_scan_ns: time between the scanner unmapping the page and the fault.
+ * @now_ns:        mechanism time of the fault (monotonic).
+ * Used by TPP (other policies count it as one read sample).
+ * Return: 0 or -EINVAL.
+ */
+int colloid_hint_fault(struct colloid_ctx *ctx, uint64_t page, uint64_t since_scan_ns,
+		       uint64_t now_ns);
+
+/**
+ * colloid_observe_cha() - one latency observation of @tier as CHA TOR
+ * counters give it, over an interval of @interval_ns:
+ * @occupancy: occupancy integral over the interval: the sum, over every
+ *             time unit of the interval, of the requests in the queue
+ *             (TOR occupancy counter delta), i.e. requests x time unit;
+ *             the time unit becomes the unit of the latency (use ns, or
+ *             the same clock for every tier: only ratios are compared);
+ * @arrivals:  requests that arrived (TOR inserts) in the interval.
+ * The library smooths occupancy and arrivals separately with an EWMA of
+ * weight ewma_alpha and uses L = occ/arrivals (Little's law), as the
+ * released colloid-mon does.  Rate = arrivals / interval.
+ * Return: 0 or -EINVAL (negative or non-finite values, interval 0).
+ */
+int colloid_observe_cha(struct colloid_ctx *ctx, unsigned int tier, double occupancy,
+			double arrivals, uint64_t interval_ns);
+
+/**
+ * colloid_observe_ns() - one latency observation of @tier in nanoseconds:
+ * mean load latency @latency_ns over @accesses accesses in @interval_ns.
+ * Equivalent to colloid_observe_cha(occupancy = latency*accesses, accesses).
+ * Return: 0 or -EINVAL.
+ */
+int colloid_observe_ns(struct colloid_ctx *ctx, unsigned int tier, double latency_ns,
+		       double accesses, uint64_t interval_ns);
+
+/* ---- decisions ---- */
+
+/**
+ * colloid_tick() - end of a quantum: decide and return a migration plan.
+ * @now_ns:     mechanism time at the end of the quantum (monotonic).
+ * @quantum_ns: length of the quantum that ended (> 0).
+ * @plan:       caller array receiving at most @cap moves (may be NULL if
+ *              @cap is 0).
+ * @n_out:      receives the number of moves written.
+ * The plan never exceeds @cap, the migration budget (Colloid) or
+ * migrate_limit_Bps * quantum (everyone), nor any tier's capacity when
+ * applied in order.  The library records the plan as applied.
+ * Return: 0 or -EINVAL.
+ */
+int colloid_tick(struct colloid_ctx *ctx, uint64_t now_ns, uint64_t quantum_ns,
+		 struct colloid_move *plan, size_t cap, size_t *n_out);
+
+/** colloid_ctx_policy() - policy name of @ctx ("hemem", ...), NULL if @ctx is NULL. */
+const char *colloid_ctx_policy(const struct colloid_ctx *ctx);
+
+/** colloid_get_state() - snapshot policy state into *@st. Return 0 or -EINVAL. */
+int colloid_get_state(const struct colloid_ctx *ctx, struct colloid_state *st);
+
+/**
+ * colloid_page_prob() - the policy's estimate of @page's share of all
+ * accesses (decayed sample weight / total), in [0,1].  NAN for bad args.
+ */
+double colloid_page_prob(const struct colloid_ctx *ctx, uint64_t page);
+
+/* ---- mechanism operations table ---- */
+
+/**
+ * struct colloid_ops - what a mechanism implements (model or real host).
+ * @name:    mechanism name, for logs.
+ * @observe: feed the observations of the quantum ending at @now_ns into
+ *           @ctx (colloid_sample(), colloid_hint_fault(),
+ *           colloid_observe_*(), colloid_tier_set_free()).  Return 0 or
+ *           -errno (aborts the step).
+ * @migrate: apply @n moves in order; set *@done to the number of leading
+ *           moves that succeeded (moves after *@done are treated as failed
+ *           and the library puts those pages back in their @from tier).
+ *           Return 0 or -errno.  May be NULL: the plan is then left in
+ *           the buffer for the caller to apply, as with colloid_tick().
+ * @priv:    not used by the library; the @priv argument of colloid_step()
+ *           is passed to both callbacks.
+ */
+struct colloid_ops {
+	const char *name;
+	int (*observe)(void *priv, struct colloid_ctx *ctx, uint64_t now_ns, uint64_t quantum_ns);
+	int (*migrate)(void *priv, const struct colloid_move *moves, size_t n, size_t *done);
+};
+
+/**
+ * colloid_step() - one quantum through an ops table: observe, tick, migrate,
+ * and correct the page map for moves that failed.
+ * @buf, @cap: plan buffer owned by the caller.
+ * @applied:   if not NULL, receives the number of moves that succeeded.
+ * Return: 0, -EINVAL, or the first error a callback returned.
+ */
+int colloid_step(struct colloid_ctx *ctx, const struct colloid_ops *ops, void *priv,
+		 uint64_t now_ns, uint64_t quantum_ns, struct colloid_move *buf, size_t cap,
+		 size_t *applied);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COLLOID_H */

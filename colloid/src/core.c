@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: MIT
+/*
+ * core.c - context lifecycle, page lists, inputs, tick and step.
+ *
+ * Pages live in one intrusive list per (tier, hotness bin).  Bin b > 0 holds
+ * pages whose decayed sample count ("heat") is in [2^(b-1), 2^b); bin 0 holds
+ * pages never sampled (or cooled to zero).  Cooling is lazy, as in HeMem: a
+ * global clock counts halvings and a page is halved by the difference when it
+ * is next touched, so no input or tick ever walks all pages.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const struct colloid_policy *const policies[] = {
+	&colloid_policy_hemem,
+	&colloid_policy_tpp,
+	&colloid_policy_memtis,
+};
+
+#define NPOLICIES (sizeof(policies) / sizeof(policies[0]))
+
+const struct colloid_policy *colloid_policy_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < NPOLICIES; i++)
+		if (!strcmp(policies[i]->name, name))
+			return policies[i];
+	return NULL;
+}
+
+const char *colloid_policy_name(unsigned int i)
+{
+	return i < NPOLICIES ? policies[i]->name : NULL;
+}
+
+/* ---- lists ---- */
+
+static void list_del(struct colloid_ctx *ctx, uint32_t i)
+{
+	struct cpage *pg = &ctx->pages[i];
+	struct clist *l = &ctx->lists[pg->tier][pg->bin];
+
+	if (pg->prev != NIL)
+		ctx->pages[pg->prev].next = pg->next;
+	else
+		l->head = pg->next;
+	if (pg->next != NIL)
+		ctx->pages[pg->next].prev = pg->prev;
+	else
+		l->tail = pg->prev;
+	pg->prev = pg->next = NIL;
+	l->n--;
+}
+
+static void list_add_head(struct colloid_ctx *ctx, uint32_t i)
+{
+	struct cpage *pg = &ctx->pages[i];
+	struct clist *l = &ctx->lists[pg->tier][pg->bin];
+
+	pg->prev = NIL;
+	pg->next = l->head;
+	if (l->head != NIL)
+		ctx->pages[l->head].prev = i;
+	else
+		l->tail = i;
+	l->head = i;
+	l->n++;
+}
+
+/* ---- heat and cooling ---- */
+
+static inline uint32_t shr32(uint32_t v, uint32_t d)
+{
+	return d >= 32 ? 0 : v >> d;
+}
+
+uint32_t heat_of(const struct colloid_ctx *ctx, const struct cpage *pg)
+{
+	uint32_t d = ctx->cool_clock - pg->clock;
+
+	return sat_add32(shr32(pg->reads, d), shr32(pg->writes, d));
+}
+
+unsigned int bin_of(uint32_t heat)
+{
+	unsigned int e, s, b;
+
+	if (!heat)
+		return 0;
+	e = 31 - (unsigned int)__builtin_clz(heat);	/* floor(log2) */
+	if (e >= 2)
+		s = (heat >> (e - 2)) & 3;
+	else
+		s = (heat << (2 - e)) & 3;
+	b = 1 + NB_SUB * e + s;
+	return b < NB ? b : NB - 1;
+}
+
+void page_set_flag_hot(struct colloid_ctx *ctx, uint32_t i, bool hot)
+{
+	struct cpage *pg = &ctx->pages[i];
+
+	if (hot && !(pg->flags & PF_HOT)) {
+		pg->flags |= PF_HOT;
+		ctx->tiers[pg->tier].hot_pages++;
+	} else if (!hot && (pg->flags & PF_HOT)) {
+		pg->flags &= ~PF_HOT;
+		ctx->tiers[pg->tier].hot_pages--;
+	}
+}
+
+/* Re-bin page @i after its counts changed; @to_head also moves it to the
+ * head of its list when the bin is unchanged (recency order). */
+static void page_rebin(struct colloid_ctx *ctx, uint32_t i, bool to_head)
+{
+	struct cpage *pg = &ctx->pages[i];
+	unsigned int b = ctx->pol->single_list ? 0 : bin_of(heat_of(ctx, pg));
+
+	if (b != pg->bin || to_head) {
+		list_del(ctx, i);
+		pg->bin = (uint8_t)b;
+		list_add_head(ctx, i);
+	}
+	if (to_head || !ctx->pol->hot_at_sample)
+		page_set_flag_hot(ctx, i, ctx->pol->is_hot(ctx, pg));
+}
+
+/* Apply pending cooling to page @i (never moves it to a list head unless its bin changes). */
+void page_refresh(struct colloid_ctx *ctx, uint32_t i)
+{
+	struct cpage *pg = &ctx->pages[i];
+	uint32_t d = ctx->cool_clock - pg->clock;
+
+	/* counts unchanged since the page was last binned: nothing to do */
+	if (!d)
+		return;
+	pg->reads = shr32(pg->reads, d);
+	pg->writes = shr32(pg->writes, d);
+	pg->clock = ctx->cool_clock;
+	page_rebin(ctx, i, false);
+}
+
+/*
+ * Is page @i, after pending cooling, still in bin @b?  If not, re-bin it
+ * (it will be met again in its right bin) and return false.  *@heat gets
+ * its cooled heat.  Cheaper than page_refresh() for pages about to move.
+ */
+bool page_in_bin(struct colloid_ctx *ctx, uint32_t i, unsigned int b, uint32_t *heat)
+{
+	*heat = heat_of(ctx, &ctx->pages[i]);
+	if (bin_of(*heat) == b)
+		return true;
+	page_refresh(ctx, i);
+	return false;
+}
+
+void page_touch_lru(struct colloid_ctx *ctx, uint32_t i)
+{
+	page_rebin(ctx, i, true);
+}
+
+void cool_global(struct colloid_ctx *ctx)
+{
+	ctx->cool_clock++;
+	ctx->total_weight *= 0.5;
+}
+
+void counts_add(struct colloid_ctx *ctx, uint32_t i, int is_write, uint32_t w)
+{
+	struct cpage *pg = &ctx->pages[i];
+	uint32_t d = ctx->cool_clock - pg->clock;
+
+	if (d) {
+		pg->reads = shr32(pg->reads, d);
+		pg->writes = shr32(pg->writes, d);
+		pg->clock = ctx->cool_clock;
+	}
+	if (is_write)
+		pg->writes = sat_add32(pg->writes, w);
+	else
+		pg->reads = sat_add32(pg->reads, w);
+	ctx->total_weight += w;
+	page_rebin(ctx, i, true);
+}
+
+/* ---- tiers ---- */
+
+uint64_t tier_room(const struct colloid_ctx *ctx, unsigned int t)
+{
+	const struct tier *tr = &ctx->tiers[t];
+	uint64_t room = tr->used_pages >= tr->cap_pages ? 0 : tr->cap_pages - tr->used_pages;
+
+	if (tr->free_valid && tr->free_reported < room)
+		room = tr->free_reported;
+	return room;
+}
+
+/* The next slower tier with room below @from (by unloaded latency), or -1. */
+int tier_pick_lower(const struct colloid_ctx *ctx, unsigned int from)
+{
+	unsigned int k, pos = 0;
+
+	for (k = 0; k < ctx->ntiers; k++)
+		if (ctx->order[k] == from)
+			pos = k;
+	for (k = pos + 1; k < ctx->ntiers; k++)
+		if (tier_room(ctx, ctx->order[k]) > 0)
+			return (int)ctx->order[k];
+	return -1;
+}
+
+static void page_move(struct colloid_ctx *ctx, uint32_t i, unsigned int to)
+{
+	struct cpage *pg = &ctx->pages[i];
+	struct tier *from = &ctx->tiers[pg->tier], *dst = &ctx->tiers[to];
+	bool hot = pg->flags & PF_HOT;
+
+	list_del(ctx, i);
+	/* apply pending cooling while unlinked: one relink instead of two */
+	if (ctx->cool_clock != pg->clock) {
+		uint32_t d = ctx->cool_clock - pg->clock;
+
+		pg->reads = shr32(pg->reads, d);
+		pg->writes = shr32(pg->writes, d);
+		pg->clock = ctx->cool_clock;
+		if (!ctx->pol->single_list)
+			pg->bin = (uint8_t)bin_of(heat_of(ctx, pg));
+	}
+	if (hot)
+		from->hot_pages--;
+	from->used_pages--;
+	if (from->free_valid)
+		from->free_reported++;
+	pg->tier = (uint8_t)to;
+	dst->used_pages++;
+	if (dst->free_valid && dst->free_reported)
+		dst->free_reported--;
+	if (hot)
+		dst->hot_pages++;
+	list_add_head(ctx, i);
+}
+
+/*
+ * Append a move of @page to tier @to.  Returns 0, -ENOSPC when the plan
+ * array or the byte budget is exhausted (stop planning), or -EAGAIN when
+ * this particular move is impossible (no room in @to, same tier, already
+ * moved this tick).
+ */
+int plan_add(struct colloid_ctx *ctx, struct plan *pl, uint32_t page, unsigned int to)
+{
+	struct cpage *pg = &ctx->pages[page];
+
+	if (pl->n >= pl->cap || pl->bytes_left < (double)ctx->page_size)
+		return -ENOSPC;
+	if (pg->tier == to || (pg->flags & PF_MOVED) || !tier_room(ctx, to))
+		return -EAGAIN;
+	pl->moves[pl->n].page = page;
+	pl->moves[pl->n].from = pg->tier;
+	pl->moves[pl->n].to = (uint8_t)to;
+	pl->n++;
+	pl->bytes_left -= (double)ctx->page_size;
+	pl->bytes += ctx->page_size;
+	page_move(ctx, page, to);
+	pg->flags |= PF_MOVED;
+	return 0;
+}
+
+/* ---- latency ---- */
+
+double tier_lat(const struct colloid_ctx *ctx, unsigned int t)
+{
+	const struct tier *tr = &ctx->tiers[t];
+
+	if (tr->have_obs && tr->arr > 0)
+		return tr->occ / tr->arr;
+	return tr->unloaded;
+}
+
+bool lat_ready(const struct colloid_ctx *ctx)
+{
+	if (!ctx->tiers[ctx->dflt].have_obs)
+		return false;
+	for (unsigned int t = 0; t < ctx->ntiers; t++)
+		if (t != ctx->dflt && ctx->tiers[t].have_obs)
+			return true;
+	return false;
+}
+
+/*
+ * Default-tier latency and rate, and the alternate tiers' combined rate and
+ * rate-weighted mean latency (with two tiers: simply the other tier).
+ */
+void lat_pair(const struct colloid_ctx *ctx, double *ld, double *la, double *rd, double *ra)
+{
+	double sum_r = 0, sum_rl = 0, min_l = INFINITY;
+
+	*ld = tier_lat(ctx, ctx->dflt);
+	*rd = ctx->tiers[ctx->dflt].rate;
+	for (unsigned int t = 0; t < ctx->ntiers; t++) {
+		const struct tier *tr = &ctx->tiers[t];
+
+		if (t == ctx->dflt || !tr->have_obs)
+			continue;
+		sum_r += tr->rate;
+		sum_rl += tr->rate * tier_lat(ctx, t);
+		if (tier_lat(ctx, t) < min_l)
+			min_l = tier_lat(ctx, t);
+	}
+	*ra = sum_r;
+	*la = sum_r > 0 ? sum_rl / sum_r : min_l;
+}
+
+/* ---- public: lifecycle ---- */
+
+int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out)
+{
+	const struct colloid_policy *pol;
+	struct colloid_ctx *ctx;
+	unsigned int t, k;
+	int ret;
+
+	if (!cfg || !out || !cfg->policy)
+		return -EINVAL;
+	*out = NULL;
+	pol = colloid_policy_find(cfg->policy);
+	if (!pol)
+		return -ENOENT;
+	if ((cfg->colloid != 0 && cfg->colloid != 1) || cfg->ntiers < 2 ||
+	    cfg->ntiers > COLLOID_MAX_TIERS || cfg->npages == 0 ||
+	    cfg->npages >= UINT32_MAX || cfg->page_size < 4096 ||
+	    (cfg->page_size & (cfg->page_size - 1)) || cfg->init_tier >= cfg->ntiers)
+		return -EINVAL;
+	for (t = 0; t < cfg->ntiers; t++)
+		if (!isfinite(cfg->tiers[t].unloaded_latency_ns) ||
+		    cfg->tiers[t].unloaded_latency_ns <= 0)
+			return -EINVAL;
+	if (cfg->params) {
+		ret = colloid_params_check(cfg->params);
+		if (ret)
+			return ret;
+	}
+
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->pages = malloc(cfg->npages * sizeof(*ctx->pages));
+	if (!ctx->pages)
+		goto nomem;
+	if (!strcmp(pol->name, "tpp")) {
+		ctx->ring = malloc(cfg->npages * sizeof(*ctx->ring));
+		if (!ctx->ring)
+			goto nomem;
+	}
+
+	ctx->pol = pol;
+	if (cfg->params)
+		ctx->prm = *cfg->params;
+	else
+		colloid_params_default(&ctx->prm, pol->name);
+	ctx->colloid = cfg->colloid;
+	ctx->ntiers = cfg->ntiers;
+	ctx->npages = (uint32_t)cfg->npages;
+	ctx->page_size = cfg->page_size;
+
+	/* stable insertion sort of tiers by unloaded latency */
+	for (t = 0; t < ctx->ntiers; t++) {
+		double l = cfg->tiers[t].unloaded_latency_ns;
+
+		for (k = t; k > 0 && cfg->tiers[ctx->order[k - 1]].unloaded_latency_ns > l; k--)
+			ctx->order[k] = ctx->order[k - 1];
+		ctx->order[k] = t;
+	}
+	ctx->dflt = ctx->order[0];
+
+	for (t = 0; t < ctx->ntiers; t++) {
+		ctx->tiers[t].cap_pages = cfg->tiers[t].capacity_bytes / cfg->page_size;
+		ctx->tiers[t].unloaded = cfg->tiers[t].unloaded_latency_ns;
+		for (k = 0; k < NB; k++)
+			ctx->lists[t][k].head = ctx->lists[t][k].tail = NIL;
+	}
+	for (uint32_t i = 0; i < ctx->npages; i++) {
+		struct cpage *pg = &ctx->pages[i];
+
+		pg->prev = i ? i - 1 : NIL;
+		pg->next = i + 1 < ctx->npages ? i + 1 : NIL;
+		pg->reads = pg->writes = pg->clock = 0;
+		pg->tier = (uint8_t)cfg->init_tier;
+		pg->bin = pg->flags = pg->pad = 0;
+	}
+	ctx->lists[cfg->init_tier][0].head = 0;
+	ctx->lists[cfg->init_tier][0].tail = ctx->npages - 1;
+	ctx->lists[cfg->init_tier][0].n = ctx->npages;
+	ctx->tiers[cfg->init_tier].used_pages = ctx->npages;
+
+	ctx->p = 0.5;
+	ctx->p_lo = 0;
+	ctx->p_hi = 1;
+	ctx->tpp_threshold_ms = ctx->prm.tpp_hot_threshold_ms;
+	ctx->memtis_thr = 1;
+	*out = ctx;
+	return 0;
+nomem:
+	free(ctx->ring);
+	free(ctx->pages);
+	free(ctx);
+	return -ENOMEM;
+}
+
+void colloid_destroy(struct colloid_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	free(ctx->ring);
+	free(ctx->pages);
+	free(ctx);
+}
+
+int colloid_ctx_param_set(struct colloid_ctx *ctx, const char *name, double value)
+{
+	struct colloid_params np;
+	int ret;
+
+	if (!ctx)
+		return -EINVAL;
+	np = ctx->prm;
+	ret = colloid_param_set(&np, name, value);
+	if (ret)
+		return ret;
+	if (colloid_params_check(&np))
+		return -EINVAL;
+	ctx->prm = np;
+	if (!strcmp(name, "tpp_hot_threshold_ms"))
+		ctx->tpp_threshold_ms = value;
+	return 0;
+}
+
+int colloid_ctx_params(const struct colloid_ctx *ctx, struct colloid_params *p)
+{
+	if (!ctx || !p)
+		return -EINVAL;
+	*p = ctx->prm;
+	return 0;
+}
+
+/* ---- public: placement ---- */
+
+int colloid_page_set_tier(struct colloid_ctx *ctx, uint64_t page, unsigned int tier)
+{
+	if (!ctx || page >= ctx->npages || tier >= ctx->ntiers)
+		return -EINVAL;
+	if (ctx->pages[page].tier != tier)
+		page_move(ctx, (uint32_t)page, tier);
+	return 0;
+}
+
+int colloid_page_tier(const struct colloid_ctx *ctx, uint64_t page)
+{
+	if (!ctx || page >= ctx->npages)
+		return -EINVAL;
+	return ctx->pages[page].tier;
+}
+
+int colloid_tier_set_capacity(struct colloid_ctx *ctx, unsigned int tier, uint64_t bytes)
+{
+	if (!ctx || tier >= ctx->ntiers)
+		return -EINVAL;
+	ctx->tiers[tier].cap_pages = bytes / ctx->page_size;
+	return 0;
+}
+
+int colloid_tier_set_free(struct colloid_ctx *ctx, unsigned int tier, uint64_t bytes)
+{
+	if (!ctx || tier >= ctx->ntiers)
+		return -EINVAL;
+	ctx->tiers[tier].free_reported = bytes / ctx->page_size;
+	ctx->tiers[tier].free_valid = true;
+	return 0;
+}
+
+/* ---- public: observations ---- */
+
+int colloid_sample(struct colloid_ctx *ctx, uint64_t page, int is_write, uint32_t weight)
+{
+	if (!ctx || page >= ctx->npages || weight == 0 || (is_write != 0 && is_write != 1))
+		return -EINVAL;
+	ctx->samples_total += weight;
+	ctx->pol->sample(ctx, (uint32_t)page, is_write, weight);
+	return 0;
+}
+
+int colloid_hint_fault(struct colloid_ctx *ctx, uint64_t page, uint64_t since_scan_ns,
+		       uint64_t now_ns)
+{
+	if (!ctx || page >= ctx->npages)
+		return -EINVAL;
+	ctx->faults_total++;
+	ctx->pol->fault(ctx, (uint32_t)page, since_scan_ns, now_ns);
+	return 0;
+}
+
+int colloid_observe_cha(struct colloid_ctx *ctx, unsigned int tier, double occupancy,
+			double arrivals, uint64_t interval_ns)
+{
+	struct tier *tr;
+	double a, rate;
+
+	if (!ctx || tier >= ctx->ntiers || !interval_ns || !isfinite(occupancy) ||
+	    !isfinite(arrivals) || occupancy < 0 || arrivals < 0)
+		return -EINVAL;
+	tr = &ctx->tiers[tier];
+	rate = arrivals / ((double)interval_ns * 1e-9);
+	if (!tr->have_obs) {
+		/* start from the first observation, not from zero */
+		tr->occ = occupancy;
+		tr->arr = arrivals;
+		tr->rate = rate;
+		tr->have_obs = true;
+		return 0;
+	}
+	a = ctx->prm.ewma_alpha;
+	tr->occ = a * occupancy + (1 - a) * tr->occ;
+	tr->arr = a * arrivals + (1 - a) * tr->arr;
+	tr->rate = a * rate + (1 - a) * tr->rate;
+	return 0;
+}
+
+int colloid_observe_ns(struct colloid_ctx *ctx, unsigned int tier, double latency_ns,
+		       double accesses, uint64_t interval_ns)
+{
+	if (!isfinite(latency_ns) || latency_ns < 0 || !isfinite(accesses) || accesses < 0)
+		return -EINVAL;
+	return colloid_observe_cha(ctx, tier, latency_ns * accesses, accesses, interval_ns);
+}
+
+/* ---- public: decisions ---- */
+
+int colloid_tick(struct colloid_ctx *ctx, uint64_t now_ns, uint64_t quantum_ns,
+		 struct colloid_move *plan, size_t cap, size_t *n_out)
+{
+	struct plan pl;
+	double q_s, limit;
+
+	if (!ctx || !quantum_ns || !n_out || (cap && !plan))
+		return -EINVAL;
+	*n_out = 0;
+	q_s = (double)quantum_ns * 1e-9;
+	limit = ctx->prm.migrate_limit_Bps * q_s;
+	pl.moves = plan;
+	pl.cap = cap;
+	pl.n = 0;
+	pl.bytes = 0;
+	pl.bytes_left = limit;
+
+	if (ctx->colloid)
+		colloid_search_update(ctx);
+
+	if (ctx->colloid && !ctx->pol->sign_only && lat_ready(ctx)) {
+		double ld, la, rd, ra, budget;
+
+		lat_pair(ctx, &ld, &la, &rd, &ra);
+		budget = ctx->delta_p * (rd + ra) * ctx->prm.bytes_per_access * q_s;
+		if (budget > limit)
+			budget = limit;
+		pl.bytes_left = budget;
+		ctx->last_budget_bytes = budget;
+		colloid_balance(ctx, &pl);
+	} else {
+		ctx->last_budget_bytes = limit;
+		ctx->pol->tick(ctx, &pl, now_ns, quantum_ns);
+	}
+
+	for (size_t k = 0; k < pl.n; k++)
+		ctx->pages[plan[k].page].flags &= ~PF_MOVED;
+	ctx->last_plan_moves = pl.n;
+	ctx->last_plan_bytes = pl.bytes;
+	ctx->moves_total += pl.n;
+	ctx->quanta++;
+	*n_out = pl.n;
+	return 0;
+}
+
+int colloid_step(struct colloid_ctx *ctx, const struct colloid_ops *ops, void *priv,
+		 uint64_t now_ns, uint64_t quantum_ns, struct colloid_move *buf, size_t cap,
+		 size_t *applied)
+{
+	size_t n = 0, done;
+	int ret;
+
+	if (!ctx || !ops || (cap && !buf))
+		return -EINVAL;
+	if (applied)
+		*applied = 0;
+	if (ops->observe) {
+		ret = ops->observe(priv, ctx, now_ns, quantum_ns);
+		if (ret)
+			return ret;
+	}
+	ret = colloid_tick(ctx, now_ns, quantum_ns, buf, cap, &n);
+	if (ret)
+		return ret;
+	if (!n || !ops->migrate) {
+		if (applied)
+			*applied = ops->migrate ? 0 : n;
+		return 0;
+	}
+	done = 0;
+	ret = ops->migrate(priv, buf, n, &done);
+	if (done > n)
+		done = n;
+	/* put pages whose move failed back where they are */
+	for (size_t k = n; k > done; k--)
+		colloid_page_set_tier(ctx, buf[k - 1].page, buf[k - 1].from);
+	if (applied)
+		*applied = done;
+	return ret;
+}
+
+/* ---- public: observability ---- */
+
+int colloid_get_state(const struct colloid_ctx *ctx, struct colloid_state *st)
+{
+	if (!ctx || !st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->default_tier = ctx->dflt;
+	st->p = ctx->p;
+	st->p_lo = ctx->p_lo;
+	st->p_hi = ctx->p_hi;
+	st->delta_p = ctx->delta_p;
+	st->direction = ctx->direction;
+	for (unsigned int t = 0; t < ctx->ntiers; t++) {
+		st->lat[t] = tier_lat(ctx, t);
+		st->rate[t] = ctx->tiers[t].rate;
+		st->pages[t] = ctx->tiers[t].used_pages;
+		st->hot_pages[t] = ctx->tiers[t].hot_pages;
+		st->used_bytes[t] = ctx->tiers[t].used_pages * ctx->page_size;
+		st->free_bytes[t] = tier_room(ctx, t) * ctx->page_size;
+	}
+	st->last_budget_bytes = ctx->last_budget_bytes;
+	st->last_plan_moves = ctx->last_plan_moves;
+	st->last_plan_bytes = ctx->last_plan_bytes;
+	st->hot_threshold = ctx->pol->hot_threshold(ctx);
+	st->total_weight = ctx->total_weight;
+	st->quanta = ctx->quanta;
+	st->moves_total = ctx->moves_total;
+	st->samples_total = ctx->samples_total;
+	st->faults_total = ctx->faults_total;
+	st->ntiers = ctx->ntiers;
+	st->colloid = ctx->colloid;
+	return 0;
+}
+
+const char *colloid_ctx_policy(const struct colloid_ctx *ctx)
+{
+	return ctx ? ctx->pol->name : NULL;
+}
+
+double colloid_page_prob(const struct colloid_ctx *ctx, uint64_t page)
+{
+	double h;
+
+	if (!ctx || page >= ctx->npages)
+		return NAN;
+	if (ctx->total_weight <= 0)
+		return 0;
+	h = heat_of(ctx, &ctx->pages[page]) / ctx->total_weight;
+	return h > 1 ? 1 : h;
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hemem.c - HeMem's placement policy (SOSP'21), as DESIGN.md "Baselines"
+ * describes it: sampled per-page read/write counts; a page is hot when
+ * reads >= hemem_read_hot or writes >= hemem_write_hot; when a count reaches
+ * hemem_cool_threshold every count halves (lazily, through the cooling
+ * clock); as in HeMem, a page is classed hot or cold when it is sampled
+ * (its hot/cold list), not when the policy loop looks at it; each quantum
+ * hot slow-tier pages are promoted, hottest bins first, and when the
+ * default tier is full a cold default-tier page is demoted to make room;
+ * migration is capped by migrate_limit_Bps.
+ */
+#include <errno.h>
+
+#include "internal.h"
+
+static bool hemem_is_hot(const struct colloid_ctx *ctx, const struct cpage *pg)
+{
+	uint32_t d = ctx->cool_clock - pg->clock;
+	uint32_t r = d >= 32 ? 0 : pg->reads >> d, w = d >= 32 ? 0 : pg->writes >> d;
+
+	return r >= (uint32_t)ctx->prm.hemem_read_hot || w >= (uint32_t)ctx->prm.hemem_write_hot;
+}
+
+static void hemem_sample(struct colloid_ctx *ctx, uint32_t i, int is_write, uint32_t w)
+{
+	struct cpage *pg = &ctx->pages[i];
+	uint32_t thr = (uint32_t)ctx->prm.hemem_cool_threshold;
+
+	counts_add(ctx, i, is_write, w);
+	if (pg->reads >= thr || pg->writes >= thr) {
+		cool_global(ctx);
+		page_refresh(ctx, i);
+	}
+}
+
+static void hemem_fault(struct colloid_ctx *ctx, uint32_t i, uint64_t since, uint64_t now)
+{
+	(void)since;
+	(void)now;
+	hemem_sample(ctx, i, 0, 1);
+}
+
+/* Coldest non-hot default-tier page not yet in the plan, or NIL. */
+static uint32_t hemem_find_cold(struct colloid_ctx *ctx, uint64_t *budget)
+{
+	unsigned int d = ctx->dflt;
+
+	for (unsigned int b = 0; b < NB; b++) {
+		uint32_t i = ctx->lists[d][b].tail;
+
+		while (i != NIL && *budget) {
+			struct cpage *pg = &ctx->pages[i];
+			uint32_t prev = pg->prev;
+
+			(*budget)--;
+			if (!(pg->flags & (PF_MOVED | PF_HOT)))
+				return i;
+			i = prev;
+		}
+	}
+	return NIL;
+}
+
+static void hemem_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, uint64_t q)
+{
+	unsigned int d = ctx->dflt;
+	uint32_t min_hot = (uint32_t)ctx->prm.hemem_write_hot;
+	uint64_t budget = (uint64_t)(ctx->prm.scan_limit * (double)(pl->cap ? pl->cap : 1)) + 64;
+	int min_bin;
+
+	(void)now;
+	(void)q;
+	if ((uint32_t)ctx->prm.hemem_read_hot < min_hot)
+		min_hot = (uint32_t)ctx->prm.hemem_read_hot;
+	min_bin = (int)bin_of(min_hot);
+
+	/* hottest first: bins from the top, every slower tier */
+	for (int b = NB - 1; b >= min_bin; b--) {
+		for (unsigned int k = 1; k < ctx->ntiers; k++) {
+			unsigned int t = ctx->order[k];
+			uint32_t i = ctx->lists[t][b].head;
+			unsigned int miss = 0;
+
+			while (i != NIL && miss++ < BIN_MISS_LIMIT) {
+				struct cpage *pg = &ctx->pages[i];
+				uint32_t next = pg->next, c;
+				int to;
+
+				if (!budget)
+					return;
+				budget--;
+				page_prefetch(ctx->pages, next);
+				page_prefetch(ctx->pages, pg->prev);
+				if (pg->flags & PF_MOVED) {
+					i = next;
+					continue;
+				}
+				if (!(pg->flags & PF_HOT)) {
+					i = next;
+					continue;
+				}
+				if (!tier_room(ctx, d)) {
+					/* full: demote a cold page first, or stop */
+					if (pl->cap - pl->n < 2 ||
+					    pl->bytes_left < 2.0 * (double)ctx->page_size)
+						return;
+					c = hemem_find_cold(ctx, &budget);
+					if (c == NIL)
+						return;
+					to = tier_pick_lower(ctx, d);
+					if (to < 0 || plan_add(ctx, pl, c, (unsigned int)to))
+						return;
+				}
+				if (plan_add(ctx, pl, i, d) == -ENOSPC)
+					return;
+				miss = 0;
+				i = next;
+			}
+		}
+	}
+}
+
+static double hemem_hot_threshold(const struct colloid_ctx *ctx)
+{
+	return ctx->prm.hemem_read_hot;
+}
+
+const struct colloid_policy colloid_policy_hemem = {
+	.name = "hemem",
+	.sign_only = false,
+	.single_list = false,
+	.hot_at_sample = true,
+	.sample = hemem_sample,
+	.fault = hemem_fault,
+	.tick = hemem_tick,
+	.is_hot = hemem_is_hot,
+	.hot_threshold = hemem_hot_threshold,
+};

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - libcolloid internals shared by core, policies and balancing.
+ * Not installed; mechanisms use include/colloid.h only.
+ */
+#ifndef COLLOID_INTERNAL_H
+#define COLLOID_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "colloid.h"
+
+#define NIL UINT32_MAX
+
+/*
+ * Hotness bins: bin 0 = never sampled; bin b > 0 covers a quarter of a
+ * power of two, [2^e (1 + s/4), 2^e (1 + (s+1)/4)) with e = (b-1)/4,
+ * s = (b-1)%4, so pages in one bin differ by less than 25 % in heat.
+ * The power-of-two ("exponential histogram") bin of MEMTIS is e + 1.
+ */
+#define NB_SUB 4
+
+/*
+ * A tick walking one bin's list gives up on that bin after this many
+ * consecutive pages it examined but could not move (chosen: bounds the
+ * futile part of a walk; the bin is retried next tick).
+ */
+#define BIN_MISS_LIMIT 64
+#define NB (1 + NB_SUB * (COLLOID_NBINS - 1))
+
+static inline unsigned int bin_pow2(unsigned int b)
+{
+	return b ? (b - 1) / NB_SUB + 1 : 0;
+}
+
+/* Smallest heat a page in bin b can have. */
+static inline double bin_floor(unsigned int b)
+{
+	unsigned int e, s;
+
+	if (!b)
+		return 0;
+	e = (b - 1) / NB_SUB;
+	s = (b - 1) % NB_SUB;
+	return (double)(1ull << e) * (1.0 + (double)s / NB_SUB);
+}
+
+/* page flags */
+#define PF_HOT 0x01	/* baseline classes the page hot (counted in hot_pages) */
+#define PF_MOVED 0x02	/* already in this tick's plan */
+#define PF_PROMO 0x04	/* TPP: queued promotion candidate */
+#define PF_DEMO 0x08	/* TPP+Colloid: queued demotion candidate */
+
+/* Per-page state: 24 bytes. */
+struct cpage {
+	uint32_t prev, next;	/* links in the (tier, bin) list */
+	uint32_t reads, writes;	/* decayed sample counts, valid at @clock */
+	uint32_t clock;		/* cooling clock these counts were cooled to */
+	uint8_t tier, bin, flags, pad;
+};
+
+/* Intrusive doubly linked list of pages; head = most recently (re)linked. */
+struct clist {
+	uint32_t head, tail;
+	uint64_t n;
+};
+
+struct colloid_ctx;
+
+/* One migration plan under construction. */
+struct plan {
+	struct colloid_move *moves;
+	size_t cap, n;
+	double bytes_left;	/* min(static limit, budget) still available */
+	uint64_t bytes;
+};
+
+/* A placement policy: how inputs update page state and what the baseline plans. */
+struct colloid_policy {
+	const char *name;
+	bool sign_only;		/* Colloid uses only the sign of L_D - L_A (TPP) */
+	bool single_list;	/* one LRU list per tier (bin 0), no hotness bins */
+	bool hot_at_sample;	/* hot/cold is decided only when a page is sampled (HeMem) */
+	void (*sample)(struct colloid_ctx *ctx, uint32_t page, int is_write, uint32_t weight);
+	void (*fault)(struct colloid_ctx *ctx, uint32_t page, uint64_t since_ns, uint64_t now_ns);
+	/* baseline (or, for sign_only policies, complete) plan for one tick */
+	void (*tick)(struct colloid_ctx *ctx, struct plan *pl, uint64_t now_ns, uint64_t quantum_ns);
+	/* is the page hot by the baseline's rule (after cooling)? */
+	bool (*is_hot)(const struct colloid_ctx *ctx, const struct cpage *pg);
+	double (*hot_threshold)(const struct colloid_ctx *ctx);
+};
+
+struct tier {
+	uint64_t cap_pages;	/* capacity_bytes / page_size */
+	uint64_t used_pages;
+	uint64_t free_reported;	/* pages, valid if free_valid */
+	bool free_valid;
+	double unloaded;	/* ns */
+	/* latency EWMA */
+	double occ, arr, rate;
+	bool have_obs;
+	uint64_t hot_pages;
+};
+
+struct colloid_ctx {
+	const struct colloid_policy *pol;
+	struct colloid_params prm;
+	bool colloid;
+	unsigned int ntiers;
+	unsigned int order[COLLOID_MAX_TIERS];	/* tiers by unloaded latency, fastest first */
+	unsigned int dflt;			/* = order[0] */
+	uint32_t npages;
+	uint64_t page_size;
+
+	struct tier tiers[COLLOID_MAX_TIERS];
+	struct cpage *pages;
+	struct clist lists[COLLOID_MAX_TIERS][NB];
+
+	/* cooling */
+	uint32_t cool_clock;
+	double total_weight;	/* decayed sum of sample weights */
+	double samples_since_cool, samples_since_adapt;
+
+	/* Colloid search state */
+	double p, p_lo, p_hi, delta_p;
+	int direction;
+
+	/* TPP */
+	uint32_t *ring;		/* candidate FIFO, npages entries */
+	uint32_t ring_head, ring_len;
+	double tpp_threshold_ms;
+	uint64_t tpp_window_start, tpp_adjust_start;
+	double tpp_window_bytes;
+	uint64_t tpp_cands;
+	bool tpp_blocked;
+
+	/* MEMTIS */
+	unsigned int memtis_thr;	/* power-of-two bin */
+
+	/* stats */
+	double last_budget_bytes;
+	uint64_t last_plan_moves, last_plan_bytes;
+	uint64_t quanta, moves_total, samples_total, faults_total;
+};
+
+/* params.c */
+int colloid_params_check(const struct colloid_params *p);
+
+/* core.c */
+const struct colloid_policy *colloid_policy_find(const char *name);
+void page_refresh(struct colloid_ctx *ctx, uint32_t i);
+void page_touch_lru(struct colloid_ctx *ctx, uint32_t i);
+bool page_in_bin(struct colloid_ctx *ctx, uint32_t i, unsigned int b, uint32_t *heat);
+void page_set_flag_hot(struct colloid_ctx *ctx, uint32_t i, bool hot);
+uint32_t heat_of(const struct colloid_ctx *ctx, const struct cpage *pg);
+unsigned int bin_of(uint32_t heat);
+uint64_t tier_room(const struct colloid_ctx *ctx, unsigned int t);
+int tier_pick_lower(const struct colloid_ctx *ctx, unsigned int from);
+int plan_add(struct colloid_ctx *ctx, struct plan *pl, uint32_t page, unsigned int to);
+bool lat_ready(const struct colloid_ctx *ctx);
+double tier_lat(const struct colloid_ctx *ctx, unsigned int t);
+void lat_pair(const struct colloid_ctx *ctx, double *ld, double *la, double *rd, double *ra);
+void cool_global(struct colloid_ctx *ctx);
+void counts_add(struct colloid_ctx *ctx, uint32_t i, int is_write, uint32_t w);
+
+/* balance.c */
+void colloid_search_update(struct colloid_ctx *ctx);
+void colloid_balance(struct colloid_ctx *ctx, struct plan *pl);
+int colloid_sign(const struct colloid_ctx *ctx);
+
+/* policies */
+extern const struct colloid_policy colloid_policy_hemem;
+extern const struct colloid_policy colloid_policy_tpp;
+extern const struct colloid_policy colloid_policy_memtis;
+
+/* Prefetch page @i's node and its list neighbours (pointer chasing dominates). */
+static inline void page_prefetch(const struct cpage *pages, uint32_t i)
+{
+	if (i != NIL)
+		__builtin_prefetch(&pages[i], 1);
+}
+
+static inline uint32_t sat_add32(uint32_t a, uint32_t b)
+{
+	uint64_t s = (uint64_t)a + b;
+
+	return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+}
+
+#endif /* COLLOID_INTERNAL_H */

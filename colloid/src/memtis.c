@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memtis.c - MEMTIS's placement policy (SOSP'23), as DESIGN.md "Baselines"
+ * describes it: per-page sample counts kept in an exponential histogram
+ * (bin b holds counts in [2^(b-1), 2^b)); the hot threshold is the lowest
+ * bin whose pages, with all hotter ones, still fit the default tier; every
+ * memtis_cooling_samples samples all counts halve (lazily); each quantum the
+ * migration daemon promotes pages at or above the threshold and demotes
+ * pages below it to make room (and to keep memtis_free_target free).
+ * Not modelled: MEMTIS's warm set and huge-page splitting.
+ */
+#include <errno.h>
+
+#include "internal.h"
+
+static bool memtis_is_hot(const struct colloid_ctx *ctx, const struct cpage *pg)
+{
+	return bin_pow2(bin_of(heat_of(ctx, pg))) >= ctx->memtis_thr;
+}
+
+/* Lowest power-of-two bin (>= 1) whose pages and all hotter ones fit the default tier. */
+static void memtis_adapt(struct colloid_ctx *ctx)
+{
+	uint64_t cap = ctx->tiers[ctx->dflt].cap_pages, cum = 0;
+	unsigned int thr = COLLOID_NBINS - 1;
+
+	for (int b = NB - 1; b >= 1; b--) {
+		for (unsigned int t = 0; t < ctx->ntiers; t++)
+			cum += ctx->lists[t][b].n;
+		if (cum > cap)
+			break;
+		/* the whole power-of-two group down to here fits */
+		if ((b - 1) % NB_SUB == 0)
+			thr = bin_pow2((unsigned int)b);
+	}
+	ctx->memtis_thr = thr;
+}
+
+static void memtis_sample(struct colloid_ctx *ctx, uint32_t i, int is_write, uint32_t w)
+{
+	counts_add(ctx, i, is_write, w);
+	ctx->samples_since_cool += w;
+	ctx->samples_since_adapt += w;
+	if (ctx->samples_since_cool >= ctx->prm.memtis_cooling_samples) {
+		ctx->samples_since_cool = 0;
+		cool_global(ctx);
+		page_refresh(ctx, i);
+	}
+	if (ctx->samples_since_adapt >= ctx->prm.memtis_adapt_samples) {
+		ctx->samples_since_adapt = 0;
+		memtis_adapt(ctx);
+	}
+}
+
+static void memtis_fault(struct colloid_ctx *ctx, uint32_t i, uint64_t since, uint64_t now)
+{
+	(void)since;
+	(void)now;
+	memtis_sample(ctx, i, 0, 1);
+}
+
+/* Coldest default-tier page below the threshold, not yet in the plan, or NIL. */
+static uint32_t memtis_find_cold(struct colloid_ctx *ctx, uint64_t *budget)
+{
+	unsigned int d = ctx->dflt;
+
+	for (unsigned int b = 0; b < NB && bin_pow2(b) < ctx->memtis_thr; b++) {
+		uint32_t i = ctx->lists[d][b].tail;
+
+		while (i != NIL && *budget) {
+			struct cpage *pg = &ctx->pages[i];
+			uint32_t prev = pg->prev;
+
+			(*budget)--;
+			if (!(pg->flags & PF_MOVED)) {
+				page_refresh(ctx, i);
+				if (bin_pow2(pg->bin) < ctx->memtis_thr)
+					return i;
+			}
+			i = prev;
+		}
+	}
+	return NIL;
+}
+
+static void memtis_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, uint64_t q)
+{
+	unsigned int d = ctx->dflt;
+	uint64_t budget = (uint64_t)(ctx->prm.scan_limit * (double)(pl->cap ? pl->cap : 1)) + 64;
+	uint64_t keep = (uint64_t)(ctx->prm.memtis_free_target * (double)ctx->tiers[d].cap_pages);
+	uint32_t c;
+	int to;
+
+	(void)now;
+	(void)q;
+	memtis_adapt(ctx);
+
+	/* demotion daemon: keep the free target */
+	while (tier_room(ctx, d) < keep) {
+		c = memtis_find_cold(ctx, &budget);
+		to = tier_pick_lower(ctx, d);
+		if (c == NIL || to < 0 || plan_add(ctx, pl, c, (unsigned int)to))
+			break;
+	}
+
+	/* promotion daemon: hot pages, hottest bins first */
+	for (int b = NB - 1; b >= 1 && bin_pow2((unsigned int)b) >= ctx->memtis_thr; b--) {
+		for (unsigned int k = 1; k < ctx->ntiers; k++) {
+			unsigned int t = ctx->order[k];
+			uint32_t i = ctx->lists[t][b].head;
+			unsigned int miss = 0;
+
+			while (i != NIL && miss++ < BIN_MISS_LIMIT) {
+				struct cpage *pg = &ctx->pages[i];
+				uint32_t next = pg->next, h;
+
+				if (!budget)
+					return;
+				budget--;
+				page_prefetch(ctx->pages, next);
+				page_prefetch(ctx->pages, pg->prev);
+				if (pg->flags & PF_MOVED) {
+					i = next;
+					continue;
+				}
+				if (!page_in_bin(ctx, i, (unsigned int)b, &h)) {
+					i = next;
+					continue;
+				}
+				if (tier_room(ctx, d) <= keep) {
+					if (pl->cap - pl->n < 2 ||
+					    pl->bytes_left < 2.0 * (double)ctx->page_size)
+						return;
+					c = memtis_find_cold(ctx, &budget);
+					if (c == NIL)
+						return;
+					to = tier_pick_lower(ctx, d);
+					if (to < 0 || plan_add(ctx, pl, c, (unsigned int)to))
+						return;
+				}
+				if (plan_add(ctx, pl, i, d) == -ENOSPC)
+					return;
+				miss = 0;
+				i = next;
+			}
+		}
+	}
+}
+
+static double memtis_hot_threshold(const struct colloid_ctx *ctx)
+{
+	return ctx->memtis_thr;
+}
+
+const struct colloid_policy colloid_policy_memtis = {
+	.name = "memtis",
+	.sign_only = false,
+	.single_list = false,
+	.sample = memtis_sample,
+	.fault = memtis_fault,
+	.tick = memtis_tick,
+	.is_hot = memtis_is_hot,
+	.hot_threshold = memtis_hot_threshold,
+};

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * helpers.h - shared by the libcolloid tests: assertions, a two-tier
+ * context factory and a deterministic random generator.  Tests exit 0 on
+ * pass, 1 on fail, 77 on skip.
+ */
+#ifndef COLLOID_TEST_HELPERS_H
+#define COLLOID_TEST_HELPERS_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "colloid.h"
+
+#define T_PASS 0
+#define T_FAIL 1
+#define T_SKIP 77
+
+#define CHECK(cond)                                                                   \
+	do {                                                                          \
+		if (!(cond)) {                                                        \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
+				#cond);                                               \
+			goto err;                                                     \
+		}                                                                     \
+	} while (0)
+
+#define CHECKF(cond, ...)                                                             \
+	do {                                                                          \
+		if (!(cond)) {                                                        \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, \
+				#cond);                                               \
+			fprintf(stderr, __VA_ARGS__);                                 \
+			fputc('\n', stderr);                                          \
+			goto err;                                                     \
+		}                                                                     \
+	} while (0)
+
+static const char *const t_policies[] = { "hemem", "tpp", "memtis" };
+#define T_NPOLICIES 3
+
+#define T_LAT_FAST 80.0
+#define T_LAT_SLOW 150.0
+#define T_PAGE 4096ull
+#define T_MS 1000000ull
+
+/* xorshift64*: deterministic, no libc state */
+static inline uint64_t t_rand(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+static inline double t_unif(uint64_t *s)
+{
+	return (double)(t_rand(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Two tiers: tier 0 fast (cap_fast pages), tier 1 slow (cap_slow pages). */
+static inline int t_ctx(struct colloid_ctx **c, const char *policy, int colloid, uint64_t npages,
+			uint64_t cap_fast, uint64_t cap_slow, unsigned int init_tier,
+			const struct colloid_params *prm)
+{
+	struct colloid_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.policy = policy;
+	cfg.colloid = colloid;
+	cfg.ntiers = 2;
+	cfg.tiers[0].capacity_bytes = cap_fast * T_PAGE;
+	cfg.tiers[0].unloaded_latency_ns = T_LAT_FAST;
+	cfg.tiers[1].capacity_bytes = cap_slow * T_PAGE;
+	cfg.tiers[1].unloaded_latency_ns = T_LAT_SLOW;
+	cfg.npages = npages;
+	cfg.page_size = T_PAGE;
+	cfg.init_tier = init_tier;
+	cfg.params = prm;
+	return colloid_new(&cfg, c);
+}
+
+/* Feed both tiers one latency observation (ns), with access rates r0, r1 per second. */
+static inline int t_lat(struct colloid_ctx *c, double l0, double l1, double r0, double r1,
+			uint64_t q_ns)
+{
+	double s = (double)q_ns * 1e-9;
+	int ret = colloid_observe_ns(c, 0, l0, r0 * s, q_ns);
+
+	return ret ? ret : colloid_observe_ns(c, 1, l1, r1 * s, q_ns);
+}
+
+/* Apply a plan to a page->tier shadow map and per-tier counts; check capacity
+ * after every move.  Returns 0, or -1 on a bad move or capacity overflow. */
+static inline int t_apply(const struct colloid_move *m, size_t n, unsigned char *where,
+			  uint64_t *used, const uint64_t *cap, unsigned int ntiers)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (m[k].from >= ntiers || m[k].to >= ntiers || m[k].from == m[k].to)
+			return -1;
+		if (where[m[k].page] != m[k].from)
+			return -1;
+		where[m[k].page] = m[k].to;
+		used[m[k].from]--;
+		used[m[k].to]++;
+		if (used[m[k].to] > cap[m[k].to])
+			return -1;
+	}
+	return 0;
+}
+
+#endif
