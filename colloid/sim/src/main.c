@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - tiersim command line: parse and validate everything before any
+ * work, then run.  See --help and docs/tier-model.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "colloid.h"
+#include "sim.h"
+
+#define MAX_INTENSITY 10.0
+
+static const char *prog = "tiersim";
+
+/* Calibrated model constants (docs/tier-model.md, "Calibration"). */
+#define DEF_APP_MLP 4.0
+#define DEF_APP_STREAM_MLP 24.0
+#define DEF_APP_THINK_NS 10.0
+#define DEF_ANTAG_MLP 17.0
+#define DEF_ANTAG_THINK_NS 20.0
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: %s --system hemem|tpp|memtis|static --tier default:CURVE[:capacity=GiB]\n"
+"               --tier alternate:CURVE[:capacity=GiB] [options]\n"
+"\n"
+"tiersim: deterministic closed-loop simulator of two memory tiers driving\n"
+"libcolloid's policies (docs/tier-model.md).  Output is long-form CSV\n"
+"t_s,metric,value,unit.\n"
+"\n"
+"system:\n"
+"  --system NAME             hemem, tpp, memtis (libcolloid policies) or static\n"
+"  --colloid on|off          Colloid balancing on top of the policy (default off)\n"
+"  --delta-p binary|closed   Colloid's delta-p rule (default: libcolloid's, binary)\n"
+"  --param NAME=VALUE        set a libcolloid parameter (repeatable; see colloid.h)\n"
+"  --static-hot-fraction F   system=static: share of the hot set kept in the default\n"
+"                            tier; cold regions fill the rest of it (default 1)\n"
+"tiers:\n"
+"  --tier ROLE:CURVE[:capacity=GiB]  ROLE is default or alternate; CURVE is a CSV\n"
+"                            file (read_ratio,bandwidth_mbps,latency_ns), a Mess-style\n"
+"                            directory of bwlat_<readpct>.txt, or\n"
+"                            param:L0=NS,a=NS,k=EXP,bsat=MBPS (hosts/curves/README.md).\n"
+"                            Capacity defaults: default = working set / 3,\n"
+"                            alternate = working set\n"
+"workload (GUPS):\n"
+"  --workload gups           the only model workload so far (default gups)\n"
+"  --working-set SIZE        bytes, suffix K/M/G/T (binary) (default 72G)\n"
+"  --hot-set SIZE            bytes (default 20G)\n"
+"  --hot-share F             share of accesses to the hot set, 0..1 (default 0.9)\n"
+"  --object-size BYTES       bytes per access, 64..1048576 (default 64)\n"
+"  --op rmw|read             read-modify-write or read-only (default rmw)\n"
+"host model (defaults: the paper testbed calibration):\n"
+"  --app-cores N             application cores (default 15)\n"
+"  --antagonist-cores-per-unit N  antagonist cores per 1x intensity (default 5)\n"
+"  --intensity X             antagonist intensity, 0..%g, float (default 0)\n"
+"  --app-mlp N               random-access lines in flight per app core (default %g)\n"
+"  --app-stream-mlp N        most lines in flight per app core (prefetch) (default %g)\n"
+"  --app-think-ns NS         app think time per request at 64 B (default %g)\n"
+"  --antagonist-mlp N        lines in flight per antagonist core (default %g)\n"
+"  --antagonist-think-ns NS  antagonist think time per line (default %g)\n"
+"simulation:\n"
+"  --region-size SIZE        region (page) size, 4K..1G power of two (default 2M)\n"
+"  --duration S              simulated seconds, integer (default 100)\n"
+"  --quantum-ms Q            quantum in ms, must divide 1000 (default: the\n"
+"                            policy's period: hemem 10, tpp 10, memtis 500, static 10)\n"
+"  --average-last S          seconds averaged in the summary (default 30)\n"
+"  --event hotset_move@T     move the hot set at T s (repeatable)\n"
+"  --event intensity@T=X     set the antagonist intensity to X at T s\n"
+"  --seed N                  random seed (default 1)\n"
+"observation models:\n"
+"  --cha-poll-us US          CHA monitor poll interval (default 200)\n"
+"  --cha-noise S             lognormal sigma of one poll's latency (default 0.05)\n"
+"  --pebs-max-rate N         MEMTIS: most sample calls per second (its sampler\n"
+"                            raises its period); each carries weight k (default 100000)\n"
+"output:\n"
+"  --timeseries FILE         per-second metrics (- = stdout)\n"
+"  --summary FILE            averages of the last --average-last s, convergence_time_s\n"
+"                            (runs with events) and policy_cpu_share (default stdout)\n"
+"  --no-timing               omit policy_cpu_share (the only non-deterministic value)\n"
+"  -h, --help                this text\n"
+"\n"
+"metrics: throughput (Mops/s), latency_default, latency_alternate (ns), p (share\n"
+"of app accesses served by the default tier), hot_in_alternate (GiB),\n"
+"migration_rate, antagonist_bandwidth, bandwidth_default, bandwidth_alternate\n"
+"(MB/s), intensity (x).\n"
+"exit: 0 done, 1 runtime failure, 2 bad arguments, 130/143 interrupted.\n",
+		prog, MAX_INTENSITY, DEF_APP_MLP, DEF_APP_STREAM_MLP, DEF_APP_THINK_NS,
+		DEF_ANTAG_MLP, DEF_ANTAG_THINK_NS);
+}
+
+static void die_arg(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: error: ", prog);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static double parse_num(const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(v))
+		die_arg("bad number for %s", what);
+	return v;
+}
+
+static double parse_size(const char *s, const char *what)
+{
+	char *end;
+	double v, mult = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v) || v < 0)
+		die_arg("bad size for %s", what);
+	if (*end) {
+		switch (*end) {
+		case 'k': case 'K': mult = 1024.0; break;
+		case 'm': case 'M': mult = 1048576.0; break;
+		case 'g': case 'G': mult = 1073741824.0; break;
+		case 't': case 'T': mult = 1099511627776.0; break;
+		case 'b': case 'B': mult = 1; end--; break;
+		default: die_arg("bad size suffix for %s", what);
+		}
+		end++;
+		if (*end && strcasecmp(end, "iB") && strcasecmp(end, "B"))
+			die_arg("bad size suffix for %s", what);
+	}
+	return v * mult;
+}
+
+static void parse_tier(struct sim_cfg *c, const char *arg, int seen[2])
+{
+	const char *colon = strchr(arg, ':'), *capp;
+	char curve[1024];
+	size_t len;
+	int role;
+
+	if (!colon)
+		die_arg("--tier needs ROLE:CURVE, got '%s'", arg);
+	if (!strncmp(arg, "default:", 8))
+		role = 0;
+	else if (!strncmp(arg, "alternate:", 10))
+		role = 1;
+	else
+		die_arg("--tier role must be default or alternate: '%s'", arg);
+	if (seen[role])
+		die_arg("--tier %s given twice", role ? "alternate" : "default");
+	seen[role] = 1;
+	len = strlen(colon + 1);
+	if (len >= sizeof(curve))
+		die_arg("--tier curve too long: '%s'", arg);
+	strcpy(curve, colon + 1);
+	c->capacity[role] = -1;
+	capp = strstr(curve, ":capacity=");
+	if (capp) {
+		double gib = parse_num(capp + 10, "capacity");
+
+		if (!(gib > 0))
+			die_arg("capacity must be > 0 GiB: '%s'", arg);
+		c->capacity[role] = gib * 1073741824.0;
+		curve[capp - curve] = '\0';
+	}
+	if (!curve[0])
+		die_arg("--tier has an empty curve: '%s'", arg);
+	strcpy(c->tier_spec[role], curve);
+}
+
+static void parse_event(struct sim_cfg *c, const char *arg)
+{
+	const char *at = strchr(arg, '@');
+	struct sim_event *e;
+	char tbuf[64];
+	const char *eq;
+
+	if (c->nev >= SIM_MAX_EVENTS)
+		die_arg("too many --event options (max %s)", "32");
+	if (!at)
+		die_arg("--event needs NAME@T[=VALUE], got '%s'", arg);
+	e = &c->ev[c->nev];
+	memset(e, 0, sizeof(*e));
+	if ((size_t)(at - arg) >= sizeof(e->name))
+		die_arg("bad event name in '%s'", arg);
+	memcpy(e->name, arg, (size_t)(at - arg));
+	eq = strchr(at, '=');
+	if (strlen(at + 1) >= sizeof(tbuf))
+		die_arg("bad event time in '%s'", arg);
+	strcpy(tbuf, at + 1);
+	if (eq)
+		tbuf[eq - at - 1] = '\0';
+	e->t_s = parse_num(tbuf, "event time");
+	if (e->t_s < 0)
+		die_arg("event time must be >= 0: '%s'", arg);
+	if (!strcmp(e->name, "hotset_move")) {
+		if (eq)
+			die_arg("hotset_move takes no value: '%s'", arg);
+	} else if (!strcmp(e->name, "intensity")) {
+		if (!eq)
+			die_arg("intensity event needs =VALUE: '%s'", arg);
+		e->value = parse_num(eq + 1, "event intensity");
+		if (e->value < 0 || e->value > MAX_INTENSITY)
+			die_arg("event intensity out of range 0..10: '%s'", arg);
+	} else {
+		die_arg("unknown event '%s' (hotset_move, intensity)", e->name);
+	}
+	c->nev++;
+}
+
+static void parse_param(struct sim_cfg *c, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct sim_param *p;
+	struct colloid_params tmp;
+
+	if (c->npar >= SIM_MAX_PARAMS)
+		die_arg("too many --param options (max %s)", "64");
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(p->name))
+		die_arg("--param needs NAME=VALUE, got '%s'", arg);
+	p = &c->par[c->npar];
+	memset(p->name, 0, sizeof(p->name));
+	memcpy(p->name, arg, (size_t)(eq - arg));
+	p->value = parse_num(eq + 1, "--param value");
+	colloid_params_default(&tmp, NULL);
+	if (colloid_param_set(&tmp, p->name, p->value) == -ENOENT)
+		die_arg("unknown libcolloid parameter '%s'", p->name);
+	if (colloid_param_set(&tmp, p->name, p->value))
+		die_arg("libcolloid parameter out of range: '%s'", arg);
+	c->npar++;
+}
+
+static void on_signal(int sig)
+{
+	sim_stop_signal = sig;
+}
+
+enum {
+	O_SYSTEM = 256, O_COLLOID, O_DELTAP, O_TIER, O_WORKLOAD, O_WS, O_HOT, O_SHARE,
+	O_OBJ, O_OP, O_APPC, O_ANTU, O_INT, O_SHF, O_REGION, O_DUR, O_QUANT, O_AVG,
+	O_EVENT, O_PARAM, O_SEED, O_TS, O_SUM, O_NOTIME, O_AMLP, O_ASMLP, O_ATHINK,
+	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_PEBSMAX,
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "system", required_argument, NULL, O_SYSTEM },
+		{ "colloid", required_argument, NULL, O_COLLOID },
+		{ "delta-p", required_argument, NULL, O_DELTAP },
+		{ "tier", required_argument, NULL, O_TIER },
+		{ "workload", required_argument, NULL, O_WORKLOAD },
+		{ "working-set", required_argument, NULL, O_WS },
+		{ "hot-set", required_argument, NULL, O_HOT },
+		{ "hot-share", required_argument, NULL, O_SHARE },
+		{ "object-size", required_argument, NULL, O_OBJ },
+		{ "op", required_argument, NULL, O_OP },
+		{ "app-cores", required_argument, NULL, O_APPC },
+		{ "antagonist-cores-per-unit", required_argument, NULL, O_ANTU },
+		{ "intensity", required_argument, NULL, O_INT },
+		{ "static-hot-fraction", required_argument, NULL, O_SHF },
+		{ "region-size", required_argument, NULL, O_REGION },
+		{ "duration", required_argument, NULL, O_DUR },
+		{ "quantum-ms", required_argument, NULL, O_QUANT },
+		{ "average-last", required_argument, NULL, O_AVG },
+		{ "event", required_argument, NULL, O_EVENT },
+		{ "param", required_argument, NULL, O_PARAM },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "timeseries", required_argument, NULL, O_TS },
+		{ "summary", required_argument, NULL, O_SUM },
+		{ "no-timing", no_argument, NULL, O_NOTIME },
+		{ "app-mlp", required_argument, NULL, O_AMLP },
+		{ "app-stream-mlp", required_argument, NULL, O_ASMLP },
+		{ "app-think-ns", required_argument, NULL, O_ATHINK },
+		{ "antagonist-mlp", required_argument, NULL, O_BMLP },
+		{ "antagonist-think-ns", required_argument, NULL, O_BTHINK },
+		{ "cha-poll-us", required_argument, NULL, O_CHAPOLL },
+		{ "cha-noise", required_argument, NULL, O_CHANOISE },
+		{ "pebs-max-rate", required_argument, NULL, O_PEBSMAX },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct sim_cfg c;
+	int seen_tier[2] = { 0, 0 }, have_system = 0, o, ret;
+	double v;
+	struct sigaction sa;
+
+	memset(&c, 0, sizeof(c));
+	c.colloid = 0;
+	c.dp_mode = -1;
+	c.capacity[0] = c.capacity[1] = -1;
+	c.working_set = 72.0 * 1073741824.0;
+	c.hot_set = 20.0 * 1073741824.0;
+	c.hot_share = 0.9;
+	c.object_bytes = 64;
+	c.rmw = 1;
+	c.app_cores = 15;
+	c.antag_per_unit = 5;
+	c.intensity = 0;
+	c.app_mlp = DEF_APP_MLP;
+	c.app_stream_mlp = DEF_APP_STREAM_MLP;
+	c.app_think_ns = DEF_APP_THINK_NS;
+	c.antag_mlp = DEF_ANTAG_MLP;
+	c.antag_think_ns = DEF_ANTAG_THINK_NS;
+	c.static_hot_fraction = 1.0;
+	c.region_size = 2u << 20;
+	c.duration_s = 100;
+	c.average_last_s = 30;
+	c.seed = 1;
+	c.cha_poll_us = 200;
+	c.cha_noise = 0.05;
+	c.pebs_max_rate = 100000;
+	c.timing = 1;
+
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case O_SYSTEM:
+			have_system = 1;
+			if (!strcmp(optarg, "hemem"))
+				c.system = SYS_HEMEM;
+			else if (!strcmp(optarg, "tpp"))
+				c.system = SYS_TPP;
+			else if (!strcmp(optarg, "memtis"))
+				c.system = SYS_MEMTIS;
+			else if (!strcmp(optarg, "static"))
+				c.system = SYS_STATIC;
+			else
+				die_arg("unknown system '%s' (hemem, tpp, memtis, static)", optarg);
+			break;
+		case O_COLLOID:
+			if (!strcmp(optarg, "on"))
+				c.colloid = 1;
+			else if (!strcmp(optarg, "off"))
+				c.colloid = 0;
+			else
+				die_arg("--colloid must be on or off, got '%s'", optarg);
+			break;
+		case O_DELTAP:
+			if (!strcmp(optarg, "binary"))
+				c.dp_mode = COLLOID_DP_BINARY;
+			else if (!strcmp(optarg, "closed"))
+				c.dp_mode = COLLOID_DP_CLOSED;
+			else
+				die_arg("--delta-p must be binary or closed, got '%s'", optarg);
+			break;
+		case O_TIER:
+			parse_tier(&c, optarg, seen_tier);
+			break;
+		case O_WORKLOAD:
+			if (strcmp(optarg, "gups"))
+				die_arg("unknown workload '%s' (gups)", optarg);
+			break;
+		case O_WS:
+			c.working_set = parse_size(optarg, "--working-set");
+			break;
+		case O_HOT:
+			c.hot_set = parse_size(optarg, "--hot-set");
+			break;
+		case O_SHARE:
+			c.hot_share = parse_num(optarg, "--hot-share");
+			if (c.hot_share < 0 || c.hot_share > 1)
+				die_arg("--hot-share must be in 0..1, got '%s'", optarg);
+			break;
+		case O_OBJ:
+			c.object_bytes = parse_size(optarg, "--object-size");
+			if (c.object_bytes < 64 || c.object_bytes > 1048576)
+				die_arg("--object-size must be 64..1048576 bytes, got '%s'", optarg);
+			break;
+		case O_OP:
+			if (!strcmp(optarg, "rmw"))
+				c.rmw = 1;
+			else if (!strcmp(optarg, "read"))
+				c.rmw = 0;
+			else
+				die_arg("--op must be rmw or read, got '%s'", optarg);
+			break;
+		case O_APPC:
+			c.app_cores = parse_num(optarg, "--app-cores");
+			if (c.app_cores < 1 || c.app_cores > 4096)
+				die_arg("--app-cores must be 1..4096, got '%s'", optarg);
+			break;
+		case O_ANTU:
+			c.antag_per_unit = parse_num(optarg, "--antagonist-cores-per-unit");
+			if (c.antag_per_unit < 0 || c.antag_per_unit > 4096)
+				die_arg("--antagonist-cores-per-unit must be 0..4096, got '%s'", optarg);
+			break;
+		case O_INT:
+			c.intensity = parse_num(optarg, "--intensity");
+			if (c.intensity < 0 || c.intensity > MAX_INTENSITY)
+				die_arg("--intensity must be in 0..10, got '%s'", optarg);
+			break;
+		case O_SHF:
+			c.static_hot_fraction = parse_num(optarg, "--static-hot-fraction");
+			if (c.static_hot_fraction < 0 || c.static_hot_fraction > 1)
+				die_arg("--static-hot-fraction must be in 0..1, got '%s'", optarg);
+			break;
+		case O_REGION:
+			v = parse_size(optarg, "--region-size");
+			if (v < 4096 || v > 1073741824.0 || v != floor(v) ||
+			    ((uint64_t)v & ((uint64_t)v - 1)))
+				die_arg("--region-size must be a power of two in 4K..1G, got '%s'",
+					optarg);
+			c.region_size = (uint64_t)v;
+			break;
+		case O_DUR:
+			c.duration_s = parse_num(optarg, "--duration");
+			if (c.duration_s < 1 || c.duration_s > 1e6 || c.duration_s != floor(c.duration_s))
+				die_arg("--duration must be an integer number of seconds >= 1, got '%s'",
+					optarg);
+			break;
+		case O_QUANT:
+			v = parse_num(optarg, "--quantum-ms");
+			if (!(v > 0) || v > 1000)
+				die_arg("--quantum-ms must be in (0, 1000], got '%s'", optarg);
+			c.quantum_ns = (uint64_t)llround(v * 1e6);
+			if (!c.quantum_ns || 1000000000ULL % c.quantum_ns)
+				die_arg("--quantum-ms must divide 1000, got '%s'", optarg);
+			break;
+		case O_AVG:
+			c.average_last_s = parse_num(optarg, "--average-last");
+			if (c.average_last_s < 1 || c.average_last_s != floor(c.average_last_s))
+				die_arg("--average-last must be an integer >= 1, got '%s'", optarg);
+			break;
+		case O_EVENT:
+			parse_event(&c, optarg);
+			break;
+		case O_PARAM:
+			parse_param(&c, optarg);
+			break;
+		case O_SEED:
+			v = parse_num(optarg, "--seed");
+			if (v < 0 || v != floor(v) || v > 9007199254740992.0)
+				die_arg("--seed must be a non-negative integer, got '%s'", optarg);
+			c.seed = (uint64_t)v;
+			break;
+		case O_TS:
+			c.timeseries = optarg;
+			break;
+		case O_SUM:
+			c.summary = optarg;
+			break;
+		case O_NOTIME:
+			c.timing = 0;
+			break;
+		case O_AMLP:
+			c.app_mlp = parse_num(optarg, "--app-mlp");
+			if (!(c.app_mlp > 0) || c.app_mlp > 1024)
+				die_arg("--app-mlp must be in (0, 1024], got '%s'", optarg);
+			break;
+		case O_ASMLP:
+			c.app_stream_mlp = parse_num(optarg, "--app-stream-mlp");
+			if (!(c.app_stream_mlp > 0) || c.app_stream_mlp > 1024)
+				die_arg("--app-stream-mlp must be in (0, 1024], got '%s'", optarg);
+			break;
+		case O_ATHINK:
+			c.app_think_ns = parse_num(optarg, "--app-think-ns");
+			if (c.app_think_ns < 0 || c.app_think_ns > 1e9)
+				die_arg("--app-think-ns must be >= 0, got '%s'", optarg);
+			break;
+		case O_BMLP:
+			c.antag_mlp = parse_num(optarg, "--antagonist-mlp");
+			if (c.antag_mlp < 0 || c.antag_mlp > 1024)
+				die_arg("--antagonist-mlp must be in 0..1024, got '%s'", optarg);
+			break;
+		case O_BTHINK:
+			c.antag_think_ns = parse_num(optarg, "--antagonist-think-ns");
+			if (c.antag_think_ns < 0 || c.antag_think_ns > 1e9)
+				die_arg("--antagonist-think-ns must be >= 0, got '%s'", optarg);
+			break;
+		case O_CHAPOLL:
+			c.cha_poll_us = parse_num(optarg, "--cha-poll-us");
+			if (!(c.cha_poll_us >= 1) || c.cha_poll_us > 1e6)
+				die_arg("--cha-poll-us must be in 1..1000000, got '%s'", optarg);
+			break;
+		case O_CHANOISE:
+			c.cha_noise = parse_num(optarg, "--cha-noise");
+			if (c.cha_noise < 0 || c.cha_noise > 2)
+				die_arg("--cha-noise must be in 0..2, got '%s'", optarg);
+			break;
+		case O_PEBSMAX:
+			c.pebs_max_rate = parse_num(optarg, "--pebs-max-rate");
+			if (!(c.pebs_max_rate >= 1))
+				die_arg("--pebs-max-rate must be >= 1, got '%s'", optarg);
+			break;
+		default:
+			fprintf(stderr, "%s: error: bad option (see --help)\n", prog);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		die_arg("unexpected argument '%s'", argv[optind]);
+	if (!have_system)
+		die_arg("%s", "--system is required");
+	if (!seen_tier[0] || !seen_tier[1])
+		die_arg("%s", "--tier default:CURVE and --tier alternate:CURVE are required");
+	if (c.hot_set > c.working_set)
+		die_arg("%s", "--hot-set is larger than --working-set");
+	if (c.working_set < (double)c.region_size)
+		die_arg("%s", "--working-set is smaller than one region");
+	if (c.average_last_s > c.duration_s)
+		die_arg("%s", "--average-last is longer than --duration");
+	if (c.working_set / (double)c.region_size > 2e8)
+		die_arg("%s", "too many regions (working set / region size > 2e8)");
+	for (o = 0; o < c.nev; o++) {
+		if (c.ev[o].t_s >= c.duration_s)
+			die_arg("event '%s' is not before the end of the run", c.ev[o].name);
+		if (!strcmp(c.ev[o].name, "hotset_move") && c.hot_set * 2 > c.working_set)
+			die_arg("%s", "hotset_move needs a hot set at most half the working set");
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	ret = sim_run(&c, prog);
+	return ret;
+}

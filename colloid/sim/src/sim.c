@@ -1,0 +1,848 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sim.c - the tiersim main loop: a mechanism for libcolloid on model tiers.
+ *
+ * Per quantum:
+ *   1. phase events due at the quantum's start are applied;
+ *   2. the traffic fixed point is solved with the current placement (p) and
+ *      the previous quantum's migration traffic;
+ *   3. the policy observes what its mechanism would: PEBS-like samples
+ *      (HeMem, MEMTIS), NUMA hint faults from a 256 MB/period scanner (TPP),
+ *      CHA-style per-tier occupancy/arrivals polled every cha_poll_us;
+ *   4. colloid_tick() returns a plan; tiersim applies it; the bytes moved
+ *      load both tiers in the next quantum.
+ * Metrics are averaged over the quanta of each simulated second.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "colloid.h"
+#include "sim.h"
+
+volatile sig_atomic_t sim_stop_signal;
+
+enum metric {
+	M_THROUGHPUT,
+	M_LAT_D,
+	M_LAT_A,
+	M_P,
+	M_HOT_ALT,
+	M_MIGR,
+	M_ANTAG_BW,
+	M_BW_D,
+	M_BW_A,
+	M_INTENSITY,
+	M_COUNT
+};
+
+static const char *const metric_name[M_COUNT] = {
+	"throughput",	     "latency_default",	  "latency_alternate", "p",
+	"hot_in_alternate",  "migration_rate",	  "antagonist_bandwidth",
+	"bandwidth_default", "bandwidth_alternate", "intensity",
+};
+
+static const char *const metric_unit[M_COUNT] = {
+	"Mops/s", "ns", "ns", "fraction", "GiB", "MB/s", "MB/s", "MB/s", "MB/s", "x",
+};
+
+struct sample_rec {
+	uint32_t page;
+	uint32_t is_write;
+};
+
+struct sim {
+	const struct sim_cfg *cfg;
+	const char *prog;
+	struct curve_set tier[2];
+	struct workload *wl;
+	struct rng rng_wl, rng_obs, rng_scan, rng_cha;
+	struct alias alias;
+	uint64_t alias_version;
+
+	/* placement */
+	uint64_t nreg, region;
+	uint8_t *where;		/* tier of each region: 0 default, 1 alternate */
+	uint64_t cap_reg[2], used_reg[2];
+	double p;		/* true share of accesses to default */
+	uint64_t hot_alt;	/* hot regions in the alternate tier */
+
+	/* policy */
+	struct colloid_ctx *ctx;
+	struct colloid_params prm;
+	struct colloid_move *plan;
+	size_t plan_cap;
+	double cpu_ns;		/* CPU time inside libcolloid */
+
+	/* observation buffers */
+	struct sample_rec *sbuf;
+	size_t sbuf_cap;
+	double load_period, store_period;
+	/* TPP scanner */
+	uint64_t scan_cursor;
+	double scan_carry;
+	uint8_t *pending;
+	struct fault_heap heap;
+	struct fault_ev *fbuf;
+	size_t fbuf_cap;
+	double *cbuf;		/* CHA polls of one quantum */
+	size_t cbuf_cap;
+
+	/* traffic state */
+	double intensity;
+	double mig_bytes_prev;	/* bytes moved during the previous quantum */
+	double mig_to_d_prev;	/* of which into the default tier */
+	double mig_to_d;
+	double rr_d, rr_a;
+	struct traffic_out tr;
+	struct traffic_in prev_in;
+	int have_prev_in;
+	double lines_per_obj;
+
+	/* output */
+	FILE *ts;
+	double *series;		/* [nsteps][M_COUNT] */
+	size_t nsteps;
+};
+
+static int fail(struct sim *s, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: error: ", s->prog);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static double cpu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+#define TIMED(s, stmt)                                   \
+	do {                                             \
+		double t0_ = (s)->cfg->timing ? cpu_now_ns() : 0; \
+		stmt;                                    \
+		if ((s)->cfg->timing)                    \
+			(s)->cpu_ns += cpu_now_ns() - t0_; \
+	} while (0)
+
+static const char *system_name(enum sim_system sys)
+{
+	switch (sys) {
+	case SYS_HEMEM:
+		return "hemem";
+	case SYS_TPP:
+		return "tpp";
+	case SYS_MEMTIS:
+		return "memtis";
+	default:
+		return "static";
+	}
+}
+
+/* ---------------------------------------------------------- placement */
+
+static void move_region(struct sim *s, uint64_t r, unsigned int to)
+{
+	unsigned int from = s->where[r];
+
+	if (from == to)
+		return;
+	s->used_reg[from]--;
+	s->used_reg[to]++;
+	s->where[r] = (uint8_t)to;
+	if (to == 0)
+		s->p += s->wl->prob[r];
+	else
+		s->p -= s->wl->prob[r];
+	if (s->wl->hot[r])
+		s->hot_alt += to == 1 ? 1 : (uint64_t)-1;
+}
+
+/* exact recomputation (removes rounding drift of the incremental sum) */
+static void recount(struct sim *s)
+{
+	double p = 0.0;
+	uint64_t i, h = 0;
+
+	for (i = 0; i < s->nreg; i++) {
+		if (s->where[i] == 0)
+			p += s->wl->prob[i];
+		else if (s->wl->hot[i])
+			h++;
+	}
+	s->p = p;
+	s->hot_alt = h;
+}
+
+static void initial_placement(struct sim *s)
+{
+	uint64_t i, nd = 0;
+
+	s->used_reg[0] = s->used_reg[1] = 0;
+	if (s->cfg->system == SYS_STATIC) {
+		uint64_t nhot = 0, want, k = 0;
+
+		for (i = 0; i < s->nreg; i++)
+			nhot += s->wl->hot[i];
+		want = (uint64_t)llround(s->cfg->static_hot_fraction * (double)nhot);
+		if (want > s->cap_reg[0])
+			want = s->cap_reg[0];
+		for (i = 0; i < s->nreg; i++)
+			s->where[i] = 1;
+		for (i = 0; i < s->nreg && k < want; i++)
+			if (s->wl->hot[i]) {
+				s->where[i] = 0;
+				k++;
+			}
+		nd = k;
+		for (i = 0; i < s->nreg && nd < s->cap_reg[0]; i++)
+			if (!s->wl->hot[i]) {
+				s->where[i] = 0;
+				nd++;
+			}
+	} else {
+		/* first touch: the working set is initialised in address order
+		 * and fills the default tier first */
+		for (i = 0; i < s->nreg; i++) {
+			s->where[i] = nd < s->cap_reg[0] ? 0 : 1;
+			nd += s->where[i] == 0;
+		}
+	}
+	for (i = 0; i < s->nreg; i++)
+		s->used_reg[s->where[i]]++;
+	recount(s);
+}
+
+/* --------------------------------------------------------------- policy */
+
+static int policy_init(struct sim *s)
+{
+	const struct sim_cfg *c = s->cfg;
+	struct colloid_config cc;
+	int i, ret;
+	double qs;
+
+	ret = colloid_params_default(&s->prm, system_name(c->system));
+	if (ret)
+		return fail(s, "libcolloid does not know policy %s", system_name(c->system));
+	if (c->dp_mode >= 0)
+		s->prm.dp_mode = c->dp_mode;
+	for (i = 0; i < c->npar; i++) {
+		ret = colloid_param_set(&s->prm, c->par[i].name, c->par[i].value);
+		if (ret)
+			return fail(s, "libcolloid rejected --param %s", c->par[i].name);
+	}
+	memset(&cc, 0, sizeof(cc));
+	cc.policy = system_name(c->system);
+	cc.colloid = c->colloid;
+	cc.ntiers = 2;
+	for (i = 0; i < 2; i++) {
+		cc.tiers[i].capacity_bytes = s->cap_reg[i] * s->region;
+		cc.tiers[i].unloaded_latency_ns =
+			curve_unloaded(&s->tier[i], 1.0 / (1.0 + s->wl->write_frac));
+	}
+	/* the default tier must be the faster one for the library too */
+	if (!(cc.tiers[0].unloaded_latency_ns < cc.tiers[1].unloaded_latency_ns))
+		return fail(s, "%s", "the default tier's unloaded latency must be below the alternate tier's");
+	cc.npages = s->nreg;
+	cc.page_size = s->region;
+	cc.init_tier = 1;
+	cc.params = &s->prm;
+	ret = colloid_new(&cc, &s->ctx);
+	if (ret)
+		return fail(s, "colloid_new failed: %s", strerror(-ret));
+	for (uint64_t r = 0; r < s->nreg; r++)
+		if (s->where[r] == 0 && colloid_page_set_tier(s->ctx, r, 0))
+			return fail(s, "%s", "colloid_page_set_tier failed");
+	qs = (double)c->quantum_ns * 1e-9;
+	s->plan_cap = 2 * (size_t)ceil(s->prm.migrate_limit_Bps * qs / (double)s->region) + 64;
+	s->plan = malloc(s->plan_cap * sizeof(*s->plan));
+	if (!s->plan)
+		return fail(s, "%s", "out of memory");
+	if (c->system == SYS_HEMEM) {
+		s->load_period = s->prm.hemem_sample_period;
+		s->store_period = s->prm.hemem_sample_period;
+	} else if (c->system == SYS_MEMTIS) {
+		s->load_period = s->prm.memtis_load_period;
+		s->store_period = s->prm.memtis_store_period;
+	}
+	return 0;
+}
+
+/* PEBS-like samples: one load event and (RMW) one store event per object
+ * access (the first line of an object misses; the prefetched rest does not
+ * count as a miss), taken every load_period / store_period events and drawn
+ * from the true probabilities.  HeMem's period is fixed, so every sample is
+ * delivered.  MEMTIS's sampler raises its period to bound its CPU use; it is
+ * modelled by at most pebs_max_rate calls per second, each call carrying
+ * weight k (the number of samples it stands for). */
+static int feed_samples(struct sim *s, double qns)
+{
+	double acc = s->tr.xa * qns;
+	double ev_l = acc / s->load_period;
+	double ev_s = s->wl->write_frac > 0 ? acc / s->store_period : 0;
+	double qs = qns * 1e-9, k = 1;
+	uint64_t nl, ns, i, n;
+	uint32_t w;
+
+	if (s->cfg->system == SYS_MEMTIS)
+		k = ceil((ev_l + ev_s) / (s->cfg->pebs_max_rate * qs));
+	if (k < 1)
+		k = 1;
+	w = (uint32_t)k;
+	nl = rng_poisson(&s->rng_obs, ev_l / k);
+	ns = rng_poisson(&s->rng_obs, ev_s / k);
+	n = nl + ns;
+	if (n > s->sbuf_cap) {
+		struct sample_rec *nb = realloc(s->sbuf, n * sizeof(*nb));
+
+		if (!nb)
+			return fail(s, "%s", "out of memory");
+		s->sbuf = nb;
+		s->sbuf_cap = n;
+	}
+	for (i = 0; i < n; i++) {
+		s->sbuf[i].page = (uint32_t)alias_draw(&s->alias, &s->rng_obs);
+		s->sbuf[i].is_write = i >= nl;
+	}
+	TIMED(s, for (i = 0; i < n; i++)
+		colloid_sample(s->ctx, s->sbuf[i].page, (int)s->sbuf[i].is_write, w));
+	return 0;
+}
+
+/* TPP: the scanner unmaps tpp_scan_size_bytes of address space per scan
+ * period (in address order, wrapping); the first access to an unmapped
+ * region takes a hint fault after an exponential time with the region's
+ * true access rate.  Baseline TPP (Linux tiering mode) skips default-tier
+ * pages; TPP+Colloid scans both tiers. */
+static int feed_faults(struct sim *s, uint64_t t0, double qns)
+{
+	double per_ns = s->prm.tpp_scan_size_bytes / (s->prm.tpp_scan_period_ms * 1e6);
+	double regions = per_ns * qns / (double)s->region + s->scan_carry;
+	uint64_t nscan = (uint64_t)regions, i, nf = 0, t1 = t0 + (uint64_t)qns;
+	double rate_scale = s->tr.xa; /* accesses/ns to the whole working set */
+	struct fault_ev ev;
+
+	s->scan_carry = regions - (double)nscan;
+	if (nscan > s->nreg)
+		nscan = s->nreg;
+	for (i = 0; i < nscan; i++) {
+		uint64_t r = s->scan_cursor;
+		double lam = rate_scale * s->wl->prob[r];
+
+		s->scan_cursor = (s->scan_cursor + 1) % s->nreg;
+		if (s->pending[r] || !(lam > 0))
+			continue;
+		if (!s->cfg->colloid && s->where[r] == 0)
+			continue;
+		/* spread the scan over the quantum */
+		ev.scan_ns = t0 + (uint64_t)((double)i * qns / (double)nscan);
+		ev.t_ns = ev.scan_ns + (uint64_t)fmin(rng_exp(&s->rng_scan, lam), 1e15);
+		ev.page = r;
+		if (fheap_push(&s->heap, ev))
+			return fail(s, "%s", "out of memory");
+		s->pending[r] = 1;
+	}
+	while (s->heap.n && s->heap.v[0].t_ns < t1) {
+		if (nf == s->fbuf_cap) {
+			size_t nc = s->fbuf_cap ? 2 * s->fbuf_cap : 1024;
+			struct fault_ev *nb = realloc(s->fbuf, nc * sizeof(*nb));
+
+			if (!nb)
+				return fail(s, "%s", "out of memory");
+			s->fbuf = nb;
+			s->fbuf_cap = nc;
+		}
+		fheap_pop(&s->heap, &s->fbuf[nf]);
+		s->pending[s->fbuf[nf].page] = 0;
+		nf++;
+	}
+	TIMED(s, for (i = 0; i < nf; i++)
+		colloid_hint_fault(s->ctx, s->fbuf[i].page, s->fbuf[i].t_ns - s->fbuf[i].scan_ns,
+				   s->fbuf[i].t_ns));
+	return 0;
+}
+
+/* after a phase event the pending faults' times follow the new rates
+ * (exponential times are memoryless, so redrawing from now is exact) */
+static int redraw_faults(struct sim *s, uint64_t now)
+{
+	struct fault_heap old = s->heap;
+	size_t i;
+
+	memset(&s->heap, 0, sizeof(s->heap));
+	for (i = 0; i < old.n; i++) {
+		struct fault_ev ev = old.v[i];
+		double lam = s->tr.xa * s->wl->prob[ev.page];
+
+		if (!(lam > 0)) {
+			s->pending[ev.page] = 0;
+			continue;
+		}
+		ev.t_ns = now + (uint64_t)fmin(rng_exp(&s->rng_scan, lam), 1e15);
+		if (fheap_push(&s->heap, ev)) {
+			fheap_free(&old);
+			return fail(s, "%s", "out of memory");
+		}
+	}
+	fheap_free(&old);
+	return 0;
+}
+
+/* CHA-style latency: every cha_poll_us the monitor reads per-tier TOR
+ * occupancy and inserts of the application's demand reads; the library
+ * smooths both with its EWMA and divides (Little's law), as colloid-mon
+ * does.  Latency varies around the true loaded latency by a lognormal
+ * factor of sigma cha_noise per poll. */
+static int feed_cha(struct sim *s, double qns)
+{
+	double dt = s->cfg->cha_poll_us * 1e3;
+	uint64_t npoll = (uint64_t)llround(qns / dt), i;
+	double rd = s->tr.xa * s->lines_per_obj * s->p;
+	double ra = s->tr.xa * s->lines_per_obj * (1 - s->p);
+	double sig = s->cfg->cha_noise, occ[2], arr[2];
+	uint64_t idt;
+
+	if (npoll < 1)
+		npoll = 1;
+	dt = qns / (double)npoll;
+	idt = (uint64_t)llround(dt);
+	if (!idt)
+		idt = 1;
+	if (npoll > s->cbuf_cap) {
+		double *nb = realloc(s->cbuf, npoll * 2 * sizeof(*nb));
+
+		if (!nb)
+			return fail(s, "%s", "out of memory");
+		s->cbuf = nb;
+		s->cbuf_cap = npoll;
+	}
+	arr[0] = rd * dt;
+	arr[1] = ra * dt;
+	for (i = 0; i < npoll; i++) {
+		occ[0] = arr[0] * s->tr.ld * exp(sig * rng_normal(&s->rng_cha) - 0.5 * sig * sig);
+		occ[1] = arr[1] * s->tr.la * exp(sig * rng_normal(&s->rng_cha) - 0.5 * sig * sig);
+		s->cbuf[2 * i] = occ[0];
+		s->cbuf[2 * i + 1] = occ[1];
+	}
+	TIMED(s, for (i = 0; i < npoll; i++) {
+		colloid_observe_cha(s->ctx, 0, s->cbuf[2 * i], arr[0], idt);
+		colloid_observe_cha(s->ctx, 1, s->cbuf[2 * i + 1], arr[1], idt);
+	});
+	return 0;
+}
+
+/* apply the plan; returns bytes moved */
+static double apply_plan(struct sim *s, size_t n)
+{
+	double bytes = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct colloid_move *m = &s->plan[i];
+
+		if (m->page >= s->nreg || m->to > 1 || s->where[m->page] != m->from ||
+		    s->used_reg[m->to] >= s->cap_reg[m->to]) {
+			/* failed move: tell the library where the page really is */
+			if (m->page < s->nreg)
+				TIMED(s, colloid_page_set_tier(s->ctx, m->page, s->where[m->page]));
+			continue;
+		}
+		move_region(s, m->page, m->to);
+		bytes += (double)s->region;
+		if (m->to == 0)
+			s->mig_to_d += (double)s->region;
+	}
+	return bytes;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void fmt_val(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "nan");
+	else
+		snprintf(buf, len, "%.6g", v == 0 ? 0.0 : v); /* no "-0" */
+}
+
+static void write_row(FILE *f, const char *t, const char *metric, double v, const char *unit)
+{
+	char vb[64];
+
+	fmt_val(vb, sizeof(vb), v);
+	fprintf(f, "%s,%s,%s,%s\n", t, metric, vb, unit);
+}
+
+/* Convergence rule: with the final average F (mean throughput over the last
+ * average_last seconds) and 5-s windows (t-5, t] lying wholly after the
+ * event, the convergence time is the start of the first window from which
+ * every later window's mean stays within 5 % of F, minus the event time.
+ * NaN when no window qualifies. */
+static double convergence_time(const struct sim *s, double t_ev, double final)
+{
+	size_t first_ok = (size_t)-1, t;
+	const size_t W = 5;
+
+	for (t = s->nsteps; t >= 1; t--) {
+		double sum = 0;
+		size_t j;
+
+		if ((double)t - (double)W < t_ev - 1e-9)
+			break;
+		for (j = t - W; j < t; j++)
+			sum += s->series[j * M_COUNT + M_THROUGHPUT];
+		if (fabs(sum / W - final) > 0.05 * fabs(final))
+			break;
+		first_ok = t;
+	}
+	if (first_ok == (size_t)-1)
+		return NAN;
+	return (double)(first_ok - W) - t_ev;
+}
+
+static int write_summary(struct sim *s, double sim_s)
+{
+	const struct sim_cfg *c = s->cfg;
+	FILE *f = stdout;
+	double avg[M_COUNT] = { 0 };
+	size_t from, t, m, n;
+	double t_ev = -1;
+	int i;
+
+	if (c->summary && strcmp(c->summary, "-")) {
+		f = fopen(c->summary, "w");
+		if (!f)
+			return fail(s, "cannot write summary file %s", c->summary);
+	}
+	n = (size_t)llround(c->average_last_s);
+	if (n > s->nsteps)
+		n = s->nsteps;
+	from = s->nsteps - n;
+	for (t = from; t < s->nsteps; t++)
+		for (m = 0; m < M_COUNT; m++)
+			avg[m] += s->series[t * M_COUNT + m] / (double)(n ? n : 1);
+	fprintf(f, "t_s,metric,value,unit\n");
+	for (m = 0; m < M_COUNT; m++)
+		write_row(f, "", metric_name[m], n ? avg[m] : NAN, metric_unit[m]);
+	for (i = 0; i < c->nev; i++)
+		if (c->ev[i].t_s > t_ev)
+			t_ev = c->ev[i].t_s; /* the last event */
+	if (t_ev >= 0)
+		write_row(f, "", "convergence_time_s",
+			  convergence_time(s, t_ev, avg[M_THROUGHPUT]), "s");
+	if (c->timing)
+		write_row(f, "", "policy_cpu_share", s->cpu_ns * 1e-9 / sim_s, "fraction");
+	if (f != stdout) {
+		if (fclose(f))
+			return fail(s, "cannot write summary file %s", c->summary);
+	} else {
+		fflush(f);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ run */
+
+static int setup(struct sim *s)
+{
+	const struct sim_cfg *c = s->cfg;
+	struct gups_cfg g;
+	char err[512];
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = curve_load(&s->tier[i], c->tier_spec[i], err, sizeof(err));
+		if (ret) {
+			fail(s, "%s", err);
+			return 2; /* a bad curve is a bad argument */
+		}
+	}
+	rng_seed(&s->rng_wl, c->seed, 1);
+	rng_seed(&s->rng_obs, c->seed, 2);
+	rng_seed(&s->rng_scan, c->seed, 3);
+	rng_seed(&s->rng_cha, c->seed, 4);
+	g.working_set = c->working_set;
+	g.hot_set = c->hot_set;
+	g.hot_share = c->hot_share;
+	g.object_bytes = c->object_bytes;
+	g.rmw = c->rmw;
+	g.region_size = c->region_size;
+	ret = workload_gups_new(&g, &s->rng_wl, &s->wl);
+	if (ret)
+		return fail(s, "cannot create workload: %s", strerror(-ret));
+	s->region = c->region_size;
+	s->nreg = s->wl->nregions;
+	if (s->nreg >= UINT32_MAX)
+		return fail(s, "%s", "too many regions");
+	s->lines_per_obj = ceil(c->object_bytes / 64.0);
+	for (i = 0; i < 2; i++) {
+		double cap = c->capacity[i];
+
+		if (cap < 0)
+			cap = i == 0 ? c->working_set / 3.0 : c->working_set;
+		s->cap_reg[i] = (uint64_t)floor(cap / (double)s->region + 1e-9);
+	}
+	if (s->cap_reg[0] + s->cap_reg[1] < s->nreg)
+		return fail(s, "%s", "the two tiers' capacities do not hold the working set");
+	s->where = calloc(s->nreg, 1);
+	s->pending = calloc(s->nreg, 1);
+	if (!s->where || !s->pending)
+		return fail(s, "%s", "out of memory");
+	initial_placement(s);
+	ret = alias_build(&s->alias, s->wl->prob, s->nreg);
+	if (ret)
+		return fail(s, "cannot build sampler: %s", strerror(-ret));
+	s->alias_version = s->wl->version;
+	if (c->system != SYS_STATIC && policy_init(s))
+		return 1;
+	s->intensity = c->intensity;
+	s->rr_d = s->rr_a = 1.0 / (1.0 + s->wl->write_frac);
+	s->nsteps = 0;
+	s->series = calloc((size_t)ceil(c->duration_s) + 1, M_COUNT * sizeof(double));
+	if (!s->series)
+		return fail(s, "%s", "out of memory");
+	if (c->timeseries) {
+		if (!strcmp(c->timeseries, "-")) {
+			s->ts = stdout;
+		} else {
+			s->ts = fopen(c->timeseries, "w");
+			if (!s->ts)
+				return fail(s, "cannot write time series file %s", c->timeseries);
+		}
+		fprintf(s->ts, "t_s,metric,value,unit\n");
+	}
+	return 0;
+}
+
+static void teardown(struct sim *s)
+{
+	int i;
+
+	if (s->ts && s->ts != stdout)
+		fclose(s->ts);
+	else if (s->ts)
+		fflush(s->ts);
+	colloid_destroy(s->ctx);
+	for (i = 0; i < 2; i++)
+		curve_free(&s->tier[i]);
+	workload_destroy(s->wl);
+	alias_free(&s->alias);
+	fheap_free(&s->heap);
+	free(s->where);
+	free(s->pending);
+	free(s->plan);
+	free(s->sbuf);
+	free(s->fbuf);
+	free(s->cbuf);
+	free(s->series);
+}
+
+static int apply_events(struct sim *s, uint64_t t0)
+{
+	struct sim_cfg *c = (struct sim_cfg *)s->cfg;
+	int i, ret;
+
+	for (i = 0; i < c->nev; i++) {
+		struct sim_event *e = &c->ev[i];
+
+		if (e->done || e->t_s * 1e9 > (double)t0 + 1e-3)
+			continue;
+		e->done = 1;
+		if (!strcmp(e->name, "intensity")) {
+			s->intensity = e->value;
+			continue;
+		}
+		ret = s->wl->ops->event(s->wl, e->name, e->value, &s->rng_wl);
+		if (ret)
+			return fail(s, "workload cannot apply event %s", e->name);
+	}
+	if (s->wl->version != s->alias_version) {
+		ret = alias_build(&s->alias, s->wl->prob, s->nreg);
+		if (ret)
+			return fail(s, "cannot build sampler: %s", strerror(-ret));
+		s->alias_version = s->wl->version;
+		recount(s);
+		if (s->heap.n && redraw_faults(s, t0))
+			return 1;
+	}
+	return 0;
+}
+
+int sim_run(const struct sim_cfg *cfg, const char *prog)
+{
+	struct sim sim, *s = &sim;
+	const struct sim_cfg *c = cfg;
+	uint64_t q, nq, qns = c->quantum_ns, per_step;
+	double acc[M_COUNT], sb = 128.0, sa;
+	size_t nacc = 0;
+	int ret = 0, m;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->prog = prog;
+	ret = setup(s);
+	if (ret) {
+		teardown(s);
+		return ret;
+	}
+	if (!qns) {
+		double ms = 10;
+
+		if (c->system == SYS_HEMEM)
+			ms = s->prm.hemem_quantum_ms;
+		else if (c->system == SYS_TPP)
+			ms = s->prm.tpp_quantum_ms;
+		else if (c->system == SYS_MEMTIS)
+			ms = s->prm.memtis_quantum_ms;
+		qns = (uint64_t)llround(ms * 1e6);
+	}
+	if (qns == 0 || 1000000000ULL % qns) {
+		teardown(s);
+		fprintf(stderr, "%s: error: the quantum must divide 1 s\n", prog);
+		return 2;
+	}
+	((struct sim_cfg *)c)->quantum_ns = qns;
+	if (s->ctx && !s->plan) {
+		teardown(s);
+		return 1;
+	}
+	per_step = 1000000000ULL / qns;
+	nq = (uint64_t)llround(c->duration_s) * per_step;
+	sa = c->object_bytes * (1.0 + s->wl->write_frac); /* bytes per object access */
+	memset(acc, 0, sizeof(acc));
+
+	for (q = 0; q < nq && !sim_stop_signal; q++) {
+		uint64_t t0 = q * qns, t1 = t0 + qns;
+		struct traffic_in in;
+		double lpo = s->lines_per_obj, appr, migr = 0, rd_r, rd_w, ra_r, ra_w, mrate;
+		size_t n = 0;
+
+		memset(&in, 0, sizeof(in));
+
+		if (apply_events(s, t0)) {
+			ret = 1;
+			break;
+		}
+		/* lines in flight per core: random MLP per object line, bounded by
+		 * the streaming limit; think time scaled to keep per-object
+		 * compute constant (docs/tier-model.md) */
+		{
+			double m1 = fmin(c->app_mlp * lpo, c->app_stream_mlp);
+
+			in.na = c->app_cores * m1 / lpo;
+			in.za = c->app_think_ns * m1 / (c->app_mlp * lpo);
+		}
+		in.p = fmin(1.0, fmax(0.0, s->p));
+		in.sa = sa;
+		in.nb = s->intensity * c->antag_per_unit * c->antag_mlp;
+		in.zb = c->antag_think_ns;
+		in.sb = sb;
+		mrate = s->mig_bytes_prev / (double)qns;
+		in.md = mrate;
+		in.ma = mrate;
+		in.rr_d = s->rr_d;
+		in.rr_a = s->rr_a;
+		/* identical inputs give the identical answer: reuse it */
+		if (!s->have_prev_in || memcmp(&in, &s->prev_in, sizeof(in)))
+			ret = traffic_solve(&s->tier[0], &s->tier[1], &in, &s->tr);
+		s->prev_in = in;
+		s->have_prev_in = !ret;
+		if (ret) {
+			fprintf(stderr, "%s: error: traffic fixed point failed at t=%.3f s\n", prog,
+				(double)t0 * 1e-9);
+			ret = 1;
+			break;
+		}
+		/* read ratios for the next quantum (reads: app lines read,
+		 * antagonist lines read, migration source reads) */
+		appr = s->tr.xa * c->object_bytes;
+		{
+			double to_d = s->mig_to_d_prev / (double)qns;
+			double to_a = (s->mig_bytes_prev - s->mig_to_d_prev) / (double)qns;
+
+			rd_r = in.p * appr + 64.0 * s->tr.xb + to_a;
+			rd_w = in.p * appr * s->wl->write_frac + 64.0 * s->tr.xb + to_d;
+			ra_r = (1 - in.p) * appr + to_d;
+			ra_w = (1 - in.p) * appr * s->wl->write_frac + to_a;
+		}
+		s->rr_d = rd_r + rd_w > 0 ? rd_r / (rd_r + rd_w) : s->rr_d;
+		s->rr_a = ra_r + ra_w > 0 ? ra_r / (ra_r + ra_w) : s->rr_a;
+
+		if (s->ctx) {
+			if ((c->system == SYS_HEMEM || c->system == SYS_MEMTIS) &&
+			    feed_samples(s, (double)qns)) {
+				ret = 1;
+				break;
+			}
+			if (c->system == SYS_TPP && feed_faults(s, t0, (double)qns)) {
+				ret = 1;
+				break;
+			}
+			if (feed_cha(s, (double)qns)) {
+				ret = 1;
+				break;
+			}
+			TIMED(s, ret = colloid_tick(s->ctx, t1, qns, s->plan, s->plan_cap, &n));
+			if (ret) {
+				fprintf(stderr, "%s: error: colloid_tick failed: %s\n", prog,
+					strerror(-ret));
+				ret = 1;
+				break;
+			}
+			s->mig_to_d = 0;
+			migr = apply_plan(s, n);
+		}
+
+		acc[M_THROUGHPUT] += s->tr.xa * 1e3;
+		acc[M_LAT_D] += s->tr.ld;
+		acc[M_LAT_A] += s->tr.la;
+		acc[M_P] += in.p;
+		acc[M_HOT_ALT] += (double)s->hot_alt * (double)s->region / 1073741824.0;
+		acc[M_MIGR] += migr / (double)qns * 1e3;
+		acc[M_ANTAG_BW] += sb * s->tr.xb * 1e3;
+		acc[M_BW_D] += s->tr.bd * 1e3;
+		acc[M_BW_A] += s->tr.ba * 1e3;
+		acc[M_INTENSITY] += s->intensity;
+		nacc++;
+		s->mig_bytes_prev = migr;
+		s->mig_to_d_prev = s->mig_to_d;
+
+		if ((q + 1) % per_step == 0) {
+			double *row = &s->series[s->nsteps * M_COUNT];
+
+			recount(s);
+			for (m = 0; m < M_COUNT; m++)
+				row[m] = acc[m] / (double)nacc;
+			s->nsteps++;
+			if (s->ts) {
+				char tb[32];
+
+				snprintf(tb, sizeof(tb), "%zu", s->nsteps);
+				for (m = 0; m < M_COUNT; m++)
+					write_row(s->ts, tb, metric_name[m], row[m], metric_unit[m]);
+			}
+			memset(acc, 0, sizeof(acc));
+			nacc = 0;
+		}
+	}
+	if (!ret && sim_stop_signal) {
+		ret = 128 + (int)sim_stop_signal;
+	} else if (!ret) {
+		if (write_summary(s, (double)s->nsteps))
+			ret = 1;
+	}
+	if (s->ts && ferror(s->ts) && !ret) {
+		fprintf(stderr, "%s: error: writing the time series failed\n", prog);
+		ret = 1;
+	}
+	teardown(s);
+	return ret;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* sim.h - tiersim run configuration and entry point (internal). */
+#ifndef TIERSIM_SIM_H
+#define TIERSIM_SIM_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "tiersim.h"
+
+#define SIM_MAX_EVENTS 32
+#define SIM_MAX_PARAMS 64
+
+enum sim_system { SYS_STATIC = 0, SYS_HEMEM, SYS_TPP, SYS_MEMTIS };
+
+struct sim_event {
+	double t_s;
+	char name[32];	/* "hotset_move" or "intensity" */
+	double value;
+	int done;
+};
+
+struct sim_param {
+	char name[64];
+	double value;
+};
+
+struct sim_cfg {
+	enum sim_system system;
+	int colloid;
+	int dp_mode;		/* -1: library default, else enum colloid_dp_mode */
+	char tier_spec[2][1024];
+	double capacity[2];	/* bytes; <0: default */
+
+	/* workload */
+	double working_set, hot_set, hot_share, object_bytes;
+	int rmw;
+
+	/* host model */
+	double app_cores, antag_per_unit, intensity;
+	double app_mlp, app_stream_mlp, app_think_ns;
+	double antag_mlp, antag_think_ns;
+
+	double static_hot_fraction;
+	uint64_t region_size;
+	double duration_s, average_last_s;
+	uint64_t quantum_ns;	/* 0: the policy's own period */
+	struct sim_event ev[SIM_MAX_EVENTS];
+	int nev;
+	struct sim_param par[SIM_MAX_PARAMS];
+	int npar;
+	uint64_t seed;
+
+	/* observation models */
+	double cha_poll_us, cha_noise, cha_share, pebs_max_rate;
+
+	const char *timeseries, *summary;
+	int timing;
+};
+
+extern volatile sig_atomic_t sim_stop_signal;
+
+/* Runs the simulation.  Returns 0, or 1 on a runtime failure (one line on
+ * stderr), or 128+signal when stopped by a signal. */
+int sim_run(const struct sim_cfg *cfg, const char *prog);
+
+#endif /* TIERSIM_SIM_H */

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tiersim.h - internal declarations of tiersim, the modelled-tier mechanism
+ * for libcolloid.  Not a public header: only colloid/sim/ includes it.
+ *
+ * Units inside tiersim: time in ns, bandwidth in bytes/ns (= GB/s), request
+ * rates in requests/ns, latency in ns.  Files and outputs use MB/s and
+ * Mops/s; conversions happen at the edges.
+ */
+#ifndef TIERSIM_H
+#define TIERSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ rng */
+
+/* xoshiro256** seeded through splitmix64: fast, portable, deterministic. */
+struct rng {
+	uint64_t s[4];
+	int have_spare;
+	double spare;
+};
+
+void rng_seed(struct rng *r, uint64_t seed, uint64_t stream);
+uint64_t rng_next(struct rng *r);
+double rng_uniform(struct rng *r);		/* [0, 1) */
+double rng_uniform_pos(struct rng *r);		/* (0, 1) */
+uint64_t rng_below(struct rng *r, uint64_t n);	/* [0, n) */
+double rng_normal(struct rng *r);
+double rng_exp(struct rng *r, double rate);	/* mean 1/rate */
+uint64_t rng_poisson(struct rng *r, double mean);
+
+/* ---------------------------------------------------------------- curve */
+
+#define CURVE_MAX_RATIOS 16
+
+/* One bandwidth-latency curve at one read ratio. */
+struct curve1 {
+	double read_ratio;
+	int parametric;
+	/* tabulated: n points, bw strictly increasing (bytes/ns), lat
+	 * non-decreasing (ns); the last point is the saturation wall. */
+	size_t n;
+	double *bw;
+	double *lat;
+	/* parametric: L = L0 + a*rho^k/(1-rho), rho = B/bsat */
+	double L0, a, k;
+	double bmax; /* bytes/ns: tabulated last bw, or parametric bsat */
+};
+
+/* All curves of one tier, sorted by read ratio. */
+struct curve_set {
+	int n;
+	struct curve1 c[CURVE_MAX_RATIOS];
+	char src[256];
+};
+
+/*
+ * curve_load() - load CURVE: "param:L0=..,a=..,k=..,bsat=.." (bsat in MB/s),
+ * a CSV file (read_ratio,bandwidth_mbps,latency_ns) or a Mess-style directory
+ * of bwlat_<readpct>.txt files.  On error returns -errno and writes a
+ * one-line reason into @err.
+ */
+int curve_load(struct curve_set *cs, const char *spec, char *err, size_t errlen);
+void curve_free(struct curve_set *cs);
+/* latency (ns) at bandwidth @b (bytes/ns) and read ratio @rr; b < bmax. */
+double curve_latency(const struct curve_set *cs, double rr, double b);
+/* saturation bandwidth (bytes/ns) at read ratio @rr */
+double curve_bmax(const struct curve_set *cs, double rr);
+/* latency just below the wall (ns); +inf for parametric curves */
+double curve_lmax(const struct curve_set *cs, double rr);
+/* unloaded latency (ns) at read ratio @rr */
+double curve_unloaded(const struct curve_set *cs, double rr);
+
+/* -------------------------------------------------------------- traffic */
+
+struct traffic_in {
+	double p;		/* share of app accesses served by the default tier */
+	double na, za, sa;	/* app: requests in flight, think ns, bytes/request */
+	double nb, zb, sb;	/* antagonist (default tier only): same */
+	double md, ma;		/* migration traffic on each tier, bytes/ns */
+	double rr_d, rr_a;	/* read ratio of each tier's traffic */
+};
+
+struct traffic_out {
+	double xa, xb;		/* requests/ns */
+	double ld, la;		/* ns */
+	double bd, ba;		/* bytes/ns */
+	int wall_d, wall_a;	/* solved on a saturation wall */
+};
+
+int traffic_solve(const struct curve_set *d, const struct curve_set *a,
+		  const struct traffic_in *in, struct traffic_out *out);
+
+/* ------------------------------------------------------------- workload */
+
+struct workload;
+
+struct workload_ops {
+	const char *name;
+	/* apply a phase event (e.g. "hotset_move"); -ENOENT if unknown */
+	int (*event)(struct workload *w, const char *name, double value, struct rng *r);
+	void (*destroy)(struct workload *w);
+};
+
+/*
+ * A workload in the model is a probability vector over regions plus the
+ * shape of one access.  New workloads (zipfian KV, graph degree skew,
+ * CacheBench hot/cold) fill the same structure.
+ */
+struct workload {
+	const struct workload_ops *ops;
+	uint64_t nregions;
+	double *prob;		/* true access probability per region, sums to 1 */
+	uint8_t *hot;		/* 1 = region is in the hot set (for reporting) */
+	uint64_t version;	/* bumped whenever prob changes */
+	double object_bytes;	/* bytes touched per access (object) */
+	double write_frac;	/* write-backs per line read: 1 = RMW, 0 = read */
+	void *priv;
+};
+
+struct gups_cfg {
+	double working_set, hot_set;	/* bytes */
+	double hot_share;		/* share of accesses to the hot set */
+	double object_bytes;
+	int rmw;
+	uint64_t region_size;
+};
+
+int workload_gups_new(const struct gups_cfg *cfg, struct rng *r, struct workload **out);
+void workload_destroy(struct workload *w);
+
+/* ----------------------------------------------------------- alias table */
+
+struct alias {
+	uint64_t n;
+	double *prob;
+	uint32_t *alias;
+};
+
+int alias_build(struct alias *a, const double *p, uint64_t n);
+uint64_t alias_draw(const struct alias *a, struct rng *r);
+void alias_free(struct alias *a);
+
+/* ------------------------------------------------------------ fault heap */
+
+struct fault_ev {
+	uint64_t t_ns;
+	uint64_t scan_ns;
+	uint64_t page;
+};
+
+struct fault_heap {
+	struct fault_ev *v;
+	size_t n, cap;
+};
+
+int fheap_push(struct fault_heap *h, struct fault_ev ev);
+int fheap_pop(struct fault_heap *h, struct fault_ev *out);
+void fheap_free(struct fault_heap *h);
+
+#endif /* TIERSIM_H */

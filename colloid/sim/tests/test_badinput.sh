@@ -1,0 +1,33 @@
+#!/bin/sh
+# Bad input exits 2 with exactly one line on stderr, before any work.
+set -u
+T=${TIERSIM:?} C=${CURVES:?}
+d=$(mktemp -d) || exit 1
+trap 'rm -rf "$d"' EXIT
+D="--tier default:$C/paper-default.csv"
+A="--tier alternate:$C/paper-alternate-135.csv"
+printf 'read_ratio,bandwidth_mbps,latency_ns\n1.0,abc,80\n' >"$d/bad.csv"
+fails=0
+expect2() {
+	what=$1
+	shift
+	$T "$@" --duration 2 --average-last 1 >"$d/out" 2>"$d/err"
+	rc=$?
+	n=$(wc -l <"$d/err")
+	if [ "$rc" -ne 2 ] || [ "$n" -ne 1 ] || ! grep -q '^tiersim: error: ' "$d/err"; then
+		echo "$what: exit $rc, $n stderr lines:"
+		cat "$d/err"
+		fails=$((fails + 1))
+	fi
+}
+expect2 "missing curve file" --system hemem --tier default:$d/none.csv $A
+expect2 "malformed curve" --system hemem --tier default:$d/bad.csv $A
+expect2 "unknown system" --system linux $D $A
+expect2 "negative intensity" --system hemem $D $A --intensity -1
+expect2 "intensity too high" --system hemem $D $A --intensity 11
+expect2 "missing tier" --system hemem $D
+expect2 "bad event" --system hemem $D $A --event explode@3
+expect2 "unknown param" --system hemem $D $A --param no_such_param=1
+expect2 "bad region size" --system hemem $D $A --region-size 3M
+$T --help >/dev/null || { echo "--help failed"; fails=$((fails + 1)); }
+[ "$fails" -eq 0 ]
