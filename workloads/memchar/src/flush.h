@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Cache-line write-back/flush and store fence (x86-64; no-ops elsewhere). */
+#ifndef MEMCHAR_FLUSH_H
+#define MEMCHAR_FLUSH_H
+
+#include <stdatomic.h>
+
+#include "memchar.h"
+
+static inline __attribute__((always_inline)) void
+mc_flush_line(void *p, enum mc_flush f)
+{
+#if defined(__x86_64__)
+	switch (f) {
+	case MC_FLUSH_CLWB:
+		__asm__ __volatile__("clwb %0" : "+m"(*(volatile char *)p));
+		break;
+	case MC_FLUSH_CLFLUSHOPT:
+		__asm__ __volatile__("clflushopt %0"
+				     : "+m"(*(volatile char *)p));
+		break;
+	case MC_FLUSH_CLFLUSH:
+		__asm__ __volatile__("clflush %0" : "+m"(*(volatile char *)p));
+		break;
+	case MC_FLUSH_NONE:
+		break;
+	}
+#else
+	(void)p;
+	(void)f;
+#endif
+}
+
+static inline __attribute__((always_inline)) void mc_store_fence(void)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("sfence" ::: "memory");
+#else
+	atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
+#endif /* MEMCHAR_FLUSH_H */

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bandwidth: T threads, one per CPU, each streaming over its own buffer.
+ * Threads fill their buffers, wait at a gate, then run whole chunks of
+ * the kernel until --duration has passed; the time is from the gate's
+ * opening (earliest thread start) to the last thread done.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memchar.h"
+#include "modes.h"
+
+struct bw_worker {
+	struct mc_gate *gate;
+	struct mc_stream st;
+	int cpu;
+	uint64_t run_ns;
+	size_t chunk;
+	uint64_t t0, t1;
+	int err;
+};
+
+static void *bw_main(void *arg)
+{
+	struct bw_worker *w = arg;
+	uint64_t t;
+
+	w->err = mc_pin_self(w->cpu);
+	if (!w->err)
+		mc_stream_fill(&w->st);
+	if (mc_gate_arrive(w->gate) < 0 || w->err)
+		return NULL;
+	w->t0 = mc_now_ns();
+	do {
+		mc_stream_run(&w->st, w->chunk, 0);
+		t = mc_now_ns();
+	} while (t - w->t0 < w->run_ns && !mc_stopping());
+	w->t1 = t;
+	return NULL;
+}
+
+/* Iterations worth about 1 MiB of traffic between clock checks. */
+size_t mc_stream_chunk(const struct mc_op *op, unsigned int delay)
+{
+	unsigned int rd, wr;
+	size_t chunk;
+
+	mc_op_bytes(op, &rd, &wr);
+	chunk = MC_MIB / (rd + wr);
+	if (delay)
+		chunk = chunk / (delay + 1) ? chunk / (delay + 1) : 1;
+	return chunk;
+}
+
+static int bw_point(struct mc_ctx *c, int nthr)
+{
+	const struct mc_opts *o = c->o;
+	size_t bytes = o->buffer_bytes ? o->buffer_bytes :
+		       mc_default_stream_bytes(c->llc, nthr);
+	struct bw_worker *w = calloc((size_t)nthr, sizeof(*w));
+	struct mc_region *reg = calloc((size_t)nthr, sizeof(*reg));
+	pthread_t *tid = calloc((size_t)nthr, sizeof(*tid));
+	char backing[32] = "", cpus[256], bpi[32];
+	uint64_t tmin = UINT64_MAX, tmax = 0, bytes_done = 0;
+	unsigned int rd, wr;
+	struct mc_gate gate;
+	int started = 0, ret = 0, verified = 1;
+	struct mc_row row;
+	double secs, mbps;
+
+	mc_gate_init(&gate);
+	if (!w || !reg || !tid) {
+		ret = -ENOMEM;
+		mc_error("out of memory");
+		goto out;
+	}
+	mc_op_bytes(&o->op, &rd, &wr);
+	for (int i = 0; i < nthr; i++) {
+		ret = mc_region_alloc(&c->tgt, bytes, o->huge, &reg[i]);
+		if (ret) {
+			mc_alloc_error(c, nthr, bytes, ret);
+			goto out;
+		}
+		ret = mc_stream_init(&w[i].st, &o->op, reg[i].addr,
+				     reg[i].len,
+				     o->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i);
+		if (ret) {
+			mc_error("cannot set up op %s: %s", o->op.name,
+				 strerror(-ret));
+			goto out;
+		}
+		w[i].gate = &gate;
+		w[i].cpu = c->cpus.cpu[i];
+		w[i].run_ns = (uint64_t)(o->duration * 1e9);
+		w[i].chunk = mc_stream_chunk(&o->op, 0);
+	}
+	for (; started < nthr; started++) {
+		ret = mc_thread_start(&tid[started], bw_main, &w[started]);
+		if (ret) {
+			mc_error("cannot start a thread: %s", strerror(-ret));
+			break;
+		}
+	}
+	mc_gate_wait_ready(&gate, started);
+	for (int i = 0; i < started && !ret; i++) {
+		if (w[i].err) {
+			ret = w[i].err;
+			mc_error("cannot pin to CPU %d: %s", w[i].cpu,
+				 strerror(-ret));
+		}
+	}
+	if (!ret)
+		ret = mc_ctx_check_regions(c, reg, nthr, backing,
+					   sizeof(backing));
+	if (!ret && mc_stopping())
+		ret = -EINTR;
+	mc_gate_open(&gate, ret ? -1 : 1);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	if (ret)
+		goto out;
+	if (mc_stopping()) {
+		ret = -EINTR;
+		goto out;
+	}
+
+	for (int i = 0; i < nthr; i++) {
+		if (w[i].t0 < tmin)
+			tmin = w[i].t0;
+		if (w[i].t1 > tmax)
+			tmax = w[i].t1;
+		bytes_done += w[i].st.iters * (rd + wr);
+		if (mc_stream_verify(&w[i].st))
+			verified = 0;
+	}
+	secs = (double)(tmax - tmin) / 1e9;
+	mbps = (double)bytes_done / secs / 1e6;
+	mc_op_bytes_str(&o->op, bpi, sizeof(bpi));
+	mc_ctx_row(c, &row, nthr, cpus, sizeof(cpus));
+	row.metric = "bandwidth";
+	row.value = mbps;
+	row.unit = "MB/s";
+	row.op = o->op.name;
+	row.threads = nthr;
+	row.buffer_bytes = (long long)reg[0].len;
+	row.bytes_per_iter = bpi;
+	row.flush = o->op.kind == MC_OP_PWRITE ?
+		    mc_flush_name(mc_flush_detect()) : NULL;
+	row.huge_pages = backing;
+	row.verified = verified;
+	row.duration_s = secs;
+	ret = mc_csv_row(c->out, &row);
+	if (ret)
+		mc_error("cannot write the CSV output");
+	mc_progress("bandwidth op=%s threads=%d cpus=%s %s pages=%s: %.1f MB/s verified=%d",
+		    o->op.name, nthr, cpus, c->target, backing, mbps, verified);
+	if (!verified) {
+		mc_error("op %s: result check failed after timing", o->op.name);
+		ret = -EIO;
+	}
+out:
+	for (int i = 0; reg && i < nthr; i++)
+		mc_region_free(&reg[i]);
+	mc_target_rewind(&c->tgt);
+	mc_gate_destroy(&gate);
+	free(w);
+	free(reg);
+	free(tid);
+	return ret;
+}
+
+int mc_run_bandwidth(struct mc_ctx *c)
+{
+	int ret = 0;
+
+	for (int i = 0; i < c->o->nthreads && !ret; i++)
+		ret = bw_point(c, (int)c->o->threads[i]);
+	return ret;
+}

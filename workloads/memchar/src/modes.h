@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the mode drivers (mode_*.c). */
+#ifndef MEMCHAR_MODES_H
+#define MEMCHAR_MODES_H
+
+#include "memchar.h"
+
+extern volatile uintptr_t mc_sink;
+
+/* Map, build, place-check and verify a chain; prints its own errors. */
+int mc_chain_setup(struct mc_ctx *c, size_t bytes, struct mc_region *r,
+		   char *backing, size_t blen);
+/*
+ * Timing in chunks (about 0.1-1 ms each). A chunk during which the thread
+ * was involuntarily switched out (getrusage ru_nivcsw) is left out of the
+ * "clean" figures, as its time includes another task's run.
+ */
+struct mc_timing {
+	uint64_t n, ns;			/* all chunks: operations, time */
+	uint64_t clean_n, clean_ns;	/* chunks without a preemption */
+	uint64_t chunks, dropped;
+	long preempted;
+};
+
+void mc_timing_add(struct mc_timing *t, uint64_t n, uint64_t dt,
+		   long preempted);
+/* ns per operation: over clean chunks, or over all if none was clean. */
+double mc_timing_per_op(const struct mc_timing *t);
+/* Chase for about ns nanoseconds, accumulating into *t. */
+void mc_chase_for(struct mc_line **p, uint64_t ns, struct mc_timing *t);
+
+/* Report a failed mc_region_alloc of count x bytes. */
+void mc_alloc_error(const struct mc_ctx *c, int count, size_t bytes, int err);
+
+/* Kernel iterations between clock / stop-flag checks. */
+size_t mc_stream_chunk(const struct mc_op *op, unsigned int delay);
+
+#endif /* MEMCHAR_MODES_H */
