@@ -17,6 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reference", type=Path, default=None)
     ap.add_argument("--md", required=True, type=Path)
     ap.add_argument("--csv", required=True, type=Path)
+    ap.add_argument("--profile", default=None, help="model host profile name, for the provenance line")
     args = ap.parse_args(argv)
     df = pd.read_csv(args.measurements, low_memory=False)
     ref = reference.load(args.reference) if args.reference else reference.load()
@@ -25,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     backend = ", ".join(sorted(tiering["backend"].dropna().astype(str).unique())) or "none"
     host = str(df["host"].dropna().iloc[0]) if not df.empty else "?"
     card.to_csv(args.csv, index=False)
-    args.md.write_text(scorecard.to_markdown(card, host, backend))
+    args.md.write_text(scorecard.to_markdown(card, host, backend, args.profile))
     print(f"scorecard: {len(card)} published numbers, {int(card['within'].fillna(False).astype(bool).sum())} within tolerance")
     return 0
 

@@ -429,15 +429,15 @@ def _cell(s: object) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(scorecard: pd.DataFrame, host: str, backend: str) -> str:
+def to_markdown(scorecard: pd.DataFrame, host: str, backend: str, profile: str | None = None) -> str:
     """``scorecard.md``: provenance header, tolerance rules, scored rows, then rows not scored."""
     kinds = {b.strip() for b in str(backend).split(",") if b.strip()}
     model = ("Our numbers come from **modelled tiers (profile {host})**: simulated by tiersim, a "
              "deterministic model driving libcolloid's policy code. They are not measurements.")
     if kinds == {"model"}:
-        prov = model.format(host=host)
+        prov = model.format(host=profile or host)
     elif "model" in kinds:
-        prov = (model.format(host=host) + f" Rows whose *backend* is not `model` were **measured on {host}**; "
+        prov = (model.format(host=profile or host) + f" Rows whose *backend* is not `model` were **measured on {host}**; "
                 "the *backend* column says which is which.")
     else:
         prov = f"Our numbers were **measured on {host}** (backend `{backend}`)."

@@ -30,7 +30,7 @@ def auto_threads(n: int) -> list[int]:
 def characterize_points(config: dict, prof: dict, facts: dict) -> dict:
     cc = config["characterize"]
     if not cc["enabled"]:
-        return {"pairs": [], "absent": {"characterize": "disabled in the experiment config"}}
+        return {"pairs": [], "threads": {}, "injectors": {}, "absent": {"characterize": "disabled in the experiment config"}}
     cpu_nodes = [n for n in facts["cpu_nodes"] if node_cpus(facts, n)]
     targets = []
     for t in prof["tiers"]:
@@ -129,18 +129,20 @@ def tiering_points(config: dict, mprof: dict) -> dict:
         if system != "static":
             a += ["--colloid", "on" if colloid else "off", "--delta-p", tc["delta_p"]]
         a += tier_args(alt_ns)
+        if duration is None:
+            duration = tc["system_duration_s"].get(system, tc["duration_s"])
         a += ["--workload", "gups", "--working-set", w["working_set"], "--hot-set", w["hot_set"],
               "--hot-share", _fmt(w["hot_share"]), "--object-size", str(obj or w["object_bytes"]), "--op", w["op"],
               "--app-cores", str(w["app_cores"]), "--antagonist-cores-per-unit", str(mprof["cpus"]["cores_per_unit"]),
               "--intensity", _fmt(intensity), "--region-size", w["region_size"],
-              "--duration", _fmt(duration or tc["duration_s"]), "--average-last", _fmt(tc["average_last_s"]),
+              "--duration", _fmt(duration), "--average-last", _fmt(tc["average_last_s"]),
               "--seed", str(tc["seed"])]
         return a + (extra or [])
 
     pts: dict[str, dict] = {}
 
-    def add(exp: str, pid: str, ctx: dict, args: list[str], series: bool = False) -> None:
-        pts[f"{exp}/{pid}"] = {"experiment": exp, "id": pid, "argv": args, "timeseries": series,
+    def add(exp: str, pid: str, ctx: dict, args: list[str], series: bool = False, event: float | None = None) -> None:
+        pts[f"{exp}/{pid}"] = {"experiment": exp, "id": pid, "argv": args, "timeseries": series, "event_t_s": event,
                                "context": {"experiment": exp, "point": pid, "workload": "gups",
                                            "target": f"model:{mprof['name']}", **ctx}}
 
@@ -159,13 +161,15 @@ def tiering_points(config: dict, mprof: dict) -> dict:
                     if ob != w["object_bytes"]:
                         add("object_size", f"{s}-c{int(c)}-i{_fmt(k)}-o{ob}", ctx(s, c, k, obj=ob), argv(s, c, k, obj=ob))
             dyn = tc["dynamics"]
-            at = _fmt(dyn["event_at_s"])
+            ev = dyn["system_event_at_s"].get(s, dyn["event_at_s"])
+            total = ev + dyn["system_after_event_s"].get(s, dyn["after_event_s"])
+            at = _fmt(ev)
             for k in dyn["hotset_move_intensities"]:
                 add("hotset_move", f"{s}-c{int(c)}-i{_fmt(k)}", ctx(s, c, k),
-                    argv(s, c, k, duration=dyn["duration_s"], extra=["--event", f"hotset_move@{at}"]), series=True)
+                    argv(s, c, k, duration=total, extra=["--event", f"hotset_move@{at}"]), series=True, event=ev)
             add("contention_change", f"{s}-c{int(c)}-i0to{_fmt(dyn['contention_to'])}", ctx(s, c, 0),
-                argv(s, c, 0, duration=dyn["duration_s"], extra=["--event", f"intensity@{at}={_fmt(dyn['contention_to'])}"]),
-                series=True)
+                argv(s, c, 0, duration=total, extra=["--event", f"intensity@{at}={_fmt(dyn['contention_to'])}"]),
+                series=True, event=ev)
     for k in tc["intensities"]:
         for f in tc["best_static_fractions"]:
             add("best_static", f"static-f{_fmt(f)}-i{_fmt(k)}",

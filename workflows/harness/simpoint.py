@@ -55,6 +55,12 @@ def run(spec: dict) -> int:
     rows = _rows(summary, spec["context"])
     if spec.get("timeseries"):
         rows += _rows(series, spec["context"])
+    if spec.get("event_t_s") is not None:  # when the phase event happens (configured, not a result)
+        ev = {c: "" for c in COLUMNS}
+        ev.update({k: v for k, v in spec["context"].items() if k in COLUMNS})
+        ev.update({"metric": "event_t_s", "value": spec["event_t_s"], "unit": "s", "tool": "tiersim",
+                   "backend": "model", "family": "tiering"})
+        rows.append(ev)
     if not rows:
         print("tierbench: error: tiersim wrote no rows", file=sys.stderr)
         return 1

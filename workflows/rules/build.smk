@@ -1,15 +1,20 @@
-# Build every C binary into build/bin/ (incremental: make does the work).
-rule build:
+# Build each C binary into build/bin/ with its component's Makefile (incremental: make
+# does the work). One job per binary, so a failure in one component stops only the
+# points that need it.
+
+
+rule build_tool:
     input:
-        C_SOURCES,
+        lambda wc: tool_sources(wc.tool),
     output:
-        memchar="build/bin/memchar",
-        tiersim="build/bin/tiersim",
-        gups="build/bin/gups",
-        antagonist="build/bin/antagonist",
+        "build/bin/{tool}",
     conda:
         "../../environment.yml"
     log:
-        "build/logs/build.log",
+        "build/logs/{tool}.log",
+    wildcard_constraints:
+        tool="|".join(TOOL_DIRS),
+    params:
+        dirs=lambda wc: " ".join(TOOL_DIRS[wc.tool]),
     shell:
-        "make --no-print-directory build > {log} 2>&1"
+        "for d in {params.dirs}; do make --no-print-directory -C $d; done > {log} 2>&1"

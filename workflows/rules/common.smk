@@ -209,18 +209,26 @@ def figure_targets():
 
 
 
-# ---- build: every C source is an input of the build rule
+# ---- build: which component directories make each binary, and the sources it needs
+LIBCOLLOID = ["colloid/Makefile", "colloid/include/*.h", "colloid/src/*.[ch]"]
+TOOL_DIRS = {
+    "memchar": ["workloads/memchar"],
+    "gups": ["workloads/gups"],
+    "antagonist": ["antagonists"],
+    "tiersim": ["colloid", "colloid/sim"],
+    "tierd": ["colloid", "colloid/tierd"],
+}
+TOOL_SOURCES = {
+    "memchar": ["workloads/memchar/Makefile", "workloads/memchar/src/*.[ch]"],
+    "gups": ["workloads/gups/Makefile", "workloads/gups/*.[ch]"],
+    "antagonist": ["antagonists/Makefile", "antagonists/*.[ch]"],
+    "tiersim": LIBCOLLOID + ["colloid/sim/Makefile", "colloid/sim/src/*.[ch]"],
+    "tierd": LIBCOLLOID + ["colloid/tierd/Makefile", "colloid/tierd/src/*.[ch]"],
+}
 
-C_SOURCES = sorted(
-    glob("workloads/*/*.[ch]")
-    + glob("workloads/*/Makefile")
-    + glob("antagonists/*.[ch]")
-    + glob("colloid/**/*.[ch]", recursive=True)
-    + glob("colloid/**/Makefile", recursive=True)
-    + ["Makefile"]
-)
 
-
+def tool_sources(tool):
+    return sorted({f for pattern in TOOL_SOURCES[tool] for f in glob(pattern)})
 
 
 # ---- tiering family (modelled tiers)
@@ -282,6 +290,7 @@ def tiersim_spec(wc, output):
             "argv": pt["argv"],
             "context": {"host": HOST, **pt["context"]},
             "timeseries": pt["timeseries"],
+            "event_t_s": pt["event_t_s"],
             "config": config,
             "counters": config["counters"]["sources"],
             "timeout_s": 600,

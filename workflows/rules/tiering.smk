@@ -34,9 +34,11 @@ rule scorecard:
         "../../environment.yml"
     log:
         f"results/{HOST}/logs/scorecard.log",
+    params:
+        profile=MODEL_PROFILE["name"] if MODEL_PROFILE else PROFILE["name"],
     shell:
         "python -m analysis.score --measurements {input.csv} --reference {input.ref} "
-        "--md {output.md} --csv {output.csv} > {log} 2>&1"
+        "--profile {params.profile} --md {output.md} --csv {output.csv} > {log} 2>&1"
 
 
 rule contention_point:
