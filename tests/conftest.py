@@ -56,3 +56,28 @@ def descendants_of_bin(start_time: float | None = None) -> list[tuple[int, str]]
         if exe.startswith(str(BIN)):
             found.append((int(d.name), exe))
     return found
+
+
+def ancestors(pid: int) -> list[int]:
+    out = []
+    while pid > 1:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+        out.append(pid)
+    return out
+
+
+def started_by(root: int) -> set[int]:
+    """Our benchmark processes (build/bin/*) that descend from process ``root``."""
+    return {pid for pid, _ in descendants_of_bin() if root in ancestors(pid)}
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import REPO, alive, binary, started_by
 
-from conftest import REPO, binary, descendants_of_bin
 from workflows.harness import hostdetect, profile
 
 
@@ -67,7 +67,6 @@ def test_sigint_midway_stops_everything_and_restores_settings(tmp_path):
     knob = tmp_path / "numa_balancing"
     knob.write_text("0\n")
     s = spec(tmp_path, 60, knob)
-    before = {pid for pid, _ in descendants_of_bin()}
     p = subprocess.Popen([sys.executable, "-m", "workflows.harness.realrun", "-"], stdin=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, cwd=REPO)
     p.stdin.write(json.dumps(s))
@@ -79,12 +78,12 @@ def test_sigint_midway_stops_everything_and_restores_settings(tmp_path):
         assert time.monotonic() < deadline, "GUPS never started"
         time.sleep(0.05)
     assert knob.read_text() == "2", "the setting was applied during the run"
-    started = {pid for pid, _ in descendants_of_bin()} - before
+    started = started_by(p.pid)
     assert len(started) >= 2, "antagonist and GUPS were running"
     p.send_signal(signal.SIGINT)
     assert p.wait(timeout=30) == 128 + signal.SIGINT
     time.sleep(0.3)
-    left = {pid for pid, _ in descendants_of_bin()} & started
+    left = {pid for pid in started if alive(pid)}
     assert not left, f"left behind: {left}"
     assert knob.read_text().strip() == "0", "setting restored"
     assert not Path(s["journal"]).exists()

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from conftest import REPO, binary, descendants_of_bin
+from conftest import REPO, alive, binary, started_by
 
 SMK = [sys.executable, "-m", "snakemake"]
 
@@ -60,7 +59,7 @@ def test_lint_clean():
 
 
 def test_paper_dry_run():
-    r = smk("-n", "--cores", "all", "--configfile", "workflows/config/paper.yaml")
+    r = smk("-n", "--forceall", "--cores", "all", "--configfile", "workflows/config/paper.yaml")
     assert r.returncode == 0, r.stderr[-2000:]
     assert "memchar_bandwidth" in r.stdout
 
@@ -132,20 +131,22 @@ def test_sigint_leaves_no_benchmark_behind(tmp_path, results_of):
     out = results_of(name)
     cfg = tmp_path / "slow.yaml"
     cfg.write_text("scale: slow\ncharacterize: {latency: {buffer_mib: 64, duration_s: 60}}\nstorage: {enabled: false}\ntiering: {enabled: false}\n")
-    before = {pid for pid, _ in descendants_of_bin()}
     p = subprocess.Popen([*SMK, f"results/{name}/characterize/idle_latency/c0-m0/result.csv", "--cores", "1",
                           "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}"],
                          cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
+        ours: set[int] = set()
         while time.monotonic() < deadline:
-            if {pid for pid, _ in descendants_of_bin()} - before:
+            ours |= started_by(p.pid)
+            if ours:
                 break
             assert p.poll() is None, p.stderr.read().decode()[-2000:]
             time.sleep(0.1)
         else:
             pytest.fail("the benchmark never started")
         time.sleep(0.5)
+        ours |= started_by(p.pid)
         os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
         p.wait(timeout=60)
     finally:
@@ -153,7 +154,7 @@ def test_sigint_leaves_no_benchmark_behind(tmp_path, results_of):
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
     time.sleep(0.5)
-    left = {pid for pid, _ in descendants_of_bin()} - before
+    left = {pid for pid in ours if alive(pid)}
     assert not left, f"benchmark processes left behind: {left}"
     assert p.returncode != 0
     assert not list(out.glob("characterize/idle_latency/*/result.csv")), "no half-written result"

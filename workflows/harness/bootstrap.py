@@ -86,7 +86,7 @@ def python_env() -> str:
     if py.exists() and stamp.exists() and stamp.read_text() == _req_hash() and _has_modules(str(py)):
         say(f"using {VENV.relative_to(REPO)} (up to date)")
         return str(py)
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - bootstrap runs under any system python3
         sys.exit(f"tierbench: error: Python >= 3.11 is needed (snakemake 9), this is {sys.version.split()[0]}")
     if not py.exists():
         say(f"creating virtualenv {VENV.relative_to(REPO)}")

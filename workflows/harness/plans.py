@@ -201,7 +201,7 @@ def contention_points(config: dict, prof: dict, facts: dict) -> dict:
         n = len(ant)
         levels = sorted({(round(k * n / 3), k) for k in (0, 1, 2, 3)}, key=lambda x: x[1])
         seen, chosen = set(), []
-        for threads, k in levels:
+        for threads, _k in levels:
             if threads not in seen:
                 seen.add(threads)
                 chosen.append((3 * threads / n if n else 0.0, threads))
