@@ -126,3 +126,36 @@ def test_cpulist_roundtrip():
     assert cpulist.parse(5) == [5]
     with pytest.raises(ConfigError):
         cpulist.parse("a-b")
+
+
+def two_socket_facts(nodes=3):
+    f = {"hostname": "big", "nodes": {}, "online_cpus": list(range(64)), "allowed_cpus": list(range(64))}
+    f["nodes"]["0"] = {"cpus": list(range(32)), "memory_mib": 1 << 17}
+    f["nodes"]["1"] = {"cpus": list(range(32, 64)), "memory_mib": 1 << 17}
+    if nodes > 2:
+        f["nodes"]["2"] = {"cpus": [], "memory_mib": 1 << 16}
+    f["memory_nodes"] = [int(k) for k in f["nodes"]]
+    f["cpu_nodes"] = [0, 1]
+    return f
+
+
+@pytest.mark.parametrize("path", sorted(p for p in profile.HOSTS.glob("*.yaml") if p.name != "schema.yaml"))
+def test_shipped_profiles_are_schema_valid(path):
+    data = profile.load_yaml(path, "host profile")
+    profile.validate_schema(data, profile.SCHEMA, path.name)
+
+
+@pytest.mark.parametrize("name", ["icelake-2s", "cxl-cpuless", "paper-testbed"])
+def test_shipped_profiles_resolve_on_matching_hosts(name):
+    prof = profile.resolve(name, two_socket_facts())
+    assert len(prof["tiers"]) == 2
+    if prof["backend"] == "numa":
+        assert prof["cpus"]["app"] and prof["cpus"]["antagonist"]
+
+
+def test_real_profile_rejected_on_this_machine_when_node_missing():
+    facts = hostdetect.detect()
+    if len(facts["memory_nodes"]) >= 2:
+        pytest.skip("this machine has two memory nodes")
+    with pytest.raises(ConfigError, match="NUMA node 1 does not exist"):
+        profile.resolve("icelake-2s", facts)
