@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: MIT
+/*
+ * latency.c - per-tier loaded latency for Colloid.
+ *
+ * 1. CHA TOR (Intel uncore, perf): per CHA box, TOR occupancy (event 0x36)
+ *    and TOR inserts (0x35) of LLC-missing demand data reads, homed locally
+ *    (default tier) or remotely (alternate tier: the other socket), plus CHA
+ *    clockticks to turn cycles into ns.  Little's law: latency =
+ *    occupancy / inserts.  Event encodings, with their provenance, are those
+ *    documented in workflows/harness/counters.py (checked there against the
+ *    kernel's uncore_snbep.c, perf's vendor event JSON and the Colloid
+ *    authors' colloid-mon); this file only repeats them.  Not validated on
+ *    hardware by this project.  TOR occupancy counts on counter 0 only and
+ *    (SKX) the filter is per box, so as colloid-mon does, even boxes count
+ *    local and odd boxes remote requests; both sums are scaled to all boxes.
+ * 2. Probe: one thread per tier chases a random cyclic pointer chain through
+ *    a buffer bound (mbind) to that tier's node, a few hundred dependent
+ *    loads once per quantum, and reports the mean time per load.  The buffer
+ *    is larger than the LLC, so every load misses; it says what a load to
+ *    that tier costs now, under the load that the workload and everybody
+ *    else put on the tier.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <math.h>
+
+#include "tierd.h"
+
+/* ------------------------------------------------------------ helpers */
+
+static int rd(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+size_t lat_llc_bytes(void)
+{
+	char path[128], buf[64];
+	size_t best = 0;
+
+	for (int i = 0; i < 8; i++) {
+		size_t v;
+		char *end;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		if (rd(path, buf, sizeof(buf)))
+			break;
+		if (atoi(buf) < 2)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		if (rd(path, buf, sizeof(buf)))
+			continue;
+		v = strtoull(buf, &end, 10);
+		if (*end == 'K')
+			v <<= 10;
+		else if (*end == 'M')
+			v <<= 20;
+		if (v > best)
+			best = v;
+	}
+	return best;
+}
+
+/* first CPU of @node, -1 if it has none */
+static int node_first_cpu(int node)
+{
+	char path[96], buf[1024];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	if (rd(path, buf, sizeof(buf)) || !buf[0])
+		return -1;
+	return atoi(buf);
+}
+
+static int cpu_package(int cpu)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+		 cpu);
+	if (rd(path, buf, sizeof(buf)))
+		return -1;
+	return atoi(buf);
+}
+
+/* ---------------------------------------------------------------- CHA */
+
+#define MAX_BOX 256
+
+struct lat_cha {
+	int nbox;
+	int fd_occ[MAX_BOX], fd_ins[MAX_BOX], fd_clk;
+	uint64_t prev_occ[MAX_BOX], prev_ins[MAX_BOX], prev_clk;
+	uint64_t prev_t;
+};
+
+static int cpu_model(int *family, int *model)
+{
+	char line[256];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	int intel = 0;
+
+	*family = *model = -1;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "vendor_id", 9) && strstr(line, "GenuineIntel"))
+			intel = 1;
+		else if (!strncmp(line, "cpu family", 10))
+			*family = atoi(strchr(line, ':') + 1);
+		else if (!strncmp(line, "model\t", 6) || !strncmp(line, "model :", 7))
+			*model = atoi(strchr(line, ':') + 1);
+		if (*family >= 0 && *model >= 0 && intel)
+			break;
+	}
+	fclose(f);
+	return intel;
+}
+
+static int read_u64(int fd, uint64_t *v)
+{
+	return read(fd, v, sizeof(*v)) == sizeof(*v) ? 0 : -EIO;
+}
+
+static int cha_open_one(const char *pmu, const char *spec, int cpu, int *fd)
+{
+	struct perf_event_attr a;
+	int type = pmu_type(pmu), ret;
+	long r;
+
+	if (type < 0)
+		return type;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = (uint32_t)type;
+	ret = pmu_parse(pmu, spec, &a);
+	if (ret)
+		return ret;
+	r = sys_perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (r < 0)
+		return -errno;
+	*fd = (int)r;
+	return 0;
+}
+
+int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, char *why)
+{
+	const char *occ_l, *occ_r, *ins_l, *ins_r, *clk;
+	char pmu[32], buf[256];
+	int family, model, cpu, cpu_alt, pkg, ret, sock_cpu = -1;
+	struct lat_cha *c;
+
+	if (!cpu_model(&family, &model) || family != 6) {
+		snprintf(why, TIERD_WHY, "CHA TOR counters need an Intel Xeon (family 6)");
+		return -ENOTSUP;
+	}
+	switch (model) {
+	case 0x6a: case 0x6c:	/* Ice Lake SP */
+	case 0x8f: case 0xcf:	/* Sapphire / Emerald Rapids */
+		occ_l = "event=0x36,umask=0xc816fe01";
+		occ_r = "event=0x36,umask=0xc8177e01";
+		ins_l = "event=0x35,umask=0xc816fe01";
+		ins_r = "event=0x35,umask=0xc8177e01";
+		clk = model == 0x6a || model == 0x6c ? "event=0x00" : "event=0x01";
+		break;
+	case 0x55:		/* Skylake / Cascade Lake / Cooper Lake SP */
+		occ_l = "event=0x36,umask=0x21,filter_opc0=0x202,filter_loc=1,filter_nm=1,filter_not_nm=1";
+		occ_r = "event=0x36,umask=0x21,filter_opc0=0x202,filter_rem=1,filter_nm=1,filter_not_nm=1";
+		ins_l = "event=0x35,umask=0x21,filter_opc0=0x202,filter_loc=1,filter_nm=1,filter_not_nm=1";
+		ins_r = "event=0x35,umask=0x21,filter_opc0=0x202,filter_rem=1,filter_nm=1,filter_not_nm=1";
+		clk = "event=0x00";
+		break;
+	default:
+		snprintf(why, TIERD_WHY, "no CHA TOR event encodings known for family 6 model 0x%x",
+			 model);
+		return -ENOTSUP;
+	}
+	if (pmu_type("uncore_cha_0") < 0) {
+		snprintf(why, TIERD_WHY, "no uncore_cha PMU under /sys/bus/event_source/devices");
+		return -ENOENT;
+	}
+	cpu = node_first_cpu(default_node);
+	cpu_alt = node_first_cpu(alternate_node);
+	if (cpu < 0) {
+		snprintf(why, TIERD_WHY, "default node %d has no CPUs: no socket to count on",
+			 default_node);
+		return -ENOTSUP;
+	}
+	pkg = cpu_package(cpu);
+	if (cpu_alt < 0 || cpu_package(cpu_alt) == pkg) {
+		snprintf(why, TIERD_WHY,
+			 "node %d is not on another socket: CHA local/remote cannot tell the tiers "
+			 "apart (CPU-less or same-socket node)", alternate_node);
+		return -ENOTSUP;
+	}
+	/* the uncore PMU's cpumask names one CPU per socket */
+	if (!rd("/sys/bus/event_source/devices/uncore_cha_0/cpumask", buf, sizeof(buf))) {
+		for (char *p = buf; *p;) {
+			int v = atoi(p);
+
+			if (cpu_package(v) == pkg) {
+				sock_cpu = v;
+				break;
+			}
+			p = strchr(p, ',');
+			if (!p)
+				break;
+			p++;
+		}
+	}
+	if (sock_cpu < 0)
+		sock_cpu = cpu;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->fd_clk = -1;
+	for (int b = 0; b < MAX_BOX; b++) {
+		snprintf(pmu, sizeof(pmu), "uncore_cha_%d", b);
+		if (pmu_type(pmu) < 0)
+			break;
+		c->fd_occ[b] = c->fd_ins[b] = -1;
+		ret = cha_open_one(pmu, b % 2 ? occ_r : occ_l, sock_cpu, &c->fd_occ[b]);
+		if (!ret)
+			ret = cha_open_one(pmu, b % 2 ? ins_r : ins_l, sock_cpu, &c->fd_ins[b]);
+		if (!ret && b == 0)
+			ret = cha_open_one(pmu, clk, sock_cpu, &c->fd_clk);
+		c->nbox = b + 1;
+		if (ret) {
+			snprintf(why, TIERD_WHY, "perf_event_open(%s TOR) failed: %s", pmu,
+				 strerror(-ret));
+			lat_cha_close(c);
+			return ret;
+		}
+	}
+	if (c->nbox < 2) {
+		snprintf(why, TIERD_WHY, "only one CHA box: cannot split local and remote");
+		lat_cha_close(c);
+		return -ENOTSUP;
+	}
+	for (int b = 0; b < c->nbox; b++) {
+		read_u64(c->fd_occ[b], &c->prev_occ[b]);
+		read_u64(c->fd_ins[b], &c->prev_ins[b]);
+	}
+	read_u64(c->fd_clk, &c->prev_clk);
+	c->prev_t = now_ns();
+	*out = c;
+	return 0;
+}
+
+int lat_cha_read(struct lat_cha *c, struct lat_sample s[2])
+{
+	double occ[2] = { 0, 0 }, ins[2] = { 0, 0 }, nb[2] = { 0, 0 };
+	uint64_t v, t = now_ns(), clk;
+	double ns_per_tick;
+
+	if (read_u64(c->fd_clk, &clk))
+		return -EIO;
+	ns_per_tick = clk > c->prev_clk ? (double)(t - c->prev_t) / (double)(clk - c->prev_clk) : 0;
+	c->prev_clk = clk;
+	c->prev_t = t;
+	for (int b = 0; b < c->nbox; b++) {
+		int g = b % 2;
+
+		if (read_u64(c->fd_occ[b], &v))
+			return -EIO;
+		occ[g] += (double)(v - c->prev_occ[b]);
+		c->prev_occ[b] = v;
+		if (read_u64(c->fd_ins[b], &v))
+			return -EIO;
+		ins[g] += (double)(v - c->prev_ins[b]);
+		c->prev_ins[b] = v;
+		nb[g] += 1;
+	}
+	for (int g = 0; g < 2; g++) {
+		/* each group sees its share of the address-hashed requests */
+		double scale = nb[g] > 0 ? (double)c->nbox / nb[g] : 0;
+
+		s[g].occupancy = occ[g] * ns_per_tick * scale;
+		s[g].arrivals = ins[g] * scale;
+		s[g].mean_ns = s[g].arrivals > 0 ? s[g].occupancy / s[g].arrivals : NAN;
+	}
+	return 0;
+}
+
+void lat_cha_close(struct lat_cha *c)
+{
+	if (!c)
+		return;
+	for (int b = 0; b < c->nbox; b++) {
+		if (c->fd_occ[b] >= 0)
+			close(c->fd_occ[b]);
+		if (c->fd_ins[b] >= 0)
+			close(c->fd_ins[b]);
+	}
+	if (c->fd_clk >= 0)
+		close(c->fd_clk);
+	free(c);
+}
+
+/* -------------------------------------------------------------- probe */
+
+struct probe_tier {
+	struct lat_probe *p;
+	int node;
+	void *buf;
+	size_t bytes;
+	void **cur;		/* where the chase continues */
+	pthread_t thr;
+	int started;
+	double sum_ns;
+	uint64_t loads;
+};
+
+struct lat_probe {
+	struct probe_tier t[2];
+	unsigned int loads;
+	int cpu;
+	uint64_t period_ns;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;
+};
+
+static uint64_t xs(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static void **chase(void **p, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		p = (void **)*p;
+	return p;
+}
+
+static int probe_buffer(struct probe_tier *pt, size_t bytes, char *why)
+{
+	size_t lines = bytes / 64, i;
+	unsigned long mask[64] = { 0 };
+	uint32_t *perm;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)pt->node;
+	int st = -1;
+	void *pg;
+
+	if ((size_t)pt->node >= sizeof(mask) * 8) {
+		snprintf(why, TIERD_WHY, "node %d out of range for the probe", pt->node);
+		return -EINVAL;
+	}
+	pt->bytes = lines * 64;
+	pt->buf = mmap(NULL, pt->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (pt->buf == MAP_FAILED) {
+		pt->buf = NULL;
+		snprintf(why, TIERD_WHY, "probe buffer: mmap of %zu bytes failed", pt->bytes);
+		return -ENOMEM;
+	}
+	madvise(pt->buf, pt->bytes, MADV_HUGEPAGE);
+	mask[pt->node / (8 * sizeof(long))] |= 1UL << (pt->node % (8 * sizeof(long)));
+	if (mbind(pt->buf, pt->bytes, MPOL_BIND, mask, sizeof(mask) * 8, 0)) {
+		snprintf(why, TIERD_WHY, "probe buffer: mbind to node %d failed: %s", pt->node,
+			 strerror(errno));
+		return -errno;
+	}
+	perm = malloc(lines * sizeof(*perm));
+	if (!perm) {
+		snprintf(why, TIERD_WHY, "out of memory");
+		return -ENOMEM;
+	}
+	/* Sattolo: a random permutation that is one cycle over all lines */
+	for (i = 0; i < lines; i++)
+		perm[i] = (uint32_t)i;
+	for (i = lines - 1; i > 0; i--) {
+		size_t j = xs(&seed) % i;
+		uint32_t tmp = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = tmp;
+	}
+	for (i = 0; i < lines; i++)
+		*(void **)((char *)pt->buf + i * 64) = (char *)pt->buf + (size_t)perm[i] * 64;
+	free(perm);
+	pt->cur = pt->buf;
+	pg = pt->buf;
+	if (move_pages(0, 1, &pg, NULL, &st, 0) == 0 && st >= 0 && st != pt->node) {
+		snprintf(why, TIERD_WHY, "probe buffer landed on node %d, not %d", st, pt->node);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void *probe_thread(void *arg)
+{
+	struct probe_tier *pt = arg;
+	struct lat_probe *p = pt->p;
+	struct timespec dl;
+
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop) {
+		uint64_t t0, t1;
+
+		dl.tv_nsec += (long)(p->period_ns % 1000000000ULL);
+		dl.tv_sec += (time_t)(p->period_ns / 1000000000ULL);
+		if (dl.tv_nsec >= 1000000000L) {
+			dl.tv_nsec -= 1000000000L;
+			dl.tv_sec++;
+		}
+		while (!p->stop && pthread_cond_timedwait(&p->cv, &p->mu, &dl) != ETIMEDOUT)
+			;
+		if (p->stop)
+			break;
+		pthread_mutex_unlock(&p->mu);
+		t0 = now_ns();
+		pt->cur = chase(pt->cur, p->loads);
+		t1 = now_ns();
+		pthread_mutex_lock(&p->mu);
+		pt->sum_ns += (double)(t1 - t0);
+		pt->loads += p->loads;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+double lat_probe_unloaded(struct lat_probe *p, unsigned int tier)
+{
+	struct probe_tier *pt = &p->t[tier];
+	unsigned int n = 100000;
+	uint64_t t0;
+
+	pt->cur = chase(pt->cur, 1000); /* warm the TLB path */
+	t0 = now_ns();
+	pt->cur = chase(pt->cur, n);
+	return (double)(now_ns() - t0) / n;
+}
+
+int lat_probe_open(struct lat_probe **out, const int nodes[2], size_t bytes, unsigned int loads,
+		   int cpu, uint64_t period_ns, char *why)
+{
+	struct lat_probe *p = calloc(1, sizeof(*p));
+	pthread_condattr_t ca;
+	int ret;
+
+	if (!p) {
+		snprintf(why, TIERD_WHY, "out of memory");
+		return -ENOMEM;
+	}
+	p->loads = loads;
+	p->cpu = cpu;
+	p->period_ns = period_ns;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	for (int i = 0; i < 2; i++) {
+		p->t[i].p = p;
+		p->t[i].node = nodes[i];
+		ret = probe_buffer(&p->t[i], bytes, why);
+		if (ret)
+			goto err;
+	}
+	*out = p;
+	return 0;
+err:
+	lat_probe_close(p);
+	return ret;
+}
+
+/* start the threads (after lat_probe_unloaded) */
+int lat_probe_start(struct lat_probe *p, char *why)
+{
+	for (int i = 0; i < 2; i++) {
+		pthread_attr_t at;
+		int ret;
+
+		pthread_attr_init(&at);
+		if (p->cpu >= 0) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(p->cpu, &set);
+			pthread_attr_setaffinity_np(&at, sizeof(set), &set);
+		}
+		ret = pthread_create(&p->t[i].thr, &at, probe_thread, &p->t[i]);
+		pthread_attr_destroy(&at);
+		if (ret) {
+			snprintf(why, TIERD_WHY, "cannot start a probe thread: %s", strerror(ret));
+			return -ret;
+		}
+		p->t[i].started = 1;
+	}
+	return 0;
+}
+
+int lat_probe_read(struct lat_probe *p, struct lat_sample s[2])
+{
+	pthread_mutex_lock(&p->mu);
+	for (int i = 0; i < 2; i++) {
+		struct probe_tier *pt = &p->t[i];
+
+		s[i].occupancy = pt->sum_ns;
+		s[i].arrivals = (double)pt->loads;
+		s[i].mean_ns = pt->loads ? pt->sum_ns / (double)pt->loads : NAN;
+		pt->sum_ns = 0;
+		pt->loads = 0;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return 0;
+}
+
+void lat_probe_close(struct lat_probe *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < 2; i++) {
+		if (p->t[i].started)
+			pthread_join(p->t[i].thr, NULL);
+		if (p->t[i].buf)
+			munmap(p->t[i].buf, p->t[i].bytes);
+	}
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}

@@ -1,0 +1,1242 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tierd - libcolloid's mechanism on real NUMA tiers.
+ *
+ * Attaches to a running process by pid, cuts its large anonymous mappings
+ * into regions (libcolloid "pages"), and per quantum, as tiersim does on
+ * model tiers:
+ *   1. feeds access observations: PEBS / IBS samples (perf) or DAMON
+ *      nr_accesses -> colloid_sample(); for TPP, an emulated scanner turns
+ *      the first observed access after a region was "scanned" into
+ *      colloid_hint_fault();
+ *   2. feeds per-tier latency: CHA TOR occupancy/inserts or probe chases
+ *      -> colloid_observe_cha();
+ *   3. calls colloid_tick() and applies the plan with move_pages(2), in
+ *      plan order, at most the plan; moves that fail are reported back with
+ *      colloid_page_set_tier().
+ * Every report interval it writes t_s,metric,value,unit rows.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tierd.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+#define PROG "tierd"
+#define MAX_PARAMS 64
+
+struct opts {
+	pid_t pid;
+	const char *policy;
+	int colloid;
+	int nodes[2], have_tiers;
+	size_t region_size, min_mapping, batch;
+	double quantum_ms;	/* 0: the policy's own */
+	double duration_s;	/* 0: until the target exits or a signal */
+	double report_s;
+	struct { char name[64]; double value; } par[MAX_PARAMS];
+	int npar;
+	enum obs_kind observe;
+	enum lat_kind latency;
+	int probe_cpu;
+	size_t probe_size;
+	unsigned int probe_loads;
+	uint64_t damon_sample_us, damon_aggr_us;
+	double sample_scale;	/* accesses per sample weight; <0: default */
+	int64_t capacity[2];	/* <0: auto */
+	const char *output;
+	int dry_run;
+	int move_test, mt_from, mt_to;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: tierd --pid PID --policy hemem|tpp|memtis --tiers NODE,NODE [options]\n"
+"       tierd --pid PID --move-test FROM:TO [options]\n"
+"Runs a libcolloid placement policy on a running process (pages move with\n"
+"move_pages(2)), or moves all its pages between two nodes and verifies them.\n"
+"\n"
+"  --pid PID              target process (required)\n"
+"  --policy NAME          hemem, tpp or memtis (required unless --move-test)\n"
+"  --colloid on|off       Colloid latency balancing on top (default off)\n"
+"  --tiers D,A            NUMA node of the default tier, then of the alternate\n"
+"                         tier (required unless --move-test); D may equal A\n"
+"  --region-size 2M|4K    bytes per region, the policy's page (default 2M)\n"
+"  --min-mapping SIZE     only anonymous writable mappings at least this large\n"
+"                         (default 64M); SIZE takes K/M/G (binary)\n"
+"  --quantum-ms Q         policy quantum in ms (default: the policy's own:\n"
+"                         hemem_quantum_ms, tpp_quantum_ms, memtis_quantum_ms)\n"
+"  --duration S           stop after S seconds (default 0: until the target\n"
+"                         exits or SIGINT/SIGTERM)\n"
+"  --param NAME=VALUE     set a libcolloid parameter (repeatable), e.g.\n"
+"                         migrate_limit_Bps=1e9; names as in colloid.h\n"
+"  --observe auto|perf|damon|none\n"
+"                         access observation (default auto: perf, else DAMON,\n"
+"                         else refuse); none runs the loop without access\n"
+"                         samples (latency only; for tests)\n"
+"  --latency auto|cha|probe\n"
+"                         per-tier latency source (default auto: CHA TOR via\n"
+"                         perf uncore, else probe threads)\n"
+"  --probe-cpu CPU        CPU for the probe threads (default: not pinned)\n"
+"  --probe-size SIZE      probe buffer per tier (default 2 x LLC, 16M..256M)\n"
+"  --probe-loads N        dependent loads per tier per quantum (default 128)\n"
+"  --damon-us SAMPLE,AGGR DAMON sample and aggregation intervals in us\n"
+"                         (default 5000,100000)\n"
+"  --sample-scale X       memory accesses one sample weight stands for, for\n"
+"                         Colloid's rates (default: the PEBS load period for\n"
+"                         perf, 1 for DAMON)\n"
+"  --capacity D,A         bytes of each tier the policy may use; 'auto' = the\n"
+"                         target's bytes there plus the node's free memory\n"
+"                         (default auto,auto)\n"
+"  --batch PAGES          4 KiB pages per move_pages() call (default 512)\n"
+"  --report-interval S    seconds per CSV block (default 1)\n"
+"  --output FILE          CSV t_s,metric,value,unit (default stdout)\n"
+"  --dry-run              run the policy, move nothing\n"
+"  --move-test FROM:TO    move every region on node FROM to node TO in batches\n"
+"                         limited by migrate_limit_Bps per quantum, verify with\n"
+"                         move_pages status queries, print one summary line;\n"
+"                         exit 1 if a page is not on TO\n"
+"  --help                 this text\n"
+"Exit: 0 done (duration, target exit, SIGINT/SIGTERM), 1 runtime failure,\n"
+"2 bad argument or unusable host (one line 'tierd: error: ...').\n");
+}
+
+static void die2(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die2(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	switch (*end) {
+	case 'K': case 'k': v *= 1024.0; end++; break;
+	case 'M': case 'm': v *= 1048576.0; end++; break;
+	case 'G': case 'g': v *= 1073741824.0; end++; break;
+	case 'T': case 't': v *= 1099511627776.0; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+	if (*end || v > 1e18)
+		return -EINVAL;
+	*out = (size_t)v;
+	return 0;
+}
+
+static double parse_num(const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+		die2("--%s: '%s' is not a number in [%g, %g]", opt, s, lo, hi);
+	return v;
+}
+
+static int parse_node(const char *opt, const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > 4095)
+		die2("--%s: '%s' is not a node number", opt, s);
+	return (int)v;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	enum { O_PID = 256, O_POLICY, O_COLLOID, O_TIERS, O_REGION, O_MINMAP, O_QUANTUM,
+	       O_DURATION, O_PARAM, O_OBSERVE, O_LATENCY, O_PCPU, O_PSIZE, O_PLOADS,
+	       O_DAMON, O_SCALE, O_CAP, O_BATCH, O_REPORT, O_OUTPUT, O_DRY, O_MOVE, O_HELP };
+	static const struct option lo[] = {
+		{ "pid", required_argument, 0, O_PID },
+		{ "policy", required_argument, 0, O_POLICY },
+		{ "colloid", required_argument, 0, O_COLLOID },
+		{ "tiers", required_argument, 0, O_TIERS },
+		{ "region-size", required_argument, 0, O_REGION },
+		{ "min-mapping", required_argument, 0, O_MINMAP },
+		{ "quantum-ms", required_argument, 0, O_QUANTUM },
+		{ "duration", required_argument, 0, O_DURATION },
+		{ "param", required_argument, 0, O_PARAM },
+		{ "observe", required_argument, 0, O_OBSERVE },
+		{ "latency", required_argument, 0, O_LATENCY },
+		{ "probe-cpu", required_argument, 0, O_PCPU },
+		{ "probe-size", required_argument, 0, O_PSIZE },
+		{ "probe-loads", required_argument, 0, O_PLOADS },
+		{ "damon-us", required_argument, 0, O_DAMON },
+		{ "sample-scale", required_argument, 0, O_SCALE },
+		{ "capacity", required_argument, 0, O_CAP },
+		{ "batch", required_argument, 0, O_BATCH },
+		{ "report-interval", required_argument, 0, O_REPORT },
+		{ "output", required_argument, 0, O_OUTPUT },
+		{ "dry-run", no_argument, 0, O_DRY },
+		{ "move-test", required_argument, 0, O_MOVE },
+		{ "help", no_argument, 0, O_HELP },
+		{ 0, 0, 0, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->pid = -1;
+	o->region_size = 2UL << 20;
+	o->min_mapping = 64UL << 20;
+	o->batch = 512;
+	o->report_s = 1;
+	o->probe_cpu = -1;
+	o->probe_loads = 128;
+	o->damon_sample_us = 5000;
+	o->damon_aggr_us = 100000;
+	o->sample_scale = -1;
+	o->capacity[0] = o->capacity[1] = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		char *comma;
+		size_t sz;
+
+		switch (c) {
+		case O_PID:
+			o->pid = (pid_t)parse_num("pid", optarg, 1, INT_MAX);
+			break;
+		case O_POLICY:
+			o->policy = optarg;
+			break;
+		case O_COLLOID:
+			if (!strcmp(optarg, "on"))
+				o->colloid = 1;
+			else if (!strcmp(optarg, "off"))
+				o->colloid = 0;
+			else
+				die2("--colloid: '%s' is not on or off", optarg);
+			break;
+		case O_TIERS:
+			comma = strchr(optarg, ',');
+			if (!comma || strchr(comma + 1, ','))
+				die2("--tiers: '%s' is not NODE,NODE", optarg);
+			*comma = '\0';
+			o->nodes[0] = parse_node("tiers", optarg);
+			o->nodes[1] = parse_node("tiers", comma + 1);
+			o->have_tiers = 1;
+			break;
+		case O_REGION:
+			if (parse_size(optarg, &sz) || (sz != 4096 && sz != (2UL << 20)))
+				die2("--region-size: '%s' is not 2M or 4K", optarg);
+			o->region_size = sz;
+			break;
+		case O_MINMAP:
+			if (parse_size(optarg, &o->min_mapping))
+				die2("--min-mapping: '%s' is not a size", optarg);
+			break;
+		case O_QUANTUM:
+			o->quantum_ms = parse_num("quantum-ms", optarg, 1, 60000);
+			break;
+		case O_DURATION:
+			o->duration_s = parse_num("duration", optarg, 0, 1e7);
+			break;
+		case O_PARAM: {
+			char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof(o->par[0].name))
+				die2("--param: '%s' is not NAME=VALUE", optarg);
+			if (o->npar == MAX_PARAMS)
+				die2("--param: more than %d parameters", MAX_PARAMS);
+			memcpy(o->par[o->npar].name, optarg, (size_t)(eq - optarg));
+			o->par[o->npar].name[eq - optarg] = '\0';
+			o->par[o->npar].value = parse_num("param", eq + 1, -1e300, 1e300);
+			o->npar++;
+			break;
+		}
+		case O_OBSERVE:
+			if (!strcmp(optarg, "auto"))
+				o->observe = OBS_AUTO;
+			else if (!strcmp(optarg, "perf"))
+				o->observe = OBS_PERF;
+			else if (!strcmp(optarg, "damon"))
+				o->observe = OBS_DAMON;
+			else if (!strcmp(optarg, "none"))
+				o->observe = OBS_NONE;
+			else
+				die2("--observe: '%s' is not auto, perf, damon or none", optarg);
+			break;
+		case O_LATENCY:
+			if (!strcmp(optarg, "auto"))
+				o->latency = LAT_AUTO;
+			else if (!strcmp(optarg, "cha"))
+				o->latency = LAT_CHA;
+			else if (!strcmp(optarg, "probe"))
+				o->latency = LAT_PROBE;
+			else
+				die2("--latency: '%s' is not auto, cha or probe", optarg);
+			break;
+		case O_PCPU:
+			o->probe_cpu = (int)parse_num("probe-cpu", optarg, 0, CPU_SETSIZE - 1);
+			break;
+		case O_PSIZE:
+			if (parse_size(optarg, &o->probe_size) || o->probe_size < (1UL << 20) ||
+			    o->probe_size > (16UL << 30))
+				die2("--probe-size: '%s' is not a size in 1M..16G", optarg);
+			break;
+		case O_PLOADS:
+			o->probe_loads = (unsigned int)parse_num("probe-loads", optarg, 1, 1e7);
+			break;
+		case O_DAMON:
+			comma = strchr(optarg, ',');
+			if (!comma)
+				die2("--damon-us: '%s' is not SAMPLE,AGGR", optarg);
+			*comma = '\0';
+			o->damon_sample_us = (uint64_t)parse_num("damon-us", optarg, 100, 1e7);
+			o->damon_aggr_us = (uint64_t)parse_num("damon-us", comma + 1, 100, 6e7);
+			if (o->damon_aggr_us < o->damon_sample_us)
+				die2("--damon-us: the aggregation interval is shorter than the sample interval");
+			break;
+		case O_SCALE:
+			o->sample_scale = parse_num("sample-scale", optarg, 1e-9, 1e12);
+			break;
+		case O_CAP:
+			comma = strchr(optarg, ',');
+			if (!comma)
+				die2("--capacity: '%s' is not SIZE,SIZE", optarg);
+			*comma = '\0';
+			for (int i = 0; i < 2; i++) {
+				const char *s = i ? comma + 1 : optarg;
+
+				if (!strcmp(s, "auto"))
+					o->capacity[i] = -1;
+				else if (parse_size(s, &sz))
+					die2("--capacity: '%s' is not a size or auto", s);
+				else
+					o->capacity[i] = (int64_t)sz;
+			}
+			break;
+		case O_BATCH:
+			o->batch = (size_t)parse_num("batch", optarg, 1, 1 << 20);
+			break;
+		case O_REPORT:
+			o->report_s = parse_num("report-interval", optarg, 0.001, 3600);
+			break;
+		case O_OUTPUT:
+			o->output = optarg;
+			break;
+		case O_DRY:
+			o->dry_run = 1;
+			break;
+		case O_MOVE: {
+			char *colon = strchr(optarg, ':');
+
+			if (!colon)
+				die2("--move-test: '%s' is not FROM:TO", optarg);
+			*colon = '\0';
+			o->mt_from = parse_node("move-test", optarg);
+			o->mt_to = parse_node("move-test", colon + 1);
+			o->move_test = 1;
+			break;
+		}
+		case O_HELP:
+			usage(stdout);
+			exit(0);
+		default:
+			if (optopt && optopt < 256)
+				die2("unknown option '-%c'", optopt);
+			die2("unknown option or missing value: '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die2("unexpected argument '%s'", argv[optind]);
+	if (o->pid <= 0)
+		die2("--pid is required");
+	if (!o->move_test) {
+		if (!o->policy)
+			die2("--policy is required (hemem, tpp or memtis)");
+		if (!o->have_tiers)
+			die2("--tiers is required (default node first, e.g. 0,1)");
+	}
+}
+
+/* ------------------------------------------------------------ the run */
+
+struct run {
+	const struct opts *o;
+	struct target t;
+	struct colloid_ctx *ctx;
+	struct colloid_params prm;
+	int is_tpp;
+	uint64_t now;
+	double acc_w[2];	/* sample weight per tier in this quantum */
+	uint64_t samples;	/* sink calls in this report interval */
+	/* TPP scanner emulation */
+	uint64_t *scan_ns;
+	uint8_t *pending;
+	size_t scan_cursor;
+	double scan_carry;
+	uint64_t faults;
+};
+
+static void on_sample(void *priv, size_t r, int is_write, uint32_t weight)
+{
+	struct run *R = priv;
+	int tier;
+
+	if (weight == 0)
+		return;
+	colloid_sample(R->ctx, r, is_write, weight);
+	tier = colloid_page_tier(R->ctx, r);
+	if (tier >= 0 && tier < 2)
+		R->acc_w[tier] += weight;
+	R->samples++;
+	if (R->is_tpp && R->pending[r]) {
+		colloid_hint_fault(R->ctx, r, R->now - R->scan_ns[r], R->now);
+		R->pending[r] = 0;
+		R->faults++;
+	}
+}
+
+/* TPP: "unmap" tpp_scan_size_bytes of regions per scan period, in address
+ * order; baseline TPP skips default-tier regions (Linux tiering mode only
+ * scans the slow tier), TPP+Colloid scans both, as tiersim does */
+static void tpp_scan(struct run *R, uint64_t qns)
+{
+	double per_ns = R->prm.tpp_scan_size_bytes / (R->prm.tpp_scan_period_ms * 1e6);
+	double regs = per_ns * (double)qns / (double)R->t.region_size + R->scan_carry;
+	uint64_t n = (uint64_t)regs;
+
+	R->scan_carry = regs - (double)n;
+	if (n > R->t.nreg)
+		n = R->t.nreg;
+	for (uint64_t i = 0; i < n; i++) {
+		size_t r = R->scan_cursor;
+
+		R->scan_cursor = (R->scan_cursor + 1) % R->t.nreg;
+		if (!R->o->colloid && colloid_page_tier(R->ctx, r) == 0)
+			continue;
+		R->scan_ns[r] = R->now;
+		R->pending[r] = 1;
+	}
+}
+
+struct totals {
+	struct move_stats ms;
+	uint64_t regions_moved, regions_failed, quanta, overruns, samples;
+};
+
+static void row(FILE *f, double t, const char *m, double v, const char *unit)
+{
+	if (isnan(v))
+		fprintf(f, "%.3f,%s,nan,%s\n", t, m, unit);
+	else
+		fprintf(f, "%.3f,%s,%.6g,%s\n", t, m, v == 0 ? 0.0 : v, unit);
+}
+
+static const char *errname(int e)
+{
+	switch (e) {
+	case EBUSY: return "EBUSY";
+	case ENOMEM: return "ENOMEM";
+	case EACCES: return "EACCES";
+	case EFAULT: return "EFAULT";
+	case EAGAIN: return "EAGAIN";
+	case EIO: return "EIO";
+	case EINVAL: return "EINVAL";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	default: return NULL;
+	}
+}
+
+static void print_errnos(FILE *f, const struct move_stats *ms)
+{
+	const size_t n = sizeof(ms->err_by_errno) / sizeof(ms->err_by_errno[0]);
+
+	for (size_t e = 1; e < n; e++) {
+		const char *nm = errname((int)e);
+
+		if (!ms->err_by_errno[e])
+			continue;
+		if (nm)
+			fprintf(f, " %s=%llu", nm, (unsigned long long)ms->err_by_errno[e]);
+		else
+			fprintf(f, " errno%zu=%llu", e, (unsigned long long)ms->err_by_errno[e]);
+	}
+}
+
+struct reporter {
+	FILE *out;
+	struct colloid_ctx *ctx;
+	struct totals *iv, *tot;
+	uint64_t t_start, cpu_last, wall_last;
+	double lat_sum[2];
+	uint64_t lat_n[2];
+};
+
+/* one block of rows for the interval that ends now; moves it into the totals */
+static void report(struct reporter *r)
+{
+	struct colloid_state st;
+	struct totals *iv = r->iv, *tot = r->tot;
+	uint64_t c = cpu_ns(), wt = now_ns();
+	double ts = (double)(wt - r->t_start) * 1e-9;
+	FILE *out = r->out;
+
+	colloid_get_state(r->ctx, &st);
+	row(out, ts, "quanta", (double)iv->quanta, "count");
+	row(out, ts, "samples", (double)iv->samples, "count");
+	row(out, ts, "pages_moved", (double)iv->ms.pages_ok, "pages");
+	row(out, ts, "bytes_moved", (double)iv->ms.bytes, "B");
+	row(out, ts, "regions_moved", (double)iv->regions_moved, "count");
+	row(out, ts, "move_failures", (double)iv->ms.pages_failed, "pages");
+	row(out, ts, "move_batches", (double)iv->ms.calls, "count");
+	row(out, ts, "move_seconds", (double)iv->ms.ns * 1e-9, "s");
+	row(out, ts, "p", st.p, "fraction");
+	row(out, ts, "latency_default", st.lat[0], "ns");
+	row(out, ts, "latency_alternate", st.lat[1], "ns");
+	row(out, ts, "latency_measured_default",
+	    r->lat_n[0] ? r->lat_sum[0] / (double)r->lat_n[0] : NAN, "ns");
+	row(out, ts, "latency_measured_alternate",
+	    r->lat_n[1] ? r->lat_sum[1] / (double)r->lat_n[1] : NAN, "ns");
+	row(out, ts, "hot_regions_default", (double)st.hot_pages[0], "count");
+	row(out, ts, "hot_regions_alternate", (double)st.hot_pages[1], "count");
+	row(out, ts, "tierd_cpu_share",
+	    wt > r->wall_last ? (double)(c - r->cpu_last) / (double)(wt - r->wall_last) : 0,
+	    "fraction");
+	fflush(out);
+	r->cpu_last = c;
+	r->wall_last = wt;
+	r->lat_sum[0] = r->lat_sum[1] = 0;
+	r->lat_n[0] = r->lat_n[1] = 0;
+	tot->ms.pages_ok += iv->ms.pages_ok;
+	tot->ms.pages_failed += iv->ms.pages_failed;
+	tot->ms.bytes += iv->ms.bytes;
+	tot->ms.calls += iv->ms.calls;
+	tot->ms.ns += iv->ms.ns;
+	tot->regions_moved += iv->regions_moved;
+	tot->regions_failed += iv->regions_failed;
+	tot->samples += iv->samples;
+	memset(iv, 0, sizeof(*iv));
+}
+
+static int make_sigfd(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* wait until @deadline; 1 if a signal came (*sig set), 2 if the target
+ * exited, 0 at the deadline */
+static int wait_until(uint64_t deadline, int sigfd, int pidfd, pid_t pid, int *sig)
+{
+	for (;;) {
+		struct pollfd pf[2] = { { sigfd, POLLIN, 0 }, { pidfd, POLLIN, 0 } };
+		uint64_t t = now_ns();
+		int ms, r;
+
+		if (t >= deadline)
+			return 0;
+		ms = (int)((deadline - t + 999999) / 1000000);
+		r = poll(pf, pidfd >= 0 ? 2 : 1, ms);
+		if (r < 0 && errno != EINTR)
+			return 0;
+		if (r > 0 && (pf[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+
+			if (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+				*sig = (int)si.ssi_signo;
+				return 1;
+			}
+		}
+		if (r > 0 && pidfd >= 0 && (pf[1].revents & (POLLIN | POLLHUP)))
+			return 2;
+		if (pidfd < 0 && !target_alive(pid))
+			return 2;
+	}
+}
+
+/* --------------------------------------------------------- move test */
+
+static int run_move_test(const struct opts *o, struct target *t, int sigfd)
+{
+	struct colloid_params prm;
+	struct move_stats ms;
+	uint64_t on = 0, off = 0, absent = 0, qns, budget, spent = 0, t0, t1, quanta = 1;
+	uint64_t deadline, total_bytes = 0;
+	size_t moved_regions = 0, skipped = 0, nidx = 0, *idx = NULL;
+	uint32_t *ok = NULL, *bad = NULL;
+	int *first, sig = 0, ret = 0, stopped = 0;
+
+	colloid_params_default(&prm, NULL);
+	for (int i = 0; i < o->npar; i++)
+		colloid_param_set(&prm, o->par[i].name, o->par[i].value);
+	qns = (uint64_t)((o->quantum_ms > 0 ? o->quantum_ms : 10) * 1e6);
+	budget = (uint64_t)(prm.migrate_limit_Bps * (double)qns * 1e-9);
+	if (budget < t->region_size)
+		budget = t->region_size;
+	memset(&ms, 0, sizeof(ms));
+	first = calloc(t->nreg, sizeof(*first));
+	if (!first) {
+		fprintf(stderr, PROG ": error: out of memory\n");
+		return 1;
+	}
+	ret = target_first_nodes(t, first);
+	if (ret) {
+		fprintf(stderr, PROG ": error: move_pages status query failed: %s\n",
+			strerror(-ret));
+		free(first);
+		return 1;
+	}
+	idx = calloc(t->nreg, sizeof(*idx));
+	ok = calloc(t->nreg, sizeof(*ok));
+	bad = calloc(t->nreg, sizeof(*bad));
+	if (!idx || !ok || !bad) {
+		fprintf(stderr, PROG ": error: out of memory\n");
+		ret = -ENOMEM;
+		goto done;
+	}
+	t0 = now_ns();
+	deadline = t0 + qns;
+	for (size_t i = 0; i <= t->nreg; i++) {
+		/* only regions on FROM (or not yet present) move */
+		if (i < t->nreg && o->mt_from != o->mt_to && first[i] >= 0 &&
+		    first[i] != o->mt_from) {
+			skipped++;
+			continue;
+		}
+		if (i == t->nreg || spent + t->reg[i].len > budget) {
+			/* this quantum's budget is spent: move its regions, in
+			 * batches of --batch pages, then wait for the next one */
+			ret = target_move_regions(t, idx, nidx, o->mt_to, ok, bad, &ms);
+			if (ret) {
+				fprintf(stderr, PROG ": error: move_pages on pid %d failed: %s\n",
+					(int)t->pid, strerror(-ret));
+				goto done;
+			}
+			nidx = 0;
+			spent = 0;
+			if (i == t->nreg)
+				break;
+			if (wait_until(deadline, sigfd, -1, t->pid, &sig) == 1) {
+				stopped = 1;
+				break;
+			}
+			deadline = now_ns() + qns;
+			quanta++;
+		}
+		idx[nidx++] = i;
+		spent += t->reg[i].len;
+		total_bytes += t->reg[i].len;
+		moved_regions++;
+	}
+	t1 = now_ns();
+	for (size_t i = 0; i < t->nreg && !stopped; i++) {
+		ret = target_verify_region(t, i, o->mt_to, &on, &off, &absent);
+		if (ret) {
+			fprintf(stderr, PROG ": error: move_pages status query failed: %s\n",
+				strerror(-ret));
+			goto done;
+		}
+	}
+	printf("tierd: move-test %d:%d pid %d: %zu regions (%llu bytes), %llu pages ok, "
+	       "%llu failed, %llu absent, %llu batches, %.3f ms in move_pages "
+	       "(%.4f ms/batch), %llu quanta of %.0f ms, %.3f s; verify: %llu pages on node %d, "
+	       "%llu elsewhere, %llu absent: %s",
+	       o->mt_from, o->mt_to, (int)t->pid, moved_regions, (unsigned long long)total_bytes,
+	       (unsigned long long)ms.pages_ok, (unsigned long long)ms.pages_failed,
+	       (unsigned long long)ms.pages_absent, (unsigned long long)ms.calls,
+	       (double)ms.ns * 1e-6, ms.calls ? (double)ms.ns * 1e-6 / (double)ms.calls : 0.0,
+	       (unsigned long long)quanta, (double)qns * 1e-6, (double)(t1 - t0) * 1e-9,
+	       (unsigned long long)on, o->mt_to, (unsigned long long)off,
+	       (unsigned long long)absent,
+	       stopped ? "stopped" : (off || ms.pages_failed) ? "FAIL" : "ok");
+	if (ms.pages_failed) {
+		printf(" (failures:");
+		print_errnos(stdout, &ms);
+		printf(")");
+	}
+	if (skipped)
+		printf(" (%zu regions not on node %d skipped)", skipped, o->mt_from);
+	printf("\n");
+	fflush(stdout);
+	if (o->output) {
+		FILE *f = fopen(o->output, "w");
+
+		if (f) {
+			double ts = (double)(t1 - t0) * 1e-9;
+
+			fprintf(f, "t_s,metric,value,unit\n");
+			row(f, ts, "pages_moved", (double)ms.pages_ok, "pages");
+			row(f, ts, "bytes_moved", (double)ms.bytes, "B");
+			row(f, ts, "move_failures", (double)ms.pages_failed, "pages");
+			row(f, ts, "move_batches", (double)ms.calls, "count");
+			row(f, ts, "move_seconds", (double)ms.ns * 1e-9, "s");
+			row(f, ts, "verify_off_node", (double)off, "pages");
+			fclose(f);
+		}
+	}
+done:
+	free(first);
+	free(idx);
+	free(ok);
+	free(bad);
+	if (ret)
+		return 1;
+	if (stopped)
+		return 0;
+	return (off || ms.pages_failed) ? 1 : 0;
+}
+
+/* ---------------------------------------------------------- policy run */
+
+static uint64_t policy_quantum_ns(const struct opts *o, const struct colloid_params *p)
+{
+	double ms = o->quantum_ms;
+
+	if (ms <= 0) {
+		if (!strcmp(o->policy, "hemem"))
+			ms = p->hemem_quantum_ms;
+		else if (!strcmp(o->policy, "tpp"))
+			ms = p->tpp_quantum_ms;
+		else
+			ms = p->memtis_quantum_ms;
+	}
+	return (uint64_t)(ms * 1e6);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct run R;
+	struct totals tot, iv;
+	struct obs_perf *perf = NULL;
+	struct obs_damon *damon = NULL;
+	struct lat_cha *cha = NULL;
+	struct lat_probe *probe = NULL;
+	struct colloid_config cc;
+	struct colloid_move *plan = NULL;
+	size_t plan_cap, *midx = NULL;
+	uint32_t *mok = NULL, *mbad = NULL;
+	char why[TIERD_WHY], why2[TIERD_WHY], obs_name[96] = "none", lat_name[64] = "probe";
+	int sigfd, pidfd = -1, ret, rc = 0, sig = 0, *first = NULL;
+	uint64_t qns, t_start, next, next_report, last_q, cpu0, t_end = 0;
+	uint64_t last_free = 0;
+	double unl[2] = { 100, 100 }, scale = 1;
+	struct reporter rp;
+	const char *stop_why = "duration";
+	FILE *out = stdout;
+
+	parse_args(argc, argv, &o);
+	memset(&R, 0, sizeof(R));
+	R.o = &o;
+
+	/* ---- checks before doing anything: exit 2 ---- */
+	if (!target_alive(o.pid))
+		die2("pid %d does not exist", (int)o.pid);
+	if (o.move_test) {
+		if (!node_has_memory(o.mt_from))
+			die2("--move-test: node %d does not exist or has no memory", o.mt_from);
+		if (!node_has_memory(o.mt_to))
+			die2("--move-test: node %d does not exist or has no memory", o.mt_to);
+	} else {
+		for (int i = 0; i < 2; i++)
+			if (!node_has_memory(o.nodes[i]))
+				die2("--tiers: node %d does not exist or has no memory", o.nodes[i]);
+		ret = colloid_params_default(&R.prm, o.policy);
+		if (ret == -ENOENT)
+			die2("--policy: unknown policy '%s' (hemem, tpp or memtis)", o.policy);
+		if (ret)
+			die2("libcolloid: colloid_params_default failed: %s", strerror(-ret));
+	}
+	if (o.move_test)
+		colloid_params_default(&R.prm, NULL);
+	for (int i = 0; i < o.npar; i++) {
+		ret = colloid_param_set(&R.prm, o.par[i].name, o.par[i].value);
+		if (ret == -ENOENT)
+			die2("--param: libcolloid has no parameter '%s'", o.par[i].name);
+		if (ret)
+			die2("--param: libcolloid rejects %s=%g", o.par[i].name, o.par[i].value);
+	}
+	if (o.probe_cpu >= 0) {
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set) || !CPU_ISSET(o.probe_cpu, &set))
+			die2("--probe-cpu: CPU %d is not available to this process", o.probe_cpu);
+	}
+	if (target_check_access(o.pid, why))
+		die2("%s", why);
+	ret = target_open(&R.t, o.pid, o.region_size, o.min_mapping, o.batch, why);
+	if (ret == -ENOMEM) {
+		fprintf(stderr, PROG ": error: out of memory\n");
+		return 1;
+	}
+	if (ret)
+		die2("%s", why);
+
+	sigfd = make_sigfd();
+	if (sigfd < 0) {
+		fprintf(stderr, PROG ": error: signalfd: %s\n", strerror(errno));
+		target_close(&R.t);
+		return 1;
+	}
+
+	if (o.move_test) {
+		rc = run_move_test(&o, &R.t, sigfd);
+		target_close(&R.t);
+		close(sigfd);
+		return rc;
+	}
+
+	R.is_tpp = !strcmp(o.policy, "tpp");
+	qns = policy_quantum_ns(&o, &R.prm);
+
+	/* ---- access observation ---- */
+	if (o.observe == OBS_AUTO || o.observe == OBS_PERF) {
+		uint64_t lp = (uint64_t)R.prm.hemem_sample_period, sp = lp;
+
+		if (!strcmp(o.policy, "memtis")) {
+			lp = (uint64_t)R.prm.memtis_load_period;
+			sp = (uint64_t)R.prm.memtis_store_period;
+		}
+		ret = obs_perf_open(&perf, &R.t, lp, sp, why);
+		if (ret && o.observe == OBS_PERF)
+			die2("--observe perf: %s", why);
+		if (!ret) {
+			snprintf(obs_name, sizeof(obs_name), "%s", obs_perf_name(perf));
+			scale = (double)lp;
+		}
+	}
+	if (!perf && (o.observe == OBS_AUTO || o.observe == OBS_DAMON)) {
+		struct damon_cfg dc = {
+			.sample_us = o.damon_sample_us,
+			.aggr_us = o.damon_aggr_us,
+			.update_us = 1000000,
+			.min_regions = 10,
+			.max_regions = 1000,
+		};
+
+		ret = obs_damon_open(&damon, &R.t, &dc, o.observe == OBS_AUTO ? why2 : why);
+		if (ret && o.observe == OBS_DAMON)
+			die2("--observe damon: %s", why);
+		if (ret)
+			die2("no access observation source: perf: %s; DAMON: %s "
+			     "(--observe none runs the loop without access samples)", why, why2);
+		snprintf(obs_name, sizeof(obs_name), "damon:kdamond%d", obs_damon_index(damon));
+		scale = 1;
+	}
+	if (o.sample_scale > 0)
+		scale = o.sample_scale;
+
+	/* from here on, errors go through the cleanup at "out" */
+
+	/* ---- latency ---- */
+	if (o.latency == LAT_AUTO || o.latency == LAT_CHA) {
+		ret = lat_cha_open(&cha, o.nodes[0], o.nodes[1], why);
+		if (ret && o.latency == LAT_CHA) {
+			fprintf(stderr, PROG ": error: --latency cha: %s\n", why);
+			rc = 2;
+			goto out;
+		}
+		if (!ret)
+			snprintf(lat_name, sizeof(lat_name), "cha");
+		else
+			fprintf(stderr, PROG ": note: CHA latency unavailable (%s); using probe threads\n",
+				why);
+	}
+	{
+		size_t psz = o.probe_size;
+
+		if (!psz) {
+			psz = 2 * lat_llc_bytes();
+			if (psz < (16UL << 20))
+				psz = 16UL << 20;
+			if (psz > (256UL << 20))
+				psz = 256UL << 20;
+		}
+		ret = lat_probe_open(&probe, o.nodes, psz, o.probe_loads, o.probe_cpu, qns, why);
+		if (ret) {
+			fprintf(stderr, PROG ": error: latency probe: %s\n", why);
+			rc = 1;
+			goto out;
+		}
+		unl[0] = lat_probe_unloaded(probe, 0);
+		unl[1] = lat_probe_unloaded(probe, 1);
+		if (cha) {
+			lat_probe_close(probe);
+			probe = NULL;
+		} else {
+			snprintf(lat_name, sizeof(lat_name), "probe(%zu MiB, %u loads/quantum)",
+				 psz >> 20, o.probe_loads);
+		}
+	}
+	if (o.nodes[0] == o.nodes[1]) {
+		/* one node as both tiers: the two probes measure the same thing */
+		unl[0] = unl[1] = (unl[0] + unl[1]) / 2;
+	} else if (unl[0] > unl[1]) {
+		fprintf(stderr,
+			PROG ": note: node %d measured slower idle (%.1f ns) than node %d (%.1f ns); "
+			"keeping node %d as the default tier (alternate's idle latency raised to %.1f ns)\n",
+			o.nodes[0], unl[0], o.nodes[1], unl[1], o.nodes[0], unl[0]);
+		unl[1] = unl[0];
+	}
+
+	/* ---- the policy ---- */
+	first = calloc(R.t.nreg, sizeof(*first));
+	R.scan_ns = calloc(R.t.nreg, sizeof(*R.scan_ns));
+	R.pending = calloc(R.t.nreg, 1);
+	if (!first || !R.scan_ns || !R.pending) {
+		fprintf(stderr, PROG ": error: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	ret = target_first_nodes(&R.t, first);
+	if (ret) {
+		fprintf(stderr, PROG ": error: move_pages status query failed: %s\n", strerror(-ret));
+		rc = ret == -ESRCH ? 0 : 1;
+		goto out;
+	}
+	memset(&cc, 0, sizeof(cc));
+	cc.policy = o.policy;
+	cc.colloid = o.colloid;
+	cc.ntiers = 2;
+	cc.npages = R.t.nreg;
+	cc.page_size = R.t.region_size;
+	cc.init_tier = 0;
+	cc.params = &R.prm;
+	{
+		uint64_t on_tier[2] = { 0, 0 };
+
+		for (size_t i = 0; i < R.t.nreg; i++)
+			if (first[i] == o.nodes[1] && o.nodes[1] != o.nodes[0])
+				on_tier[1] += R.t.region_size;
+			else
+				on_tier[0] += R.t.region_size;
+		for (int i = 0; i < 2; i++) {
+			int64_t fr = node_free_bytes(o.nodes[i]);
+
+			if (o.capacity[i] >= 0) {
+				cc.tiers[i].capacity_bytes = (uint64_t)o.capacity[i];
+			} else {
+				/* the target's bytes there plus 99% of the node's free memory */
+				cc.tiers[i].capacity_bytes = on_tier[i] + (fr > 0 ? (uint64_t)fr / 100 * 99 : 0);
+				if (o.nodes[0] == o.nodes[1])
+					cc.tiers[i].capacity_bytes = on_tier[0] + on_tier[1] +
+						(fr > 0 ? (uint64_t)fr / 100 * 99 : 0);
+			}
+			cc.tiers[i].unloaded_latency_ns = unl[i];
+		}
+	}
+	ret = colloid_new(&cc, &R.ctx);
+	if (ret) {
+		fprintf(stderr, PROG ": error: colloid_new failed: %s\n", strerror(-ret));
+		rc = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < R.t.nreg; i++)
+		if (o.nodes[0] != o.nodes[1] && first[i] == o.nodes[1])
+			colloid_page_set_tier(R.ctx, i, 1);
+	plan_cap = 2 * (size_t)ceil(R.prm.migrate_limit_Bps * (double)qns * 1e-9 /
+				    (double)R.t.region_size) + 64;
+	plan = malloc(plan_cap * sizeof(*plan));
+	midx = malloc(plan_cap * sizeof(*midx));
+	mok = malloc(plan_cap * sizeof(*mok));
+	mbad = malloc(plan_cap * sizeof(*mbad));
+	if (!plan || !midx || !mok || !mbad) {
+		fprintf(stderr, PROG ": error: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	if (o.output) {
+		out = fopen(o.output, "w");
+		if (!out) {
+			fprintf(stderr, PROG ": error: cannot open %s: %s\n", o.output, strerror(errno));
+			out = stdout;
+			rc = 1;
+			goto out;
+		}
+	}
+	fprintf(out, "t_s,metric,value,unit\n");
+	fflush(out);
+	if (o.observe == OBS_NONE)
+		fprintf(stderr, PROG ": note: --observe none: the policy gets no access samples\n");
+	fprintf(stderr,
+		PROG ": pid %d, %zu regions of %zu KiB (%zu MiB), policy %s, colloid %s, tiers %d,%d "
+		"(idle %.1f / %.1f ns, capacity %llu / %llu MiB), quantum %.1f ms, observe %s, "
+		"latency %s%s\n",
+		(int)o.pid, R.t.nreg, R.t.region_size >> 10,
+		(R.t.nreg * R.t.region_size) >> 20, o.policy, o.colloid ? "on" : "off", o.nodes[0],
+		o.nodes[1], unl[0], unl[1],
+		(unsigned long long)(cc.tiers[0].capacity_bytes >> 20),
+		(unsigned long long)(cc.tiers[1].capacity_bytes >> 20), (double)qns * 1e-6,
+		obs_name, lat_name, o.dry_run ? ", dry run" : "");
+	if (probe && lat_probe_start(probe, why)) {
+		fprintf(stderr, PROG ": error: %s\n", why);
+		rc = 1;
+		goto out;
+	}
+#ifdef SYS_pidfd_open
+	pidfd = (int)syscall(SYS_pidfd_open, o.pid, 0);
+#endif
+
+	/* ---- the loop ---- */
+	memset(&tot, 0, sizeof(tot));
+	memset(&iv, 0, sizeof(iv));
+	t_start = now_ns();
+	last_q = t_start;
+	next = t_start + qns;
+	next_report = t_start + (uint64_t)(o.report_s * 1e9);
+	if (o.duration_s > 0)
+		t_end = t_start + (uint64_t)(o.duration_s * 1e9);
+	cpu0 = cpu_ns();
+	memset(&rp, 0, sizeof(rp));
+	rp.out = out;
+	rp.ctx = R.ctx;
+	rp.iv = &iv;
+	rp.tot = &tot;
+	rp.t_start = t_start;
+	rp.cpu_last = cpu0;
+	rp.wall_last = t_start;
+	for (;;) {
+		uint64_t q, np = 0;
+		size_t n = 0;
+		struct lat_sample ls[2];
+		int w, gone = 0;
+
+		w = wait_until(t_end && t_end < next ? t_end : next, sigfd, pidfd, o.pid, &sig);
+		if (w == 1) {
+			stop_why = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+			break;
+		}
+		if (w == 2) {
+			stop_why = "target exited";
+			break;
+		}
+		R.now = now_ns();
+		if (t_end && R.now >= t_end)
+			break;
+		q = R.now - last_q;
+		last_q = R.now;
+		if (!q)
+			q = 1;
+		R.acc_w[0] = R.acc_w[1] = 0;
+
+		/* 1. observations */
+		if (R.is_tpp)
+			tpp_scan(&R, q);
+		if (perf) {
+			obs_perf_poll(perf, on_sample, &R, &np);
+			if (tot.quanta % 100 == 99)
+				obs_perf_rescan(perf);
+		} else if (damon) {
+			ret = obs_damon_poll(damon, on_sample, &R, &np);
+			if (ret) {
+				if (!target_alive(o.pid)) {
+					stop_why = "target exited";
+					break;
+				}
+				fprintf(stderr, PROG ": error: DAMON: %s\n", strerror(-ret));
+				rc = 1;
+				break;
+			}
+		}
+		iv.samples += np;
+
+		/* 2. latency */
+		ret = cha ? lat_cha_read(cha, ls) : lat_probe_read(probe, ls);
+		if (!ret) {
+			double accsum = R.acc_w[0] + R.acc_w[1];
+
+			for (int i = 0; i < 2; i++) {
+				double arr, occ;
+
+				if (isnan(ls[i].mean_ns))
+					continue;
+				rp.lat_sum[i] += ls[i].mean_ns;
+				rp.lat_n[i]++;
+				if (cha) {
+					arr = ls[i].arrivals;
+					occ = ls[i].occupancy;
+				} else {
+					/* the probe measures latency, not traffic: the
+					 * workload's traffic per tier is estimated from
+					 * its access samples (the probe's own loads when
+					 * there are none) */
+					arr = accsum > 0 ? R.acc_w[i] * scale : ls[i].arrivals;
+					occ = ls[i].mean_ns * arr;
+				}
+				colloid_observe_cha(R.ctx, (unsigned int)i, occ, arr, q);
+			}
+		}
+		if (o.nodes[0] != o.nodes[1] && R.now - last_free >= 1000000000ULL) {
+			for (int i = 0; i < 2; i++) {
+				int64_t fr = node_free_bytes(o.nodes[i]);
+
+				if (fr >= 0)
+					colloid_tier_set_free(R.ctx, (unsigned int)i, (uint64_t)fr);
+			}
+			last_free = R.now;
+		}
+
+		/* 3. decide and move */
+		ret = colloid_tick(R.ctx, R.now, q, plan, plan_cap, &n);
+		if (ret) {
+			fprintf(stderr, PROG ": error: colloid_tick failed: %s\n", strerror(-ret));
+			rc = 1;
+			break;
+		}
+		iv.quanta++;
+		tot.quanta++;
+		/* apply in plan order; consecutive moves to one tier share
+		 * move_pages() batches */
+		for (size_t k = 0; k < n && !o.dry_run;) {
+			size_t j = k, nidx = 0;
+			unsigned int to = plan[k].to;
+			struct move_stats one;
+
+			while (j < n && plan[j].to == to) {
+				if (plan[j].page < R.t.nreg && to < 2)
+					midx[nidx++] = (size_t)plan[j].page;
+				j++;
+			}
+			memset(&one, 0, sizeof(one));
+			ret = nidx ? target_move_regions(&R.t, midx, nidx, o.nodes[to < 2 ? to : 0],
+							 mok, mbad, &one) : 0;
+			if (ret && ret != -ESRCH) {
+				fprintf(stderr, PROG ": error: move_pages failed: %s\n", strerror(-ret));
+				rc = 1;
+			}
+			if (ret) {
+				gone = 1;
+				break;
+			}
+			/* a region moved if most of its present pages did; else
+			 * tell the library where it still is */
+			for (size_t m = 0, x = k; x < j; x++) {
+				if (plan[x].page >= R.t.nreg || to >= 2)
+					continue;
+				if (mbad[m] > mok[m]) {
+					colloid_page_set_tier(R.ctx, plan[x].page, plan[x].from);
+					iv.regions_failed++;
+				} else {
+					iv.regions_moved++;
+				}
+				m++;
+			}
+			iv.ms.pages_ok += one.pages_ok;
+			iv.ms.pages_failed += one.pages_failed;
+			iv.ms.pages_absent += one.pages_absent;
+			iv.ms.bytes += one.bytes;
+			iv.ms.calls += one.calls;
+			iv.ms.ns += one.ns;
+			for (size_t e = 0; e < sizeof(one.err_by_errno) / sizeof(one.err_by_errno[0]); e++)
+				tot.ms.err_by_errno[e] += one.err_by_errno[e];
+			k = j;
+		}
+		if (gone) {
+			if (!rc)
+				stop_why = "target exited";
+			break;
+		}
+
+		/* 4. report */
+		if (now_ns() >= next_report) {
+			report(&rp);
+			while (next_report <= rp.wall_last)
+				next_report += (uint64_t)(o.report_s * 1e9);
+		}
+		next += qns;
+		if (next < now_ns()) {
+			tot.overruns++;
+			next = now_ns() + qns;
+		}
+	}
+	/* the last, partial interval */
+	if (iv.quanta && out)
+		report(&rp);
+	tot.ms.pages_ok += iv.ms.pages_ok;
+	tot.ms.pages_failed += iv.ms.pages_failed;
+	tot.ms.bytes += iv.ms.bytes;
+	tot.ms.calls += iv.ms.calls;
+	tot.ms.ns += iv.ms.ns;
+	tot.regions_moved += iv.regions_moved;
+	tot.regions_failed += iv.regions_failed;
+	tot.samples += iv.samples;
+	{
+		double wall = (double)(now_ns() - t_start) * 1e-9;
+		double share = wall > 0 ? (double)(cpu_ns() - cpu0) * 1e-9 / wall : 0;
+
+		fprintf(stderr,
+			PROG ": stopped (%s) after %.2f s: %llu quanta (%llu overran), %llu samples, "
+			"%llu regions moved (%llu pages, %llu bytes) in %llu batches, %.3f ms in "
+			"move_pages, %llu regions failed (%llu pages", stop_why, wall,
+			(unsigned long long)tot.quanta, (unsigned long long)tot.overruns,
+			(unsigned long long)tot.samples, (unsigned long long)tot.regions_moved,
+			(unsigned long long)tot.ms.pages_ok, (unsigned long long)tot.ms.bytes,
+			(unsigned long long)tot.ms.calls, (double)tot.ms.ns * 1e-6,
+			(unsigned long long)tot.regions_failed,
+			(unsigned long long)tot.ms.pages_failed);
+		print_errnos(stderr, &tot.ms);
+		fprintf(stderr, "), cpu share %.4f\n", share);
+	}
+out:
+	if (out != stdout && out) {
+		if (fclose(out) && !rc) {
+			fprintf(stderr, PROG ": error: writing %s failed\n", o.output);
+			rc = 1;
+		}
+	} else {
+		fflush(stdout);
+	}
+	obs_perf_close(perf);
+	obs_damon_close(damon);
+	lat_cha_close(cha);
+	lat_probe_close(probe);
+	colloid_destroy(R.ctx);
+	free(plan);
+	free(midx);
+	free(mok);
+	free(mbad);
+	free(first);
+	free(R.scan_ns);
+	free(R.pending);
+	target_close(&R.t);
+	if (pidfd >= 0)
+		close(pidfd);
+	close(sigfd);
+	return rc;
+}

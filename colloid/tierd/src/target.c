@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: MIT
+/*
+ * target.c - the target process: its anonymous writable mappings cut into
+ * regions, page placement queries and moves with move_pages(2).
+ *
+ * move_pages() with nodes == NULL only queries (status = node or -errno);
+ * with nodes set it migrates, MPOL_MF_MOVE (pages mapped only by the
+ * target).  Per-page statuses can be spuriously negative for pages of a
+ * transparent huge page that an earlier address of the same call already
+ * queued (-EBUSY: the folio is off the LRU), so every page that reports a
+ * failure is queried again after the call and counts as moved if it is
+ * on the requested node by then.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <numaif.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tierd.h"
+
+#define BASE_PAGE 4096UL
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------- host facts */
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return 0;
+}
+
+/* 1 if @v is in the kernel cpu/node list @s ("0-3,8"), else 0 */
+static int in_list(const char *s, long v)
+{
+	while (*s && *s != '\n') {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s)
+			return 0;
+		s = end;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			s = end;
+		}
+		if (v >= a && v <= b)
+			return 1;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
+int node_has_memory(int node)
+{
+	char buf[4096];
+
+	if (node < 0)
+		return 0;
+	if (read_small("/sys/devices/system/node/has_memory", buf, sizeof(buf)) == 0)
+		return in_list(buf, node);
+	/* no NUMA sysfs (kernel without CONFIG_NUMA): node 0 is all memory */
+	return node == 0 && access("/sys/devices/system/node", F_OK) != 0;
+}
+
+int64_t node_free_bytes(int node)
+{
+	char path[96], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	if (read_small(path, buf, sizeof(buf)))
+		return -ENOENT;
+	p = strstr(buf, "MemFree:");
+	if (!p)
+		return -ENOENT;
+	return (int64_t)strtoll(p + 8, NULL, 10) * 1024;
+}
+
+/* -------------------------------------------------------------- target */
+
+int target_alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	if (!p || !p[1] || !p[2])
+		return 0;
+	return p[2] != 'Z' && p[2] != 'X';
+}
+
+int target_check_access(pid_t pid, char *why)
+{
+	int st = 0;
+	void *pg = NULL;
+	long r;
+
+	if (!target_alive(pid)) {
+		snprintf(why, TIERD_WHY, "pid %d does not exist", (int)pid);
+		return -ESRCH;
+	}
+	/* a status query goes through the same permission check as a move
+	 * (ptrace read access to the target, security_task_movememory) */
+	r = move_pages(pid, 1, &pg, NULL, &st, 0);
+	if (r < 0 && (errno == EPERM || errno == EACCES)) {
+		snprintf(why, TIERD_WHY,
+			 "no permission to move pages of pid %d (need root, the same user, "
+			 "or CAP_SYS_NICE): %s", (int)pid, strerror(errno));
+		return -EPERM;
+	}
+	if (r < 0 && errno == ESRCH) {
+		snprintf(why, TIERD_WHY, "pid %d does not exist", (int)pid);
+		return -ESRCH;
+	}
+	if (r < 0 && errno == ENOSYS) {
+		snprintf(why, TIERD_WHY, "move_pages(2) is not supported by this kernel");
+		return -ENOSYS;
+	}
+	return 0;
+}
+
+static int add_region(struct target *t, size_t *cap, uintptr_t s, size_t len)
+{
+	if (t->nreg == *cap) {
+		size_t nc = *cap ? 2 * *cap : 1024;
+		struct region *nr = realloc(t->reg, nc * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		t->reg = nr;
+		*cap = nc;
+	}
+	t->reg[t->nreg].start = s;
+	t->reg[t->nreg].len = len;
+	t->nreg++;
+	t->npages_4k += len / BASE_PAGE;
+	return 0;
+}
+
+int target_open(struct target *t, pid_t pid, size_t region_size, size_t min_mapping,
+		size_t batch, char *why)
+{
+	char path[64], line[4096];
+	size_t cap = 0, nmap = 0;
+	FILE *f;
+	int ret = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->region_size = region_size;
+	t->batch = batch;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f) {
+		ret = -errno;
+		snprintf(why, TIERD_WHY, "cannot read %s: %s", path, strerror(errno));
+		return ret;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e, off, ino;
+		char perms[8], dev[16], name[4096] = "";
+		uintptr_t a;
+
+		if (sscanf(line, "%lx-%lx %7s %lx %15s %lu %4095[^\n]", &s, &e, perms, &off, dev,
+			   &ino, name) < 6)
+			continue;
+		/* private, writable, anonymous (no file; [heap] is anonymous too) */
+		if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p' || ino != 0)
+			continue;
+		{
+			const char *n = name;
+
+			while (*n == ' ')
+				n++;
+			if (*n && strcmp(n, "[heap]") != 0)
+				continue;
+		}
+		if (e - s < min_mapping)
+			continue;
+		nmap++;
+		/* cut at region_size-aligned boundaries */
+		for (a = s; a < e;) {
+			uintptr_t next = (a / region_size + 1) * region_size;
+
+			if (next > e)
+				next = e;
+			ret = add_region(t, &cap, a, next - a);
+			if (ret)
+				goto out;
+			a = next;
+		}
+	}
+	if (!nmap) {
+		ret = -ENOENT;
+		snprintf(why, TIERD_WHY,
+			 "pid %d has no anonymous writable mapping of at least %zu bytes", (int)pid,
+			 min_mapping);
+		goto out;
+	}
+	t->pages = calloc(batch, sizeof(*t->pages));
+	t->nodes = calloc(batch, sizeof(*t->nodes));
+	t->status = calloc(batch, sizeof(*t->status));
+	t->slot = calloc(batch, sizeof(*t->slot));
+	t->rslot = calloc(batch, sizeof(*t->rslot));
+	if (!t->pages || !t->nodes || !t->status || !t->slot || !t->rslot) {
+		ret = -ENOMEM;
+		snprintf(why, TIERD_WHY, "out of memory");
+	}
+out:
+	fclose(f);
+	if (ret)
+		target_close(t);
+	return ret;
+}
+
+void target_close(struct target *t)
+{
+	free(t->reg);
+	free(t->pages);
+	free(t->nodes);
+	free(t->status);
+	free(t->slot);
+	free(t->rslot);
+	t->slot = t->rslot = NULL;
+	t->reg = NULL;
+	t->pages = NULL;
+	t->nodes = NULL;
+	t->status = NULL;
+	t->nreg = 0;
+}
+
+long target_find(const struct target *t, uintptr_t addr)
+{
+	size_t lo = 0, hi = t->nreg;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct region *r = &t->reg[mid];
+
+		if (addr < r->start)
+			hi = mid;
+		else if (addr >= r->start + r->len)
+			lo = mid + 1;
+		else
+			return (long)mid;
+	}
+	return -1;
+}
+
+/* status query of n pages starting at page index @first of region @i */
+static int query(struct target *t, size_t i, size_t first, size_t n)
+{
+	const struct region *r = &t->reg[i];
+
+	for (size_t k = 0; k < n; k++)
+		t->pages[k] = (void *)(r->start + (first + k) * BASE_PAGE);
+	if (move_pages(t->pid, n, t->pages, NULL, t->status, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+int target_region_node(struct target *t, size_t i, int all_pages)
+{
+	size_t np = t->reg[i].len / BASE_PAGE, done, n, k;
+	int ret;
+
+	ret = query(t, i, 0, 1);
+	if (ret)
+		return ret;
+	if (t->status[0] >= 0 || !all_pages)
+		return t->status[0] >= 0 ? t->status[0] : -ENOENT;
+	for (done = 1; done < np; done += n) {
+		n = np - done < t->batch ? np - done : t->batch;
+		ret = query(t, i, done, n);
+		if (ret)
+			return ret;
+		for (k = 0; k < n; k++)
+			if (t->status[k] >= 0)
+				return t->status[k];
+	}
+	return -ENOENT;
+}
+
+int target_first_nodes(struct target *t, int *out)
+{
+	size_t done, n, k;
+
+	for (done = 0; done < t->nreg; done += n) {
+		n = t->nreg - done < t->batch ? t->nreg - done : t->batch;
+		for (k = 0; k < n; k++)
+			t->pages[k] = (void *)t->reg[done + k].start;
+		if (move_pages(t->pid, n, t->pages, NULL, t->status, 0) < 0)
+			return -errno;
+		for (k = 0; k < n; k++)
+			out[done + k] = t->status[k] >= 0 ? t->status[k] : -ENOENT;
+	}
+	return 0;
+}
+
+static void count_fail(struct move_stats *st, int status)
+{
+	int e = -status;
+
+	st->pages_failed++;
+	if (e > 0 && e < (int)(sizeof(st->err_by_errno) / sizeof(st->err_by_errno[0])))
+		st->err_by_errno[e]++;
+}
+
+/* one move_pages() call over the first n entries of t->pages, then the
+ * per-page results into st and the per-region counters */
+static int move_batch(struct target *t, size_t n, int node, const uint32_t *slot,
+		      uint32_t *ok, uint32_t *bad, struct move_stats *st)
+{
+	size_t k, nre = 0;
+	uint64_t t0 = now_ns();
+
+	for (k = 0; k < n; k++) {
+		t->nodes[k] = node;
+		t->status[k] = 0;
+	}
+	if (move_pages(t->pid, n, t->pages, t->nodes, t->status, MPOL_MF_MOVE) < 0) {
+		int e = errno;
+
+		st->ns += now_ns() - t0;
+		st->calls++;
+		return -e;	/* whole call: the target is gone, or no permission */
+	}
+	for (k = 0; k < n; k++) {
+		int s = t->status[k];
+
+		if (s == -ENOENT || s == -EFAULT) {
+			/* not present, or the shared zero page (never written) */
+			st->pages_absent++;
+		} else if (s == node) {
+			st->pages_ok++;
+			ok[slot[k]]++;
+		} else {
+			/* query again below: a THP tail page of a folio that an
+			 * earlier address of this call queued reports -EBUSY */
+			t->pages[nre] = t->pages[k];
+			t->nodes[nre] = s < 0 ? s : -EAGAIN; /* keep the first error */
+			t->rslot[nre] = slot[k];
+			nre++;
+		}
+	}
+	if (nre) {
+		int qr = move_pages(t->pid, nre, t->pages, NULL, t->status, 0) < 0;
+
+		for (k = 0; k < nre; k++) {
+			int s = qr ? t->nodes[k] : t->status[k];
+
+			if (s == node) {
+				st->pages_ok++;
+				ok[t->rslot[k]]++;
+			} else if (s == -ENOENT || s == -EFAULT) {
+				st->pages_absent++;
+			} else {
+				count_fail(st, t->nodes[k]);
+				bad[t->rslot[k]]++;
+			}
+		}
+	}
+	st->ns += now_ns() - t0;
+	st->calls++;
+	st->bytes = st->pages_ok * BASE_PAGE;
+	return 0;
+}
+
+int target_move_regions(struct target *t, const size_t *idx, size_t nidx, int node,
+			uint32_t *ok, uint32_t *bad, struct move_stats *st)
+{
+	size_t n = 0;
+	int ret;
+
+	for (size_t j = 0; j < nidx; j++) {
+		const struct region *r = &t->reg[idx[j]];
+		size_t np = r->len / BASE_PAGE;
+
+		ok[j] = bad[j] = 0;
+		for (size_t p = 0; p < np; p++) {
+			t->pages[n] = (void *)(r->start + p * BASE_PAGE);
+			t->slot[n] = (uint32_t)j;
+			if (++n == t->batch) {
+				ret = move_batch(t, n, node, t->slot, ok, bad, st);
+				if (ret)
+					return ret;
+				n = 0;
+			}
+		}
+	}
+	if (n)
+		return move_batch(t, n, node, t->slot, ok, bad, st);
+	return 0;
+}
+
+int target_verify_region(struct target *t, size_t i, int node, uint64_t *on, uint64_t *off,
+			 uint64_t *absent)
+{
+	size_t np = t->reg[i].len / BASE_PAGE, done, n, k;
+	int ret;
+
+	for (done = 0; done < np; done += n) {
+		n = np - done < t->batch ? np - done : t->batch;
+		ret = query(t, i, done, n);
+		if (ret)
+			return ret;
+		for (k = 0; k < n; k++) {
+			if (t->status[k] == node)
+				(*on)++;
+			else if (t->status[k] == -ENOENT || t->status[k] == -EFAULT)
+				(*absent)++;
+			else
+				(*off)++;
+		}
+	}
+	return 0;
+}

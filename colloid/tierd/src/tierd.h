@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tierd.h - internal interfaces of tierd, libcolloid's mechanism on real
+ * NUMA tiers.  One file per concern:
+ *   target.c   the target's address space, its regions and move_pages(2)
+ *   pmu.c      perf_event_open helpers: sysfs event strings -> attr
+ *   obs_perf.c PEBS (Intel mem-loads/mem-stores) / AMD IBS op samples
+ *   obs_damon.c DAMON sysfs, vaddr operations, nr_accesses per region
+ *   latency.c  per-tier latency: CHA TOR via perf uncore, or a pointer-chase
+ *              probe thread per tier
+ *   main.c     options, the quantum loop, CSV output
+ * Functions return 0 or -errno; a failing probe writes its reason into a
+ * caller buffer (why, TIERD_WHY bytes) so main can print one line.
+ */
+#ifndef TIERD_H
+#define TIERD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "colloid.h"
+
+#define TIERD_WHY 512
+
+/* ---- target.c ---- */
+
+struct region {
+	uintptr_t start;	/* first byte */
+	size_t len;		/* bytes (<= region size; edges may be shorter) */
+};
+
+struct target {
+	pid_t pid;
+	size_t region_size;	/* bytes per region */
+	size_t npages_4k;	/* base pages in all regions */
+	struct region *reg;	/* sorted by address */
+	size_t nreg;
+	size_t batch;		/* pages per move_pages() call */
+	/* scratch for move_pages, batch entries each */
+	void **pages;
+	int *nodes, *status;
+	uint32_t *slot, *rslot;	/* entry -> index into the caller's region list */
+};
+
+/* counters of move_pages work, summed by the caller */
+struct move_stats {
+	uint64_t pages_ok;	/* pages whose status is the target node */
+	uint64_t pages_failed;	/* pages with a negative status other than -ENOENT */
+	uint64_t pages_absent;	/* -ENOENT: not present (never touched) */
+	uint64_t bytes;		/* pages_ok * base page size */
+	uint64_t calls;		/* move_pages() calls (batches) */
+	uint64_t ns;		/* time inside move_pages() */
+	uint64_t err_by_errno[134]; /* failures per errno (index < 134) */
+};
+
+int target_open(struct target *t, pid_t pid, size_t region_size, size_t min_mapping,
+		size_t batch, char *why);
+void target_close(struct target *t);
+/* node of region i's first present page (status query), -ENOENT if none
+ * of the probed pages is present, or -errno */
+int target_region_node(struct target *t, size_t i, int all_pages);
+/* move every page of regions idx[0..nidx) to node, t->batch pages per
+ * move_pages() call (a call may span regions); ok[j] / bad[j] receive the
+ * pages of idx[j] that are / are not on node afterwards (absent pages are
+ * neither); adds to *st.  Returns 0 or the -errno of a whole call
+ * (-ESRCH: the target is gone). */
+int target_move_regions(struct target *t, const size_t *idx, size_t nidx, int node,
+			uint32_t *ok, uint32_t *bad, struct move_stats *st);
+/* node of the first page of every region (-ENOENT: not present) into out[] */
+int target_first_nodes(struct target *t, int *out);
+/* status of every page of region i: counts pages on node / elsewhere / absent */
+int target_verify_region(struct target *t, size_t i, int node, uint64_t *on, uint64_t *off,
+			 uint64_t *absent);
+/* region containing addr, or -1 */
+long target_find(const struct target *t, uintptr_t addr);
+/* 1 while the target lives (not a zombie), 0 when gone */
+int target_alive(pid_t pid);
+/* 0 if this process may move the target's pages, -EPERM/-ESRCH otherwise */
+int target_check_access(pid_t pid, char *why);
+
+/* ---- host facts ---- */
+int node_has_memory(int node);
+int64_t node_free_bytes(int node);
+
+/* ---- pmu.c ---- */
+
+struct perf_event_attr;
+/* type of PMU @pmu from sysfs, or -errno */
+int pmu_type(const char *pmu);
+/* fill attr->config/config1/config2 from "event=0x36,umask=0x..." using
+ * /sys/bus/event_source/devices/@pmu/format; -ENOENT for an unknown term */
+int pmu_parse(const char *pmu, const char *spec, struct perf_event_attr *attr);
+/* read /sys/bus/event_source/devices/@pmu/events/@name into buf */
+int pmu_event_alias(const char *pmu, const char *name, char *buf, size_t len);
+long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			 unsigned long flags);
+
+/* ---- observation sources ---- */
+
+enum obs_kind { OBS_AUTO, OBS_PERF, OBS_DAMON, OBS_NONE };
+
+/* one access observation: region index, write flag, weight */
+typedef void (*obs_sink)(void *priv, size_t region, int is_write, uint32_t weight);
+
+struct obs_perf;
+int obs_perf_open(struct obs_perf **out, const struct target *t, uint64_t load_period,
+		  uint64_t store_period, char *why);
+/* drain the ring buffers; calls sink per sample; returns samples in *n */
+int obs_perf_poll(struct obs_perf *o, obs_sink sink, void *priv, uint64_t *n);
+/* re-scan /proc/PID/task for new threads */
+int obs_perf_rescan(struct obs_perf *o);
+const char *obs_perf_name(const struct obs_perf *o);
+void obs_perf_close(struct obs_perf *o);
+
+struct damon_cfg {
+	uint64_t sample_us, aggr_us, update_us;
+	unsigned int min_regions, max_regions;
+};
+struct obs_damon;
+int obs_damon_open(struct obs_damon **out, const struct target *t, const struct damon_cfg *c,
+		   char *why);
+/* when an aggregation interval has passed: read nr_accesses of every DAMON
+ * region and feed every overlapping tierd region with weight nr_accesses;
+ * *n receives the number of sink calls */
+int obs_damon_poll(struct obs_damon *o, obs_sink sink, void *priv, uint64_t *n);
+/* turn the kdamond off and restore nr_kdamonds; safe to call twice */
+void obs_damon_close(struct obs_damon *o);
+/* the kdamond index tierd created, -1 if none */
+int obs_damon_index(const struct obs_damon *o);
+
+/* ---- latency.c ---- */
+
+enum lat_kind { LAT_AUTO, LAT_CHA, LAT_PROBE };
+
+struct lat_sample {
+	double occupancy;	/* ns x requests (Little's law numerator) */
+	double arrivals;	/* requests, 0 if the source counts none */
+	double mean_ns;		/* occupancy / arrivals, NAN if no data */
+};
+
+struct lat_cha;
+/* CHA TOR occupancy / inserts on the socket of @default_node: even boxes
+ * count local (default tier) DRd misses, odd boxes remote (alternate) */
+int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, char *why);
+int lat_cha_read(struct lat_cha *c, struct lat_sample s[2]);
+void lat_cha_close(struct lat_cha *c);
+
+struct lat_probe;
+/* one thread per tier chasing a buffer bound to nodes[i] */
+int lat_probe_open(struct lat_probe **out, const int nodes[2], size_t bytes, unsigned int loads,
+		   int cpu, uint64_t period_ns, char *why);
+/* start the chase threads (after any lat_probe_unloaded() calls) */
+int lat_probe_start(struct lat_probe *p, char *why);
+/* accumulated since the last read; mean_ns NAN when no chase ran */
+int lat_probe_read(struct lat_probe *p, struct lat_sample s[2]);
+/* a long chase (idle latency), run in the caller's thread before the threads start */
+double lat_probe_unloaded(struct lat_probe *p, unsigned int tier);
+void lat_probe_close(struct lat_probe *p);
+size_t lat_llc_bytes(void);
+
+/* ---- time ---- */
+uint64_t now_ns(void);
+uint64_t cpu_ns(void);
+
+#endif /* TIERD_H */
