@@ -13,7 +13,6 @@ import subprocess
 
 import pandas as pd
 import pytest
-
 from conftest import binary
 
 BUF_MIB = 256
