@@ -76,7 +76,9 @@ def characterize_points(config: dict, prof: dict, facts: dict) -> dict:
 def build(config: dict, prof: dict, facts: dict) -> dict:
     plan = {"characterize": characterize_points(config, prof, facts), "tiering": {}, "model_profile": None,
             "contention": contention_points(config, prof, facts)}
-    if config["tiering"]["enabled"]:
+    plan["real_tiering"] = real_tiering_points(config, prof, facts)
+    if config["tiering"]["enabled"] and not plan["real_tiering"]:
+        # No two real tiers here (or a model profile): the family runs on modelled tiers.
         mprof = model_profile_for(config, prof, facts)
         plan["model_profile"] = mprof
         plan["tiering"] = tiering_points(config, mprof)
@@ -233,4 +235,95 @@ def contention_points(config: dict, prof: dict, facts: dict) -> dict:
                      "--buffer-mib", str(cc["latency_buffer_mib"]), "--duration", _fmt(cc["latency_probe_s"])]
         pts[pid] = {"intensity": k, "threads": threads, "gups": gups, "antagonist": antv, "latency_probe": probe,
                     "node": node}
+    return pts
+
+
+KNOBS = {"numa_balancing": "/proc/sys/kernel/numa_balancing", "demotion_enabled": "/sys/kernel/mm/numa/demotion_enabled"}
+
+
+def real_tiering_points(config: dict, prof: dict, facts: dict, knob_exists=None) -> dict:
+    """The tiering family for real on a host with >= 2 NUMA memory tiers.
+
+    GUPS starts on the alternate tier (the policy promotes what it finds hot); the
+    antagonist streams on the default tier; tierd runs the policy. TPP without Colloid
+    is the kernel's own tiering mode (numa_balancing=2, demotion_enabled=true); TPP with
+    Colloid is tierd's TPP with Colloid's sign-only control, because the kernel's TPP
+    cannot take Colloid's signal from user space (stated in every such point's meta).
+    """
+    import os  # noqa: PLC0415
+
+    tc = config["tiering"]
+    rc = tc["real"]
+    numa = [t for t in prof["tiers"] if t["kind"] == "numa"]
+    if not (tc["enabled"] and rc["enabled"]) or prof["backend"] != "numa" or len(numa) < 2:
+        return {}
+    knob_exists = knob_exists or (lambda p: os.path.exists(p))
+    d, a = numa[0]["node"], numa[1]["node"]
+    app, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
+    cpu = prof["cpus"]["cores_per_unit"]
+    src = prof["source"]
+    if not app:
+        raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
+    if not facts.get("privileges", {}).get("root", os.geteuid() == 0):
+        raise ConfigError(f"host profile {src}: the real tiering family moves another process's pages and sets "
+                          "numa_balancing; run as root (or set tiering/real/enabled: false)")
+    for k in tc["intensities"]:
+        need = round(k * cpu)
+        if need > len(ant):
+            raise ConfigError(f"experiment config: tiering/intensities: intensity {k:g} needs {need} antagonist cores "
+                              f"({k:g} x {cpu} per unit) but host profile {src} grants {len(ant)} ({cpulist.format(ant) or 'none'})")
+    if "tpp" in tc["systems"]:
+        for name, path in KNOBS.items():
+            if not knob_exists(path):
+                raise ConfigError(f"host profile {src}: TPP needs the kernel's tiering mode but {path} ({name}) does not exist "
+                                  "on this kernel (Linux >= 5.18 with NUMA balancing); drop tpp from tiering/systems")
+    dur, ev, after = rc["duration_s"], rc["event_at_s"], rc["after_event_s"]
+
+    def gups(duration, extra=()):
+        return ["build/bin/gups", "--cpus", cpulist.format(app), "--mem-node", str(a), "--working-set", rc["working_set"],
+                "--hot-set", rc["hot_set"], "--hot-share", _fmt(rc["hot_share"]), "--object-size", str(rc["object_bytes"]),
+                "--op", rc["op"], "--duration", _fmt(duration), "--seed", str(tc["seed"]), *extra]
+
+    def antagonist(k):
+        n = round(k * cpu)
+        if n == 0:
+            return None
+        return ["build/bin/antagonist", "--cpus", cpulist.format(ant[:n]), "--mem-node", str(d), "--buffer", "1G",
+                "--write-fraction", "50", "--access-size", "64"]
+
+    def daemon(system, colloid):
+        settings = {"numa_balancing": "0"}
+        if system == "tpp" and not colloid:
+            return None, {"numa_balancing": "2", "demotion_enabled": "true"}, "kernel TPP (numa_balancing=2)"
+        argv = ["build/bin/tierd", "--policy", system, "--colloid", "on" if colloid else "off", "--tiers", f"{d},{a}",
+                "--capacity", f"{rc['default_capacity']},auto"]
+        note = "tierd's TPP with Colloid's sign-only control (the kernel's TPP cannot take Colloid's signal)" if system == "tpp" else "tierd"
+        return argv, settings, note
+
+    pts = {}
+    for s in tc["systems"]:
+        for c in (False, True):
+            targv, settings, note = daemon(s, c)
+            base = {"system": s, "colloid": "true" if c else "false", "object_bytes": rc["object_bytes"],
+                    "workload": "gups", "target": f"node:{d},{a}"}
+            for k in tc["intensities"]:
+                pid = f"{s}-c{int(c)}-i{_fmt(k)}"
+                pts[f"steady_state/{pid}"] = {"experiment": "steady_state", "id": pid, "gups": gups(dur),
+                                              "antagonist": antagonist(k), "tierd": targv, "settings": settings,
+                                              "note": note, "context": {**base, "intensity": k}}
+            if rc["dynamics"]:
+                for k in tc["dynamics"]["hotset_move_intensities"]:
+                    pid = f"{s}-c{int(c)}-i{_fmt(k)}"
+                    pts[f"hotset_move/{pid}"] = {"experiment": "hotset_move", "id": pid,
+                                                 "gups": gups(ev + after, ["--move-hot-at", _fmt(ev)]),
+                                                 "antagonist": antagonist(k), "tierd": targv, "settings": settings,
+                                                 "note": note, "event_t_s": ev, "context": {**base, "intensity": k}}
+                k = tc["dynamics"]["contention_to"]
+                pid = f"{s}-c{int(c)}-i0to{_fmt(k)}"
+                pts[f"contention_change/{pid}"] = {"experiment": "contention_change", "id": pid, "gups": gups(ev + after),
+                                                   "antagonist": antagonist(k), "antagonist_delay_s": ev, "tierd": targv,
+                                                   "settings": settings, "note": note, "event_t_s": ev,
+                                                   "context": {**base, "intensity": 0}}
+    for pt in pts.values():
+        pt["context"].update({"experiment": pt["experiment"], "point": pt["id"], "backend": "numa", "family": "tiering"})
     return pts

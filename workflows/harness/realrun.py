@@ -54,7 +54,7 @@ def _read_csv(path: Path) -> list[dict]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def rows_from_outputs(outdir: Path, context: dict, average_last_s: float) -> list[dict]:
+def rows_from_outputs(outdir: Path, context: dict, average_last_s: float, event_t_s: float | None = None) -> list[dict]:
     """Long-form rows from gups.csv, antagonist.csv, latency.csv and tierd.csv."""
     out: list[dict] = []
 
@@ -81,8 +81,19 @@ def rows_from_outputs(outdir: Path, context: dict, average_last_s: float) -> lis
     for lat in _read_csv(outdir / "latency.csv"):
         if lat.get("metric") == "idle_latency":
             row("", "latency_default", lat["value"], "ns", tool="memchar")
-    for t in _read_csv(outdir / "tierd.csv"):
+    tierd = _read_csv(outdir / "tierd.csv")
+    for t in tierd:
         row(t["t_s"], t["metric"], t["value"], t.get("unit", ""), tool="tierd")
+    if tierd:
+        t_end = max(float(t["t_s"]) for t in tierd)
+        for metric, name in (("latency_default", "latency_default"), ("latency_alternate", "latency_alternate"),
+                             ("p", "p"), ("tierd_cpu_share", "policy_cpu_share")):
+            vals = [float(t["value"]) for t in tierd if t["metric"] == metric and float(t["t_s"]) > t_end - average_last_s]
+            if vals:
+                unit = next(t.get("unit", "") for t in tierd if t["metric"] == metric)
+                row("", name, f"{sum(vals) / len(vals):.6g}", unit, tool="tierd")
+    if event_t_s is not None:  # when the phase event happened (configured, not a result)
+        row("", "event_t_s", event_t_s, "s")
     return out
 
 
@@ -93,7 +104,7 @@ def run(spec: dict) -> int:
     for p in (result, meta_path, outdir / "antagonist.ready", outdir / "gups.ready", outdir / "gups.pid"):
         p.unlink(missing_ok=True)
     facts = json.loads(Path(spec["facts"]).read_text())
-    meta: dict = {"point": spec["context"], "host_facts": facts, "host_profile": spec.get("profile", {}),
+    meta: dict = {"point": spec["context"], "note": spec.get("note", ""), "host_facts": facts, "host_profile": spec.get("profile", {}),
                   "git": git_state(), "config_hash": config_hash(spec.get("config", {})), "binaries": {}}
     log = Path(spec["stderr"]) if spec.get("stderr") else None
     journal = Path(spec["journal"]) if spec.get("journal") else None
@@ -110,11 +121,17 @@ def run(spec: dict) -> int:
             raise ConfigError(f"counter collectors unavailable: {e}") from None
         with coll:
             ant = None
-            if spec.get("antagonist"):
+            delay = spec.get("antagonist_delay_s")
+
+            def start_antagonist():
                 argv = [*spec["antagonist"], "--ready-file", str(outdir / "antagonist.ready"), "--output", str(outdir / "antagonist.csv")]
                 meta["antagonist_argv"] = argv
-                ant = sup.spawn("antagonist", argv, stderr=log)
-                _wait_file(outdir / "antagonist.ready", ant, 120, "the antagonist")
+                child = sup.spawn("antagonist", argv, stderr=log)
+                _wait_file(outdir / "antagonist.ready", child, 120, "the antagonist")
+                return child
+
+            if spec.get("antagonist") and delay is None:
+                ant = start_antagonist()
                 time.sleep(spec.get("warmup_s", 0))
             gargv = [*spec["gups"], "--output", str(outdir / "gups.csv"), "--pid-file", str(outdir / "gups.pid"),
                      "--ready-file", str(outdir / "gups.ready")]
@@ -126,6 +143,13 @@ def run(spec: dict) -> int:
                 targv = [*spec["tierd"], "--pid", (outdir / "gups.pid").read_text().strip(), "--output", str(outdir / "tierd.csv")]
                 meta["tierd_argv"] = targv
                 tierd = sup.spawn("tierd", targv, stderr=log)
+            if spec.get("antagonist") and delay is not None:
+                # contention change: the antagonist starts `delay` s into GUPS's timed phase
+                _wait_file(outdir / "gups.ready", g, 600, "GUPS")
+                time.sleep(delay)
+                if g.alive():
+                    ant = start_antagonist()
+                    meta["antagonist_started_after_s"] = delay
             rc = sup.wait(g, timeout=spec.get("timeout_s", 900))
             if tierd is not None:
                 meta["tierd_exit"] = sup.stop(tierd)
@@ -146,7 +170,7 @@ def run(spec: dict) -> int:
         b = Path("build/bin") / name
         if b.exists():
             meta["binaries"][name] = file_sha256(b)
-    rows = rows_from_outputs(outdir, spec["context"], spec.get("average_last_s", 30))
+    rows = rows_from_outputs(outdir, spec["context"], spec.get("average_last_s", 30), spec.get("event_t_s"))
     if not any(r["metric"] == "throughput" for r in rows):
         raise RuntimeError("GUPS reported no throughput rows")
     buf = io.StringIO()

@@ -191,7 +191,7 @@ def figure_names():
         names += CHARACTERIZE_FIGURES
     if config["storage"]["enabled"]:
         names += STORAGE_FIGURES
-    if TIER_POINTS:
+    if TIER_POINTS or REAL_TIERING:
         names += TIERING_FIGURES
     if CONTENTION:
         names.append("contention")
@@ -203,7 +203,7 @@ def figure_targets():
     out += [f"results/{HOST}/tables/summary.md", f"results/{HOST}/tables/counters.md"]
     if CH_PLAN["injectors"]:
         out.append(f"results/{HOST}/curves")
-    if TIER_POINTS:
+    if TIER_POINTS or REAL_TIERING:
         out += [f"results/{HOST}/scorecard.md", f"results/{HOST}/scorecard.csv"]
     return out
 
@@ -237,12 +237,42 @@ MODEL_PROFILE = PLAN["model_profile"]
 
 
 CONTENTION = PLAN["contention"]
+REAL_TIERING = PLAN["real_tiering"]
 
 
 def tiering_results():
     out = [f"results/{HOST}/tiering/{key}/result.csv" for key in sorted(TIER_POINTS)]
     out += [f"results/{HOST}/tiering/contention_single_node/{pid}/result.csv" for pid in CONTENTION]
+    out += [f"results/{HOST}/tiering/{pt['experiment']}/numa-{pt['id']}/result.csv" for pt in REAL_TIERING.values()]
     return out
+
+
+def real_tiering_spec(wc, output):
+    pt = REAL_TIERING[f"{wc.experiment}/{wc.point}"]
+    rc = config["tiering"]["real"]
+    return json.dumps(
+        {
+            "outdir": str(Path(output.result).parent),
+            "facts": f"results/{HOST}/host_facts.json",
+            "profile": PROFILE,
+            "config": config,
+            "lock": f"results/{HOST}/.measure.lock",
+            "journal": f"results/{HOST}/.settings-journal.json",
+            "settings": pt["settings"],
+            "gups": pt["gups"],
+            "antagonist": pt["antagonist"],
+            "antagonist_delay_s": pt.get("antagonist_delay_s"),
+            "tierd": pt["tierd"],
+            "note": pt["note"],
+            "event_t_s": pt.get("event_t_s"),
+            "warmup_s": rc["warmup_s"],
+            "average_last_s": rc["average_last_s"],
+            "timeout_s": rc["duration_s"] + rc["event_at_s"] + rc["after_event_s"] + 900,
+            "counters": config["counters"]["sources"],
+            "interval_ms": config["counters"]["interval_ms"],
+            "context": {"host": HOST, **pt["context"], "point": f"numa-{pt['id']}"},
+        }
+    )
 
 
 def contention_spec(wc, output):

@@ -17,6 +17,7 @@ rule tiersim_point:
         f"results/{HOST}/benchmarks/tiering/{{experiment}}/{{point}}.tsv"
     wildcard_constraints:
         experiment="steady_state|best_static|unloaded_latency|object_size|hotset_move|contention_change",
+        point="(?!numa-)[^/]+",
     params:
         spec=tiersim_spec,
     shell:
@@ -60,5 +61,30 @@ rule contention_point:
         measure=1,
     params:
         spec=contention_spec,
+    shell:
+        "printf '%s' {params.spec:q} | python -m workflows.harness.realrun - > {log} 2>&1"
+
+
+rule real_tiering_point:
+    input:
+        gups="build/bin/gups",
+        antagonist="build/bin/antagonist",
+        tierd="build/bin/tierd",
+        facts=f"results/{HOST}/host_facts.json",
+    output:
+        result=f"results/{HOST}/tiering/{{experiment}}/numa-{{point}}/result.csv",
+        meta=f"results/{HOST}/tiering/{{experiment}}/numa-{{point}}/meta.json",
+    conda:
+        "../../environment.yml"
+    log:
+        f"results/{HOST}/tiering/{{experiment}}/numa-{{point}}/log",
+    benchmark:
+        f"results/{HOST}/benchmarks/tiering/{{experiment}}/numa-{{point}}.tsv"
+    wildcard_constraints:
+        experiment="steady_state|hotset_move|contention_change",
+    resources:
+        measure=1,
+    params:
+        spec=real_tiering_spec,
     shell:
         "printf '%s' {params.spec:q} | python -m workflows.harness.realrun - > {log} 2>&1"
