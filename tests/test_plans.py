@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from test_profiles import two_socket_facts
+
 from workflows.harness import ConfigError, plans, profile
 
 
