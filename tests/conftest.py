@@ -81,3 +81,19 @@ def alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+@pytest.fixture
+def clean_results():
+    """Register results/<name>/ directories a test creates; removed before and after."""
+    made: list[Path] = []
+
+    def reg(name: str) -> Path:
+        d = REPO / "results" / name
+        shutil.rmtree(d, ignore_errors=True)
+        made.append(d)
+        return d
+
+    yield reg
+    for d in made:
+        shutil.rmtree(d, ignore_errors=True)

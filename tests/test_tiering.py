@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pandas as pd
-import pytest
 from conftest import REPO, binary
 
 TINY_TIERING = """scale: tiny-tiering
@@ -46,21 +45,6 @@ tiers:
 cpus: {{cores_per_unit: 5}}
 """)
     return prof
-
-
-@pytest.fixture
-def clean_results():
-    made = []
-
-    def reg(name):
-        d = REPO / "results" / name
-        shutil.rmtree(d, ignore_errors=True)
-        made.append(d)
-        return d
-
-    yield reg
-    for d in made:
-        shutil.rmtree(d, ignore_errors=True)
 
 
 def run(cfg, prof):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -38,21 +37,6 @@ def profile(tmp_path: Path, name: str) -> Path:
     return p
 
 
-@pytest.fixture
-def results_of():
-    made: list[Path] = []
-
-    def reg(name: str) -> Path:
-        d = REPO / "results" / name
-        shutil.rmtree(d, ignore_errors=True)
-        made.append(d)
-        return d
-
-    yield reg
-    for d in made:
-        shutil.rmtree(d, ignore_errors=True)
-
-
 def test_lint_clean():
     r = smk("--lint", "--cores", "1")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -74,9 +58,9 @@ def test_paper_dry_run():
         ("name: {n}\ntiers:\n  - {{name: d, kind: model, curve: 'param:L0=1', capacity_gib: -2}}\n", "capacity_gib"),
     ],
 )
-def test_bad_profile_stops_before_any_job(tmp_path, results_of, body, needle):
+def test_bad_profile_stops_before_any_job(tmp_path, clean_results, body, needle):
     name = "pytest-bad"
-    out = results_of(name)
+    out = clean_results(name)
     p = tmp_path / "bad.yaml"
     p.write_text(body.format(n=name))
     r = smk("--cores", "1", "--config", f"host={p}")
@@ -93,10 +77,10 @@ def test_bad_config_value_stops(tmp_path):
     assert r.returncode != 0 and "tierbench: error: experiment config: characterize/latency/buffer_mib" in r.stderr
 
 
-def test_tiny_run_end_to_end(tmp_path, results_of):
+def test_tiny_run_end_to_end(tmp_path, clean_results):
     binary("memchar")
     name = "pytest-e2e"
-    out = results_of(name)
+    out = clean_results(name)
     cfg = tmp_path / "tiny.yaml"
     cfg.write_text(TINY)
     r = smk("--cores", "2", "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}")
@@ -125,10 +109,10 @@ def test_tiny_run_end_to_end(tmp_path, results_of):
     assert (out / "report.html").stat().st_size > 10000
 
 
-def test_sigint_leaves_no_benchmark_behind(tmp_path, results_of):
+def test_sigint_leaves_no_benchmark_behind(tmp_path, clean_results):
     binary("memchar")
     name = "pytest-sigint"
-    out = results_of(name)
+    out = clean_results(name)
     cfg = tmp_path / "slow.yaml"
     cfg.write_text("scale: slow\ncharacterize: {latency: {buffer_mib: 64, duration_s: 60}}\nstorage: {enabled: false}\ntiering: {enabled: false}\n")
     p = subprocess.Popen([*SMK, f"results/{name}/characterize/idle_latency/c0-m0/result.csv", "--cores", "1",

@@ -15,40 +15,15 @@ goes, how to parse it and the columns that identify the point. The runner
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
-import os
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 from . import ConfigError
+from .point import atomic_write, host_lock
 from .procs import Interrupted, Supervisor
 from .provenance import config_hash, file_sha256, git_state, now, tool_version
-
-
-@contextmanager
-def host_lock(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as f:
-        t0 = time.monotonic()
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            print(f"waiting for the measurement lock {path} ...", file=sys.stderr, flush=True)
-            fcntl.flock(f, fcntl.LOCK_EX)
-        waited = time.monotonic() - t0
-        try:
-            yield waited
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def _collectors(spec: dict, facts: dict, sup: Supervisor, outdir: Path):
@@ -86,8 +61,7 @@ def run(spec: dict) -> int:
     }
     lock = Path(spec["lock"]) if spec.get("lock") else None
     with Supervisor(registry=outdir / "children") as sup:
-        lock_cm = host_lock(lock) if lock else _null()
-        with lock_cm as waited:
+        with host_lock(lock) as waited:
             meta["lock_wait_s"] = round(waited or 0.0, 3)
             meta["start"] = now()
             t0 = time.monotonic()
@@ -117,14 +91,9 @@ def run(spec: dict) -> int:
         return 1
     if counters_df is not None and not counters_df.empty:
         counters_df.to_csv(outdir / "counters.csv", index=False)
-    _atomic_write(meta_path, json.dumps(meta, indent=1, default=str) + "\n")
-    _atomic_write(result, df.to_csv(index=False))
+    atomic_write(meta_path, json.dumps(meta, indent=1, default=str) + "\n")
+    atomic_write(result, df.to_csv(index=False))
     return 0
-
-
-@contextmanager
-def _null():
-    yield 0.0
 
 
 def main(argv: list[str] | None = None) -> int:

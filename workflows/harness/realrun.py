@@ -25,10 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-from analysis.schema import COLUMNS
-
 from . import ConfigError
-from .measure import _atomic_write, host_lock
+from .point import host_lock, read_spec, write_point
+from .point import row as new_row
 from .procs import Interrupted, Supervisor
 from .provenance import config_hash, file_sha256, git_state, now
 from .settings import Settings
@@ -59,10 +58,7 @@ def rows_from_outputs(outdir: Path, context: dict, average_last_s: float, event_
     out: list[dict] = []
 
     def row(t_s, metric, value, unit, **extra):
-        r = {c: "" for c in COLUMNS}
-        r.update({k: v for k, v in context.items() if k in COLUMNS})
-        r.update({"t_s": t_s, "metric": metric, "value": value, "unit": unit, **extra})
-        out.append(r)
+        out.append(new_row(context, t_s=t_s, metric=metric, value=value, unit=unit, **extra))
 
     gups = _read_csv(outdir / "gups.csv")
     for g in gups:
@@ -173,21 +169,14 @@ def run(spec: dict) -> int:
     rows = rows_from_outputs(outdir, spec["context"], spec.get("average_last_s", 30), spec.get("event_t_s"))
     if not any(r["metric"] == "throughput" for r in rows):
         raise RuntimeError("GUPS reported no throughput rows")
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=COLUMNS)
-    w.writeheader()
-    w.writerows(rows)
-    _atomic_write(meta_path, json.dumps(meta, indent=1, default=str) + "\n")
-    _atomic_write(result, buf.getvalue())
+    write_point(outdir, rows, meta)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m workflows.harness.realrun SPEC.json|-", file=sys.stderr)
+    spec = read_spec(argv, "realrun")
+    if spec is None:
         return 2
-    spec = json.loads(sys.stdin.read() if args[0] == "-" else Path(args[0]).read_text())
     try:
         return run(spec)
     except Interrupted as e:

@@ -11,14 +11,11 @@ measurement.
 from __future__ import annotations
 
 import csv
-import json
-import os
 import sys
 import time
 from pathlib import Path
 
-from analysis.schema import COLUMNS
-
+from .point import read_spec, row, write_point
 from .procs import Interrupted, Supervisor
 from .provenance import config_hash, file_sha256, git_state, now
 
@@ -27,11 +24,8 @@ def _rows(path: Path, context: dict) -> list[dict]:
     out = []
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
-            row = {c: "" for c in COLUMNS}
-            row.update({k: ("" if v is None else v) for k, v in context.items() if k in COLUMNS})
-            row.update({"t_s": r.get("t_s", ""), "metric": r["metric"], "value": r["value"], "unit": r.get("unit", ""),
-                        "tool": "tiersim", "backend": "model", "family": "tiering"})
-            out.append(row)
+            out.append(row(context, t_s=r.get("t_s", ""), metric=r["metric"], value=r["value"], unit=r.get("unit", ""),
+                           tool="tiersim", backend="model", family="tiering"))
     return out
 
 
@@ -56,11 +50,8 @@ def run(spec: dict) -> int:
     if spec.get("timeseries"):
         rows += _rows(series, spec["context"])
     if spec.get("event_t_s") is not None:  # when the phase event happens (configured, not a result)
-        ev = {c: "" for c in COLUMNS}
-        ev.update({k: v for k, v in spec["context"].items() if k in COLUMNS})
-        ev.update({"metric": "event_t_s", "value": spec["event_t_s"], "unit": "s", "tool": "tiersim",
-                   "backend": "model", "family": "tiering"})
-        rows.append(ev)
+        rows.append(row(spec["context"], metric="event_t_s", value=spec["event_t_s"], unit="s", tool="tiersim",
+                        backend="model", family="tiering"))
     if not rows:
         print("tierbench: error: tiersim wrote no rows", file=sys.stderr)
         return 1
@@ -73,24 +64,14 @@ def run(spec: dict) -> int:
         "counters": {s: {"available": False, "reason": "modelled tiers: no hardware counters apply"}
                      for s in spec.get("counters", [])},
     }
-    tmp = result.with_name("result.csv.tmp")
-    with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
-        w.writeheader()
-        w.writerows(rows)
-    mtmp = meta_path.with_name("meta.json.tmp")
-    mtmp.write_text(json.dumps(meta, indent=1) + "\n")
-    os.replace(mtmp, meta_path)
-    os.replace(tmp, result)
+    write_point(outdir, rows, meta)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m workflows.harness.simpoint SPEC.json|-", file=sys.stderr)
+    spec = read_spec(argv, "simpoint")
+    if spec is None:
         return 2
-    spec = json.loads(sys.stdin.read() if args[0] == "-" else Path(args[0]).read_text())
     try:
         return run(spec)
     except Interrupted as e:
