@@ -4,21 +4,20 @@
  * CPU. See README.md for options and output.
  */
 #include "stream.h"
-#include "util.h"
+#include "tbcli.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define PROG "antagonist"
+
+const char cli_prog[] = PROG;
 
 struct opts {
 	int *cpus;
@@ -72,30 +71,6 @@ static void usage(FILE *f)
 "2 bad arguments.\n");
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bad_arg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 enum {
 	OPT_CPUS = 256, OPT_NODE, OPT_BUFFER, OPT_WF, OPT_ACCESS, OPT_RATE,
 	OPT_HUGE, OPT_DURATION, OPT_INTERVAL, OPT_OUTPUT, OPT_READY,
@@ -117,19 +92,10 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static double arg_double(const char *name, const char *v, double lo, double hi)
-{
-	double d;
-
-	if (parse_double(v, &d) || d < lo || d > hi)
-		bad_arg("%s: '%s' is not a number in [%g, %g]", name, v, lo, hi);
-	return d;
-}
-
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	uint64_t u, total, limit;
-	int c, i, ret, *ids, n;
+	int c, *ids, n, nnodes;
 
 	*o = (struct opts){
 		.node = -1,
@@ -143,25 +109,22 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_CPUS:
-			free(o->cpus);
-			if (parse_id_list(optarg, 1 << 20, &o->cpus, &o->ncpus))
-				bad_arg("--cpus: '%s' is not a CPU list (e.g. 0-3,8)",
-					optarg);
+			cli_cpus(optarg, &o->cpus, &o->ncpus);
 			o->cpus_given = true;
 			break;
 		case OPT_NODE:
 			if (parse_id_list(optarg, 1 << 16, &ids, &n) || n != 1)
-				bad_arg("--mem-node: '%s' is not a node number",
+				cli_bad_arg("--mem-node: '%s' is not a node number",
 					optarg);
 			o->node = ids[0];
 			free(ids);
 			break;
 		case OPT_BUFFER:
 			if (parse_size(optarg, &o->buffer))
-				bad_arg("--buffer: '%s' is not a size (e.g. 64M, 1G)",
+				cli_bad_arg("--buffer: '%s' is not a size (e.g. 64M, 1G)",
 					optarg);
 			if (o->buffer < STREAM_CHUNK)
-				bad_arg("--buffer: '%s' is smaller than %lu bytes",
+				cli_bad_arg("--buffer: '%s' is smaller than %lu bytes",
 					optarg, STREAM_CHUNK);
 			o->buffer -= o->buffer % STREAM_CHUNK;
 			break;
@@ -173,27 +136,26 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			else if (!strcmp(optarg, "100"))
 				o->mode = STREAM_NTWRITE;
 			else
-				bad_arg("--write-fraction: '%s' is not 0, 50 or 100",
+				cli_bad_arg("--write-fraction: '%s' is not 0, 50 or 100",
 					optarg);
 			break;
 		case OPT_ACCESS:
 			if (parse_u64(optarg, &u) || (u != 16 && u != 64))
-				bad_arg("--access-size: '%s' is not 16 or 64",
+				cli_bad_arg("--access-size: '%s' is not 16 or 64",
 					optarg);
 			o->access = (unsigned int)u;
 			break;
 		case OPT_RATE:
-			o->rate_mbps = arg_double("--rate", optarg, 0, 1e9);
+			o->rate_mbps = cli_double("--rate", optarg, 0, 1e9);
 			break;
 		case OPT_HUGE:
-			if (parse_huge(optarg, &o->huge))
-				bad_arg("--huge: '%s' is not auto, on or off", optarg);
+			o->huge = cli_huge(optarg);
 			break;
 		case OPT_DURATION:
-			o->duration = arg_double("--duration", optarg, 0, 1e9);
+			o->duration = cli_double("--duration", optarg, 0, 1e9);
 			break;
 		case OPT_INTERVAL:
-			o->interval = arg_double("--report-interval", optarg,
+			o->interval = cli_double("--report-interval", optarg,
 						 0.001, 1e6);
 			break;
 		case OPT_OUTPUT:
@@ -205,42 +167,19 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case ':':
-			bad_arg("option '%s' needs a value", argv[optind - 1]);
 		default:
-			bad_arg("unknown option '%s' (see --help)", argv[optind - 1]);
+			cli_bad_option(c, argv);
 		}
 	}
-	if (optind < argc)
-		bad_arg("unexpected argument '%s'", argv[optind]);
+	cli_no_operands(argc, argv);
 
-	if (o->cpus_given) {
-		for (i = 0; i < o->ncpus; i++)
-			if (cpu_check(o->cpus[i]))
-				bad_arg("--cpus: CPU %d does not exist or is not allowed for this process",
-					o->cpus[i]);
-	} else {
-		ret = allowed_cpus(&o->cpus, &o->ncpus);
-		if (ret || !o->ncpus)
-			bad_arg("cannot read the allowed CPUs: %s",
-				strerror(ret ? -ret : ENODEV));
-	}
-
-	limit = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-	if (o->node >= 0) {
-		ret = node_check(o->node);
-		if (ret == -ENOSYS)
-			bad_arg("--mem-node given but the kernel has no NUMA support");
-		if (ret == -ENODEV)
-			bad_arg("node %d does not exist", o->node);
-		if (ret)
-			bad_arg("node %d has no memory or is not allowed", o->node);
-		if (!node_mem(o->node, &u))
-			limit = u;
-	}
+	cli_cpus_check(o->cpus_given, &o->cpus, &o->ncpus);
+	nnodes = o->node >= 0 ? 1 : 0;
+	cli_nodes_check(&o->node, nnodes, "--mem-node given");
+	limit = mem_limit(&o->node, nnodes);
 	total = o->buffer * (uint64_t)o->ncpus;
 	if (total / o->ncpus != o->buffer || total > limit)
-		bad_arg("%d x --buffer %" PRIu64 " bytes exceeds the memory of %s",
+		cli_bad_arg("%d x --buffer %" PRIu64 " bytes exceeds the memory of %s",
 			o->ncpus, o->buffer,
 			o->node >= 0 ? "the node" : "the host");
 }
@@ -275,21 +214,6 @@ static void row(struct run *r, double t, double dt, uint64_t db)
 	fflush(r->out);
 }
 
-/* Wait for a signal until absolute monotonic time t; returns the signal. */
-static int wait_until(const sigset_t *sigs, double t)
-{
-	double d = t - now_s();
-	struct timespec ts;
-	int sig;
-
-	if (d < 0)
-		d = 0;
-	ts.tv_sec = (time_t)d;
-	ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
-	sig = sigtimedwait(sigs, NULL, &ts);
-	return sig > 0 ? sig : 0;
-}
-
 /* -errno of the first thread that failed, 0 if none; reports it. */
 static int thread_error(struct run *r)
 {
@@ -301,13 +225,13 @@ static int thread_error(struct run *r)
 		if (!err)
 			continue;
 		if (atomic_load(&r->th[i].stage) == STAGE_PIN)
-			fail("cannot pin a thread to CPU %d: %s", r->th[i].cpu,
-			     strerror(-err));
+			cli_fail("cannot pin a thread to CPU %d: %s", r->th[i].cpu,
+				 strerror(-err));
 		else
-			fail("cannot map %zu bytes for CPU %d%s: %s",
-			     r->cfg.buf_bytes, r->th[i].cpu,
-			     r->o.node >= 0 ? " on the node" : "",
-			     strerror(-err));
+			cli_fail("cannot map %zu bytes for CPU %d%s: %s",
+				 r->cfg.buf_bytes, r->th[i].cpu,
+				 r->o.node >= 0 ? " on the node" : "",
+				 strerror(-err));
 		return err;
 	}
 	return 0;
@@ -329,13 +253,13 @@ static int stream(struct run *r, double *seconds, uint64_t *bytes, int *sig)
 
 		ret = -pthread_create(&th->tid, NULL, stream_main, th);
 		if (ret) {
-			fail("cannot start a thread: %s", strerror(-ret));
+			cli_fail("cannot start a thread: %s", strerror(-ret));
 			return ret;
 		}
 	}
 	/* warm-up: every buffer allocated and touched */
 	while (atomic_load(&r->cfg.streaming) < r->started) {
-		*sig = wait_until(&r->sigs, now_s() + 0.01);
+		*sig = sig_wait_until(&r->sigs, now_s() + 0.01);
 		if (*sig)
 			return 0;
 		ret = thread_error(r);
@@ -345,8 +269,8 @@ static int stream(struct run *r, double *seconds, uint64_t *bytes, int *sig)
 	if (o->ready_file) {
 		ret = create_flag_file(o->ready_file);
 		if (ret) {
-			fail("cannot create --ready-file '%s': %s",
-			     o->ready_file, strerror(-ret));
+			cli_fail("cannot create --ready-file '%s': %s",
+				 o->ready_file, strerror(-ret));
 			return ret;
 		}
 	}
@@ -357,7 +281,7 @@ static int stream(struct run *r, double *seconds, uint64_t *bytes, int *sig)
 	next = t0 + o->interval;
 	end = o->duration > 0 ? t0 + o->duration : INFINITY;
 	for (;;) {
-		*sig = wait_until(&r->sigs, fmin(next, end));
+		*sig = sig_wait_until(&r->sigs, fmin(next, end));
 		t = now_s();
 		if (*sig || t >= end)
 			break;
@@ -391,20 +315,9 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &r->o);
 
-	sigemptyset(&r->sigs);
-	sigaddset(&r->sigs, SIGINT);
-	sigaddset(&r->sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &r->sigs, NULL);
-
-	r->out = stdout;
-	if (r->o.output) {
-		r->out = fopen(r->o.output, "w");
-		if (!r->out) {
-			fail("cannot open --output '%s': %s", r->o.output,
-			     strerror(errno));
-			return 1;
-		}
-	}
+	sig_block_stop(&r->sigs);
+	if (cli_open_output(r->o.output, &r->out))
+		return 1;
 	if (r->o.mode == STREAM_NTWRITE && !stream_nt_supported())
 		fprintf(stderr, PROG ": note: no non-temporal stores on this architecture; --write-fraction 100 uses regular stores\n");
 
@@ -420,7 +333,7 @@ int main(int argc, char **argv)
 	r->th = calloc(r->o.ncpus, sizeof(*r->th));
 	r->ctr = aligned_alloc(64, r->o.ncpus * sizeof(*r->ctr));
 	if (!r->th || !r->ctr) {
-		fail("out of memory");
+		cli_fail("out of memory");
 		goto out;
 	}
 	memset(r->ctr, 0, r->o.ncpus * sizeof(*r->ctr));
@@ -451,12 +364,5 @@ out:
 	free(r->th);
 	free(r->ctr);
 	free(r->o.cpus);
-	if (r->out != stdout && fclose(r->out) && !status) {
-		fail("cannot write --output '%s'", r->o.output);
-		status = 1;
-	} else if (r->out == stdout && fflush(stdout) && !status) {
-		fail("cannot write to stdout");
-		status = 1;
-	}
-	return status;
+	return cli_close_output(r->out, r->o.output, status);
 }

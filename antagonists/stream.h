@@ -7,7 +7,7 @@
 #ifndef TIERBENCH_STREAM_H
 #define TIERBENCH_STREAM_H
 
-#include "util.h"
+#include "tbutil.h"
 
 #include <pthread.h>
 #include <stdalign.h>

@@ -3,44 +3,22 @@
 # Smoke tests for the antagonist: run_tests.sh BINARY... (each binary gets
 # every test). Each test takes a second or two and at most 128 MiB.
 # Exit 0 if every test passed or was skipped, 1 otherwise.
-set -u
+# shellcheck disable=SC2317  # the t_* functions run through run_tests
+# pass/fail/skip, csv_col, wait_for, check_help, check_bad_args, run_tests
+# shellcheck source=SCRIPTDIR/../../workloads/lib/testlib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../workloads/lib/testlib.sh"
 
-PASS=0 FAIL=0 SKIP=0
-TMP=$(mktemp -d)
-# only the script itself cleans up, not a child forked before exec
-trap '[ "$BASHPID" = "$$" ] && rm -rf "$TMP"' EXIT
-
-pass() { PASS=$((PASS + 1)); echo "PASS  $BIN_NAME $T"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL  $BIN_NAME $T: $*"; }
-skip() { SKIP=$((SKIP + 1)); echo "SKIP  $BIN_NAME $T: $*"; }
-
-# csv_col FILE COLUMN: print the values of a named column, header skipped
-csv_col() {
-	awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
-		k { print $k }' "$1"
-}
+PROG=antagonist
 
 HEADER='t_s,bytes,mbytes_per_s,threads'
 CPU0=$(awk '/^Cpus_allowed_list/ { split($2, a, "[,-]"); print a[1] }' /proc/self/status)
 
-# wait_for FILE: up to 10 s
-wait_for() {
-	for _ in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.05; done
-	return 1
-}
-
 t_help() {
-	local o
-	"$BIN" --help >"$TMP/out" 2>"$TMP/err" || { fail "--help exit $?"; return; }
-	for o in cpus mem-node buffer write-fraction access-size rate huge \
-		duration report-interval output ready-file help; do
-		grep -q -- "--$o" "$TMP/out" || { fail "--help lacks --$o"; return; }
-	done
-	pass
+	check_help cpus mem-node buffer write-fraction access-size rate huge \
+		duration report-interval output ready-file help
 }
 
 t_bad_args() {
-	local a rc
 	local cases=(
 		"--frobnicate" "--cpus" "--cpus 99999" "--cpus 0-x"
 		"--cpus 0,0" "--mem-node 9999" "--mem-node 0,1" "--buffer 1K"
@@ -48,18 +26,7 @@ t_bad_args() {
 		"--rate -5" "--duration abc" "--report-interval 0" "--huge yes"
 		"stray"
 	)
-	for a in "${cases[@]}"; do
-		# shellcheck disable=SC2086  # word splitting is the point
-		timeout 10 "$BIN" --duration 0.1 $a >"$TMP/out" 2>"$TMP/err"
-		rc=$?
-		if [ $rc -ne 2 ]; then fail "'$a': exit $rc, want 2"; return; fi
-		if [ "$(wc -l <"$TMP/err")" -ne 1 ] ||
-		   ! grep -q '^antagonist: error: ' "$TMP/err"; then
-			fail "'$a': stderr is not one 'antagonist: error:' line"; return
-		fi
-		if [ -s "$TMP/out" ]; then fail "'$a': wrote to stdout"; return; fi
-	done
-	pass
+	check_bad_args "--duration 0.1" "${cases[@]}"
 }
 
 t_modes() {
@@ -143,13 +110,4 @@ t_numa_node() {
 	pass
 }
 
-[ $# -ge 1 ] || { echo "usage: $0 BINARY..." >&2; exit 2; }
-for BIN in "$@"; do
-	BIN_NAME=$(basename "$(dirname "$BIN")")/$(basename "$BIN")
-	for T in help bad_args modes rate_limit sigterm sigterm_warmup \
-		numa_node; do
-		"t_$T"
-	done
-done
-echo "antagonist tests: $PASS passed, $FAIL failed, $SKIP skipped"
-[ $FAIL -eq 0 ]
+run_tests "help bad_args modes rate_limit sigterm sigterm_warmup numa_node" "$@"

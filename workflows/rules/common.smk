@@ -220,8 +220,8 @@ TOOL_DIRS = {
 }
 TOOL_SOURCES = {
     "memchar": ["workloads/memchar/Makefile", "workloads/memchar/src/*.[ch]"],
-    "gups": ["workloads/gups/Makefile", "workloads/gups/*.[ch]"],
-    "antagonist": ["antagonists/Makefile", "antagonists/*.[ch]"],
+    "gups": ["workloads/gups/Makefile", "workloads/gups/*.[ch]", "workloads/lib/*.[ch]", "workloads/lib/*.mk"],
+    "antagonist": ["antagonists/Makefile", "antagonists/*.[ch]", "workloads/lib/*.[ch]", "workloads/lib/*.mk"],
     "tiersim": LIBCOLLOID + ["colloid/sim/Makefile", "colloid/sim/src/*.[ch]"],
     "tierd": LIBCOLLOID + ["colloid/tierd/Makefile", "colloid/tierd/src/*.[ch]"],
 }

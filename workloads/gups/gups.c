@@ -4,22 +4,22 @@
  * tiered-memory experiments. See README.md for options and output.
  */
 #include "gups.h"
-#include "util.h"
+#include "tbcli.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define PROG "gups"
+
+const char cli_prog[] = PROG;
 
 struct opts {
 	uint64_t working_set;
@@ -103,30 +103,6 @@ static void usage(FILE *f)
 "checksum mismatch, 2 bad arguments.\n");
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bad_arg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 enum {
 	OPT_WS = 256, OPT_HOT, OPT_SHARE, OPT_OBJ, OPT_OP, OPT_THREADS,
 	OPT_CPUS, OPT_NODE, OPT_INTERLEAVE, OPT_DURATION, OPT_MOVE, OPT_SEED,
@@ -158,25 +134,6 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static double arg_double(const char *name, const char *v, double lo, double hi)
-{
-	double d;
-
-	if (parse_double(v, &d) || d < lo || d > hi)
-		bad_arg("%s: '%s' is not a number in [%g, %g]", name, v, lo, hi);
-	return d;
-}
-
-static uint64_t arg_size(const char *name, const char *v)
-{
-	uint64_t s;
-
-	if (parse_size(v, &s))
-		bad_arg("%s: '%s' is not a size (e.g. 4096, 64K, 512M, 1G)",
-			name, v);
-	return s;
-}
-
 static void parse_op(struct opts *o, const char *v)
 {
 	if (!strcmp(v, "read")) {
@@ -187,17 +144,17 @@ static void parse_op(struct opts *o, const char *v)
 		o->op = GUPS_MIX;
 		if (parse_double(v + 4, &o->read_share) ||
 		    o->read_share < 0 || o->read_share > 1)
-			bad_arg("--op: read fraction in '%s' must be in [0, 1]",
+			cli_bad_arg("--op: read fraction in '%s' must be in [0, 1]",
 				v);
 	} else {
-		bad_arg("--op: '%s' is not read, rmw or mix:R", v);
+		cli_bad_arg("--op: '%s' is not read, rmw or mix:R", v);
 	}
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	uint64_t u, limit;
-	int c, i, ret;
+	int c;
 
 	*o = (struct opts){
 		.working_set = 1ULL << 30,
@@ -214,19 +171,19 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_WS:
-			o->working_set = arg_size("--working-set", optarg);
+			o->working_set = cli_size("--working-set", optarg);
 			break;
 		case OPT_HOT:
-			o->hot_set = arg_size("--hot-set", optarg);
+			o->hot_set = cli_size("--hot-set", optarg);
 			break;
 		case OPT_SHARE:
-			o->hot_share = arg_double("--hot-share", optarg, 0, 1);
+			o->hot_share = cli_double("--hot-share", optarg, 0, 1);
 			break;
 		case OPT_OBJ:
-			o->object_size = arg_size("--object-size", optarg);
+			o->object_size = cli_size("--object-size", optarg);
 			if (o->object_size < 64 || o->object_size > 4096 ||
 			    (o->object_size & (o->object_size - 1)))
-				bad_arg("--object-size: '%s' is not a power of two in 64..4096",
+				cli_bad_arg("--object-size: '%s' is not a power of two in 64..4096",
 					optarg);
 			break;
 		case OPT_OP:
@@ -234,42 +191,39 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_THREADS:
 			if (parse_u64(optarg, &u) || u < 1 || u > 65536)
-				bad_arg("--threads: '%s' is not a count in 1..65536",
+				cli_bad_arg("--threads: '%s' is not a count in 1..65536",
 					optarg);
 			o->threads = (unsigned int)u;
 			break;
 		case OPT_CPUS:
-			free(o->cpus);
-			if (parse_id_list(optarg, 1 << 20, &o->cpus, &o->ncpus))
-				bad_arg("--cpus: '%s' is not a CPU list (e.g. 0-3,8)",
-					optarg);
+			cli_cpus(optarg, &o->cpus, &o->ncpus);
 			o->cpus_given = true;
 			break;
 		case OPT_NODE:
 		case OPT_INTERLEAVE:
 			if (o->nnodes)
-				bad_arg("--mem-node and --interleave are exclusive and given once");
+				cli_bad_arg("--mem-node and --interleave are exclusive and given once");
 			if (parse_id_list(optarg, 1 << 16, &o->nodes, &o->nnodes))
-				bad_arg("%s: '%s' is not a node %s",
+				cli_bad_arg("%s: '%s' is not a node %s",
 					c == OPT_NODE ? "--mem-node" : "--interleave",
 					optarg, c == OPT_NODE ? "number" : "list");
 			if (c == OPT_NODE && o->nnodes != 1)
-				bad_arg("--mem-node: '%s' is not one node", optarg);
+				cli_bad_arg("--mem-node: '%s' is not one node", optarg);
 			o->interleave = c == OPT_INTERLEAVE;
 			break;
 		case OPT_DURATION:
-			o->duration = arg_double("--duration", optarg, 0, 1e9);
+			o->duration = cli_double("--duration", optarg, 0, 1e9);
 			break;
 		case OPT_MOVE:
-			o->move_hot_at = arg_double("--move-hot-at", optarg, 0, 1e9);
+			o->move_hot_at = cli_double("--move-hot-at", optarg, 0, 1e9);
 			break;
 		case OPT_SEED:
 			if (parse_u64(optarg, &o->seed))
-				bad_arg("--seed: '%s' is not a non-negative integer",
+				cli_bad_arg("--seed: '%s' is not a non-negative integer",
 					optarg);
 			break;
 		case OPT_INTERVAL:
-			o->interval = arg_double("--report-interval", optarg,
+			o->interval = cli_double("--report-interval", optarg,
 						 0.001, 1e6);
 			break;
 		case OPT_OUTPUT:
@@ -285,8 +239,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->summary = optarg;
 			break;
 		case OPT_HUGE:
-			if (parse_huge(optarg, &o->huge))
-				bad_arg("--huge: '%s' is not auto, on or off", optarg);
+			o->huge = cli_huge(optarg);
 			break;
 		case OPT_SELFTEST:
 			o->self_test = true;
@@ -294,75 +247,42 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case ':':
-			bad_arg("option '%s' needs a value", argv[optind - 1]);
 		default:
-			bad_arg("unknown option '%s' (see --help)", argv[optind - 1]);
+			cli_bad_option(c, argv);
 		}
 	}
-	if (optind < argc)
-		bad_arg("unexpected argument '%s'", argv[optind]);
+	cli_no_operands(argc, argv);
 
-	/* CPUs */
-	if (o->cpus_given) {
-		for (i = 0; i < o->ncpus; i++)
-			if (cpu_check(o->cpus[i]))
-				bad_arg("--cpus: CPU %d does not exist or is not allowed for this process",
-					o->cpus[i]);
-	} else {
-		ret = allowed_cpus(&o->cpus, &o->ncpus);
-		if (ret)
-			bad_arg("cannot read the allowed CPUs: %s", strerror(-ret));
-	}
+	cli_cpus_check(o->cpus_given, &o->cpus, &o->ncpus);
 	if (!o->threads)
 		o->threads = o->cpus_given ? (unsigned int)o->ncpus : 1;
 	if (o->threads > (unsigned int)o->ncpus)
-		bad_arg("--threads %u needs %u CPUs but %s has %d",
+		cli_bad_arg("--threads %u needs %u CPUs but %s has %d",
 			o->threads, o->threads,
 			o->cpus_given ? "--cpus" : "the allowed set", o->ncpus);
 
-	/* Nodes */
-	for (i = 0; i < o->nnodes; i++) {
-		ret = node_check(o->nodes[i]);
-		if (ret == -ENOSYS)
-			bad_arg("NUMA placement requested but the kernel has no NUMA support");
-		if (ret == -ENODEV)
-			bad_arg("node %d does not exist", o->nodes[i]);
-		if (ret)
-			bad_arg("node %d has no memory or is not allowed",
-				o->nodes[i]);
-	}
+	cli_nodes_check(o->nodes, o->nnodes, "NUMA placement requested");
 
 	/* Sizes */
 	if (o->working_set < o->object_size)
-		bad_arg("--working-set must hold at least one %" PRIu64 "-byte object",
+		cli_bad_arg("--working-set must hold at least one %" PRIu64 "-byte object",
 			o->object_size);
-	limit = (uint64_t)sysconf(_SC_PHYS_PAGES) *
-		(uint64_t)sysconf(_SC_PAGESIZE);
-	if (o->nnodes) {
-		uint64_t sum = 0, n;
-
-		for (i = 0; i < o->nnodes; i++)
-			if (!node_mem(o->nodes[i], &n))
-				sum += n;
-		if (sum)
-			limit = sum;
-	}
+	limit = mem_limit(o->nodes, o->nnodes);
 	if (o->working_set > limit)
-		bad_arg("--working-set %" PRIu64 " bytes exceeds the memory of %s",
+		cli_bad_arg("--working-set %" PRIu64 " bytes exceeds the memory of %s",
 			o->working_set, o->nnodes ? "the given nodes" : "the host");
 	if (o->hot_set && o->hot_set >= o->working_set)
-		bad_arg("--hot-set must be smaller than --working-set");
+		cli_bad_arg("--hot-set must be smaller than --working-set");
 	if (o->hot_set && o->hot_set < o->object_size * o->threads)
-		bad_arg("--hot-set must hold at least one object per thread");
+		cli_bad_arg("--hot-set must hold at least one object per thread");
 	if (o->move_hot_at >= 0) {
 		if (!o->hot_set)
-			bad_arg("--move-hot-at needs a --hot-set");
+			cli_bad_arg("--move-hot-at needs a --hot-set");
 		if (o->hot_set / o->object_size * 2 >
 		    o->working_set / o->object_size)
-			bad_arg("--move-hot-at needs --hot-set at most half of --working-set");
+			cli_bad_arg("--move-hot-at needs --hot-set at most half of --working-set");
 		if (o->duration > 0 && o->move_hot_at >= o->duration)
-			bad_arg("--move-hot-at must be before the end of --duration");
+			cli_bad_arg("--move-hot-at must be before the end of --duration");
 	}
 }
 
@@ -426,21 +346,6 @@ static void row(struct run *r, double t, double dt, uint64_t du,
 	fflush(r->out);
 }
 
-/* Wait for a signal until absolute monotonic time t; returns the signal. */
-static int wait_until(const sigset_t *sigs, double t)
-{
-	double d = t - now_s();
-	struct timespec ts;
-	int sig;
-
-	if (d < 0)
-		d = 0;
-	ts.tv_sec = (time_t)d;
-	ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
-	sig = sigtimedwait(sigs, NULL, &ts);
-	return sig > 0 ? sig : 0;
-}
-
 /* Timed phase: start workers, report, stop. Returns -errno or 0. */
 static int timed(struct run *r, double *seconds, int *stop_sig)
 {
@@ -455,15 +360,15 @@ static int timed(struct run *r, double *seconds, int *stop_sig)
 		ret = -pthread_create(&r->th[started].tid, NULL, gups_run_main,
 				      &r->th[started]);
 		if (ret) {
-			fail("cannot start worker thread: %s", strerror(-ret));
+			cli_fail("cannot start worker thread: %s", strerror(-ret));
 			break;
 		}
 	}
 	if (!ret && o->ready_file) {
 		ret = create_flag_file(o->ready_file);
 		if (ret)
-			fail("cannot create --ready-file '%s': %s",
-			     o->ready_file, strerror(-ret));
+			cli_fail("cannot create --ready-file '%s': %s",
+				 o->ready_file, strerror(-ret));
 	}
 
 	last_t = t0;
@@ -473,7 +378,7 @@ static int timed(struct run *r, double *seconds, int *stop_sig)
 	while (!ret) {
 		double deadline = fmin(fmin(next, end), move);
 
-		sig = wait_until(&r->sigs, deadline);
+		sig = sig_wait_until(&r->sigs, deadline);
 		if (sig)
 			break;
 		t = now_s();
@@ -482,8 +387,8 @@ static int timed(struct run *r, double *seconds, int *stop_sig)
 				break;
 		if (i < started) {
 			ret = r->th[i].err;
-			fail("cannot pin thread to CPU %d: %s", r->th[i].cpu,
-			     strerror(-ret));
+			cli_fail("cannot pin thread to CPU %d: %s", r->th[i].cpu,
+				 strerror(-ret));
 			break;
 		}
 		if (t >= end)
@@ -543,7 +448,7 @@ static int setup(struct run *r)
 	r->th = calloc(o->threads, sizeof(*r->th));
 	r->ctr = aligned_alloc(64, o->threads * sizeof(*r->ctr));
 	if (!r->th || !r->ctr) {
-		fail("out of memory");
+		cli_fail("out of memory");
 		return -ENOMEM;
 	}
 	memset(r->ctr, 0, o->threads * sizeof(*r->ctr));
@@ -556,7 +461,7 @@ static int setup(struct run *r)
 		th->ctr = &r->ctr[i];
 		if (gups_plan(cfg, i, th->sel)) {
 			/* sizes were checked; this only trips on odd inputs */
-			fail("thread %u has no object in the hot or cold range", i);
+			cli_fail("thread %u has no object in the hot or cold range", i);
 			return -EINVAL;
 		}
 	}
@@ -564,9 +469,9 @@ static int setup(struct run *r)
 	ret = region_map(r->len, o->huge, o->nodes, o->nnodes, o->interleave,
 			 (void **)&cfg->buf);
 	if (ret) {
-		fail("cannot map %zu bytes%s: %s", r->len,
-		     o->nnodes ? " with the requested NUMA policy" : "",
-		     strerror(-ret));
+		cli_fail("cannot map %zu bytes%s: %s", r->len,
+			 o->nnodes ? " with the requested NUMA policy" : "",
+			 strerror(-ret));
 		return ret;
 	}
 	return 0;
@@ -603,27 +508,16 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &r->o);
 
 	/* SIGINT/SIGTERM are taken synchronously by the main thread. */
-	sigemptyset(&r->sigs);
-	sigaddset(&r->sigs, SIGINT);
-	sigaddset(&r->sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &r->sigs, NULL);
-
-	r->out = stdout;
-	if (r->o.output) {
-		r->out = fopen(r->o.output, "w");
-		if (!r->out) {
-			fail("cannot open --output '%s': %s", r->o.output,
-			     strerror(errno));
-			return 1;
-		}
-	}
+	sig_block_stop(&r->sigs);
+	if (cli_open_output(r->o.output, &r->out))
+		return 1;
 
 	if (setup(r))
 		goto out;
 
 	ret = run_all(r, gups_touch_main);
 	if (ret) {
-		fail("cannot touch the buffer: %s", strerror(-ret));
+		cli_fail("cannot touch the buffer: %s", strerror(-ret));
 		goto out;
 	}
 	for (i = 0; i < r->o.threads; i++)
@@ -631,8 +525,8 @@ int main(int argc, char **argv)
 	if (r->o.pid_file) {
 		ret = write_pid_file(r->o.pid_file, (long)getpid());
 		if (ret) {
-			fail("cannot write --pid-file '%s': %s", r->o.pid_file,
-			     strerror(-ret));
+			cli_fail("cannot write --pid-file '%s': %s", r->o.pid_file,
+				 strerror(-ret));
 			goto out;
 		}
 	}
@@ -646,7 +540,7 @@ int main(int argc, char **argv)
 		r->cfg.buf[0] += 1;
 	ret = run_all(r, gups_sum_main);
 	if (ret) {
-		fail("cannot verify the buffer: %s", strerror(-ret));
+		cli_fail("cannot verify the buffer: %s", strerror(-ret));
 		goto out;
 	}
 	for (i = 0; i < r->o.threads; i++)
@@ -667,14 +561,14 @@ int main(int argc, char **argv)
 		ret = write_summary(r->o.summary, updates, seconds, ups, gbs,
 				    ok);
 		if (ret) {
-			fail("cannot write --summary '%s': %s", r->o.summary,
-			     strerror(-ret));
+			cli_fail("cannot write --summary '%s': %s", r->o.summary,
+				 strerror(-ret));
 			goto out;
 		}
 	}
 	if (!ok) {
-		fail("checksum mismatch: words grew by %" PRIu64 ", expected %" PRIu64,
-		     found, expect);
+		cli_fail("checksum mismatch: words grew by %" PRIu64 ", expected %" PRIu64,
+			 found, expect);
 		goto out;
 	}
 	status = 0;
@@ -684,12 +578,5 @@ out:
 	free(r->ctr);
 	free(r->o.cpus);
 	free(r->o.nodes);
-	if (r->out && r->out != stdout && fclose(r->out) && !status) {
-		fail("cannot write --output '%s'", r->o.output);
-		status = 1;
-	} else if (r->out == stdout && fflush(stdout) && !status) {
-		fail("cannot write to stdout");
-		status = 1;
-	}
-	return status;
+	return cli_close_output(r->out, r->o.output, status);
 }

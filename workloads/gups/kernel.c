@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "gups.h"
-#include "util.h"
+#include "tbutil.h"
 
 #include <errno.h>
 #include <math.h>

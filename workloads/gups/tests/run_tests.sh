@@ -3,22 +3,12 @@
 # Smoke tests for gups: run_tests.sh BINARY... (each binary gets every test).
 # Each test takes a second or two and at most 64 MiB of memory.
 # Exit 0 if every test passed or was skipped, 1 otherwise.
-set -u
+# shellcheck disable=SC2317  # the t_* functions run through run_tests
+# pass/fail/skip, csv_col, wait_for, check_help, check_bad_args, run_tests
+# shellcheck source=SCRIPTDIR/../../lib/testlib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/testlib.sh"
 
-PASS=0 FAIL=0 SKIP=0
-TMP=$(mktemp -d)
-# only the script itself cleans up, not a child forked before exec
-trap '[ "$BASHPID" = "$$" ] && rm -rf "$TMP"' EXIT
-
-pass() { PASS=$((PASS + 1)); echo "PASS  $BIN_NAME $T"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL  $BIN_NAME $T: $*"; }
-skip() { SKIP=$((SKIP + 1)); echo "SKIP  $BIN_NAME $T: $*"; }
-
-# csv_col FILE COLUMN: print the values of a named column, header skipped
-csv_col() {
-	awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
-		k { print $k }' "$1"
-}
+PROG=gups
 
 HEADER='t_s,updates,updates_per_s,gbytes_per_s,bytes,phase'
 SUMHEADER='updates_total,seconds,updates_per_s,gbytes_per_s,checksum_ok'
@@ -26,18 +16,12 @@ SMALL=(--working-set 64M --hot-set 16M)
 NT=$(( $(nproc) >= 2 ? 2 : 1 ))
 
 t_help() {
-	local o
-	"$BIN" --help >"$TMP/out" 2>"$TMP/err" || { fail "--help exit $?"; return; }
-	for o in working-set hot-set hot-share object-size op threads cpus \
+	check_help working-set hot-set hot-share object-size op threads cpus \
 		mem-node interleave duration move-hot-at seed report-interval \
-		output pid-file ready-file summary huge self-test help; do
-		grep -q -- "--$o" "$TMP/out" || { fail "--help lacks --$o"; return; }
-	done
-	pass
+		output pid-file ready-file summary huge self-test help
 }
 
 t_bad_args() {
-	local a rc
 	local cases=(
 		"--frobnicate" "--working-set" "--working-set 1X"
 		"--working-set 100T" "--hot-set 2G" "--hot-share 1.5"
@@ -48,18 +32,7 @@ t_bad_args() {
 		"--move-hot-at 1" "--hot-set 48M --move-hot-at 1"
 		"--hot-set 16M --duration 2 --move-hot-at 3" "stray"
 	)
-	for a in "${cases[@]}"; do
-		# shellcheck disable=SC2086  # word splitting is the point
-		timeout 10 "$BIN" --working-set 64M $a >"$TMP/out" 2>"$TMP/err"
-		rc=$?
-		if [ $rc -ne 2 ]; then fail "'$a': exit $rc, want 2"; return; fi
-		if [ "$(wc -l <"$TMP/err")" -ne 1 ] ||
-		   ! grep -q '^gups: error: ' "$TMP/err"; then
-			fail "'$a': stderr is not one 'gups: error:' line"; return
-		fi
-		if [ -s "$TMP/out" ]; then fail "'$a': wrote to stdout"; return; fi
-	done
-	pass
+	check_bad_args "--working-set 64M" "${cases[@]}"
 }
 
 t_rmw_checksum() {
@@ -128,7 +101,7 @@ t_sigterm() {
 	"$BIN" "${SMALL[@]}" --threads $NT --duration 0 --ready-file "$TMP/ready" \
 		--summary "$TMP/sum" >"$TMP/csv" 2>"$TMP/err" &
 	pid=$!
-	for _ in $(seq 100); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
+	wait_for "$TMP/ready" || { kill -KILL $pid 2>/dev/null; fail "no ready file"; return; }
 	sleep 0.3
 	t0=$(date +%s%N)
 	kill -TERM $pid
@@ -157,13 +130,5 @@ t_numa_node() {
 	pass
 }
 
-[ $# -ge 1 ] || { echo "usage: $0 BINARY..." >&2; exit 2; }
-for BIN in "$@"; do
-	BIN_NAME=$(basename "$(dirname "$BIN")")/$(basename "$BIN")
-	for T in help bad_args rmw_checksum mix_move read_uniform \
-		self_test_fails sigterm numa_node; do
-		"t_$T"
-	done
-done
-echo "gups tests: $PASS passed, $FAIL failed, $SKIP skipped"
-[ $FAIL -eq 0 ]
+run_tests "help bad_args rmw_checksum mix_move read_uniform self_test_fails
+	sigterm numa_node" "$@"

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Small helpers shared by the command-line programs: parsing of sizes,
- * numbers and CPU/node lists, CPU and NUMA checks, memory mapping with a
- * placement policy, and files a supervisor waits for.
+ * libtbutil: small helpers shared by the command-line programs (gups,
+ * antagonist): parsing of sizes, numbers and CPU/node lists, CPU and NUMA
+ * checks, memory mapping with a placement policy, files a supervisor waits
+ * for, and synchronous SIGINT/SIGTERM handling.
  *
  * All functions return 0 (or a count) on success and -errno on failure;
  * none of them prints or exits.
  */
-#ifndef TIERBENCH_UTIL_H
-#define TIERBENCH_UTIL_H
+#ifndef TIERBENCH_TBUTIL_H
+#define TIERBENCH_TBUTIL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +47,11 @@ int pin_self(int cpu);
 int node_check(int node);
 /* Total memory of a node in bytes. */
 int node_mem(int node, uint64_t *bytes);
+/*
+ * Bytes a buffer may take at most: the memory of the given nodes together,
+ * or of the host when nnodes == 0 (or no node size is known).
+ */
+uint64_t mem_limit(const int *nodes, int nnodes);
 
 /*
  * Anonymous private mapping of len bytes, 2 MiB aligned, with THP advice
@@ -63,5 +70,17 @@ int create_flag_file(const char *path);
 
 /* CLOCK_MONOTONIC in seconds. */
 double now_s(void);
+
+/*
+ * Block SIGINT and SIGTERM in the calling thread (threads it starts later
+ * inherit the mask) and store that set in *sigs, so that the main thread
+ * takes them synchronously with sig_wait_until().
+ */
+int sig_block_stop(sigset_t *sigs);
+/*
+ * Wait for a signal in sigs until the absolute now_s() time t; returns the
+ * signal number, or 0 once t has passed.
+ */
+int sig_wait_until(const sigset_t *sigs, double t);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "util.h"
+#include "tbutil.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,6 +10,7 @@
 #include <numaif.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,20 @@ int node_mem(int node, uint64_t *bytes)
 	return 0;
 }
 
+uint64_t mem_limit(const int *nodes, int nnodes)
+{
+	uint64_t sum = 0, n;
+	int i;
+
+	for (i = 0; i < nnodes; i++)
+		if (!node_mem(nodes[i], &n))
+			sum += n;
+	if (sum)
+		return sum;
+	return (uint64_t)sysconf(_SC_PHYS_PAGES) *
+	       (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
 static int region_policy(void *addr, size_t len, const int *nodes, int nnodes,
 			 int interleave)
 {
@@ -397,4 +412,26 @@ double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int sig_block_stop(sigset_t *sigs)
+{
+	sigemptyset(sigs);
+	sigaddset(sigs, SIGINT);
+	sigaddset(sigs, SIGTERM);
+	return -pthread_sigmask(SIG_BLOCK, sigs, NULL);
+}
+
+int sig_wait_until(const sigset_t *sigs, double t)
+{
+	double d = t - now_s();
+	struct timespec ts;
+	int sig;
+
+	if (d < 0)
+		d = 0;
+	ts.tv_sec = (time_t)d;
+	ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
+	sig = sigtimedwait(sigs, NULL, &ts);
+	return sig > 0 ? sig : 0;
 }
