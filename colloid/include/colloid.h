@@ -33,8 +33,9 @@
  * (-EINVAL for bad arguments, -ENOMEM, -ENOENT for an unknown name).  The
  * library never prints, never exits, and never allocates after
  * colloid_new(): sample, fault, observation and tick paths are
- * allocation-free.  Per-sample work is O(1); per-tick work is
- * O(plan + bins), never a scan of all pages.  A context is not thread-safe:
+ * allocation-free.  Per-sample work is amortised O(1) (samples are logged and
+ * applied in order before any other call); per-tick work is O(plan + bins +
+ * pages touched since the last tick), never a scan of all pages.  A context is not thread-safe:
  * callers serialise access to one context.  Identical inputs give identical
  * plans (no randomness, no clock reads inside the library).
  */

@@ -7,6 +7,15 @@
  * pages never sampled (or cooled to zero).  Cooling is lazy, as in HeMem: a
  * global clock counts halvings and a page is halved by the difference when it
  * is next touched, so no input or tick ever walks all pages.
+ *
+ * Inputs are cheap because two logs defer work without changing any result:
+ * colloid_sample() and colloid_hint_fault() only append to the input log,
+ * which is applied in order (with prefetching) before anything reads or
+ * changes policy state: any other entry point, or a full log.  Applying a
+ * sample or fault updates the page's counts, bin,
+ * hot flag and the per-list counts at once, but moves the page to its list
+ * head through the touch log, which a tick or a placement change replays
+ * (see "lists" below).  Identical inputs still give identical plans.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,6 +31,32 @@ static const struct colloid_policy *const policies[] = {
 };
 
 #define NPOLICIES (sizeof(policies) / sizeof(policies[0]))
+
+/* entries of the input log (chosen: 64 KiB, enough to hide the page misses) */
+#ifndef SLOG_CAP
+#define SLOG_CAP 4096u
+#endif
+_Static_assert(SLOG_CAP >= 2, "a hint fault takes two input-log entries");
+/* samples ahead whose page a sample-log flush prefetches */
+#ifndef SLOG_PREFETCH
+#define SLOG_PREFETCH 16u
+#endif
+
+/* entries ahead whose page, and whose page's neighbours, a flush prefetches */
+#ifndef TLOG_PREFETCH_PAGE
+#define TLOG_PREFETCH_PAGE 16u
+#endif
+#ifndef TLOG_PREFETCH_NB
+#define TLOG_PREFETCH_NB 8u
+#endif
+
+/* bounds on the touch log's entries (chosen: 4 KiB .. 4 MiB of log) */
+#ifndef TLOG_MIN
+#define TLOG_MIN 1024u
+#endif
+#ifndef TLOG_MAX
+#define TLOG_MAX (1u << 20)
+#endif
 
 const struct colloid_policy *colloid_policy_find(const char *name)
 {
@@ -40,28 +75,42 @@ const char *colloid_policy_name(unsigned int i)
 
 /* ---- lists ---- */
 
-static void list_del(struct colloid_ctx *ctx, uint32_t i)
+/*
+ * Every list is ordered by the time each page was last put at its head
+ * (list_add_head is the only insertion).  So the lists are fully determined
+ * by the sequence of "move page i to the head of its list" events, and only
+ * the last such event of each page matters.  Inputs (samples, faults) do not
+ * relink pages at once: they update the counts, the page's (tier, bin) and
+ * the per-list counts, and append the page to the touch log.  pages_flush()
+ * replays the log, last touch of each page only, oldest first, and leaves
+ * the lists exactly as relinking at every input would have.  Ticks and
+ * placement changes flush first and then relink at once (ctx->eager), so
+ * every policy walks the same lists, in the same order, as before.
+ */
+
+/* Unlink page @i from the list it is linked into (tier, lbin). */
+static void link_del(struct colloid_ctx *ctx, uint32_t i)
 {
-	struct cpage *pg = &ctx->pages[i];
-	struct clist *l = &ctx->lists[pg->tier][pg->bin];
+	struct cpage *pages = ctx->pages, *pg = &pages[i];
+	struct clist *l = &ctx->lists[pg->tier][pg->lbin];
 
 	if (pg->prev != NIL)
-		ctx->pages[pg->prev].next = pg->next;
+		pages[pg->prev].next = pg->next;
 	else
 		l->head = pg->next;
 	if (pg->next != NIL)
-		ctx->pages[pg->next].prev = pg->prev;
+		pages[pg->next].prev = pg->prev;
 	else
 		l->tail = pg->prev;
-	pg->prev = pg->next = NIL;
-	l->n--;
 }
 
-static void list_add_head(struct colloid_ctx *ctx, uint32_t i)
+/* Link page @i at the head of its (tier, bin) list. */
+static void link_add_head(struct colloid_ctx *ctx, uint32_t i)
 {
 	struct cpage *pg = &ctx->pages[i];
 	struct clist *l = &ctx->lists[pg->tier][pg->bin];
 
+	pg->lbin = pg->bin;
 	pg->prev = NIL;
 	pg->next = l->head;
 	if (l->head != NIL)
@@ -69,64 +118,102 @@ static void list_add_head(struct colloid_ctx *ctx, uint32_t i)
 	else
 		l->tail = i;
 	l->head = i;
-	l->n++;
+}
+
+/* Move page @i to the head of its (tier, bin) list now. */
+void page_relink(struct colloid_ctx *ctx, uint32_t i)
+{
+	link_del(ctx, i);
+	link_add_head(ctx, i);
+}
+
+/* Replay the touch log: link each logged page at the head of its list. */
+void pages_flush(struct colloid_ctx *ctx)
+{
+	struct cpage *pages = ctx->pages;
+	uint32_t *log = ctx->tlog, n = ctx->tlog_len, w = n, k;
+
+	if (!n)
+		return;
+	/* newest first: keep each page's last touch, packed at the end, oldest first */
+	for (k = n; k-- > 0;) {
+		uint32_t i = log[k];
+
+		if (pages[i].flags & PF_LOGGED) {
+			pages[i].flags &= ~PF_LOGGED;
+			log[--w] = i;
+		}
+	}
+	for (k = w; k < n; k++) {
+		uint32_t i = log[k];
+
+		/* two stages: the page, then (once it is in) its list neighbours */
+		if (k + TLOG_PREFETCH_PAGE < n)
+			__builtin_prefetch(&pages[log[k + TLOG_PREFETCH_PAGE]], 1);
+		if (k + TLOG_PREFETCH_NB < n) {
+			const struct cpage *ahead = &pages[log[k + TLOG_PREFETCH_NB]];
+
+			page_prefetch(pages, ahead->prev);
+			page_prefetch(pages, ahead->next);
+		}
+		link_del(ctx, i);
+		link_add_head(ctx, i);
+	}
+	ctx->tlog_len = 0;
+}
+
+/*
+ * Apply the logged inputs, in order, with the pages of later ones
+ * prefetched: the same policy calls colloid_sample() and
+ * colloid_hint_fault() made before they logged them, on the same state,
+ * since every entry point that reads or changes policy state flushes first.
+ */
+void samples_flush(struct colloid_ctx *ctx)
+{
+	const struct colloid_policy *pol = ctx->pol;
+	const struct input_ent *log = ctx->slog;
+	uint32_t n = ctx->slog_len;
+
+	if (!n)
+		return;
+	ctx->slog_len = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		if (k + SLOG_PREFETCH < n)
+			__builtin_prefetch(&ctx->pages[log[k + SLOG_PREFETCH].page], 1);
+		if (log[k].wx) {
+			pol->sample(ctx, log[k].page, (int)(log[k].wx & 1), log[k].wx >> 1);
+		} else {
+			pol->fault(ctx, log[k].page, log[k].t, log[k + 1].t);
+			k++;
+		}
+	}
+}
+
+/* Bring every input into the policy state (before any entry point that reads it). */
+static inline void ctx_sync(struct colloid_ctx *ctx)
+{
+	if (ctx->slog_len)
+		samples_flush(ctx);
 }
 
 /* ---- heat and cooling ---- */
 
-static inline uint32_t shr32(uint32_t v, uint32_t d)
-{
-	return d >= 32 ? 0 : v >> d;
-}
-
-uint32_t heat_of(const struct colloid_ctx *ctx, const struct cpage *pg)
-{
-	uint32_t d = ctx->cool_clock - pg->clock;
-
-	return sat_add32(shr32(pg->reads, d), shr32(pg->writes, d));
-}
-
-unsigned int bin_of(uint32_t heat)
-{
-	unsigned int e, s, b;
-
-	if (!heat)
-		return 0;
-	e = 31 - (unsigned int)__builtin_clz(heat);	/* floor(log2) */
-	if (e >= 2)
-		s = (heat >> (e - 2)) & 3;
-	else
-		s = (heat << (2 - e)) & 3;
-	b = 1 + NB_SUB * e + s;
-	return b < NB ? b : NB - 1;
-}
-
-void page_set_flag_hot(struct colloid_ctx *ctx, uint32_t i, bool hot)
-{
-	struct cpage *pg = &ctx->pages[i];
-
-	if (hot && !(pg->flags & PF_HOT)) {
-		pg->flags |= PF_HOT;
-		ctx->tiers[pg->tier].hot_pages++;
-	} else if (!hot && (pg->flags & PF_HOT)) {
-		pg->flags &= ~PF_HOT;
-		ctx->tiers[pg->tier].hot_pages--;
-	}
-}
-
-/* Re-bin page @i after its counts changed; @to_head also moves it to the
- * head of its list when the bin is unchanged (recency order). */
-static void page_rebin(struct colloid_ctx *ctx, uint32_t i, bool to_head)
+/*
+ * Re-bin page @i after cooling changed its counts: a page whose bin changes
+ * moves to the head of its new list; one whose bin stays keeps its place.
+ * Policies that judge hotness only when a page is sampled keep its flag.
+ * (Samples take counts_add(), which always moves the page to the head.)
+ */
+static void page_rebin(struct colloid_ctx *ctx, uint32_t i)
 {
 	struct cpage *pg = &ctx->pages[i];
 	unsigned int b = ctx->pol->single_list ? 0 : bin_of(heat_of(ctx, pg));
 
-	if (b != pg->bin || to_head) {
-		list_del(ctx, i);
-		pg->bin = (uint8_t)b;
-		list_add_head(ctx, i);
+	if (b != pg->bin) {
+		page_set_list(ctx, pg, pg->tier, b);
+		page_touch(ctx, i);
 	}
-	if (to_head || !ctx->pol->hot_at_sample)
+	if (!ctx->pol->hot_at_sample)
 		page_set_flag_hot(ctx, i, ctx->pol->is_hot(ctx, pg));
 }
 
@@ -142,7 +229,7 @@ void page_refresh(struct colloid_ctx *ctx, uint32_t i)
 	pg->reads = shr32(pg->reads, d);
 	pg->writes = shr32(pg->writes, d);
 	pg->clock = ctx->cool_clock;
-	page_rebin(ctx, i, false);
+	page_rebin(ctx, i);
 }
 
 /*
@@ -159,33 +246,10 @@ bool page_in_bin(struct colloid_ctx *ctx, uint32_t i, unsigned int b, uint32_t *
 	return false;
 }
 
-void page_touch_lru(struct colloid_ctx *ctx, uint32_t i)
-{
-	page_rebin(ctx, i, true);
-}
-
 void cool_global(struct colloid_ctx *ctx)
 {
 	ctx->cool_clock++;
 	ctx->total_weight *= 0.5;
-}
-
-void counts_add(struct colloid_ctx *ctx, uint32_t i, int is_write, uint32_t w)
-{
-	struct cpage *pg = &ctx->pages[i];
-	uint32_t d = ctx->cool_clock - pg->clock;
-
-	if (d) {
-		pg->reads = shr32(pg->reads, d);
-		pg->writes = shr32(pg->writes, d);
-		pg->clock = ctx->cool_clock;
-	}
-	if (is_write)
-		pg->writes = sat_add32(pg->writes, w);
-	else
-		pg->reads = sat_add32(pg->reads, w);
-	ctx->total_weight += w;
-	page_rebin(ctx, i, true);
 }
 
 /* ---- tiers ---- */
@@ -219,8 +283,10 @@ static void page_move(struct colloid_ctx *ctx, uint32_t i, unsigned int to)
 	struct cpage *pg = &ctx->pages[i];
 	struct tier *from = &ctx->tiers[pg->tier], *dst = &ctx->tiers[to];
 	bool hot = pg->flags & PF_HOT;
+	unsigned int bin = pg->bin;
 
-	list_del(ctx, i);
+	/* relinks at once: the caller flushed the touch log */
+	link_del(ctx, i);
 	/* apply pending cooling while unlinked: one relink instead of two */
 	if (ctx->cool_clock != pg->clock) {
 		uint32_t d = ctx->cool_clock - pg->clock;
@@ -229,20 +295,20 @@ static void page_move(struct colloid_ctx *ctx, uint32_t i, unsigned int to)
 		pg->writes = shr32(pg->writes, d);
 		pg->clock = ctx->cool_clock;
 		if (!ctx->pol->single_list)
-			pg->bin = (uint8_t)bin_of(heat_of(ctx, pg));
+			bin = bin_of(heat_of(ctx, pg));
 	}
 	if (hot)
 		from->hot_pages--;
 	from->used_pages--;
 	if (from->free_valid)
 		from->free_reported++;
-	pg->tier = (uint8_t)to;
+	page_set_list(ctx, pg, to, bin);
 	dst->used_pages++;
 	if (dst->free_valid && dst->free_reported)
 		dst->free_reported--;
 	if (hot)
 		dst->hot_pages++;
-	list_add_head(ctx, i);
+	link_add_head(ctx, i);
 }
 
 /*
@@ -351,6 +417,14 @@ int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out)
 	ctx->pages = malloc(cfg->npages * sizeof(*ctx->pages));
 	if (!ctx->pages)
 		goto nomem;
+	/* the touch log: a flush costs O(entries), so its size only sets how
+	 * often a long sample stream flushes between ticks */
+	ctx->tlog_cap = cfg->npages < TLOG_MIN ? TLOG_MIN :
+			cfg->npages > TLOG_MAX ? TLOG_MAX : (uint32_t)cfg->npages;
+	ctx->tlog = malloc((size_t)ctx->tlog_cap * sizeof(*ctx->tlog));
+	ctx->slog = malloc(SLOG_CAP * sizeof(*ctx->slog));
+	if (!ctx->tlog || !ctx->slog)
+		goto nomem;
 	if (!strcmp(pol->name, "tpp")) {
 		ctx->ring = malloc(cfg->npages * sizeof(*ctx->ring));
 		if (!ctx->ring)
@@ -390,7 +464,7 @@ int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out)
 		pg->next = i + 1 < ctx->npages ? i + 1 : NIL;
 		pg->reads = pg->writes = pg->clock = 0;
 		pg->tier = (uint8_t)cfg->init_tier;
-		pg->bin = pg->flags = pg->pad = 0;
+		pg->bin = pg->flags = pg->lbin = 0;
 	}
 	ctx->lists[cfg->init_tier][0].head = 0;
 	ctx->lists[cfg->init_tier][0].tail = ctx->npages - 1;
@@ -405,6 +479,8 @@ int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out)
 	*out = ctx;
 	return 0;
 nomem:
+	free(ctx->slog);
+	free(ctx->tlog);
 	free(ctx->ring);
 	free(ctx->pages);
 	free(ctx);
@@ -415,6 +491,8 @@ void colloid_destroy(struct colloid_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	free(ctx->slog);
+	free(ctx->tlog);
 	free(ctx->ring);
 	free(ctx->pages);
 	free(ctx);
@@ -433,6 +511,7 @@ int colloid_ctx_param_set(struct colloid_ctx *ctx, const char *name, double valu
 		return ret;
 	if (colloid_params_check(&np))
 		return -EINVAL;
+	ctx_sync(ctx);
 	ctx->prm = np;
 	if (!strcmp(name, "tpp_hot_threshold_ms"))
 		ctx->tpp_threshold_ms = value;
@@ -453,8 +532,11 @@ int colloid_page_set_tier(struct colloid_ctx *ctx, uint64_t page, unsigned int t
 {
 	if (!ctx || page >= ctx->npages || tier >= ctx->ntiers)
 		return -EINVAL;
-	if (ctx->pages[page].tier != tier)
+	if (ctx->pages[page].tier != tier) {
+		ctx_sync(ctx);
+		pages_flush(ctx);
 		page_move(ctx, (uint32_t)page, tier);
+	}
 	return 0;
 }
 
@@ -469,6 +551,7 @@ int colloid_tier_set_capacity(struct colloid_ctx *ctx, unsigned int tier, uint64
 {
 	if (!ctx || tier >= ctx->ntiers)
 		return -EINVAL;
+	ctx_sync(ctx);
 	ctx->tiers[tier].cap_pages = bytes / ctx->page_size;
 	return 0;
 }
@@ -477,6 +560,7 @@ int colloid_tier_set_free(struct colloid_ctx *ctx, unsigned int tier, uint64_t b
 {
 	if (!ctx || tier >= ctx->ntiers)
 		return -EINVAL;
+	ctx_sync(ctx);
 	ctx->tiers[tier].free_reported = bytes / ctx->page_size;
 	ctx->tiers[tier].free_valid = true;
 	return 0;
@@ -489,17 +573,38 @@ int colloid_sample(struct colloid_ctx *ctx, uint64_t page, int is_write, uint32_
 	if (!ctx || page >= ctx->npages || weight == 0 || (is_write != 0 && is_write != 1))
 		return -EINVAL;
 	ctx->samples_total += weight;
-	ctx->pol->sample(ctx, (uint32_t)page, is_write, weight);
+	if (weight > UINT32_MAX >> 1) {
+		/* does not fit a log entry: apply at once, after the logged ones */
+		ctx_sync(ctx);
+		ctx->pol->sample(ctx, (uint32_t)page, is_write, weight);
+		return 0;
+	}
+	ctx->slog[ctx->slog_len].page = (uint32_t)page;
+	ctx->slog[ctx->slog_len].wx = weight << 1 | (uint32_t)is_write;
+	if (++ctx->slog_len == SLOG_CAP)
+		samples_flush(ctx);
 	return 0;
 }
 
 int colloid_hint_fault(struct colloid_ctx *ctx, uint64_t page, uint64_t since_scan_ns,
 		       uint64_t now_ns)
 {
+	struct input_ent *e;
+
 	if (!ctx || page >= ctx->npages)
 		return -EINVAL;
 	ctx->faults_total++;
-	ctx->pol->fault(ctx, (uint32_t)page, since_scan_ns, now_ns);
+	if (ctx->slog_len + 2 > SLOG_CAP)
+		samples_flush(ctx);
+	e = &ctx->slog[ctx->slog_len];
+	e[0].page = e[1].page = (uint32_t)page;
+	e[0].wx = e[1].wx = 0;
+	e[0].t = since_scan_ns;
+	e[1].t = now_ns;
+	ctx->slog_len += 2;
+	/* keep room for the next sample */
+	if (ctx->slog_len == SLOG_CAP)
+		samples_flush(ctx);
 	return 0;
 }
 
@@ -512,6 +617,8 @@ int colloid_observe_cha(struct colloid_ctx *ctx, unsigned int tier, double occup
 	if (!ctx || tier >= ctx->ntiers || !interval_ns || !isfinite(occupancy) ||
 	    !isfinite(arrivals) || occupancy < 0 || arrivals < 0)
 		return -EINVAL;
+	/* no sample path reads latencies today; syncing keeps it from mattering */
+	ctx_sync(ctx);
 	tr = &ctx->tiers[tier];
 	rate = arrivals / ((double)interval_ns * 1e-9);
 	if (!tr->have_obs) {
@@ -556,6 +663,10 @@ int colloid_tick(struct colloid_ctx *ctx, uint64_t now_ns, uint64_t quantum_ns,
 	pl.bytes = 0;
 	pl.bytes_left = limit;
 
+	/* the policies walk the lists: link every touched page, then relink at once */
+	ctx_sync(ctx);
+	pages_flush(ctx);
+	ctx->eager = true;
 	if (ctx->colloid)
 		colloid_search_update(ctx);
 
@@ -574,6 +685,7 @@ int colloid_tick(struct colloid_ctx *ctx, uint64_t now_ns, uint64_t quantum_ns,
 		ctx->pol->tick(ctx, &pl, now_ns, quantum_ns);
 	}
 
+	ctx->eager = false;
 	for (size_t k = 0; k < pl.n; k++)
 		ctx->pages[plan[k].page].flags &= ~PF_MOVED;
 	ctx->last_plan_moves = pl.n;
@@ -622,10 +734,16 @@ int colloid_step(struct colloid_ctx *ctx, const struct colloid_ops *ops, void *p
 
 /* ---- public: observability ---- */
 
+/*
+ * The getters below are const for the caller: they apply logged samples
+ * first, which changes no observable state (the context was allocated
+ * non-const by colloid_new(), so writing through it is defined).
+ */
 int colloid_get_state(const struct colloid_ctx *ctx, struct colloid_state *st)
 {
 	if (!ctx || !st)
 		return -EINVAL;
+	ctx_sync((struct colloid_ctx *)ctx);
 	memset(st, 0, sizeof(*st));
 	st->default_tier = ctx->dflt;
 	st->p = ctx->p;
@@ -666,6 +784,7 @@ double colloid_page_prob(const struct colloid_ctx *ctx, uint64_t page)
 
 	if (!ctx || page >= ctx->npages)
 		return NAN;
+	ctx_sync((struct colloid_ctx *)ctx);
 	if (ctx->total_weight <= 0)
 		return 0;
 	h = heat_of(ctx, &ctx->pages[page]) / ctx->total_weight;

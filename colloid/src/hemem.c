@@ -27,7 +27,10 @@ static void hemem_sample(struct colloid_ctx *ctx, uint32_t i, int is_write, uint
 	struct cpage *pg = &ctx->pages[i];
 	uint32_t thr = (uint32_t)ctx->prm.hemem_cool_threshold;
 
-	counts_add(ctx, i, is_write, w);
+	counts_add(ctx, i, is_write, w, false);
+	/* hemem_is_hot() with counts just cooled to the clock */
+	page_set_flag_hot(ctx, i, pg->reads >= (uint32_t)ctx->prm.hemem_read_hot ||
+			  pg->writes >= (uint32_t)ctx->prm.hemem_write_hot);
 	if (pg->reads >= thr || pg->writes >= thr) {
 		cool_global(ctx);
 		page_refresh(ctx, i);

@@ -51,22 +51,41 @@ static inline double bin_floor(unsigned int b)
 #define PF_MOVED 0x02	/* already in this tick's plan */
 #define PF_PROMO 0x04	/* TPP: queued promotion candidate */
 #define PF_DEMO 0x08	/* TPP+Colloid: queued demotion candidate */
+#define PF_LOGGED 0x10	/* in the touch log: its list position is pending */
 
-/* Per-page state: 24 bytes. */
+/*
+ * Per-page state: 24 bytes.  @tier and @bin are the page's list as the
+ * policy sees it; @lbin is the bin whose list the page is linked into now.
+ * They differ only for a page in the touch log (see core.c, "lists").
+ */
 struct cpage {
-	uint32_t prev, next;	/* links in the (tier, bin) list */
+	uint32_t prev, next;	/* links in the (tier, lbin) list */
 	uint32_t reads, writes;	/* decayed sample counts, valid at @clock */
 	uint32_t clock;		/* cooling clock these counts were cooled to */
-	uint8_t tier, bin, flags, pad;
+	uint8_t tier, bin, flags, lbin;
 };
 
-/* Intrusive doubly linked list of pages; head = most recently (re)linked. */
+/*
+ * Intrusive doubly linked list of pages; head = most recently (re)linked.
+ * @n counts the pages whose (tier, bin) is this list, including logged
+ * pages not linked into it yet, so it is exact at every moment.
+ */
 struct clist {
 	uint32_t head, tail;
 	uint64_t n;
 };
 
 struct colloid_ctx;
+
+/*
+ * One logged input.  A sample: @wx = weight << 1 | is_write (never 0),
+ * @t unused.  A hint fault takes two entries: @wx = 0 and @t = since_scan_ns,
+ * then one whose @t is now_ns (both with the fault's @page).
+ */
+struct input_ent {
+	uint32_t page, wx;
+	uint64_t t;
+};
 
 /* One migration plan under construction. */
 struct plan {
@@ -117,6 +136,18 @@ struct colloid_ctx {
 	struct cpage *pages;
 	struct clist lists[COLLOID_MAX_TIERS][NB];
 
+	/*
+	 * input log: colloid_sample() and colloid_hint_fault() calls not
+	 * applied yet, in order.  samples_flush() applies them.
+	 */
+	struct input_ent *slog;
+	uint32_t slog_len;
+
+	/* touch log: pages moved to a list head since the last flush, in order */
+	uint32_t *tlog;
+	uint32_t tlog_len, tlog_cap;
+	bool eager;		/* inside a tick: relink at once, never log */
+
 	/* cooling */
 	uint32_t cool_clock;
 	double total_weight;	/* decayed sum of sample weights */
@@ -149,12 +180,10 @@ int colloid_params_check(const struct colloid_params *p);
 
 /* core.c */
 const struct colloid_policy *colloid_policy_find(const char *name);
+void samples_flush(struct colloid_ctx *ctx);
+void pages_flush(struct colloid_ctx *ctx);
 void page_refresh(struct colloid_ctx *ctx, uint32_t i);
-void page_touch_lru(struct colloid_ctx *ctx, uint32_t i);
 bool page_in_bin(struct colloid_ctx *ctx, uint32_t i, unsigned int b, uint32_t *heat);
-void page_set_flag_hot(struct colloid_ctx *ctx, uint32_t i, bool hot);
-uint32_t heat_of(const struct colloid_ctx *ctx, const struct cpage *pg);
-unsigned int bin_of(uint32_t heat);
 uint64_t tier_room(const struct colloid_ctx *ctx, unsigned int t);
 int tier_pick_lower(const struct colloid_ctx *ctx, unsigned int from);
 int plan_add(struct colloid_ctx *ctx, struct plan *pl, uint32_t page, unsigned int to);
@@ -162,7 +191,7 @@ bool lat_ready(const struct colloid_ctx *ctx);
 double tier_lat(const struct colloid_ctx *ctx, unsigned int t);
 void lat_pair(const struct colloid_ctx *ctx, double *ld, double *la, double *rd, double *ra);
 void cool_global(struct colloid_ctx *ctx);
-void counts_add(struct colloid_ctx *ctx, uint32_t i, int is_write, uint32_t w);
+void page_relink(struct colloid_ctx *ctx, uint32_t i);
 
 /* balance.c */
 void colloid_search_update(struct colloid_ctx *ctx);
@@ -186,6 +215,107 @@ static inline uint32_t sat_add32(uint32_t a, uint32_t b)
 	uint64_t s = (uint64_t)a + b;
 
 	return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+}
+
+/* ---- per-page helpers of the input and tick paths (inline: hot) ---- */
+
+static inline uint32_t shr32(uint32_t v, uint32_t d)
+{
+	return d >= 32 ? 0 : v >> d;
+}
+
+/* Decayed sample count of a page, cooled to the global clock. */
+static inline uint32_t heat_of(const struct colloid_ctx *ctx, const struct cpage *pg)
+{
+	uint32_t d = ctx->cool_clock - pg->clock;
+
+	return sat_add32(shr32(pg->reads, d), shr32(pg->writes, d));
+}
+
+/* Hotness bin of a heat (see NB_SUB). */
+static inline unsigned int bin_of(uint32_t heat)
+{
+	unsigned int e, s, b;
+
+	if (!heat)
+		return 0;
+	e = 31 - (unsigned int)__builtin_clz(heat);	/* floor(log2) */
+	/* the two bits below the leading one: heat >> (e - 2), or << (2 - e) */
+	s = (unsigned int)(((uint64_t)heat << 2) >> e) & 3;
+	b = 1 + NB_SUB * e + s;
+	return b < NB ? b : NB - 1;
+}
+
+static inline void page_set_flag_hot(struct colloid_ctx *ctx, uint32_t i, bool hot)
+{
+	struct cpage *pg = &ctx->pages[i];
+
+	/* one test that rarely passes: whether a page is hot is not predictable */
+	if (hot != !!(pg->flags & PF_HOT)) {
+		pg->flags ^= PF_HOT;
+		if (hot)
+			ctx->tiers[pg->tier].hot_pages++;
+		else
+			ctx->tiers[pg->tier].hot_pages--;
+	}
+}
+
+/* Change the (tier, bin) of a page as the policy sees it (list counts only). */
+static inline void page_set_list(struct colloid_ctx *ctx, struct cpage *pg, unsigned int tier,
+				 unsigned int bin)
+{
+	ctx->lists[pg->tier][pg->bin].n--;
+	pg->tier = (uint8_t)tier;
+	pg->bin = (uint8_t)bin;
+	ctx->lists[tier][bin].n++;
+}
+
+/* Move page @i to the head of its (tier, bin) list: at once in a tick, else logged. */
+static inline void page_touch(struct colloid_ctx *ctx, uint32_t i)
+{
+	struct cpage *pg = &ctx->pages[i];
+
+	if (ctx->eager) {
+		page_relink(ctx, i);
+		return;
+	}
+	/* touched again right after its last touch: the log already ends with it */
+	if ((pg->flags & PF_LOGGED) && ctx->tlog[ctx->tlog_len - 1] == i)
+		return;
+	pg->flags |= PF_LOGGED;
+	ctx->tlog[ctx->tlog_len++] = i;
+	if (ctx->tlog_len == ctx->tlog_cap)
+		pages_flush(ctx);
+}
+
+/*
+ * One sample of weight @w: cool the page's counts to the global clock, add
+ * @w, re-bin it and move it to the head of its list.  Returns its new bin.
+ * The caller sets the hot flag by its policy's rule.  @single_list is a
+ * constant in each policy, so each gets its own copy.
+ */
+static inline unsigned int counts_add(struct colloid_ctx *ctx, uint32_t i, int is_write,
+				      uint32_t w, bool single_list)
+{
+	struct cpage *pg = &ctx->pages[i];
+	uint32_t d = ctx->cool_clock - pg->clock;
+	uint32_t r = shr32(pg->reads, d), wr = shr32(pg->writes, d);
+	uint32_t wmask = -(uint32_t)(is_write != 0);	/* branch-free: is_write is random */
+	unsigned int b;
+
+	r = sat_add32(r, w & ~wmask);
+	wr = sat_add32(wr, w & wmask);
+	pg->reads = r;
+	pg->writes = wr;
+	pg->clock = ctx->cool_clock;
+	ctx->total_weight += w;
+	b = single_list ? 0 : bin_of(sat_add32(r, wr));
+	/* unconditional: the bin changes often enough to defeat prediction */
+	ctx->lists[pg->tier][pg->bin].n--;
+	ctx->lists[pg->tier][b].n++;
+	pg->bin = (uint8_t)b;
+	page_touch(ctx, i);
+	return b;
 }
 
 #endif /* COLLOID_INTERNAL_H */

@@ -38,7 +38,10 @@ static void memtis_adapt(struct colloid_ctx *ctx)
 
 static void memtis_sample(struct colloid_ctx *ctx, uint32_t i, int is_write, uint32_t w)
 {
-	counts_add(ctx, i, is_write, w);
+	unsigned int b = counts_add(ctx, i, is_write, w, false);
+
+	/* memtis_is_hot() with counts just cooled to the clock */
+	page_set_flag_hot(ctx, i, bin_pow2(b) >= ctx->memtis_thr);
 	ctx->samples_since_cool += w;
 	ctx->samples_since_adapt += w;
 	if (ctx->samples_since_cool >= ctx->prm.memtis_cooling_samples) {

@@ -29,9 +29,16 @@ static bool tpp_is_hot(const struct colloid_ctx *ctx, const struct cpage *pg)
 	return pg->reads || pg->writes;	/* referenced since it was placed */
 }
 
+/* A reference: counts (for the LRU's "referenced" state) and the LRU head. */
+static void tpp_ref(struct colloid_ctx *ctx, uint32_t i, int is_write, uint32_t w)
+{
+	counts_add(ctx, i, is_write, w, true);
+	page_set_flag_hot(ctx, i, tpp_is_hot(ctx, &ctx->pages[i]));
+}
+
 static void tpp_sample(struct colloid_ctx *ctx, uint32_t i, int is_write, uint32_t w)
 {
-	counts_add(ctx, i, is_write, w);
+	tpp_ref(ctx, i, is_write, w);
 }
 
 static void ring_push(struct colloid_ctx *ctx, uint32_t i, uint8_t flag)
@@ -51,7 +58,7 @@ static void tpp_fault(struct colloid_ctx *ctx, uint32_t i, uint64_t since, uint6
 	bool within = (double)since <= ctx->tpp_threshold_ms * 1e6;
 
 	(void)now;
-	counts_add(ctx, i, 0, 1);
+	tpp_ref(ctx, i, 0, 1);
 	if (!within || (pg->flags & (PF_PROMO | PF_DEMO)))
 		return;
 	if (pg->tier != ctx->dflt) {
