@@ -1,6 +1,8 @@
 # tierbench — `make run` runs the workflow on the default host profile; `make test` tests.
 #   make run  [HOST=name|path] [CONFIG=workflows/config/paper.yaml] [CORES=all] [SMK_ARGS=...]
-#   make test       C tests (sanitizers) + pytest (incl. workflow lint, dry runs, a quick run)
+#   make test       C tests (sanitizers) + ruff + snakemake --lint + pytest (incl. dry runs, tiny
+#                   real runs, SIGINT, and the two-node QEMU guest)
+#   make test-vm    only the QEMU NUMA guest tests (hosts/qemu/)
 #   make build      all C binaries into build/bin/
 #   make setup      system packages + Python environment only
 #   make lint       ruff + snakemake --lint
@@ -18,10 +20,10 @@ PYTHON := $$(cat build/python)
 C_DIRS := colloid colloid/sim colloid/tierd workloads/memchar workloads/lib workloads/gups antagonists
 C_PRESENT = $(foreach d,$(C_DIRS),$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: help run test build setup lint report clean distclean c-test py-test
+.PHONY: help run test build setup lint report clean distclean c-test py-test test-vm
 
 help:
-	@sed -n '1,7p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,8p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@python3 -m workflows.harness.bootstrap
@@ -50,11 +52,14 @@ c-test: build
 	done
 
 lint: setup
-	$(PYTHON) -m ruff check analysis workflows tests
+	$(PYTHON) -m ruff check analysis workflows tests hosts
 	$(PYTHON) -m snakemake --lint --cores 1
 
 py-test: build
 	$(PYTHON) -m pytest tests
+
+test-vm: build
+	$(PYTHON) -m pytest -m vm tests/test_qemu_guest.py
 
 test: c-test lint py-test
 

@@ -90,13 +90,25 @@ def test_sigint_midway_stops_everything_and_restores_settings(tmp_path):
     assert not (Path(s["outdir"]) / "result.csv").exists(), "no half-written result"
 
 
-def test_intensity_needing_more_cores_is_rejected():
+def test_intensity_needing_more_cores_is_rejected(tmp_path):
     from workflows.harness import ConfigError, plans
 
     facts = hostdetect.detect()
-    prof = profile.resolve("auto", facts)
+    p = tmp_path / "five.yaml"
+    p.write_text("name: five\ndetect: true\ntiers: []\ncpus: {cores_per_unit: 5}\n")
+    prof = profile.resolve(str(p), facts)
     cfg = profile.validate_config({"scale": "t", "tiering": {"contention": {"intensities": [0, 3]}}})
     if len(prof["tiers"]) != 1:
         pytest.skip("single-node experiment; this host has several memory nodes")
     with pytest.raises(ConfigError, match=r"intensity 3 needs 15 antagonist cores .* grants"):
         plans.contention_points(cfg, prof, facts)
+
+
+def test_auto_cores_per_unit_scales_to_granted_cpus():
+    from workflows.harness import plans
+
+    facts = hostdetect.detect()
+    prof = profile.resolve("auto", facts)
+    assert prof["cpus"]["cores_per_unit"] == "auto"
+    n = len(prof["cpus"]["antagonist"])
+    assert plans.antagonist_threads(prof, 3) == n and plans.antagonist_threads(prof, 0) == 0

@@ -89,6 +89,20 @@ def _fmt(x: float) -> str:
     return f"{x:g}"
 
 
+def antagonist_threads(prof: dict, k: float, what: str = "experiment config: tiering/intensities") -> int:
+    """Antagonist threads for intensity k: k x cores_per_unit, or with cores_per_unit
+    "auto" k/3 of the antagonist CPUs granted (3x = all of them). Too many -> ConfigError."""
+    ant = prof["cpus"]["antagonist"]
+    cpu = prof["cpus"]["cores_per_unit"]
+    if cpu == "auto":
+        return round(k * len(ant) / 3)
+    n = round(k * cpu)
+    if n > len(ant):
+        raise ConfigError(f"{what}: intensity {k:g} needs {n} antagonist cores ({k:g} x {cpu} per unit) but host "
+                          f"profile {prof['source']} grants {len(ant)} ({cpulist.format(ant) or 'none'})")
+    return n
+
+
 def model_profile_for(config: dict, prof: dict, facts: dict) -> dict:
     """The profile whose model tiers the tiering family runs on."""
     if prof["backend"] == "model":
@@ -208,16 +222,8 @@ def contention_points(config: dict, prof: dict, facts: dict) -> dict:
                 seen.add(threads)
                 chosen.append((3 * threads / n if n else 0.0, threads))
     else:
-        cpu = prof["cpus"]["cores_per_unit"]
-        chosen = []
-        for k in cc["intensities"]:
-            threads = round(k * cpu)
-            if threads > len(ant):
-                raise ConfigError(
-                    f"experiment config: tiering/contention/intensities: intensity {k:g} needs {threads} antagonist "
-                    f"cores ({k:g} x {cpu} per unit) but host profile {prof['source']} grants {len(ant)} "
-                    f"({cpulist.format(ant) or 'none'})")
-            chosen.append((float(k), threads))
+        chosen = [(float(k), antagonist_threads(prof, k, "experiment config: tiering/contention/intensities"))
+                  for k in cc["intensities"]]
     pts = {}
     for k, threads in chosen:
         pid = f"i{k:.3g}-t{threads}"
@@ -260,7 +266,6 @@ def real_tiering_points(config: dict, prof: dict, facts: dict, knob_exists=None)
     knob_exists = knob_exists or (lambda p: os.path.exists(p))
     d, a = numa[0]["node"], numa[1]["node"]
     app, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
-    cpu = prof["cpus"]["cores_per_unit"]
     src = prof["source"]
     if not app:
         raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
@@ -268,10 +273,7 @@ def real_tiering_points(config: dict, prof: dict, facts: dict, knob_exists=None)
         raise ConfigError(f"host profile {src}: the real tiering family moves another process's pages and sets "
                           "numa_balancing; run as root (or set tiering/real/enabled: false)")
     for k in tc["intensities"]:
-        need = round(k * cpu)
-        if need > len(ant):
-            raise ConfigError(f"experiment config: tiering/intensities: intensity {k:g} needs {need} antagonist cores "
-                              f"({k:g} x {cpu} per unit) but host profile {src} grants {len(ant)} ({cpulist.format(ant) or 'none'})")
+        antagonist_threads(prof, k)
     if "tpp" in tc["systems"]:
         for name, path in KNOBS.items():
             if not knob_exists(path):
@@ -285,7 +287,7 @@ def real_tiering_points(config: dict, prof: dict, facts: dict, knob_exists=None)
                 "--op", rc["op"], "--duration", _fmt(duration), "--seed", str(tc["seed"]), *extra]
 
     def antagonist(k):
-        n = round(k * cpu)
+        n = antagonist_threads(prof, k)
         if n == 0:
             return None
         return ["build/bin/antagonist", "--cpus", cpulist.format(ant[:n]), "--mem-node", str(d), "--buffer", "1G",

@@ -173,6 +173,8 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     if prof["backend"] == "model":
         # CPUs of a modelled host describe that host, not this machine: not checked here.
         cpus = prof.get("cpus") or {}
+        if cpus.get("cores_per_unit") == "auto":
+            raise ConfigError(f"{src}: cpus/cores_per_unit: a model profile needs a number (the modelled host's cores per unit)")
         prof["cpus"] = {"app": [], "antagonist": [], "cores_per_unit": cpus.get("cores_per_unit", 5), "node": None}
         prof["tools"] = dict(prof.get("tools") or {})
         return prof
@@ -204,8 +206,3 @@ def resolve(name_or_path: str, facts: dict) -> dict:
             raise ConfigError(f"{src}: tools/{key}: {p!r} is not an executable file")
     prof["tools"] = tools
     return prof
-
-
-def max_intensity(prof: dict) -> int:
-    """Largest integer antagonist intensity the granted antagonist CPUs allow."""
-    return len(prof["cpus"]["antagonist"]) // max(1, prof["cpus"]["cores_per_unit"])
