@@ -16,13 +16,21 @@ from pathlib import Path
 import pandas as pd
 
 
+def _cell(v: object) -> str:
+    if v is None or (isinstance(v, float) and pd.isna(v)):
+        return ""
+    if isinstance(v, float):
+        return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+    return str(v)
+
+
 def _md(df: pd.DataFrame) -> str:
     if df.empty:
         return "_no data_\n"
     cols = list(df.columns)
     lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
     for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join("" if pd.isna(v) else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in row) + " |")
+        lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
     return "\n".join(lines) + "\n"
 
 
