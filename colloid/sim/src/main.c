@@ -80,6 +80,9 @@ static void usage(FILE *f)
 "  --cha-noise S             lognormal sigma of one poll's latency (default 0.05)\n"
 "  --pebs-max-rate N         MEMTIS: most sample calls per second (its sampler\n"
 "                            raises its period); each carries weight k (default 100000)\n"
+"  --tpp-ref-rate N          TPP: accessed-bit references reported per second, drawn\n"
+"                            from the true access probabilities; they order TPP's LRU\n"
+"                            (kswapd demotes its tail); 0 = none (default 100000)\n"
 "output:\n"
 "  --timeseries FILE         per-second metrics (- = stdout)\n"
 "  --summary FILE            averages of the last --average-last s, convergence_time_s\n"
@@ -249,7 +252,7 @@ enum {
 	O_SYSTEM = 256, O_COLLOID, O_DELTAP, O_TIER, O_WORKLOAD, O_WS, O_HOT, O_SHARE,
 	O_OBJ, O_OP, O_APPC, O_ANTU, O_INT, O_SHF, O_REGION, O_DUR, O_QUANT, O_AVG,
 	O_EVENT, O_PARAM, O_SEED, O_TS, O_SUM, O_NOTIME, O_AMLP, O_ASMLP, O_ATHINK,
-	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_PEBSMAX,
+	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_PEBSMAX, O_TPPREF,
 };
 
 int main(int argc, char **argv)
@@ -287,6 +290,7 @@ int main(int argc, char **argv)
 		{ "cha-poll-us", required_argument, NULL, O_CHAPOLL },
 		{ "cha-noise", required_argument, NULL, O_CHANOISE },
 		{ "pebs-max-rate", required_argument, NULL, O_PEBSMAX },
+		{ "tpp-ref-rate", required_argument, NULL, O_TPPREF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -320,6 +324,7 @@ int main(int argc, char **argv)
 	c.cha_poll_us = 200;
 	c.cha_noise = 0.05;
 	c.pebs_max_rate = 100000;
+	c.tpp_ref_rate = 100000;
 	c.timing = 1;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -494,6 +499,11 @@ int main(int argc, char **argv)
 			c.pebs_max_rate = parse_num(optarg, "--pebs-max-rate");
 			if (!(c.pebs_max_rate >= 1))
 				die_arg("--pebs-max-rate must be >= 1, got '%s'", optarg);
+			break;
+		case O_TPPREF:
+			c.tpp_ref_rate = parse_num(optarg, "--tpp-ref-rate");
+			if (!(c.tpp_ref_rate >= 0 && c.tpp_ref_rate <= 1e9))
+				die_arg("--tpp-ref-rate must be in 0..1e9, got '%s'", optarg);
 			break;
 		default:
 			fprintf(stderr, "%s: error: bad option (see --help)\n", prog);

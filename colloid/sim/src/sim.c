@@ -59,7 +59,7 @@ struct sim {
 	const char *prog;
 	struct curve_set tier[2];
 	struct workload *wl;
-	struct rng rng_wl, rng_obs, rng_scan, rng_cha;
+	struct rng rng_wl, rng_obs, rng_scan, rng_cha, rng_ref;
 	struct alias alias;
 	uint64_t alias_version;
 
@@ -317,6 +317,43 @@ static int feed_samples(struct sim *s, double qns)
 	return 0;
 }
 
+/* TPP: the accessed bits that reclaim's LRU aging reads.  Linux demotes
+ * only default-tier pages that were not referenced since their last check
+ * (folio_referenced() tests and clears the accessed bit); referenced ones
+ * are rotated or activated.  The pages kswapd finds idle are therefore those
+ * with the longest idle times: reclaim approximates an LRU by last access.
+ * Without these references the library's LRU would only know when each page
+ * entered the default tier, and kswapd would demote hot and cold pages alike.
+ * The model reports tpp_ref_rate references per second, each drawn from the
+ * true access probabilities: a thinned access stream.  Each reference moves
+ * its page to the head of its tier's LRU, so a page's place follows its last
+ * reported access; for two resident pages with access rates a < b the
+ * colder one is behind with probability b/(a+b), as for the true last
+ * accesses, whatever the rate, once each page has had a few references
+ * (rate x its share of accesses x its residence >> 1; docs/tier-model.md). */
+static int feed_refs(struct sim *s, double qns)
+{
+	double mean = s->cfg->tpp_ref_rate * qns * 1e-9;
+	uint64_t n, i;
+
+	if (!(mean > 0))
+		return 0;
+	n = rng_poisson(&s->rng_ref, mean);
+	if (n > s->sbuf_cap) {
+		struct sample_rec *nb = realloc(s->sbuf, n * sizeof(*nb));
+
+		if (!nb)
+			return fail(s, "%s", "out of memory");
+		s->sbuf = nb;
+		s->sbuf_cap = n;
+	}
+	for (i = 0; i < n; i++)
+		s->sbuf[i].page = (uint32_t)alias_draw(&s->alias, &s->rng_ref);
+	TIMED(s, for (i = 0; i < n; i++)
+		colloid_sample(s->ctx, s->sbuf[i].page, 0, 1));
+	return 0;
+}
+
 /* TPP: the scanner unmaps tpp_scan_size_bytes of address space per scan
  * period (in address order, wrapping); the first access to an unmapped
  * region takes a hint fault after an exponential time with the region's
@@ -569,6 +606,7 @@ static int setup(struct sim *s)
 	rng_seed(&s->rng_obs, c->seed, 2);
 	rng_seed(&s->rng_scan, c->seed, 3);
 	rng_seed(&s->rng_cha, c->seed, 4);
+	rng_seed(&s->rng_ref, c->seed, 5);
 	g.working_set = c->working_set;
 	g.hot_set = c->hot_set;
 	g.hot_share = c->hot_share;
@@ -782,7 +820,8 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 				ret = 1;
 				break;
 			}
-			if (c->system == SYS_TPP && feed_faults(s, t0, (double)qns)) {
+			if (c->system == SYS_TPP &&
+			    (feed_refs(s, (double)qns) || feed_faults(s, t0, (double)qns))) {
 				ret = 1;
 				break;
 			}

@@ -53,6 +53,7 @@ struct sim_cfg {
 
 	/* observation models */
 	double cha_poll_us, cha_noise, cha_share, pebs_max_rate;
+	double tpp_ref_rate;	/* TPP: accessed-bit references reported per second */
 
 	const char *timeseries, *summary;
 	int timing;
