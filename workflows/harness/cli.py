@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from . import ConfigError, hostdetect, plans, profile
+from . import ConfigError, hostdetect, plans, profile, runner
 
 
 def _resolve(args) -> tuple[dict, dict, dict]:
@@ -19,7 +19,7 @@ def _resolve(args) -> tuple[dict, dict, dict]:
     if args.host:
         config["host"] = args.host
     config = profile.validate_schema(config, profile.REPO / "workflows/config/schema.yaml", "experiment config")
-    facts = hostdetect.detect()
+    facts = runner.facts_for(config["host"], hostdetect.detect())
     prof = profile.resolve(config["host"], facts)
     plans.build(config, prof, facts)
     return config, prof, facts
@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "facts":
             facts = hostdetect.detect()
-            if args.host:
+            if args.host:  # a guest host (profile with `runner`): the guest's facts
+                facts = runner.facts_for(args.host, facts)
                 facts["profile"] = profile.resolve(args.host, facts)
             print(json.dumps(facts, indent=1))
             return 0

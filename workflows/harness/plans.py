@@ -74,6 +74,8 @@ def characterize_points(config: dict, prof: dict, facts: dict) -> dict:
 
 
 def build(config: dict, prof: dict, facts: dict) -> dict:
+    if (prof.get("runner") or {}).get("kind"):
+        return guest_plan(config, prof, facts)
     plan = {"characterize": characterize_points(config, prof, facts), "tiering": {}, "model_profile": None,
             "contention": contention_points(config, prof, facts)}
     plan["real_tiering"] = real_tiering_points(config, prof, facts)
@@ -83,6 +85,32 @@ def build(config: dict, prof: dict, facts: dict) -> dict:
         plan["model_profile"] = mprof
         plan["tiering"] = tiering_points(config, mprof)
     return plan
+
+
+def guest_plan(config: dict, prof: dict, facts: dict) -> dict:
+    """A guest host (profile with ``runner``): only the real tiering family runs, inside the
+    guest. Characterization and storage would measure this machine, not the guest; the
+    contention and modelled-tier families need no guest."""
+    kind = prof["runner"]["kind"]
+    why = f"host {prof['name']} is a {kind} guest: only the real tiering family runs in it"
+    if not (config["tiering"]["enabled"] and config["tiering"]["real"]["enabled"]):
+        raise ConfigError(f"host profile {prof['source']}: a {kind} guest runs only the real tiering family, "
+                          "but tiering/enabled or tiering/real/enabled is false")
+    rc = config["tiering"]["real"]
+    node = prof["tiers"][0 if rc["start_tier"] == "default" else 1]["node"]
+    have = (facts["nodes"].get(str(node)) or {}).get("memory_mib", 0)
+    if _mib(rc["working_set"]) >= have:
+        raise ConfigError(f"experiment config: tiering/real/working_set: {rc['working_set']} does not fit node {node} of the "
+                          f"{kind} guest ({have} MiB); use a guest-sized config (workflows/config/qemu.yaml)")
+    # the guest's kernel settings as its /init read them (present and readable = the knob exists)
+    present = {KNOBS[k] for k, v in (facts.get("settings") or {}).items() if k in KNOBS and v not in (None, "")}
+    return {"characterize": {"pairs": [], "threads": {}, "injectors": {}, "absent": {"characterize": why}},
+            "tiering": {}, "model_profile": None, "contention": {}, "storage": False,
+            "real_tiering": real_tiering_points(config, prof, facts, knob_exists=lambda p: p in present)}
+
+
+def _mib(size: str) -> float:
+    return float(size[:-1]) * {"K": 1 / 1024, "M": 1, "G": 1024}[size[-1]]
 
 
 def _fmt(x: float) -> str:
@@ -250,7 +278,8 @@ KNOBS = {"numa_balancing": "/proc/sys/kernel/numa_balancing", "demotion_enabled"
 def real_tiering_points(config: dict, prof: dict, facts: dict, knob_exists=None) -> dict:
     """The tiering family for real on a host with >= 2 NUMA memory tiers.
 
-    GUPS starts on the alternate tier (the policy promotes what it finds hot); the
+    GUPS starts on the alternate tier (the policy promotes what it finds hot; or on the
+    default tier with tiering/real/start_tier: default); the
     antagonist streams on the default tier; tierd runs the policy. TPP without Colloid
     is the kernel's own tiering mode (numa_balancing=2, demotion_enabled=true); TPP with
     Colloid is tierd's TPP with Colloid's sign-only control, because the kernel's TPP
@@ -281,8 +310,10 @@ def real_tiering_points(config: dict, prof: dict, facts: dict, knob_exists=None)
                                   "on this kernel (Linux >= 5.18 with NUMA balancing); drop tpp from tiering/systems")
     dur, ev, after = rc["duration_s"], rc["event_at_s"], rc["after_event_s"]
 
+    start = d if rc["start_tier"] == "default" else a
+
     def gups(duration, extra=()):
-        return ["build/bin/gups", "--cpus", cpulist.format(app), "--mem-node", str(a), "--working-set", rc["working_set"],
+        return ["build/bin/gups", "--cpus", cpulist.format(app), "--mem-node", str(start), "--working-set", rc["working_set"],
                 "--hot-set", rc["hot_set"], "--hot-share", _fmt(rc["hot_share"]), "--object-size", str(rc["object_bytes"]),
                 "--op", rc["op"], "--duration", _fmt(duration), "--seed", str(tc["seed"]), *extra]
 
@@ -290,7 +321,7 @@ def real_tiering_points(config: dict, prof: dict, facts: dict, knob_exists=None)
         n = antagonist_threads(prof, k)
         if n == 0:
             return None
-        return ["build/bin/antagonist", "--cpus", cpulist.format(ant[:n]), "--mem-node", str(d), "--buffer", "1G",
+        return ["build/bin/antagonist", "--cpus", cpulist.format(ant[:n]), "--mem-node", str(d), "--buffer", rc["antagonist_buffer"],
                 "--write-fraction", "50", "--access-size", "64"]
 
     def daemon(system, colloid):
@@ -300,6 +331,10 @@ def real_tiering_points(config: dict, prof: dict, facts: dict, knob_exists=None)
         argv = ["build/bin/tierd", "--policy", system, "--colloid", "on" if colloid else "off", "--tiers", f"{d},{a}",
                 "--capacity", f"{rc['default_capacity']},auto"]
         note = "tierd's TPP with Colloid's sign-only control (the kernel's TPP cannot take Colloid's signal)" if system == "tpp" else "tierd"
+        if rc["observe"] != "auto":
+            argv += ["--observe", rc["observe"]]
+            if rc["observe"] == "none":
+                note += "; no access samples (--observe none): only capacity-driven moves"
         return argv, settings, note
 
     pts = {}

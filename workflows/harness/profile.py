@@ -106,6 +106,24 @@ def _resolve_cpus(spec, facts: dict, default_pool: list[int], label: str, src: s
     return cpus
 
 
+def runner_of(name_or_path: str) -> dict | None:
+    """The profile's ``runner`` block (a guest host), paths made absolute; None for a plain host."""
+    path = find(name_or_path)
+    src = f"host profile {path.name if path.parent == HOSTS else path}"
+    data = validate_schema(load_yaml(path, "host profile"), SCHEMA, src)
+    r = data.get("runner")
+    if not (r and r.get("kind")):  # defaults fill an empty block for every profile
+        return None
+    r = dict(r, source=src)
+    for key in ("launcher", "config"):
+        if r.get(key):
+            p = Path(r[key]) if Path(r[key]).is_absolute() else HOSTS / r[key]
+            if not p.is_file():
+                raise ConfigError(f"{src}: runner/{key}: {r[key]!r} not found (looked for {p.resolve()})")
+            r[key] = str(p.resolve())
+    return r
+
+
 def resolve(name_or_path: str, facts: dict) -> dict:
     """Load, validate and resolve a profile against the machine's facts."""
     path = find(name_or_path)

@@ -9,7 +9,9 @@ from pathlib import Path
 
 sys.path.insert(0, workflow.basedir)
 
-from workflows.harness import ConfigError, hostdetect, plans, profile as host_profile
+from snakemake.utils import update_config
+
+from workflows.harness import ConfigError, hostdetect, plans, profile as host_profile, runner as guest_runner
 from workflows.harness.provenance import config_hash
 
 
@@ -19,8 +21,19 @@ def fail(msg):
 
 
 try:
+    # A guest host (profile with `runner`, e.g. qemu-numa) is validated against the facts
+    # the guest reports (booted once, cached in build/), and without --configfile uses its
+    # own guest-sized experiment config; --config key=value still wins.
+    RUNNER = host_profile.runner_of(str(config.get("host", "auto")))
+    if RUNNER and RUNNER.get("config") and not workflow.config_settings.configfiles:
+        guest_config = host_profile.load_yaml(Path(RUNNER["config"]), "experiment config")
+        update_config(guest_config, dict(workflow.config_settings.config))
+        config.clear()
+        config.update(guest_config)
     config.update(host_profile.validate_config(config))
     FACTS = hostdetect.detect()
+    if RUNNER:
+        FACTS = guest_runner.guest_facts(RUNNER, FACTS)
     PROFILE = host_profile.resolve(str(config["host"]), FACTS)
     PLAN = plans.build(config, PROFILE, FACTS)
 except ConfigError as e:
@@ -168,8 +181,11 @@ def fio_spec(wc, output):
                      timeout_s=60 + len(ST["iodepths"]) * (ST["runtime_s"] + 30))
 
 
+STORAGE_ON = ST["enabled"] and PLAN.get("storage", True)
+
+
 def storage_results():
-    if not ST["enabled"]:
+    if not STORAGE_ON:
         return []
     return [f"results/{HOST}/storage/fio_randread/bs{bs}/result.csv" for bs in ST["block_sizes"]]
 
@@ -187,9 +203,9 @@ def point_results():
 
 def figure_names():
     names = []
-    if config["characterize"]["enabled"]:
+    if config["characterize"]["enabled"] and not RUNNER:
         names += CHARACTERIZE_FIGURES
-    if config["storage"]["enabled"]:
+    if STORAGE_ON:
         names += STORAGE_FIGURES
     if TIER_POINTS or REAL_TIERING:
         names += TIERING_FIGURES
@@ -271,6 +287,41 @@ def real_tiering_spec(wc, output):
             "counters": config["counters"]["sources"],
             "interval_ms": config["counters"]["interval_ms"],
             "context": {"host": HOST, **pt["context"], "point": f"numa-{pt['id']}"},
+        }
+    )
+
+
+def guest_batch_spec(wc, output):
+    """All real tiering points in one guest boot (workflows.harness.guestrun)."""
+    rc = config["tiering"]["real"]
+    points = []
+    for key in sorted(REAL_TIERING):
+        pt = REAL_TIERING[key]
+        points.append(
+            {
+                "outdir": f"results/{HOST}/tiering/{pt['experiment']}/numa-{pt['id']}",
+                "gups": pt["gups"],
+                "antagonist": pt["antagonist"],
+                "antagonist_delay_s": pt.get("antagonist_delay_s"),
+                "tierd": pt["tierd"],
+                "settings": pt["settings"],
+                "note": pt["note"],
+                "event_t_s": pt.get("event_t_s"),
+                "context": {"host": HOST, **pt["context"], "point": f"numa-{pt['id']}"},
+            }
+        )
+    return json.dumps(
+        {
+            "runner": RUNNER,
+            "batch_dir": f"results/{HOST}/tiering/guest-batch",
+            "facts": f"results/{HOST}/host_facts.json",
+            "profile": PROFILE,
+            "config": config,
+            "lock": f"results/{HOST}/.measure.lock",
+            "warmup_s": rc["warmup_s"],
+            "average_last_s": rc["average_last_s"],
+            "counters": config["counters"]["sources"],
+            "points": points,
         }
     )
 

@@ -37,9 +37,10 @@ rule scorecard:
         f"results/{HOST}/logs/scorecard.log",
     params:
         profile=MODEL_PROFILE["name"] if MODEL_PROFILE else PROFILE["name"],
+        functional="--functional" if PROFILE.get("functional") else "",
     shell:
         "python -m analysis.score --measurements {input.csv} --reference {input.ref} "
-        "--profile {params.profile} --md {output.md} --csv {output.csv} > {log} 2>&1"
+        "--profile {params.profile} {params.functional} --md {output.md} --csv {output.csv} > {log} 2>&1"
 
 
 rule contention_point:
@@ -65,26 +66,50 @@ rule contention_point:
         "printf '%s' {params.spec:q} | python -m workflows.harness.realrun - > {log} 2>&1"
 
 
-rule real_tiering_point:
-    input:
-        gups="build/bin/gups",
-        antagonist="build/bin/antagonist",
-        tierd="build/bin/tierd",
-        facts=f"results/{HOST}/host_facts.json",
-    output:
-        result=f"results/{HOST}/tiering/{{experiment}}/numa-{{point}}/result.csv",
-        meta=f"results/{HOST}/tiering/{{experiment}}/numa-{{point}}/meta.json",
-    conda:
-        "../../environment.yml"
-    log:
-        f"results/{HOST}/tiering/{{experiment}}/numa-{{point}}/log",
-    benchmark:
-        f"results/{HOST}/benchmarks/tiering/{{experiment}}/numa-{{point}}.tsv"
-    wildcard_constraints:
-        experiment="steady_state|hotset_move|contention_change",
-    resources:
-        measure=1,
-    params:
-        spec=real_tiering_spec,
-    shell:
-        "printf '%s' {params.spec:q} | python -m workflows.harness.realrun - > {log} 2>&1"
+if RUNNER:
+
+    rule guest_tiering_batch:
+        input:
+            facts=f"results/{HOST}/host_facts.json",
+            initramfs="build/qemu/initramfs.cpio.gz",
+        output:
+            [f"results/{HOST}/tiering/{pt['experiment']}/numa-{pt['id']}/{f}" for pt in REAL_TIERING.values() for f in ("result.csv", "meta.json")],
+        conda:
+            "../../environment.yml"
+        log:
+            f"results/{HOST}/logs/guest_tiering_batch.log",
+        benchmark:
+            f"results/{HOST}/benchmarks/tiering/guest_tiering_batch.tsv"
+        resources:
+            measure=1,
+        params:
+            spec=guest_batch_spec,
+        shell:
+            "printf '%s' {params.spec:q} | python -m workflows.harness.guestrun - > {log} 2>&1"
+
+
+if not RUNNER:
+
+    rule real_tiering_point:
+        input:
+            gups="build/bin/gups",
+            antagonist="build/bin/antagonist",
+            tierd="build/bin/tierd",
+            facts=f"results/{HOST}/host_facts.json",
+        output:
+            result=f"results/{HOST}/tiering/{{experiment}}/numa-{{point}}/result.csv",
+            meta=f"results/{HOST}/tiering/{{experiment}}/numa-{{point}}/meta.json",
+        conda:
+            "../../environment.yml"
+        log:
+            f"results/{HOST}/tiering/{{experiment}}/numa-{{point}}/log",
+        benchmark:
+            f"results/{HOST}/benchmarks/tiering/{{experiment}}/numa-{{point}}.tsv"
+        wildcard_constraints:
+            experiment="steady_state|hotset_move|contention_change",
+        resources:
+            measure=1,
+        params:
+            spec=real_tiering_spec,
+        shell:
+            "printf '%s' {params.spec:q} | python -m workflows.harness.realrun - > {log} 2>&1"
