@@ -317,6 +317,25 @@ static void page_move(struct colloid_ctx *ctx, uint32_t i, unsigned int to)
  * this particular move is impossible (no room in @to, same tier, already
  * moved this tick).
  */
+int plan_promote(struct colloid_ctx *ctx, struct plan *pl, uint32_t page, unsigned int d, int full,
+		 uint32_t (*find_cold)(struct colloid_ctx *ctx, uint64_t *budget), uint64_t *budget)
+{
+	if (full) {
+		uint32_t c;
+		int to;
+
+		if (pl->cap - pl->n < 2 || pl->bytes_left < 2.0 * (double)ctx->page_size)
+			return 1;
+		c = find_cold(ctx, budget);
+		if (c == NIL)
+			return 1;
+		to = tier_pick_lower(ctx, d);
+		if (to < 0 || plan_add(ctx, pl, c, (unsigned int)to))
+			return 1;
+	}
+	return plan_add(ctx, pl, page, d) == -ENOSPC;
+}
+
 int plan_add(struct colloid_ctx *ctx, struct plan *pl, uint32_t page, unsigned int to)
 {
 	struct cpage *pg = &ctx->pages[page];

@@ -87,8 +87,7 @@ static void hemem_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, u
 
 			while (i != NIL && miss++ < BIN_MISS_LIMIT) {
 				struct cpage *pg = &ctx->pages[i];
-				uint32_t next = pg->next, c;
-				int to;
+				uint32_t next = pg->next;
 
 				if (!budget)
 					return;
@@ -103,19 +102,8 @@ static void hemem_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, u
 					i = next;
 					continue;
 				}
-				if (!tier_room(ctx, d)) {
-					/* full: demote a cold page first, or stop */
-					if (pl->cap - pl->n < 2 ||
-					    pl->bytes_left < 2.0 * (double)ctx->page_size)
-						return;
-					c = hemem_find_cold(ctx, &budget);
-					if (c == NIL)
-						return;
-					to = tier_pick_lower(ctx, d);
-					if (to < 0 || plan_add(ctx, pl, c, (unsigned int)to))
-						return;
-				}
-				if (plan_add(ctx, pl, i, d) == -ENOSPC)
+				/* full: demote a cold page first, or stop */
+				if (plan_promote(ctx, pl, i, d, !tier_room(ctx, d), hemem_find_cold, &budget))
 					return;
 				miss = 0;
 				i = next;

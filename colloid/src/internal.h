@@ -187,6 +187,13 @@ bool page_in_bin(struct colloid_ctx *ctx, uint32_t i, unsigned int b, uint32_t *
 uint64_t tier_room(const struct colloid_ctx *ctx, unsigned int t);
 int tier_pick_lower(const struct colloid_ctx *ctx, unsigned int from);
 int plan_add(struct colloid_ctx *ctx, struct plan *pl, uint32_t page, unsigned int to);
+/*
+ * Promote page to tier d; when full is set, first demote one cold page that
+ * find_cold picks (HeMem and MEMTIS share this step). Returns 0 to go on, 1 when
+ * the plan, its byte budget or the cold candidates are exhausted.
+ */
+int plan_promote(struct colloid_ctx *ctx, struct plan *pl, uint32_t page, unsigned int d, int full,
+		 uint32_t (*find_cold)(struct colloid_ctx *ctx, uint64_t *budget), uint64_t *budget);
 bool lat_ready(const struct colloid_ctx *ctx);
 double tier_lat(const struct colloid_ctx *ctx, unsigned int t);
 void lat_pair(const struct colloid_ctx *ctx, double *ld, double *la, double *rd, double *ra);

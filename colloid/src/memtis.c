@@ -130,18 +130,7 @@ static void memtis_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, 
 					i = next;
 					continue;
 				}
-				if (tier_room(ctx, d) <= keep) {
-					if (pl->cap - pl->n < 2 ||
-					    pl->bytes_left < 2.0 * (double)ctx->page_size)
-						return;
-					c = memtis_find_cold(ctx, &budget);
-					if (c == NIL)
-						return;
-					to = tier_pick_lower(ctx, d);
-					if (to < 0 || plan_add(ctx, pl, c, (unsigned int)to))
-						return;
-				}
-				if (plan_add(ctx, pl, i, d) == -ENOSPC)
+				if (plan_promote(ctx, pl, i, d, tier_room(ctx, d) <= keep, memtis_find_cold, &budget))
 					return;
 				miss = 0;
 				i = next;
