@@ -7,7 +7,7 @@ Usage::
         sup.run("gups", [...], stdout=path, timeout=120)   # waits
     # leaving the block (success, exception or SIGINT/SIGTERM) stops every
     # child still running: SIGTERM to its process group, SIGKILL after a grace
-    # period, then waits for it. No killall/pkill: only pids we started.
+    # period, then waits for it. Only pids this supervisor started are signalled.
 
 Children also get PR_SET_PDEATHSIG(SIGKILL), so if the harness itself is
 killed with SIGKILL (which no handler can catch) they die with it.
