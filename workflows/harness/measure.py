@@ -21,18 +21,10 @@ import time
 from pathlib import Path
 
 from . import ConfigError
+from .counters import Collectors
 from .point import atomic_write, host_lock
 from .procs import Interrupted, Supervisor
 from .provenance import config_hash, file_sha256, git_state, now, tool_version
-
-
-def _collectors(spec: dict, facts: dict, sup: Supervisor, outdir: Path):
-    try:
-        from .counters import Collectors
-    except ImportError as e:  # collectors module not available: record why
-        return None, {s: {"available": False, "reason": f"collector module unavailable: {e}"} for s in spec.get("counters", [])}
-    return Collectors(spec.get("counters", []), facts, spec.get("profile", {}), outdir,
-                      spec.get("interval_ms", 1000), sup), None
 
 
 def run(spec: dict) -> int:
@@ -65,20 +57,17 @@ def run(spec: dict) -> int:
             meta["lock_wait_s"] = round(waited or 0.0, 3)
             meta["start"] = now()
             t0 = time.monotonic()
-            coll, absent = _collectors(spec, facts, sup, outdir)
+            coll = Collectors(spec.get("counters", []), facts, spec.get("profile", {}), outdir,
+                              spec.get("interval_ms", 1000), sup)
             try:
-                if coll is not None:
-                    with coll:
-                        rc = sup.run(spec["tool"], argv, timeout=spec.get("timeout_s"), stdout=raw, stderr=Path(spec["stderr"]) if spec.get("stderr") else None)
-                    meta["counters"] = coll.status()
-                    counters_df = coll.frames()
-                else:
-                    rc = sup.run(spec["tool"], argv, timeout=spec.get("timeout_s"), stdout=raw, stderr=Path(spec["stderr"]) if spec.get("stderr") else None)
-                    meta["counters"] = absent
-                    counters_df = None
+                with coll:
+                    rc = sup.run(spec["tool"], argv, timeout=spec.get("timeout_s"), stdout=raw,
+                                 stderr=Path(spec["stderr"]) if spec.get("stderr") else None)
             except TimeoutError as e:
                 print(f"tierbench: error: {e}", file=sys.stderr)
                 return 1
+            meta["counters"] = coll.status()
+            counters_df = coll.frames()
             meta["end"] = now()
             meta["wall_s"] = round(time.monotonic() - t0, 3)
     meta["exit_code"] = rc
@@ -89,7 +78,7 @@ def run(spec: dict) -> int:
     if df.empty:
         print(f"tierbench: error: {spec['tool']} produced no rows in {raw}", file=sys.stderr)
         return 1
-    if counters_df is not None and not counters_df.empty:
+    if not counters_df.empty:
         counters_df.to_csv(outdir / "counters.csv", index=False)
     atomic_write(meta_path, json.dumps(meta, indent=1, default=str) + "\n")
     atomic_write(result, df.to_csv(index=False))

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from . import ConfigError
+from .counters import Collectors
 from .point import host_lock, read_spec, write_point
 from .point import row as new_row
 from .procs import Interrupted, Supervisor
@@ -53,6 +54,15 @@ def _read_csv(path: Path) -> list[dict]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
+def _tail_mean(rows: list[dict], key: str, average_last_s: float) -> float | None:
+    """Mean of ``key`` over the rows of the last ``average_last_s`` seconds (all rows if none)."""
+    if not rows:
+        return None
+    t_end = max(float(r["t_s"]) for r in rows)
+    last = [r for r in rows if float(r["t_s"]) > t_end - average_last_s] or rows
+    return sum(float(r[key]) for r in last) / len(last)
+
+
 def rows_from_outputs(outdir: Path, context: dict, average_last_s: float, event_t_s: float | None = None) -> list[dict]:
     """Long-form rows from gups.csv, antagonist.csv, latency.csv and tierd.csv."""
     out: list[dict] = []
@@ -69,9 +79,7 @@ def rows_from_outputs(outdir: Path, context: dict, average_last_s: float, event_
         row(a["t_s"], "antagonist_bandwidth", a["mbytes_per_s"], "MB/s", tool="antagonist")
     # summary rows (t_s empty): averages over the last `average_last_s` seconds, as the paper does
     if gups:
-        t_end = float(gups[-1]["t_s"])
-        last = [g for g in gups if float(g["t_s"]) > t_end - average_last_s] or gups
-        row("", "throughput", f"{sum(float(g['updates_per_s']) for g in last) / len(last) / 1e6:.6g}", "Mops/s", tool="gups")
+        row("", "throughput", f"{_tail_mean(gups, 'updates_per_s', average_last_s) / 1e6:.6g}", "Mops/s", tool="gups")
     if ant:
         row("", "antagonist_bandwidth", f"{sum(float(a['mbytes_per_s']) for a in ant) / len(ant):.6g}", "MB/s", tool="antagonist")
     for lat in _read_csv(outdir / "latency.csv"):
@@ -80,14 +88,11 @@ def rows_from_outputs(outdir: Path, context: dict, average_last_s: float, event_
     tierd = _read_csv(outdir / "tierd.csv")
     for t in tierd:
         row(t["t_s"], t["metric"], t["value"], t.get("unit", ""), tool="tierd")
-    if tierd:
-        t_end = max(float(t["t_s"]) for t in tierd)
-        for metric, name in (("latency_default", "latency_default"), ("latency_alternate", "latency_alternate"),
-                             ("p", "p"), ("tierd_cpu_share", "policy_cpu_share")):
-            vals = [float(t["value"]) for t in tierd if t["metric"] == metric and float(t["t_s"]) > t_end - average_last_s]
-            if vals:
-                unit = next(t.get("unit", "") for t in tierd if t["metric"] == metric)
-                row("", name, f"{sum(vals) / len(vals):.6g}", unit, tool="tierd")
+    for metric, name in (("latency_default", "latency_default"), ("latency_alternate", "latency_alternate"),
+                         ("p", "p"), ("tierd_cpu_share", "policy_cpu_share")):
+        series = [t for t in tierd if t["metric"] == metric]
+        if series:
+            row("", name, f"{_tail_mean(series, 'value', average_last_s):.6g}", series[0].get("unit", ""), tool="tierd")
     if event_t_s is not None:  # when the phase event happened (configured, not a result)
         row("", "event_t_s", event_t_s, "s")
     return out
@@ -110,11 +115,7 @@ def run(spec: dict) -> int:
         for key, value in (spec.get("settings") or {}).items():
             settings.set(key, str(value))
         meta["settings_changed"] = dict(settings.saved)
-        try:
-            from .counters import Collectors
-            coll = Collectors(spec.get("counters", []), facts, spec.get("profile", {}), outdir, spec.get("interval_ms", 1000), sup)
-        except ImportError as e:  # pragma: no cover - counters module is part of the harness
-            raise ConfigError(f"counter collectors unavailable: {e}") from None
+        coll = Collectors(spec.get("counters", []), facts, spec.get("profile", {}), outdir, spec.get("interval_ms", 1000), sup)
         with coll:
             ant = None
             delay = spec.get("antagonist_delay_s")
