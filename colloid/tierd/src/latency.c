@@ -38,23 +38,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static int rd(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	while (n > 0 && buf[n - 1] == '\n')
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
 size_t lat_llc_bytes(void)
 {
 	char path[128], buf[64];
@@ -65,12 +48,12 @@ size_t lat_llc_bytes(void)
 		char *end;
 
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		if (rd(path, buf, sizeof(buf)))
+		if (tierd_read_file(path, buf, sizeof(buf)))
 			break;
 		if (atoi(buf) < 2)
 			continue;
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		if (rd(path, buf, sizeof(buf)))
+		if (tierd_read_file(path, buf, sizeof(buf)))
 			continue;
 		v = strtoull(buf, &end, 10);
 		if (*end == 'K')
@@ -89,7 +72,7 @@ static int node_first_cpu(int node)
 	char path[96], buf[1024];
 
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
-	if (rd(path, buf, sizeof(buf)) || !buf[0])
+	if (tierd_read_file(path, buf, sizeof(buf)) || !buf[0])
 		return -1;
 	return atoi(buf);
 }
@@ -100,7 +83,7 @@ static int cpu_package(int cpu)
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
 		 cpu);
-	if (rd(path, buf, sizeof(buf)))
+	if (tierd_read_file(path, buf, sizeof(buf)))
 		return -1;
 	return atoi(buf);
 }
@@ -216,7 +199,7 @@ int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, cha
 		return -ENOTSUP;
 	}
 	/* the uncore PMU's cpumask names one CPU per socket */
-	if (!rd("/sys/bus/event_source/devices/uncore_cha_0/cpumask", buf, sizeof(buf))) {
+	if (!tierd_read_file("/sys/bus/event_source/devices/uncore_cha_0/cpumask", buf, sizeof(buf))) {
 		for (char *p = buf; *p;) {
 			int v = atoi(p);
 

@@ -92,27 +92,10 @@ static int wrf(const struct obs_damon *o, const char *rel, const char *fmt, unsi
 	return wr(path, val);
 }
 
-static int rd(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	while (n > 0 && buf[n - 1] == '\n')
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
 static int rd_u64(const char *path, uint64_t *v)
 {
 	char b[64];
-	int ret = rd(path, b, sizeof(b));
+	int ret = tierd_read_file(path, b, sizeof(b));
 
 	if (ret)
 		return ret;
@@ -245,7 +228,7 @@ static int check_admin(struct obs_damon *o, char *why)
 	for (uint64_t k = 0; k < n; k++) {
 		snprintf(path, sizeof(path), "%.128s/kdamonds/%llu/contexts/0/avail_operations",
 			 admin(), (unsigned long long)k);
-		if (!rd(path, buf, sizeof(buf)) && !strstr(buf, "vaddr")) {
+		if (!tierd_read_file(path, buf, sizeof(buf)) && !strstr(buf, "vaddr")) {
 			snprintf(why, TIERD_WHY,
 				 "DAMON virtual-address operations are not built into this kernel "
 				 "(avail_operations: %.64s; needs CONFIG_DAMON_VADDR)", buf);
@@ -257,7 +240,7 @@ static int check_admin(struct obs_damon *o, char *why)
 
 		snprintf(path, sizeof(path), "%.128s/kdamonds/%llu/state", admin(),
 			 (unsigned long long)k);
-		if (!rd(path, buf, sizeof(buf)) && strcmp(buf, "off") != 0) {
+		if (!tierd_read_file(path, buf, sizeof(buf)) && strcmp(buf, "off") != 0) {
 			snprintf(why, TIERD_WHY,
 				 "kdamond %llu is %.32s and not tierd's: DAMON sysfs cannot add a "
 				 "kdamond while one runs", (unsigned long long)k, buf);
@@ -313,7 +296,7 @@ int obs_damon_open(struct obs_damon **out, const struct target *t, const struct 
 	} while (0)
 	STEP("contexts/nr_contexts", "%llu", 1);
 	snprintf(path, sizeof(path), "%s/contexts/0/avail_operations", o->dir);
-	if (!rd(path, buf, sizeof(buf)) && !strstr(buf, "vaddr")) {
+	if (!tierd_read_file(path, buf, sizeof(buf)) && !strstr(buf, "vaddr")) {
 		snprintf(why, TIERD_WHY,
 			 "DAMON virtual-address operations are not built into this kernel "
 			 "(avail_operations: %.64s; needs CONFIG_DAMON_VADDR)", buf);
@@ -425,13 +408,13 @@ void obs_damon_close(struct obs_damon *o)
 	}
 	if (o->idx >= 0) {
 		snprintf(path, sizeof(path), "%s/state", o->dir);
-		if (rd(path, buf, sizeof(buf)) == 0 && strcmp(buf, "off") != 0) {
+		if (tierd_read_file(path, buf, sizeof(buf)) == 0 && strcmp(buf, "off") != 0) {
 			wr(path, "off");
 			/* turning off is asynchronous: wait up to 2 s */
 			for (int i = 0; i < 200; i++) {
 				struct timespec ts = { 0, 10000000 };
 
-				if (rd(path, buf, sizeof(buf)) || !strcmp(buf, "off"))
+				if (tierd_read_file(path, buf, sizeof(buf)) || !strcmp(buf, "off"))
 					break;
 				nanosleep(&ts, NULL);
 			}

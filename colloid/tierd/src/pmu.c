@@ -24,30 +24,13 @@ long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int g
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
 int pmu_type(const char *pmu)
 {
 	char path[256], buf[32];
 	int ret;
 
 	snprintf(path, sizeof(path), PMU_DIR "/%s/type", pmu);
-	ret = read_file(path, buf, sizeof(buf));
+	ret = tierd_read_file(path, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	return atoi(buf);
@@ -58,7 +41,7 @@ int pmu_event_alias(const char *pmu, const char *name, char *buf, size_t len)
 	char path[256];
 
 	snprintf(path, sizeof(path), PMU_DIR "/%s/events/%s", pmu, name);
-	return read_file(path, buf, len);
+	return tierd_read_file(path, buf, len);
 }
 
 /* deposit the low bits of @val into the bit ranges of format @fmt */
@@ -122,7 +105,7 @@ int pmu_parse(const char *pmu, const char *spec, struct perf_event_attr *attr)
 			val = strtoull(eq + 1, NULL, 0);
 		}
 		snprintf(path, sizeof(path), PMU_DIR "/%s/format/%s", pmu, tok);
-		ret = read_file(path, fmt, sizeof(fmt));
+		ret = tierd_read_file(path, fmt, sizeof(fmt));
 		if (ret)
 			return -ENOENT;
 		ret = put_term(fmt, val, attr);

@@ -54,6 +54,9 @@ struct move_stats {
 	uint64_t err_by_errno[134]; /* failures per errno (index < 134) */
 };
 
+/* Read a small text file (sysfs/procfs) into buf, trailing newlines/spaces cut; 0 or -errno. */
+int tierd_read_file(const char *path, char *buf, size_t len);
+
 int target_open(struct target *t, pid_t pid, size_t region_size, size_t min_mapping,
 		size_t batch, char *why);
 void target_close(struct target *t);
