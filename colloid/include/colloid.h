@@ -106,9 +106,13 @@ struct colloid_params {
 	double hemem_quantum_ms;
 
 	/* ---- TPP (Linux NUMA balancing, tiering mode) ---- */
-	/** tpp_scan_size_bytes: bytes the scanner unmaps per scan period; informational. Default 256 MiB. */
+	/** tpp_scan_size_bytes: bytes the scanner unmaps per scan window (numa_balancing_scan_size_mb); informational. Default 256 MiB. */
 	double tpp_scan_size_bytes;
-	/** tpp_scan_period_ms: scan period in ms; informational for mechanisms. Default 1000. */
+	/**
+	 * tpp_scan_period_ms: numa_balancing_scan_period_min_ms, the time Linux aims to scan the
+	 * whole task in; informational for mechanisms.  Linux spreads it over rss/scan_size
+	 * windows with a floor of 100 ms per 256 MB window (task_scan_min()). Default 1000.
+	 */
 	double tpp_scan_period_ms;
 	/** tpp_hot_threshold_ms: a slow-tier page is a promotion candidate if its hint fault comes within this of the scan. Default 1000. */
 	double tpp_hot_threshold_ms;

@@ -21,7 +21,7 @@ static const char *prog = "tiersim";
 
 /* Calibrated model constants (docs/tier-model.md, "Calibration"). */
 #define DEF_APP_MLP 4.0
-#define DEF_APP_STREAM_MLP 24.0
+#define DEF_APP_STREAM_MLP 14.0
 #define DEF_APP_THINK_NS 10.0
 #define DEF_ANTAG_MLP 17.0
 #define DEF_ANTAG_THINK_NS 20.0
@@ -76,7 +76,9 @@ static void usage(FILE *f)
 "  --event intensity@T=X     set the antagonist intensity to X at T s\n"
 "  --seed N                  random seed (default 1)\n"
 "observation models:\n"
-"  --cha-poll-us US          CHA monitor poll interval (default 200)\n"
+"  --cha-poll-us US          CHA monitor poll interval (default: the system's own\n"
+"                            monitor: hemem once per policy quantum with EWMA 1/16,\n"
+"                            as released HeMem; tpp/memtis 200, colloid-mon's loop)\n"
 "  --cha-noise S             lognormal sigma of one poll's latency (default 0.05)\n"
 "  --pebs-max-rate N         MEMTIS: most sample calls per second (its sampler\n"
 "                            raises its period); each carries weight k (default 100000)\n"
@@ -93,7 +95,9 @@ static void usage(FILE *f)
 "metrics: throughput (Mops/s), latency_default, latency_alternate (ns), p (share\n"
 "of app accesses served by the default tier), hot_in_alternate (GiB),\n"
 "migration_rate, antagonist_bandwidth, bandwidth_default, bandwidth_alternate\n"
-"(MB/s), intensity (x).\n"
+"(MB/s), intensity (x), default_bandwidth_utilization,\n"
+"alternate_bandwidth_utilization (fraction of the tier's wall bandwidth at its\n"
+"read ratio).\n"
 "exit: 0 done, 1 runtime failure, 2 bad arguments, 130/143 interrupted.\n",
 		prog, MAX_INTENSITY, DEF_APP_MLP, DEF_APP_STREAM_MLP, DEF_APP_THINK_NS,
 		DEF_ANTAG_MLP, DEF_ANTAG_THINK_NS);
@@ -321,7 +325,7 @@ int main(int argc, char **argv)
 	c.duration_s = 100;
 	c.average_last_s = 30;
 	c.seed = 1;
-	c.cha_poll_us = 200;
+	c.cha_poll_us = 0;	/* the system's own monitor (sim.c) */
 	c.cha_noise = 0.05;
 	c.pebs_max_rate = 100000;
 	c.tpp_ref_rate = 100000;

@@ -8,13 +8,14 @@
  *      the previous quantum's migration traffic;
  *   3. the policy observes what its mechanism would: PEBS-like samples
  *      (HeMem, MEMTIS), NUMA hint faults from a 256 MB/period scanner (TPP),
- *      CHA-style per-tier occupancy/arrivals polled every cha_poll_us;
+ *      CHA-style per-tier occupancy/arrivals polled every cha_poll_ns;
  *   4. colloid_tick() returns a plan; tiersim applies it; the bytes moved
  *      load both tiers in the next quantum.
  * Metrics are averaged over the quanta of each simulated second.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ enum metric {
 	M_BW_D,
 	M_BW_A,
 	M_INTENSITY,
+	M_UTIL_D,
+	M_UTIL_A,
 	M_COUNT
 };
 
@@ -43,10 +46,12 @@ static const char *const metric_name[M_COUNT] = {
 	"throughput",	     "latency_default",	  "latency_alternate", "p",
 	"hot_in_alternate",  "migration_rate",	  "antagonist_bandwidth",
 	"bandwidth_default", "bandwidth_alternate", "intensity",
+	"default_bandwidth_utilization", "alternate_bandwidth_utilization",
 };
 
 static const char *const metric_unit[M_COUNT] = {
 	"Mops/s", "ns", "ns", "fraction", "GiB", "MB/s", "MB/s", "MB/s", "MB/s", "x",
+	"fraction", "fraction",
 };
 
 struct sample_rec {
@@ -83,7 +88,9 @@ struct sim {
 	double load_period, store_period;
 	/* TPP scanner */
 	uint64_t scan_cursor;
-	double scan_carry;
+	double cha_poll_ns;	/* CHA read interval: --cha-poll-us or the system's monitor */
+	double scan_window_ms;	/* Linux's per-window scan period (tpp_window_ms()) */
+	double scan_pages, scan_virt;	/* unused budgets, bytes (task_numa_work) */
 	uint8_t *pending;
 	struct fault_heap heap;
 	struct fault_ev *fbuf;
@@ -220,6 +227,42 @@ static void initial_placement(struct sim *s)
 	recount(s);
 }
 
+/* the quantum: --quantum-ms, or the policy's own period (libcolloid params) */
+static uint64_t policy_quantum_ns(const struct sim *s)
+{
+	double ms = 10;
+
+	if (s->cfg->system == SYS_HEMEM)
+		ms = s->prm.hemem_quantum_ms;
+	else if (s->cfg->system == SYS_TPP)
+		ms = s->prm.tpp_quantum_ms;
+	else if (s->cfg->system == SYS_MEMTIS)
+		ms = s->prm.memtis_quantum_ms;
+	return s->cfg->quantum_ns ? s->cfg->quantum_ns : (uint64_t)llround(ms * 1e6);
+}
+
+/*
+ * Linux's scan period for one window of tpp_scan_size_bytes: task_scan_min()
+ * in kernel/sched/fair.c.  numa_balancing_scan_period_min_ms
+ * (tpp_scan_period_ms) is the time to scan the *whole* task, so it is split
+ * over rss/scan_size windows, but never below the floor that keeps the scan
+ * under MAX_SCAN_WINDOW = 2560 MB/s.  In tiering mode task_numa_fault()
+ * returns before task_numa_placement(), so the period never grows from
+ * task_scan_start() = this value.  For 72 GiB and 256 MB: max(100, 1000/288)
+ * = 100 ms, i.e. 2.56 GB/s.
+ */
+static double tpp_window_ms(double rss_bytes, double scan_bytes, double period_min_ms)
+{
+	double scan_mb = scan_bytes / (1024.0 * 1024.0), windows, floor_ms = 1000.0;
+
+	if (scan_mb < 2560.0)
+		floor_ms = 1000.0 / floor(2560.0 / scan_mb);
+	windows = ceil(rss_bytes / scan_bytes);
+	if (windows < 1)
+		windows = 1;
+	return fmax(floor_ms, period_min_ms / windows);
+}
+
 /* --------------------------------------------------------------- policy */
 
 static int policy_init(struct sim *s)
@@ -234,6 +277,12 @@ static int policy_init(struct sim *s)
 		return fail(s, "libcolloid does not know policy %s", system_name(c->system));
 	if (c->dp_mode >= 0)
 		s->prm.dp_mode = c->dp_mode;
+	/* HeMem's own monitor (released hemem pebs.c): colloid_update_stats()
+	 * reads the CHA counters once per 10-ms policy iteration and smooths
+	 * with COLLOID_EWMA = 1/16.  The kernel systems use colloid-mon, which
+	 * polls in a tight loop with 1/32 (libcolloid's default). */
+	if (c->system == SYS_HEMEM)
+		s->prm.ewma_alpha = 1.0 / 16.0;
 	for (i = 0; i < c->npar; i++) {
 		ret = colloid_param_set(&s->prm, c->par[i].name, c->par[i].value);
 		if (ret)
@@ -261,7 +310,13 @@ static int policy_init(struct sim *s)
 	for (uint64_t r = 0; r < s->nreg; r++)
 		if (s->where[r] == 0 && colloid_page_set_tier(s->ctx, r, 0))
 			return fail(s, "%s", "colloid_page_set_tier failed");
-	qs = (double)c->quantum_ns * 1e-9;
+	/* the plan holds twice the static limit of one quantum (sized with the
+	 * policy's quantum when --quantum-ms is not given) */
+	qs = (double)policy_quantum_ns(s) * 1e-9;
+	s->cha_poll_ns = c->cha_poll_us > 0 ? c->cha_poll_us * 1e3 :
+			 c->system == SYS_HEMEM ? qs * 1e9 : 200e3;
+	s->scan_window_ms = tpp_window_ms(c->working_set, s->prm.tpp_scan_size_bytes,
+					  s->prm.tpp_scan_period_ms);
 	s->plan_cap = 2 * (size_t)ceil(s->prm.migrate_limit_Bps * qs / (double)s->region) + 64;
 	s->plan = malloc(s->plan_cap * sizeof(*s->plan));
 	if (!s->plan)
@@ -354,22 +409,38 @@ static int feed_refs(struct sim *s, double qns)
 	return 0;
 }
 
-/* TPP: the scanner unmaps tpp_scan_size_bytes of address space per scan
- * period (in address order, wrapping); the first access to an unmapped
- * region takes a hint fault after an exponential time with the region's
- * true access rate.  Baseline TPP (Linux tiering mode) skips default-tier
- * pages; TPP+Colloid scans both tiers. */
+/*
+ * TPP: per window period the scanner walks the address space in order
+ * (wrapping) until it has unmapped scan_size bytes ("pages") or passed
+ * 8 x scan_size bytes of address space ("virtpages"), as task_numa_work()
+ * does.  The walk is spread over the quanta.  Baseline TPP (Linux tiering
+ * mode) skips default-tier pages, which cost only virtpages; TPP+Colloid
+ * unmaps both tiers.  The first access to an unmapped region takes a hint
+ * fault after an exponential time with the region's true access rate.
+ */
 static int feed_faults(struct sim *s, uint64_t t0, double qns)
 {
-	double per_ns = s->prm.tpp_scan_size_bytes / (s->prm.tpp_scan_period_ms * 1e6);
-	double regions = per_ns * qns / (double)s->region + s->scan_carry;
-	uint64_t nscan = (uint64_t)regions, i, nf = 0, t1 = t0 + (uint64_t)qns;
+	double per = s->prm.tpp_scan_size_bytes * qns / (s->scan_window_ms * 1e6);
+	double reg = (double)s->region;
+	uint64_t nscan = 0, i, nf = 0, t1 = t0 + (uint64_t)qns, walked = 0;
 	double rate_scale = s->tr.xa; /* accesses/ns to the whole working set */
 	struct fault_ev ev;
 
-	s->scan_carry = regions - (double)nscan;
-	if (nscan > s->nreg)
-		nscan = s->nreg;
+	/* unused budget carries over, at most one window's worth */
+	s->scan_pages = fmin(s->scan_pages + per, fmax(s->prm.tpp_scan_size_bytes, reg));
+	s->scan_virt = fmin(s->scan_virt + 8.0 * per, fmax(8.0 * s->prm.tpp_scan_size_bytes, reg));
+	/* regions this quantum's walk covers, and which of them it unmaps */
+	for (uint64_t r = s->scan_cursor; walked < s->nreg; r = (r + 1) % s->nreg) {
+		bool unmap = s->cfg->colloid || s->where[r] != 0;
+
+		if (s->scan_virt < reg || (unmap && s->scan_pages < reg))
+			break;
+		s->scan_virt -= reg;
+		if (unmap)
+			s->scan_pages -= reg;
+		walked++;
+	}
+	nscan = walked;
 	for (i = 0; i < nscan; i++) {
 		uint64_t r = s->scan_cursor;
 		double lam = rate_scale * s->wl->prob[r];
@@ -378,7 +449,7 @@ static int feed_faults(struct sim *s, uint64_t t0, double qns)
 		if (s->pending[r] || !(lam > 0))
 			continue;
 		if (!s->cfg->colloid && s->where[r] == 0)
-			continue;
+			continue;	/* tiering mode leaves top-tier PTEs alone */
 		/* spread the scan over the quantum */
 		ev.scan_ns = t0 + (uint64_t)((double)i * qns / (double)nscan);
 		ev.t_ns = ev.scan_ns + (uint64_t)fmin(rng_exp(&s->rng_scan, lam), 1e15);
@@ -433,14 +504,14 @@ static int redraw_faults(struct sim *s, uint64_t now)
 	return 0;
 }
 
-/* CHA-style latency: every cha_poll_us the monitor reads per-tier TOR
+/* CHA-style latency: every cha_poll_ns the monitor reads per-tier TOR
  * occupancy and inserts of the application's demand reads; the library
  * smooths both with its EWMA and divides (Little's law), as colloid-mon
  * does.  Latency varies around the true loaded latency by a lognormal
  * factor of sigma cha_noise per poll. */
 static int feed_cha(struct sim *s, double qns)
 {
-	double dt = s->cfg->cha_poll_us * 1e3;
+	double dt = s->cha_poll_ns;
 	uint64_t npoll = (uint64_t)llround(qns / dt), i;
 	double rd = s->tr.xa * s->lines_per_obj * s->p;
 	double ra = s->tr.xa * s->lines_per_obj * (1 - s->p);
@@ -731,17 +802,8 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 		teardown(s);
 		return ret;
 	}
-	if (!qns) {
-		double ms = 10;
-
-		if (c->system == SYS_HEMEM)
-			ms = s->prm.hemem_quantum_ms;
-		else if (c->system == SYS_TPP)
-			ms = s->prm.tpp_quantum_ms;
-		else if (c->system == SYS_MEMTIS)
-			ms = s->prm.memtis_quantum_ms;
-		qns = (uint64_t)llround(ms * 1e6);
-	}
+	if (!qns)
+		qns = policy_quantum_ns(s);
 	if (qns == 0 || 1000000000ULL % qns) {
 		teardown(s);
 		fprintf(stderr, "%s: error: the quantum must divide 1 s\n", prog);
@@ -850,6 +912,9 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 		acc[M_BW_D] += s->tr.bd * 1e3;
 		acc[M_BW_A] += s->tr.ba * 1e3;
 		acc[M_INTENSITY] += s->intensity;
+		/* share of the tier's wall bandwidth at this quantum's read ratio */
+		acc[M_UTIL_D] += s->tr.bd / curve_bmax(&s->tier[0], in.rr_d);
+		acc[M_UTIL_A] += s->tr.ba / curve_bmax(&s->tier[1], in.rr_a);
 		nacc++;
 		s->mig_bytes_prev = migr;
 		s->mig_to_d_prev = s->mig_to_d;
