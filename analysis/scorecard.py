@@ -258,8 +258,9 @@ def _object_alt_bandwidth(row: pd.Series, d: pd.DataFrame) -> Ours:
     cond = row["condition"]
     sizes = [int(s) for s in re.findall(r"(\d+)\s*B", cond)]
     i = _at_intensity(cond)
-    t = common.summary_rows(common.select(d, family="tiering", experiment="object_size", system=row["system"],
-                                          metric="alternate_bandwidth_utilization"))
+    # 64 B objects are the steady-state point; the object_size sweep does not repeat it
+    t = common.summary_rows(common.select(d, family="tiering", experiment=["object_size", "steady_state"],
+                                          system=row["system"], metric="alternate_bandwidth_utilization"))
     t = t[t["value"].notna() & common.colloid_is(t, True)]
     if i is not None:
         t = t[t["intensity"] == i]

@@ -24,9 +24,14 @@ def gain_figure(
     title: str,
     published_figure: str,
 ) -> Figure:
-    """Heatmap of gain = throughput(Colloid) / throughput(no Colloid) over ``row`` x intensity."""
+    """Heatmap of gain = throughput(Colloid) / throughput(no Colloid) over ``row`` x intensity.
+
+    The workflow does not rerun the steady-state point (64 B objects, the profile's own alternate
+    tier) inside the sweeps, so its steady_state rows fill that row of the heatmap.
+    """
     d = common.prepare(df)
-    d = common.summary_rows(common.select(d, family="tiering", experiment=experiment, metric="throughput"))
+    d = common.summary_rows(common.select(d, family="tiering", experiment=[experiment, "steady_state"],
+                                          metric="throughput"))
     d = d[d["value"].notna() & d["intensity"].notna() & d[row].notna() & d["colloid"].notna()]
     g = common.gain(d, ["system", row, "intensity"]) if not d.empty else pd.DataFrame()
     if g.empty:

@@ -247,6 +247,11 @@ def tool_sources(tool):
     return sorted({f for pattern in TOOL_SOURCES[tool] for f in glob(pattern)})
 
 
+# the Python that turns results into measurements, figures, tables and the scorecard: an
+# edit to it reruns those rules (cheap) instead of leaving stale figures behind
+ANALYSIS_SOURCES = sorted(glob("analysis/*.py") + glob("analysis/figures/*.py"))
+
+
 # ---- tiering family (modelled tiers)
 TIER_POINTS = PLAN["tiering"]
 MODEL_PROFILE = PLAN["model_profile"]

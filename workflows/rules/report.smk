@@ -4,7 +4,8 @@
 
 rule measurements:
     input:
-        point_results(),
+        points=point_results(),
+        code=ANALYSIS_SOURCES,
     output:
         f"results/{HOST}/measurements.csv",
     conda:
@@ -12,13 +13,14 @@ rule measurements:
     log:
         f"results/{HOST}/logs/measurements.log",
     shell:
-        "python -m analysis.collect --out {output} {input} > {log} 2>&1"
+        "python -m analysis.collect --out {output} {input.points} > {log} 2>&1"
 
 
 rule figure:
     input:
         csv=f"results/{HOST}/measurements.csv",
         ref="analysis/reference/published_numbers.csv",
+        code=ANALYSIS_SOURCES,
     output:
         png=report(
             f"results/{HOST}/figures/{{figure}}.png",
@@ -45,6 +47,7 @@ rule tables:
     input:
         csv=f"results/{HOST}/measurements.csv",
         metas=lambda wc: [str(Path(p).parent / "meta.json") for p in point_results()],
+        code=ANALYSIS_SOURCES,
     output:
         summary=report(f"results/{HOST}/tables/summary.md", caption="../report/summary.rst", category="Tables"),
         counters=report(f"results/{HOST}/tables/counters.md", caption="../report/counters.rst", category="Tables"),

@@ -28,6 +28,7 @@ rule scorecard:
     input:
         csv=f"results/{HOST}/measurements.csv",
         ref="analysis/reference/published_numbers.csv",
+        code=ANALYSIS_SOURCES,
     output:
         md=report(f"results/{HOST}/scorecard.md", caption="../report/scorecard.rst", category="Scorecard"),
         csv=f"results/{HOST}/scorecard.csv",
