@@ -80,6 +80,9 @@ static void usage(FILE *f)
 "                            monitor: hemem once per policy quantum with EWMA 1/16,\n"
 "                            as released HeMem; tpp/memtis 200, colloid-mon's loop)\n"
 "  --cha-noise S             lognormal sigma of one poll's latency (default 0.05)\n"
+"  --cha-share F             share of the application's reads the monitor's\n"
+"                            arrival counts report, 0..1 (default: hemem 18/32:\n"
+"                            released HeMem scales one CHA box by 18 of 32; else 1)\n"
 "  --pebs-max-rate N         MEMTIS: most sample calls per second (its sampler\n"
 "                            raises its period); each carries weight k (default 100000)\n"
 "  --tpp-ref-rate N          TPP: accessed-bit references reported per second, drawn\n"
@@ -256,7 +259,7 @@ enum {
 	O_SYSTEM = 256, O_COLLOID, O_DELTAP, O_TIER, O_WORKLOAD, O_WS, O_HOT, O_SHARE,
 	O_OBJ, O_OP, O_APPC, O_ANTU, O_INT, O_SHF, O_REGION, O_DUR, O_QUANT, O_AVG,
 	O_EVENT, O_PARAM, O_SEED, O_TS, O_SUM, O_NOTIME, O_AMLP, O_ASMLP, O_ATHINK,
-	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_PEBSMAX, O_TPPREF,
+	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_CHASHARE, O_PEBSMAX, O_TPPREF,
 };
 
 int main(int argc, char **argv)
@@ -293,6 +296,7 @@ int main(int argc, char **argv)
 		{ "antagonist-think-ns", required_argument, NULL, O_BTHINK },
 		{ "cha-poll-us", required_argument, NULL, O_CHAPOLL },
 		{ "cha-noise", required_argument, NULL, O_CHANOISE },
+		{ "cha-share", required_argument, NULL, O_CHASHARE },
 		{ "pebs-max-rate", required_argument, NULL, O_PEBSMAX },
 		{ "tpp-ref-rate", required_argument, NULL, O_TPPREF },
 		{ "help", no_argument, NULL, 'h' },
@@ -327,6 +331,7 @@ int main(int argc, char **argv)
 	c.seed = 1;
 	c.cha_poll_us = 0;	/* the system's own monitor (sim.c) */
 	c.cha_noise = 0.05;
+	c.cha_share = -1;	/* the system's own monitor (sim.c) */
 	c.pebs_max_rate = 100000;
 	c.tpp_ref_rate = 100000;
 	c.timing = 1;
@@ -493,6 +498,11 @@ int main(int argc, char **argv)
 			c.cha_poll_us = parse_num(optarg, "--cha-poll-us");
 			if (!(c.cha_poll_us >= 1) || c.cha_poll_us > 1e6)
 				die_arg("--cha-poll-us must be in 1..1000000, got '%s'", optarg);
+			break;
+		case O_CHASHARE:
+			c.cha_share = parse_num(optarg, "--cha-share");
+			if (!(c.cha_share > 0) || c.cha_share > 1)
+				die_arg("--cha-share must be in (0, 1], got '%s'", optarg);
 			break;
 		case O_CHANOISE:
 			c.cha_noise = parse_num(optarg, "--cha-noise");

@@ -89,6 +89,7 @@ struct sim {
 	/* TPP scanner */
 	uint64_t scan_cursor;
 	double cha_poll_ns;	/* CHA read interval: --cha-poll-us or the system's monitor */
+	double cha_share;	/* share of the app's reads its arrival counts report */
 	double scan_window_ms;	/* Linux's per-window scan period (tpp_window_ms()) */
 	double scan_pages, scan_virt;	/* unused budgets, bytes (task_numa_work) */
 	uint8_t *pending;
@@ -315,6 +316,11 @@ static int policy_init(struct sim *s)
 	qs = (double)policy_quantum_ns(s) * 1e-9;
 	s->cha_poll_ns = c->cha_poll_us > 0 ? c->cha_poll_us * 1e3 :
 			 c->system == SYS_HEMEM ? qs * 1e9 : 200e3;
+	/* Released HeMem reads TOR inserts on one CHA box per tier and multiplies
+	 * by NUM_CHA_BOXES = 18 while Ice Lake has 32 ("There are 32 CHA boxes in
+	 * icelake server"): its arrival rate, and so Colloid's migration budget
+	 * (not p or the latencies, which are ratios), is 18/32 of the truth. */
+	s->cha_share = c->cha_share > 0 ? c->cha_share : c->system == SYS_HEMEM ? 18.0 / 32.0 : 1.0;
 	s->scan_window_ms = tpp_window_ms(c->working_set, s->prm.tpp_scan_size_bytes,
 					  s->prm.tpp_scan_period_ms);
 	s->plan_cap = 2 * (size_t)ceil(s->prm.migrate_limit_Bps * qs / (double)s->region) + 64;
@@ -532,8 +538,8 @@ static int feed_cha(struct sim *s, double qns)
 		s->cbuf = nb;
 		s->cbuf_cap = npoll;
 	}
-	arr[0] = rd * dt;
-	arr[1] = ra * dt;
+	arr[0] = rd * dt * s->cha_share;
+	arr[1] = ra * dt * s->cha_share;
 	for (i = 0; i < npoll; i++) {
 		occ[0] = arr[0] * s->tr.ld * exp(sig * rng_normal(&s->rng_cha) - 0.5 * sig * sig);
 		occ[1] = arr[1] * s->tr.la * exp(sig * rng_normal(&s->rng_cha) - 0.5 * sig * sig);
