@@ -33,8 +33,10 @@ cpu-overhead / cpu_overhead                    mean ``policy_cpu_share`` with Co
                                                (experiment ``cpu_overhead`` when present)
 convergence / convergence_time                 mean ``convergence_time_s`` with Colloid in
                                                ``contention_change``
-convergence / migration_throughput_cost        metric ``migration_throughput_cost`` if a run
-                                               reports it (``steady_state``, with Colloid)
+convergence / migration_throughput_cost        largest over intensities of 1 - X(steady_state)
+                                               / X(migration_frozen), with Colloid: the same
+                                               seeded run with the policy stopped for the
+                                               averaging window
 apps-WORKLOAD / colloid_speedup                range over intensities of T(+Colloid)/T(alone)
                                                for family ``apps``, ``workload`` = WORKLOAD (or
                                                runtime_s(alone)/runtime_s(+Colloid))
@@ -289,6 +291,23 @@ def _metric_with_colloid(metric: str, experiments: list[str], what: str) -> Call
     return rule
 
 
+def _migration_cost(row: pd.Series, d: pd.DataFrame) -> Ours:
+    """1 - X(steady state) / X(same run, policy stopped for the averaging window); largest over intensities."""
+    t = common.summary_rows(common.select(d, family="tiering", metric="throughput", system=row["system"],
+                                          experiment=["steady_state", "migration_frozen"]))
+    t = t[t["value"].notna() & common.colloid_is(t, True)]
+    p = t.pivot_table(index="intensity", columns="experiment", values="value", aggfunc="mean")
+    if not {"steady_state", "migration_frozen"} <= set(p.columns):
+        return _missing(f"no migration_frozen and steady_state throughput rows of {row['system']} + Colloid "
+                        "(runs with the policy stopped for the averaging window)")
+    cost = (1 - p["steady_state"] / p["migration_frozen"]).dropna()
+    if cost.empty:
+        return _missing(f"no intensity with both a steady-state and a frozen run of {row['system']} + Colloid")
+    worst = cost.idxmax()
+    return _single(float(cost.max()), row, [t], f"largest over {len(cost)} intensities, at {worst:g}x; "
+                   "1 - steady state / same run with migrations stopped")
+
+
 def _apps_speedup(row: pd.Series, d: pd.DataFrame) -> Ours:
     workload = row["figure"].removeprefix("apps-")
     a = common.summary_rows(common.select(d, family="apps", workload=workload, system=row["system"]))
@@ -320,8 +339,7 @@ RULES: dict[tuple[str, str], Callable[[pd.Series, pd.DataFrame], Ours]] = {
                                                            "policy_cpu_share"),
     ("convergence", "convergence_time"): _metric_with_colloid("convergence_time_s", ["contention_change"],
                                                               "contention_change"),
-    ("convergence", "migration_throughput_cost"): _metric_with_colloid(
-        "migration_throughput_cost", ["steady_state"], "needs runs with migration disabled; no family reports it"),
+    ("convergence", "migration_throughput_cost"): _migration_cost,
 }
 
 NOT_SCORED = {

@@ -189,3 +189,23 @@ def test_markdown(ref: pd.DataFrame, tmp_path: Path) -> None:
     assert list(back.columns) == scorecard.COLUMNS
     measured = scorecard.to_markdown(sc, "server1", "numa")
     assert "measured on server1" in measured and "modelled" not in measured
+
+
+def test_migration_cost_from_frozen_runs(ref: pd.DataFrame) -> None:
+    """1 - steady state / frozen, the largest over intensities; outside 0-0.7 % is flagged."""
+    rows = steady({0: 1.0, 1: 1.2})
+    frozen = {0: 100.0 / 0.996, 1: 50.0 * 1.2 / 0.999}  # steady state loses 0.4 % and 0.1 %
+    for i, v in frozen.items():
+        rows.append({**TIER, "experiment": "migration_frozen", "system": "hemem", "colloid": True, "intensity": i,
+                     "metric": "throughput", "unit": "Mops/s", "value": v})
+    r = row(scorecard.build(frame(rows), ref), "convergence", "hemem", "migration_throughput_cost")
+    assert r["ours"] == pytest.approx(0.004)
+    assert bool(r["within"]) is True
+    assert "at 0x" in r["note"]
+    rows[-2]["value"] = 100.0 / 0.98  # 2 % lost to migrations at 0x
+    r = row(scorecard.build(frame(rows), ref), "convergence", "hemem", "migration_throughput_cost")
+    assert r["ours"] == pytest.approx(0.02)
+    assert bool(r["within"]) is False
+    # no frozen runs: said so, not scored
+    r = row(scorecard.build(frame(steady({0: 1.0})), ref), "convergence", "hemem", "migration_throughput_cost")
+    assert math.isnan(r["ours"]) and "migration_frozen" in r["note"]

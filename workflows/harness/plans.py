@@ -144,7 +144,8 @@ def tiering_points(config: dict, mprof: dict) -> dict:
     """Every tiersim point: id -> {experiment, context, args, timeseries}.
 
     The point ids are stable and readable: {system}-c{0|1}-i{k}[-l{ns}][-o{bytes}],
-    static-f{fraction}-i{k}.
+    static-f{fraction}-i{k}. ``migration_frozen`` repeats each steady-state Colloid point with the
+    policy stopped for the averaging window, for the throughput cost of steady-state migrations.
     """
     tc = config["tiering"]
     if not tc["enabled"]:
@@ -198,6 +199,12 @@ def tiering_points(config: dict, mprof: dict) -> dict:
         for c in (False, True):
             for k in tc["intensities"]:
                 add("steady_state", f"{s}-c{int(c)}-i{_fmt(k)}", ctx(s, c, k), argv(s, c, k))
+                if c:
+                    # the same run with the policy stopped when the averaging window opens:
+                    # same seed, same placement at that moment, no migrations after it
+                    dur = tc["system_duration_s"].get(s, tc["duration_s"])
+                    add("migration_frozen", f"{s}-c1-i{_fmt(k)}", ctx(s, c, k),
+                        argv(s, c, k, extra=["--freeze-at", _fmt(max(dur - tc["average_last_s"], 1))]))
                 for ns in tc["unloaded_latency_ns"]:
                     if ns != base_lat:
                         add("unloaded_latency", f"{s}-c{int(c)}-i{_fmt(k)}-l{ns}", ctx(s, c, k, ns), argv(s, c, k, ns))

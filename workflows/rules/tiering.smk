@@ -16,7 +16,7 @@ rule tiersim_point:
     benchmark:
         f"results/{HOST}/benchmarks/tiering/{{experiment}}/{{point}}.tsv"
     wildcard_constraints:
-        experiment="steady_state|best_static|unloaded_latency|object_size|hotset_move|contention_change",
+        experiment="steady_state|best_static|unloaded_latency|object_size|hotset_move|contention_change|migration_frozen",
         point="(?!numa-)[^/]+",
     params:
         spec=tiersim_spec,

@@ -72,6 +72,9 @@ static void usage(FILE *f)
 "  --quantum-ms Q            quantum in ms, must divide 1000 (default: the\n"
 "                            policy's period: hemem 10, tpp 10, memtis 500, static 10)\n"
 "  --average-last S          seconds averaged in the summary (default 30)\n"
+"  --freeze-at S             from S s on the policy no longer runs: placement is\n"
+"                            frozen, no migration (the cost of steady-state\n"
+"                            migrations is then a same-seed comparison)\n"
 "  --event hotset_move@T     move the hot set at T s (repeatable)\n"
 "  --event intensity@T=X     set the antagonist intensity to X at T s\n"
 "  --seed N                  random seed (default 1)\n"
@@ -257,7 +260,7 @@ static void on_signal(int sig)
 
 enum {
 	O_SYSTEM = 256, O_COLLOID, O_DELTAP, O_TIER, O_WORKLOAD, O_WS, O_HOT, O_SHARE,
-	O_OBJ, O_OP, O_APPC, O_ANTU, O_INT, O_SHF, O_REGION, O_DUR, O_QUANT, O_AVG,
+	O_OBJ, O_OP, O_APPC, O_ANTU, O_INT, O_SHF, O_REGION, O_DUR, O_QUANT, O_AVG, O_FREEZE,
 	O_EVENT, O_PARAM, O_SEED, O_TS, O_SUM, O_NOTIME, O_AMLP, O_ASMLP, O_ATHINK,
 	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_CHASHARE, O_PEBSMAX, O_TPPREF,
 };
@@ -283,6 +286,7 @@ int main(int argc, char **argv)
 		{ "duration", required_argument, NULL, O_DUR },
 		{ "quantum-ms", required_argument, NULL, O_QUANT },
 		{ "average-last", required_argument, NULL, O_AVG },
+		{ "freeze-at", required_argument, NULL, O_FREEZE },
 		{ "event", required_argument, NULL, O_EVENT },
 		{ "param", required_argument, NULL, O_PARAM },
 		{ "seed", required_argument, NULL, O_SEED },
@@ -442,6 +446,11 @@ int main(int argc, char **argv)
 			c.quantum_ns = (uint64_t)llround(v * 1e6);
 			if (!c.quantum_ns || 1000000000ULL % c.quantum_ns)
 				die_arg("--quantum-ms must divide 1000, got '%s'", optarg);
+			break;
+		case O_FREEZE:
+			c.freeze_at_s = parse_num(optarg, "--freeze-at");
+			if (!(c.freeze_at_s > 0))
+				die_arg("--freeze-at must be > 0 seconds, got '%s'", optarg);
 			break;
 		case O_AVG:
 			c.average_last_s = parse_num(optarg, "--average-last");

@@ -882,7 +882,7 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 		s->rr_d = rd_r + rd_w > 0 ? rd_r / (rd_r + rd_w) : s->rr_d;
 		s->rr_a = ra_r + ra_w > 0 ? ra_r / (ra_r + ra_w) : s->rr_a;
 
-		if (s->ctx) {
+		if (s->ctx && !(c->freeze_at_s > 0 && (double)t0 >= c->freeze_at_s * 1e9)) {
 			if ((c->system == SYS_HEMEM || c->system == SYS_MEMTIS) &&
 			    feed_samples(s, (double)qns)) {
 				ret = 1;

@@ -44,6 +44,7 @@ struct sim_cfg {
 	double static_hot_fraction;
 	uint64_t region_size;
 	double duration_s, average_last_s;
+	double freeze_at_s;	/* > 0: no policy ticks (no migration) from this time on */
 	uint64_t quantum_ns;	/* 0: the policy's own period */
 	struct sim_event ev[SIM_MAX_EVENTS];
 	int nev;
