@@ -75,7 +75,7 @@ def tiering_rows(host: str = "auto-model") -> list[dict]:
         rows.append({**base, "metric": "hot_in_alternate", "unit": "GiB", "value": 2.0 + 4 * i * on})
         rows.append({**base, "metric": "latency_default", "unit": "ns", "value": 80 + 60 * i * (0.4 if on else 1)})
         rows.append({**base, "metric": "latency_alternate", "unit": "ns", "value": 140.0 + 5 * i})
-        rows.append({**base, "experiment": "cpu_overhead", "metric": "policy_cpu_share", "unit": "fraction",
+        rows.append({**base, "experiment": "cpu_overhead", "metric": "cpu_overhead", "unit": "fraction",
                      "value": 0.005 + 0.003 * on})
     for i, frac in itertools.product([0, 1, 2, 3], [0.5, 0.75, 1.0]):
         rows.append({**tier, "experiment": "best_static", "system": "static", "colloid": False, "intensity": i,

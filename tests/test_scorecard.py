@@ -160,7 +160,7 @@ def test_ours_never_depends_on_published_values(ref: pd.DataFrame) -> None:
     """Scaling every published number leaves every 'ours' unchanged: nothing is copied from them."""
     rows = steady({0: 1.0, 1: 1.2, 2: 1.4, 3: 1.6}) + steady({1: 1.1, 3: 1.3}, system="tpp")
     rows.append({**TIER, "experiment": "cpu_overhead", "system": "hemem", "colloid": True,
-                 "metric": "policy_cpu_share", "value": 0.004})
+                 "metric": "cpu_overhead", "value": 0.004})
     df = frame(rows)
     scaled = ref.copy()
     scaled[["low", "high"]] = scaled[["low", "high"]] * 7.0 + 3.0
