@@ -75,29 +75,20 @@ void colloid_search_update(struct colloid_ctx *ctx)
  * Coldest page of tier @t whose access probability is below @limit and that
  * is not yet in the plan; NIL if none within @budget examinations.
  */
+static bool bin_below(const struct colloid_ctx *ctx, unsigned int b, double limit)
+{
+	return bin_floor(b) / ctx->total_weight < limit;
+}
+
+static bool page_below(struct colloid_ctx *ctx, uint32_t i, double limit)
+{
+	page_refresh(ctx, i);
+	return heat_of(ctx, &ctx->pages[i]) / ctx->total_weight < limit;
+}
+
 static uint32_t find_cold(struct colloid_ctx *ctx, unsigned int t, double limit, uint64_t *budget)
 {
-	for (unsigned int b = 0; b < NB; b++) {
-		if (bin_floor(b) / ctx->total_weight >= limit)
-			return NIL;
-		uint32_t i = ctx->lists[t][b].tail;
-
-		while (i != NIL && *budget) {
-			struct cpage *pg = &ctx->pages[i];
-			uint32_t prev = pg->prev;
-
-			(*budget)--;
-			if (!(pg->flags & PF_MOVED)) {
-				page_refresh(ctx, i);
-				if (heat_of(ctx, pg) / ctx->total_weight < limit)
-					return i;
-			}
-			i = prev;
-		}
-		if (!*budget)
-			return NIL;
-	}
-	return NIL;
+	return cold_walk(ctx, t, bin_below, page_below, limit, budget);
 }
 
 /* Move pages out of the default tier: hot first, summing to ~delta-p. */

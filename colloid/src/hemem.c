@@ -44,25 +44,16 @@ static void hemem_fault(struct colloid_ctx *ctx, uint32_t i, uint64_t since, uin
 	hemem_sample(ctx, i, 0, 1);
 }
 
+static bool hemem_not_hot(struct colloid_ctx *ctx, uint32_t i, double arg)
+{
+	(void)arg;
+	return !(ctx->pages[i].flags & PF_HOT);
+}
+
 /* Coldest non-hot default-tier page not yet in the plan, or NIL. */
 static uint32_t hemem_find_cold(struct colloid_ctx *ctx, uint64_t *budget)
 {
-	unsigned int d = ctx->dflt;
-
-	for (unsigned int b = 0; b < NB; b++) {
-		uint32_t i = ctx->lists[d][b].tail;
-
-		while (i != NIL && *budget) {
-			struct cpage *pg = &ctx->pages[i];
-			uint32_t prev = pg->prev;
-
-			(*budget)--;
-			if (!(pg->flags & (PF_MOVED | PF_HOT)))
-				return i;
-			i = prev;
-		}
-	}
-	return NIL;
+	return cold_walk(ctx, ctx->dflt, NULL, hemem_not_hot, 0, budget);
 }
 
 static void hemem_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, uint64_t q)

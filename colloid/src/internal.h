@@ -325,4 +325,34 @@ static inline unsigned int counts_add(struct colloid_ctx *ctx, uint32_t i, int i
 	return b;
 }
 
+/*
+ * The policies' "coldest page" search: walk tier @t's lists from the
+ * coldest bin up, each from its tail (least recently touched), and return
+ * the first page not yet in the plan that @take accepts (@take may cool the
+ * page first: its list links are read before).  Stops, returning NIL, at
+ * the first bin @bin_ok refuses (NULL: none) or when @budget examinations
+ * are spent.  Inlined with constant predicates at each call site.
+ */
+static inline uint32_t cold_walk(struct colloid_ctx *ctx, unsigned int t,
+				 bool (*bin_ok)(const struct colloid_ctx *ctx, unsigned int b, double arg),
+				 bool (*take)(struct colloid_ctx *ctx, uint32_t i, double arg),
+				 double arg, uint64_t *budget)
+{
+	for (unsigned int b = 0; b < NB; b++) {
+		if (bin_ok && !bin_ok(ctx, b, arg))
+			return NIL;
+		for (uint32_t i = ctx->lists[t][b].tail; i != NIL;) {
+			uint32_t prev = ctx->pages[i].prev;
+
+			if (!*budget)
+				return NIL;
+			(*budget)--;
+			if (!(ctx->pages[i].flags & PF_MOVED) && take(ctx, i, arg))
+				return i;
+			i = prev;
+		}
+	}
+	return NIL;
+}
+
 #endif /* COLLOID_INTERNAL_H */

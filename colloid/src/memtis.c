@@ -62,28 +62,22 @@ static void memtis_fault(struct colloid_ctx *ctx, uint32_t i, uint64_t since, ui
 	memtis_sample(ctx, i, 0, 1);
 }
 
+static bool memtis_bin_cold(const struct colloid_ctx *ctx, unsigned int b, double arg)
+{
+	(void)arg;
+	return bin_pow2(b) < ctx->memtis_thr;
+}
+
+static bool memtis_cold(struct colloid_ctx *ctx, uint32_t i, double arg)
+{
+	page_refresh(ctx, i);
+	return memtis_bin_cold(ctx, ctx->pages[i].bin, arg);
+}
+
 /* Coldest default-tier page below the threshold, not yet in the plan, or NIL. */
 static uint32_t memtis_find_cold(struct colloid_ctx *ctx, uint64_t *budget)
 {
-	unsigned int d = ctx->dflt;
-
-	for (unsigned int b = 0; b < NB && bin_pow2(b) < ctx->memtis_thr; b++) {
-		uint32_t i = ctx->lists[d][b].tail;
-
-		while (i != NIL && *budget) {
-			struct cpage *pg = &ctx->pages[i];
-			uint32_t prev = pg->prev;
-
-			(*budget)--;
-			if (!(pg->flags & PF_MOVED)) {
-				page_refresh(ctx, i);
-				if (bin_pow2(pg->bin) < ctx->memtis_thr)
-					return i;
-			}
-			i = prev;
-		}
-	}
-	return NIL;
+	return cold_walk(ctx, ctx->dflt, memtis_bin_cold, memtis_cold, 0, budget);
 }
 
 static void memtis_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, uint64_t q)
