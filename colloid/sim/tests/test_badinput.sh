@@ -29,5 +29,8 @@ expect2 "missing tier" --system hemem $D
 expect2 "bad event" --system hemem $D $A --event explode@3
 expect2 "unknown param" --system hemem $D $A --param no_such_param=1
 expect2 "bad region size" --system hemem $D $A --region-size 3M
+expect2 "freeze at zero" --system hemem $D $A --freeze-at 0
+expect2 "cha share above 1" --system hemem $D $A --cha-share 1.5
+expect2 "cha share not a number" --system hemem $D $A --cha-share half
 $T --help >/dev/null || { echo "--help failed"; fails=$((fails + 1)); }
 [ "$fails" -eq 0 ]
