@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -19,10 +20,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--csv", required=True, type=Path)
     ap.add_argument("--profile", default=None, help="model host profile name, for the provenance line")
     ap.add_argument("--functional", action="store_true", help="the host's timings are not meaningful (an emulated guest)")
+    ap.add_argument("--calibration", default="[]",
+                    help="JSON list: the model profile's calibrated_on entries (published numbers it was fitted to)")
     args = ap.parse_args(argv)
     df = pd.read_csv(args.measurements, low_memory=False)
     ref = reference.load(args.reference) if args.reference else reference.load()
-    card = scorecard.build(df, ref)
+    card = scorecard.build(df, ref, json.loads(args.calibration))
     tiering = df[df["family"] == "tiering"]
     backend = ", ".join(sorted(tiering["backend"].dropna().astype(str).unique())) or "none"
     host = str(df["host"].dropna().iloc[0]) if not df.empty else "?"

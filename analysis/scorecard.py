@@ -78,7 +78,7 @@ from .figures import common
 
 COLUMNS = [
     "source", "figure", "system", "condition", "metric", "published_low", "published_high", "unit",
-    "ours", "ours_low", "ours_high", "ratio", "tolerance", "within", "backend", "note",
+    "ours", "ours_low", "ours_high", "ratio", "tolerance", "within", "calibrated", "backend", "note",
 ]  # fmt: skip
 
 TOL_RANGE = 0.15
@@ -382,8 +382,23 @@ def _tolerance_text(o: Ours) -> str:
     }.get(o.kind, "")
 
 
-def build(df: pd.DataFrame | None, ref: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per published number: published range, ours, ratio, tolerance, within, note."""
+def _calibration_for(row: pd.Series, calibrated: list[dict]) -> str | None:
+    """The fitted parameter when the model profile was calibrated on this published number."""
+    for c in calibrated:
+        if c.get("source", "colloid-sosp24") != row["source"]:
+            continue
+        if all(c.get(k) in (None, row[k]) for k in ("figure", "metric", "system", "condition")):
+            return str(c.get("parameter", "a model parameter"))
+    return None
+
+
+def build(df: pd.DataFrame | None, ref: pd.DataFrame | None = None,
+          calibrated: list[dict] | None = None) -> pd.DataFrame:
+    """One row per published number: published range, ours, ratio, tolerance, within, note.
+
+    ``calibrated`` lists the published numbers the model profile was fitted to (its
+    ``calibrated_on``); their rows are marked, since matching them validates nothing.
+    """
     ref = reference.load() if ref is None else ref
     d = common.prepare(df)
     out = []
@@ -396,6 +411,7 @@ def build(df: pd.DataFrame | None, ref: pd.DataFrame | None = None) -> pd.DataFr
         else:
             o = rule(row, d)
         computed = not pd.isna(o.value)
+        fitted = _calibration_for(row, calibrated or []) if computed else None
         mid = (row["low"] + row["high"]) / 2
         out.append({
             "source": row["source"], "figure": row["figure"], "system": row["system"],
@@ -407,8 +423,9 @@ def build(df: pd.DataFrame | None, ref: pd.DataFrame | None = None) -> pd.DataFr
             "ratio": o.value / mid if computed and mid != 0 else math.nan,
             "tolerance": _tolerance_text(o) if computed else "",
             "within": _within(o, row["low"], row["high"]) if computed else None,
+            "calibrated": fitted is not None,
             "backend": o.backend if computed else "",
-            "note": o.note,
+            "note": f"calibration target ({fitted}), not a validation; {o.note}" if fitted else o.note,
         })  # fmt: skip
     sc = pd.DataFrame(out, columns=COLUMNS)
     sc["within"] = sc["within"].astype("boolean")
@@ -463,6 +480,9 @@ def to_markdown(scorecard: pd.DataFrame, host: str, backend: str, profile: str |
         prov = f"Our numbers were **measured on {host}** (backend `{backend}`)."
     scored = scorecard[scorecard["ours"].notna()]
     within = int(scored["within"].fillna(False).astype(bool).sum())
+    fitted = scored[scored["calibrated"].fillna(False).astype(bool)]
+    valid = scored.drop(fitted.index)
+    vwithin = int(valid["within"].fillna(False).astype(bool).sum())
     lines = [
         f"# Scorecard: {host}",
         "",
@@ -492,7 +512,9 @@ def to_markdown(scorecard: pd.DataFrame, host: str, backend: str, profile: str |
         "",
         "*ratio* = ours / published midpoint (for a range, the midpoint of ours).",
         "",
-        f"**{len(scored)} of {len(scorecard)} published numbers computed; {within} of {len(scored)} within tolerance.**",
+        f"**{len(scored)} of {len(scorecard)} published numbers computed; {within} of {len(scored)} within tolerance.**"
+        + (f" {len(fitted)} of them are calibration targets (the model was fitted to them); of the other "
+           f"{len(valid)}, the validation numbers, {vwithin} are within tolerance." if len(fitted) else ""),
         "",
         "## Scored",
         "",

@@ -209,3 +209,22 @@ def test_migration_cost_from_frozen_runs(ref: pd.DataFrame) -> None:
     # no frozen runs: said so, not scored
     r = row(scorecard.build(frame(steady({0: 1.0})), ref), "convergence", "hemem", "migration_throughput_cost")
     assert math.isnan(r["ours"]) and "migration_frozen" in r["note"]
+
+
+def test_calibration_targets_are_marked_and_counted_apart(ref: pd.DataFrame) -> None:
+    """A number the model profile was fitted to is flagged and kept out of the validation count."""
+    rows = steady({0: 1.0, 1: 1.3, 2: 1.7, 3: 2.1})
+    for i in (0, 3):
+        for m, v in (("latency_default", 80.0 + 85.0 * i), ("latency_alternate", 135.0)):
+            rows.append({**TIER, "experiment": "steady_state", "system": "hemem", "colloid": False, "intensity": i,
+                         "metric": m, "unit": "ns", "value": v})
+    cal = [{"figure": "motivation", "metric": "default_over_alternate_latency", "parameter": "antagonist MLP 17"}]
+    sc = scorecard.build(frame(rows), ref, cal)
+    r = row(sc, "motivation", "baselines", "default_over_alternate_latency")
+    assert bool(r["calibrated"]) is True and r["note"].startswith("calibration target (antagonist MLP 17)")
+    g = row(sc, "steady-state", "hemem", "colloid_throughput_gain", "intensity 1x-3x")
+    assert bool(g["calibrated"]) is False
+    md = scorecard.to_markdown(sc, "h", "model", "paper-testbed")
+    assert "1 of them are calibration targets" in md
+    # without the profile's list nothing is marked
+    assert not scorecard.build(frame(rows), ref)["calibrated"].any()

@@ -39,9 +39,11 @@ rule scorecard:
     params:
         profile=MODEL_PROFILE["name"] if MODEL_PROFILE else PROFILE["name"],
         functional="--functional" if PROFILE.get("functional") else "",
+        calibration=json.dumps((MODEL_PROFILE or {}).get("calibrated_on", [])),
     shell:
         "python -m analysis.score --measurements {input.csv} --reference {input.ref} "
-        "--profile {params.profile} {params.functional} --md {output.md} --csv {output.csv} > {log} 2>&1"
+        "--profile {params.profile} {params.functional} --calibration {params.calibration:q} "
+        "--md {output.md} --csv {output.csv} > {log} 2>&1"
 
 
 rule contention_point:
