@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,24 @@ static double parse_num(const char *s, const char *what)
 	v = strtod(s, &end);
 	if (end == s || *end || errno || !isfinite(v))
 		die_arg("bad number for %s", what);
+	return v;
+}
+
+/*
+ * A number for option @opt in [lo, hi] ((lo, hi] when @open_lo), an integer
+ * when @integer; anything else is one error line and exit 2.
+ */
+static double num_in(const char *arg, const char *opt, double lo, double hi, bool open_lo,
+		     bool integer)
+{
+	double v = parse_num(arg, opt);
+
+	if ((open_lo ? !(v > lo) : !(v >= lo)) || v > hi || (integer && v != floor(v))) {
+		fprintf(stderr, "%s: error: %s must be %s in %c%g, %g%c, got '%s'\n", prog, opt,
+			integer ? "an integer" : "a number", open_lo ? '(' : '[', lo, hi,
+			isinf(hi) ? ')' : ']', arg);
+		exit(2);
+	}
 	return v;
 }
 
@@ -388,9 +407,7 @@ int main(int argc, char **argv)
 			c.hot_set = parse_size(optarg, "--hot-set");
 			break;
 		case O_SHARE:
-			c.hot_share = parse_num(optarg, "--hot-share");
-			if (c.hot_share < 0 || c.hot_share > 1)
-				die_arg("--hot-share must be in 0..1, got '%s'", optarg);
+			c.hot_share = num_in(optarg, "--hot-share", 0, 1, false, false);
 			break;
 		case O_OBJ:
 			c.object_bytes = parse_size(optarg, "--object-size");
@@ -406,24 +423,16 @@ int main(int argc, char **argv)
 				die_arg("--op must be rmw or read, got '%s'", optarg);
 			break;
 		case O_APPC:
-			c.app_cores = parse_num(optarg, "--app-cores");
-			if (c.app_cores < 1 || c.app_cores > 4096)
-				die_arg("--app-cores must be 1..4096, got '%s'", optarg);
+			c.app_cores = num_in(optarg, "--app-cores", 1, 4096, false, false);
 			break;
 		case O_ANTU:
-			c.antag_per_unit = parse_num(optarg, "--antagonist-cores-per-unit");
-			if (c.antag_per_unit < 0 || c.antag_per_unit > 4096)
-				die_arg("--antagonist-cores-per-unit must be 0..4096, got '%s'", optarg);
+			c.antag_per_unit = num_in(optarg, "--antagonist-cores-per-unit", 0, 4096, false, false);
 			break;
 		case O_INT:
-			c.intensity = parse_num(optarg, "--intensity");
-			if (c.intensity < 0 || c.intensity > MAX_INTENSITY)
-				die_arg("--intensity must be in 0..10, got '%s'", optarg);
+			c.intensity = num_in(optarg, "--intensity", 0, MAX_INTENSITY, false, false);
 			break;
 		case O_SHF:
-			c.static_hot_fraction = parse_num(optarg, "--static-hot-fraction");
-			if (c.static_hot_fraction < 0 || c.static_hot_fraction > 1)
-				die_arg("--static-hot-fraction must be in 0..1, got '%s'", optarg);
+			c.static_hot_fraction = num_in(optarg, "--static-hot-fraction", 0, 1, false, false);
 			break;
 		case O_REGION:
 			v = parse_size(optarg, "--region-size");
@@ -434,28 +443,19 @@ int main(int argc, char **argv)
 			c.region_size = (uint64_t)v;
 			break;
 		case O_DUR:
-			c.duration_s = parse_num(optarg, "--duration");
-			if (c.duration_s < 1 || c.duration_s > 1e6 || c.duration_s != floor(c.duration_s))
-				die_arg("--duration must be an integer number of seconds >= 1, got '%s'",
-					optarg);
+			c.duration_s = num_in(optarg, "--duration", 1, 1e6, false, true);
 			break;
 		case O_QUANT:
-			v = parse_num(optarg, "--quantum-ms");
-			if (!(v > 0) || v > 1000)
-				die_arg("--quantum-ms must be in (0, 1000], got '%s'", optarg);
+			v = num_in(optarg, "--quantum-ms", 0, 1000, true, false);
 			c.quantum_ns = (uint64_t)llround(v * 1e6);
 			if (!c.quantum_ns || 1000000000ULL % c.quantum_ns)
 				die_arg("--quantum-ms must divide 1000, got '%s'", optarg);
 			break;
 		case O_FREEZE:
-			c.freeze_at_s = parse_num(optarg, "--freeze-at");
-			if (!(c.freeze_at_s > 0))
-				die_arg("--freeze-at must be > 0 seconds, got '%s'", optarg);
+			c.freeze_at_s = num_in(optarg, "--freeze-at", 0, INFINITY, true, false);
 			break;
 		case O_AVG:
-			c.average_last_s = parse_num(optarg, "--average-last");
-			if (c.average_last_s < 1 || c.average_last_s != floor(c.average_last_s))
-				die_arg("--average-last must be an integer >= 1, got '%s'", optarg);
+			c.average_last_s = num_in(optarg, "--average-last", 1, INFINITY, false, true);
 			break;
 		case O_EVENT:
 			parse_event(&c, optarg);
@@ -464,9 +464,7 @@ int main(int argc, char **argv)
 			parse_param(&c, optarg);
 			break;
 		case O_SEED:
-			v = parse_num(optarg, "--seed");
-			if (v < 0 || v != floor(v) || v > 9007199254740992.0)
-				die_arg("--seed must be a non-negative integer, got '%s'", optarg);
+			v = num_in(optarg, "--seed", 0, 9007199254740992.0, false, true);
 			c.seed = (uint64_t)v;
 			break;
 		case O_TS:
@@ -479,54 +477,34 @@ int main(int argc, char **argv)
 			c.timing = 0;
 			break;
 		case O_AMLP:
-			c.app_mlp = parse_num(optarg, "--app-mlp");
-			if (!(c.app_mlp > 0) || c.app_mlp > 1024)
-				die_arg("--app-mlp must be in (0, 1024], got '%s'", optarg);
+			c.app_mlp = num_in(optarg, "--app-mlp", 0, 1024, true, false);
 			break;
 		case O_ASMLP:
-			c.app_stream_mlp = parse_num(optarg, "--app-stream-mlp");
-			if (!(c.app_stream_mlp > 0) || c.app_stream_mlp > 1024)
-				die_arg("--app-stream-mlp must be in (0, 1024], got '%s'", optarg);
+			c.app_stream_mlp = num_in(optarg, "--app-stream-mlp", 0, 1024, true, false);
 			break;
 		case O_ATHINK:
-			c.app_think_ns = parse_num(optarg, "--app-think-ns");
-			if (c.app_think_ns < 0 || c.app_think_ns > 1e9)
-				die_arg("--app-think-ns must be >= 0, got '%s'", optarg);
+			c.app_think_ns = num_in(optarg, "--app-think-ns", 0, 1e9, false, false);
 			break;
 		case O_BMLP:
-			c.antag_mlp = parse_num(optarg, "--antagonist-mlp");
-			if (c.antag_mlp < 0 || c.antag_mlp > 1024)
-				die_arg("--antagonist-mlp must be in 0..1024, got '%s'", optarg);
+			c.antag_mlp = num_in(optarg, "--antagonist-mlp", 0, 1024, false, false);
 			break;
 		case O_BTHINK:
-			c.antag_think_ns = parse_num(optarg, "--antagonist-think-ns");
-			if (c.antag_think_ns < 0 || c.antag_think_ns > 1e9)
-				die_arg("--antagonist-think-ns must be >= 0, got '%s'", optarg);
+			c.antag_think_ns = num_in(optarg, "--antagonist-think-ns", 0, 1e9, false, false);
 			break;
 		case O_CHAPOLL:
-			c.cha_poll_us = parse_num(optarg, "--cha-poll-us");
-			if (!(c.cha_poll_us >= 1) || c.cha_poll_us > 1e6)
-				die_arg("--cha-poll-us must be in 1..1000000, got '%s'", optarg);
+			c.cha_poll_us = num_in(optarg, "--cha-poll-us", 1, 1e6, false, false);
 			break;
 		case O_CHASHARE:
-			c.cha_share = parse_num(optarg, "--cha-share");
-			if (!(c.cha_share > 0) || c.cha_share > 1)
-				die_arg("--cha-share must be in (0, 1], got '%s'", optarg);
+			c.cha_share = num_in(optarg, "--cha-share", 0, 1, true, false);
 			break;
 		case O_CHANOISE:
-			c.cha_noise = parse_num(optarg, "--cha-noise");
-			if (c.cha_noise < 0 || c.cha_noise > 2)
-				die_arg("--cha-noise must be in 0..2, got '%s'", optarg);
+			c.cha_noise = num_in(optarg, "--cha-noise", 0, 2, false, false);
 			break;
 		case O_PEBSMAX:
-			c.pebs_max_rate = parse_num(optarg, "--pebs-max-rate");
-			if (!(c.pebs_max_rate >= 1))
-				die_arg("--pebs-max-rate must be >= 1, got '%s'", optarg);
+			c.pebs_max_rate = num_in(optarg, "--pebs-max-rate", 1, INFINITY, false, false);
 			break;
 		case O_TPPREF:
-			c.tpp_ref_rate = parse_num(optarg, "--tpp-ref-rate");
-			if (!(c.tpp_ref_rate >= 0 && c.tpp_ref_rate <= 1e9))
-				die_arg("--tpp-ref-rate must be in 0..1e9, got '%s'", optarg);
+			c.tpp_ref_rate = num_in(optarg, "--tpp-ref-rate", 0, 1e9, false, false);
 			break;
 		default:
 			fprintf(stderr, "%s: error: bad option (see --help)\n", prog);
