@@ -91,134 +91,97 @@ static uint32_t find_cold(struct colloid_ctx *ctx, unsigned int t, double limit,
 	return cold_walk(ctx, t, bin_below, page_below, limit, budget);
 }
 
-/* Move pages out of the default tier: hot first, summing to ~delta-p. */
-static void balance_out(struct colloid_ctx *ctx, struct plan *pl, double remaining,
-			uint64_t *budget)
+struct balance_walk {
+	struct plan *pl;
+	double remaining;	/* delta-p still to move */
+	uint64_t *budget;
+};
+
+/* out: move a default-tier page of probability <= remaining to a lower tier */
+static int balance_out_visit(struct colloid_ctx *ctx, uint32_t i, uint32_t heat, void *arg)
 {
+	struct balance_walk *w = arg;
 	const double tw = ctx->total_weight;
-	unsigned int d = ctx->dflt;
+	double prob = heat / tw;
+	int to, ret;
 
-	for (int b = NB - 1; b >= 1; b--) {
-		if (bin_floor(b) / tw > remaining)
-			continue;
-		uint32_t i = ctx->lists[d][b].head;
-		unsigned int miss = 0;
-
-		while (i != NIL && miss++ < BIN_MISS_LIMIT) {
-			struct cpage *pg = &ctx->pages[i];
-			uint32_t next = pg->next;
-			double prob;
-			uint32_t h;
-			int to, ret;
-
-			if (!*budget)
-				return;
-			(*budget)--;
-			page_prefetch(ctx->pages, next);
-			page_prefetch(ctx->pages, pg->prev);
-			if (pg->flags & PF_MOVED) {
-				i = next;
-				continue;
-			}
-			if (!page_in_bin(ctx, i, (unsigned int)b, &h)) {
-				i = next;
-				continue;
-			}
-			prob = h / tw;
-			if (prob > 0 && prob <= remaining) {
-				to = tier_pick_lower(ctx, d);
-				if (to < 0)
-					return;
-				ret = plan_add(ctx, pl, i, (unsigned int)to);
-				if (ret == -ENOSPC)
-					return;
-				if (!ret) {
-					miss = 0;
-					remaining -= prob;
-					if (remaining * tw < 1)	/* no page can fit any more */
-						return;
-				}
-			}
-			i = next;
-		}
-	}
+	if (!(prob > 0 && prob <= w->remaining))
+		return HW_SKIP;
+	to = tier_pick_lower(ctx, ctx->dflt);
+	if (to < 0)
+		return HW_STOP;
+	ret = plan_add(ctx, w->pl, i, (unsigned int)to);
+	if (ret == -ENOSPC)
+		return HW_STOP;
+	if (ret)
+		return HW_SKIP;
+	w->remaining -= prob;
+	return w->remaining * tw < 1 ? HW_STOP : HW_TOOK; /* no page can fit any more */
 }
 
-/* Move pages into the default tier: hot first, swapping with cold pages when full. */
-static void balance_in(struct colloid_ctx *ctx, struct plan *pl, double remaining,
-		       uint64_t *budget)
+/* in: move a slower-tier page of probability <= remaining up, swapping with a colder page when full */
+static int balance_in_visit(struct colloid_ctx *ctx, uint32_t i, uint32_t heat, void *arg)
 {
+	struct balance_walk *w = arg;
 	const double tw = ctx->total_weight;
 	unsigned int d = ctx->dflt;
+	double prob = heat / tw, net;
+	int r = HW_SKIP, to;
+	uint32_t c;
+
+	if (prob <= 0 || prob > w->remaining)
+		return HW_SKIP;
+	if (tier_room(ctx, d)) {
+		int ret = plan_add(ctx, w->pl, i, d);
+
+		if (ret == -ENOSPC)
+			return HW_STOP;
+		if (!ret) {
+			w->remaining -= prob;
+			r = HW_TOOK;
+		}
+	} else {
+		if (!ctx->prm.swap_pairs)
+			return HW_STOP;
+		/* a swap needs two plan slots and two pages of budget */
+		if (w->pl->cap - w->pl->n < 2 || w->pl->bytes_left < 2.0 * (double)ctx->page_size)
+			return HW_STOP;
+		c = find_cold(ctx, d, prob, w->budget);
+		if (c == NIL)
+			return HW_STOP;
+		to = tier_pick_lower(ctx, d);
+		if (to < 0)
+			return HW_STOP;
+		net = prob - heat_of(ctx, &ctx->pages[c]) / tw;
+		if (plan_add(ctx, w->pl, c, (unsigned int)to))
+			return HW_STOP;
+		if (plan_add(ctx, w->pl, i, d))
+			return HW_STOP;
+		w->remaining -= net;
+		r = HW_TOOK;
+	}
+	return w->remaining * tw < 1 ? HW_STOP : r;
+}
+
+/*
+ * Move pages out of (direction < 0) or into the default tier, hottest bins
+ * first, summing to ~delta-p; bins whose floor exceeds what is left are passed.
+ */
+static void balance_walk(struct colloid_ctx *ctx, struct plan *pl, bool out, uint64_t *budget)
+{
+	struct balance_walk w = { pl, ctx->delta_p, budget };
 
 	for (int b = NB - 1; b >= 1; b--) {
-		if (bin_floor(b) / tw > remaining)
+		if (bin_floor((unsigned int)b) / ctx->total_weight > w.remaining)
 			continue;
-		for (unsigned int k = 1; k < ctx->ntiers; k++) {
-			unsigned int t = ctx->order[k];
-			uint32_t i = ctx->lists[t][b].head;
-			unsigned int miss = 0;
-
-			while (i != NIL && miss++ < BIN_MISS_LIMIT) {
-				struct cpage *pg = &ctx->pages[i];
-				uint32_t next = pg->next;
-				double prob, net;
-				uint32_t c, h;
-				int to;
-
-				if (!*budget)
-					return;
-				(*budget)--;
-				page_prefetch(ctx->pages, next);
-				page_prefetch(ctx->pages, pg->prev);
-				if (pg->flags & PF_MOVED) {
-					i = next;
-					continue;
-				}
-				if (!page_in_bin(ctx, i, (unsigned int)b, &h)) {
-					i = next;
-					continue;
-				}
-				prob = h / tw;
-				if (prob <= 0 || prob > remaining) {
-					i = next;
-					continue;
-				}
-				if (tier_room(ctx, d)) {
-					int ret = plan_add(ctx, pl, i, d);
-
-					if (ret == -ENOSPC)
-						return;
-					if (!ret) {
-						remaining -= prob;
-						miss = 0;
-					}
-				} else {
-					if (!ctx->prm.swap_pairs)
-						return;
-					/* a swap needs two plan slots and two pages of budget */
-					if (pl->cap - pl->n < 2 ||
-					    pl->bytes_left < 2.0 * (double)ctx->page_size)
-						return;
-					c = find_cold(ctx, d, prob, budget);
-					if (c == NIL)
-						return;
-					to = tier_pick_lower(ctx, d);
-					if (to < 0)
-						return;
-					net = prob - heat_of(ctx, &ctx->pages[c]) / tw;
-					if (plan_add(ctx, pl, c, (unsigned int)to))
-						return;
-					if (plan_add(ctx, pl, i, d))
-						return;
-					remaining -= net;
-					miss = 0;
-				}
-				if (remaining * tw < 1)
-					return;
-				i = next;
-			}
+		if (out) {
+			if (!hot_walk(ctx, ctx->dflt, (unsigned int)b, true, balance_out_visit, &w, budget))
+				return;
+			continue;
 		}
+		for (unsigned int k = 1; k < ctx->ntiers; k++)
+			if (!hot_walk(ctx, ctx->order[k], (unsigned int)b, true, balance_in_visit, &w, budget))
+				return;
 	}
 }
 
@@ -229,8 +192,5 @@ void colloid_balance(struct colloid_ctx *ctx, struct plan *pl)
 	if (ctx->direction == 0 || ctx->delta_p <= 0 || ctx->total_weight <= 0)
 		return;
 	budget = (uint64_t)(ctx->prm.scan_limit * (double)(pl->cap ? pl->cap : 1)) + 64;
-	if (ctx->direction < 0)
-		balance_out(ctx, pl, ctx->delta_p, &budget);
-	else
-		balance_in(ctx, pl, ctx->delta_p, &budget);
+	balance_walk(ctx, pl, ctx->direction < 0, &budget);
 }

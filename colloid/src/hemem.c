@@ -56,11 +56,29 @@ static uint32_t hemem_find_cold(struct colloid_ctx *ctx, uint64_t *budget)
 	return cold_walk(ctx, ctx->dflt, NULL, hemem_not_hot, 0, budget);
 }
 
+struct hemem_walk {
+	struct plan *pl;
+	uint64_t *budget;
+};
+
+/* promote a hot slower-tier page; when the default tier is full, demote a cold one first */
+static int hemem_promote(struct colloid_ctx *ctx, uint32_t i, uint32_t heat, void *arg)
+{
+	struct hemem_walk *w = arg;
+	unsigned int d = ctx->dflt;
+
+	(void)heat;
+	if (!(ctx->pages[i].flags & PF_HOT))
+		return HW_SKIP;
+	return plan_promote(ctx, w->pl, i, d, !tier_room(ctx, d), hemem_find_cold, w->budget) ? HW_STOP
+												: HW_TOOK;
+}
+
 static void hemem_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, uint64_t q)
 {
-	unsigned int d = ctx->dflt;
 	uint32_t min_hot = (uint32_t)ctx->prm.hemem_write_hot;
 	uint64_t budget = (uint64_t)(ctx->prm.scan_limit * (double)(pl->cap ? pl->cap : 1)) + 64;
+	struct hemem_walk w = { pl, &budget };
 	int min_bin;
 
 	(void)now;
@@ -71,35 +89,9 @@ static void hemem_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, u
 
 	/* hottest first: bins from the top, every slower tier */
 	for (int b = NB - 1; b >= min_bin; b--) {
-		for (unsigned int k = 1; k < ctx->ntiers; k++) {
-			unsigned int t = ctx->order[k];
-			uint32_t i = ctx->lists[t][b].head;
-			unsigned int miss = 0;
-
-			while (i != NIL && miss++ < BIN_MISS_LIMIT) {
-				struct cpage *pg = &ctx->pages[i];
-				uint32_t next = pg->next;
-
-				if (!budget)
-					return;
-				budget--;
-				page_prefetch(ctx->pages, next);
-				page_prefetch(ctx->pages, pg->prev);
-				if (pg->flags & PF_MOVED) {
-					i = next;
-					continue;
-				}
-				if (!(pg->flags & PF_HOT)) {
-					i = next;
-					continue;
-				}
-				/* full: demote a cold page first, or stop */
-				if (plan_promote(ctx, pl, i, d, !tier_room(ctx, d), hemem_find_cold, &budget))
-					return;
-				miss = 0;
-				i = next;
-			}
-		}
+		for (unsigned int k = 1; k < ctx->ntiers; k++)
+			if (!hot_walk(ctx, ctx->order[k], (unsigned int)b, false, hemem_promote, &w, &budget))
+				return;
 	}
 }
 

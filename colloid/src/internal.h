@@ -355,4 +355,46 @@ static inline uint32_t cold_walk(struct colloid_ctx *ctx, unsigned int t,
 	return NIL;
 }
 
+/* What hot_walk()'s visitor did with a page. */
+enum { HW_SKIP, HW_TOOK, HW_STOP };
+
+/*
+ * The policies' "hottest pages" walk over one list, (tier @t, bin @b), from
+ * its head (most recently touched): pages already in the plan are passed
+ * over, and with @check_bin so are pages whose cooled heat left bin @b
+ * (page_in_bin() re-bins them); every other page goes to @visit with its
+ * heat (0 without @check_bin).  HW_SKIP counts as a miss, HW_TOOK resets
+ * the count, and BIN_MISS_LIMIT misses in a row end the list.  Returns
+ * false when the whole walk must end: @visit said HW_STOP, or @budget
+ * examinations are spent.  Inlined with a constant visitor at each call.
+ */
+static inline bool hot_walk(struct colloid_ctx *ctx, unsigned int t, unsigned int b, bool check_bin,
+			    int (*visit)(struct colloid_ctx *ctx, uint32_t i, uint32_t heat, void *arg),
+			    void *arg, uint64_t *budget)
+{
+	uint32_t i = ctx->lists[t][b].head;
+	unsigned int miss = 0;
+
+	while (i != NIL && miss++ < BIN_MISS_LIMIT) {
+		struct cpage *pg = &ctx->pages[i];
+		uint32_t next = pg->next, h = 0;
+
+		if (!*budget)
+			return false;
+		(*budget)--;
+		page_prefetch(ctx->pages, next);
+		page_prefetch(ctx->pages, pg->prev);
+		if (!(pg->flags & PF_MOVED) && (!check_bin || page_in_bin(ctx, i, b, &h))) {
+			int r = visit(ctx, i, h, arg);
+
+			if (r == HW_STOP)
+				return false;
+			if (r == HW_TOOK)
+				miss = 0;
+		}
+		i = next;
+	}
+	return true;
+}
+
 #endif /* COLLOID_INTERNAL_H */

@@ -80,11 +80,30 @@ static uint32_t memtis_find_cold(struct colloid_ctx *ctx, uint64_t *budget)
 	return cold_walk(ctx, ctx->dflt, memtis_bin_cold, memtis_cold, 0, budget);
 }
 
+struct memtis_walk {
+	struct plan *pl;
+	uint64_t keep;
+	uint64_t *budget;
+};
+
+/* promote a page at or above the threshold; make room below the free target first */
+static int memtis_promote(struct colloid_ctx *ctx, uint32_t i, uint32_t heat, void *arg)
+{
+	struct memtis_walk *w = arg;
+	unsigned int d = ctx->dflt;
+
+	(void)heat;
+	return plan_promote(ctx, w->pl, i, d, tier_room(ctx, d) <= w->keep, memtis_find_cold, w->budget)
+		       ? HW_STOP
+		       : HW_TOOK;
+}
+
 static void memtis_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, uint64_t q)
 {
 	unsigned int d = ctx->dflt;
 	uint64_t budget = (uint64_t)(ctx->prm.scan_limit * (double)(pl->cap ? pl->cap : 1)) + 64;
 	uint64_t keep = (uint64_t)(ctx->prm.memtis_free_target * (double)ctx->tiers[d].cap_pages);
+	struct memtis_walk w = { pl, keep, &budget };
 	uint32_t c;
 	int to;
 
@@ -101,36 +120,10 @@ static void memtis_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, 
 	}
 
 	/* promotion daemon: hot pages, hottest bins first */
-	for (int b = NB - 1; b >= 1 && bin_pow2((unsigned int)b) >= ctx->memtis_thr; b--) {
-		for (unsigned int k = 1; k < ctx->ntiers; k++) {
-			unsigned int t = ctx->order[k];
-			uint32_t i = ctx->lists[t][b].head;
-			unsigned int miss = 0;
-
-			while (i != NIL && miss++ < BIN_MISS_LIMIT) {
-				struct cpage *pg = &ctx->pages[i];
-				uint32_t next = pg->next, h;
-
-				if (!budget)
-					return;
-				budget--;
-				page_prefetch(ctx->pages, next);
-				page_prefetch(ctx->pages, pg->prev);
-				if (pg->flags & PF_MOVED) {
-					i = next;
-					continue;
-				}
-				if (!page_in_bin(ctx, i, (unsigned int)b, &h)) {
-					i = next;
-					continue;
-				}
-				if (plan_promote(ctx, pl, i, d, tier_room(ctx, d) <= keep, memtis_find_cold, &budget))
-					return;
-				miss = 0;
-				i = next;
-			}
-		}
-	}
+	for (int b = NB - 1; b >= 1 && bin_pow2((unsigned int)b) >= ctx->memtis_thr; b--)
+		for (unsigned int k = 1; k < ctx->ntiers; k++)
+			if (!hot_walk(ctx, ctx->order[k], (unsigned int)b, true, memtis_promote, &w, &budget))
+				return;
 }
 
 static double memtis_hot_threshold(const struct colloid_ctx *ctx)
