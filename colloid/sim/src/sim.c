@@ -929,8 +929,8 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 		acc[M_BW_A] += s->tr.ba * 1e3;
 		acc[M_INTENSITY] += s->intensity;
 		/* share of the tier's wall bandwidth at this quantum's read ratio */
-		acc[M_UTIL_D] += s->tr.bd / curve_bmax(&s->tier[0], in.rr_d);
-		acc[M_UTIL_A] += s->tr.ba / curve_bmax(&s->tier[1], in.rr_a);
+		acc[M_UTIL_D] += s->tr.bd / s->tr.bmax_d;
+		acc[M_UTIL_A] += s->tr.ba / s->tr.bmax_a;
 		nacc++;
 		s->mig_bytes_prev = migr;
 		s->mig_to_d_prev = s->mig_to_d;

@@ -87,6 +87,7 @@ struct traffic_out {
 	double xa, xb;		/* requests/ns */
 	double ld, la;		/* ns */
 	double bd, ba;		/* bytes/ns */
+	double bmax_d, bmax_a;	/* each tier's wall at its read ratio, bytes/ns */
 	int wall_d, wall_a;	/* solved on a saturation wall */
 };
 

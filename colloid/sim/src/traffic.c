@@ -215,6 +215,8 @@ done:
 	out->la = la;
 	out->bd = bd;
 	out->ba = ba;
+	out->bmax_d = c.bmax_d;
+	out->bmax_a = c.bmax_a;
 	out->xb = in->nb > 0 ? in->nb / (in->zb + ld) : 0.0;
 	if (!isfinite(ld) || !isfinite(la) || !isfinite(xa))
 		return -ERANGE;
