@@ -424,11 +424,16 @@ static int feed_refs(struct sim *s, double qns)
  * unmaps both tiers.  The first access to an unmapped region takes a hint
  * fault after an exponential time with the region's true access rate.
  */
+static bool scan_unmaps(const struct sim *s, uint64_t r)
+{
+	return s->cfg->colloid || s->where[r] != 0; /* tiering mode leaves top-tier PTEs alone */
+}
+
 static int feed_faults(struct sim *s, uint64_t t0, double qns)
 {
 	double per = s->prm.tpp_scan_size_bytes * qns / (s->scan_window_ms * 1e6);
 	double reg = (double)s->region;
-	uint64_t nscan = 0, i, nf = 0, t1 = t0 + (uint64_t)qns, walked = 0;
+	uint64_t nscan = 0, i, nf = 0, t1 = t0 + (uint64_t)qns;
 	double rate_scale = s->tr.xa; /* accesses/ns to the whole working set */
 	struct fault_ev ev;
 
@@ -436,26 +441,22 @@ static int feed_faults(struct sim *s, uint64_t t0, double qns)
 	s->scan_pages = fmin(s->scan_pages + per, fmax(s->prm.tpp_scan_size_bytes, reg));
 	s->scan_virt = fmin(s->scan_virt + 8.0 * per, fmax(8.0 * s->prm.tpp_scan_size_bytes, reg));
 	/* regions this quantum's walk covers, and which of them it unmaps */
-	for (uint64_t r = s->scan_cursor; walked < s->nreg; r = (r + 1) % s->nreg) {
-		bool unmap = s->cfg->colloid || s->where[r] != 0;
+	for (uint64_t r = s->scan_cursor; nscan < s->nreg; r = (r + 1) % s->nreg, nscan++) {
+		bool unmap = scan_unmaps(s, r);
 
 		if (s->scan_virt < reg || (unmap && s->scan_pages < reg))
 			break;
 		s->scan_virt -= reg;
 		if (unmap)
 			s->scan_pages -= reg;
-		walked++;
 	}
-	nscan = walked;
 	for (i = 0; i < nscan; i++) {
 		uint64_t r = s->scan_cursor;
 		double lam = rate_scale * s->wl->prob[r];
 
 		s->scan_cursor = (s->scan_cursor + 1) % s->nreg;
-		if (s->pending[r] || !(lam > 0))
+		if (s->pending[r] || !(lam > 0) || !scan_unmaps(s, r))
 			continue;
-		if (!s->cfg->colloid && s->where[r] == 0)
-			continue;	/* tiering mode leaves top-tier PTEs alone */
 		/* spread the scan over the quantum */
 		ev.scan_ns = t0 + (uint64_t)((double)i * qns / (double)nscan);
 		ev.t_ns = ev.scan_ns + (uint64_t)fmin(rng_exp(&s->rng_scan, lam), 1e15);
@@ -511,10 +512,11 @@ static int redraw_faults(struct sim *s, uint64_t now)
 }
 
 /* CHA-style latency: every cha_poll_ns the monitor reads per-tier TOR
- * occupancy and inserts of the application's demand reads; the library
- * smooths both with its EWMA and divides (Little's law), as colloid-mon
- * does.  Latency varies around the true loaded latency by a lognormal
- * factor of sigma cha_noise per poll. */
+ * occupancy and inserts of the application's demand reads (cha_share of
+ * them: what the system's monitor counts); the library smooths both with
+ * its EWMA and divides (Little's law), as colloid-mon and released HeMem
+ * do.  Latency varies around the true loaded latency by a lognormal factor
+ * of sigma cha_noise per poll. */
 static int feed_cha(struct sim *s, double qns)
 {
 	double dt = s->cha_poll_ns;
