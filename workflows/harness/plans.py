@@ -168,6 +168,9 @@ def tiering_points(config: dict, mprof: dict) -> dict:
         return ["--tier", f"default:{d['curve']}:capacity={_fmt(d['capacity_gib'])}",
                 "--tier", f"alternate:{curves[alt_ns]}:capacity={_fmt(a['capacity_gib'])}"]
 
+    def steady_s(system: str) -> float:
+        return tc["system_duration_s"].get(system, tc["duration_s"])
+
     def argv(system: str, colloid: bool, intensity: float, alt_ns: int = base_lat, obj: int | None = None,
              duration: float | None = None, extra: list[str] | None = None) -> list[str]:
         a = ["build/bin/tiersim", "--system", system]
@@ -175,7 +178,7 @@ def tiering_points(config: dict, mprof: dict) -> dict:
             a += ["--colloid", "on" if colloid else "off", "--delta-p", tc["delta_p"]]
         a += tier_args(alt_ns)
         if duration is None:
-            duration = tc["system_duration_s"].get(system, tc["duration_s"])
+            duration = steady_s(system)
         a += ["--workload", "gups", "--working-set", w["working_set"], "--hot-set", w["hot_set"],
               "--hot-share", _fmt(w["hot_share"]), "--object-size", str(obj or w["object_bytes"]), "--op", w["op"],
               "--app-cores", str(w["app_cores"]), "--antagonist-cores-per-unit", str(mprof["cpus"]["cores_per_unit"]),
@@ -202,9 +205,9 @@ def tiering_points(config: dict, mprof: dict) -> dict:
                 if c:
                     # the same run with the policy stopped when the averaging window opens:
                     # same seed, same placement at that moment, no migrations after it
-                    dur = tc["system_duration_s"].get(s, tc["duration_s"])
+                    freeze = _fmt(max(steady_s(s) - tc["average_last_s"], 1))
                     add("migration_frozen", f"{s}-c1-i{_fmt(k)}", ctx(s, c, k),
-                        argv(s, c, k, extra=["--freeze-at", _fmt(max(dur - tc["average_last_s"], 1))]))
+                        argv(s, c, k, extra=["--freeze-at", freeze]))
                 for ns in tc["unloaded_latency_ns"]:
                     if ns != base_lat:
                         add("unloaded_latency", f"{s}-c{int(c)}-i{_fmt(k)}-l{ns}", ctx(s, c, k, ns), argv(s, c, k, ns))
