@@ -85,15 +85,21 @@ void mc_usage(FILE *f)
 	fputs(usage_text, f);
 }
 
+/* "memchar: <prefix><message>\n" on stderr */
+static void vsay(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "memchar: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int mc_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("memchar: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay("error: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return MC_EXIT_USAGE;
 }
 
@@ -101,22 +107,18 @@ void mc_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("memchar: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay("error: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void mc_progress(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("memchar: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 enum {
