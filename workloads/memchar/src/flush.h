@@ -7,6 +7,19 @@
 
 #include "memchar.h"
 
+/* one 64-byte line of eight regular 64-bit stores of @v (the write kernels' body) */
+static inline __attribute__((always_inline)) void mc_store_line(uint64_t *p, uint64_t v)
+{
+	p[0] = v;
+	p[1] = v;
+	p[2] = v;
+	p[3] = v;
+	p[4] = v;
+	p[5] = v;
+	p[6] = v;
+	p[7] = v;
+}
+
 static inline __attribute__((always_inline)) void
 mc_flush_line(void *p, enum mc_flush f)
 {

@@ -207,14 +207,7 @@ static always_inline void k_write(uint64_t *p, size_t n, uint64_t v,
 				  unsigned int delay)
 {
 	for (size_t i = 0; i < n; i++, p += MC_LINE_WORDS, v++) {
-		p[0] = v;
-		p[1] = v;
-		p[2] = v;
-		p[3] = v;
-		p[4] = v;
-		p[5] = v;
-		p[6] = v;
-		p[7] = v;
+		mc_store_line(p, v);
 		if (delay)
 			mc_spin(delay);
 	}
@@ -245,14 +238,7 @@ static always_inline void k_pwrite(uint64_t *p, size_t n, uint64_t v,
 				   unsigned int delay, enum mc_flush f)
 {
 	for (size_t i = 0; i < n; i++, p += MC_LINE_WORDS, v++) {
-		p[0] = v;
-		p[1] = v;
-		p[2] = v;
-		p[3] = v;
-		p[4] = v;
-		p[5] = v;
-		p[6] = v;
-		p[7] = v;
+		mc_store_line(p, v);
 		mc_flush_line(p, f);
 		mc_store_fence();
 		if (delay)
@@ -274,14 +260,7 @@ static always_inline uint64_t k_mix(const uint64_t *src, uint64_t *dst,
 			s2 += src[2] + src[6];
 			s3 += src[3] + src[7];
 		}
-		dst[0] = v;
-		dst[1] = v;
-		dst[2] = v;
-		dst[3] = v;
-		dst[4] = v;
-		dst[5] = v;
-		dst[6] = v;
-		dst[7] = v;
+		mc_store_line(dst, v);
 		if (delay)
 			mc_spin(delay);
 	}

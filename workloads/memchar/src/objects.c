@@ -207,14 +207,7 @@ static always_inline void run_write(struct mc_objs *o, uint64_t count,
 		uint64_t v = write_line(o, idx, 0);
 
 		for (size_t l = 0; l < lines; l++, p += MC_LINE_WORDS, v++) {
-			p[0] = v;
-			p[1] = v;
-			p[2] = v;
-			p[3] = v;
-			p[4] = v;
-			p[5] = v;
-			p[6] = v;
-			p[7] = v;
+			mc_store_line(p, v);
 			if (f != MC_FLUSH_NONE)
 				mc_flush_line(p, f);
 		}
