@@ -51,11 +51,17 @@ static void usage(FILE *f)
 "                            param:L0=NS,a=NS,k=EXP,bsat=MBPS (hosts/curves/README.md).\n"
 "                            Capacity defaults: default = working set / 3,\n"
 "                            alternate = working set\n"
-"workload (GUPS):\n"
-"  --workload gups           the only model workload so far (default gups)\n"
+"workload:\n"
+"  --workload gups|zipf      gups: a hot set sharing --hot-share of the accesses\n"
+"                            uniformly, the rest uniform; zipf: regions in a\n"
+"                            seeded random ranking, rank k gets ~k^-theta\n"
+"                            (default gups)\n"
 "  --working-set SIZE        bytes, suffix K/M/G/T (binary) (default 72G)\n"
-"  --hot-set SIZE            bytes (default 20G)\n"
-"  --hot-share F             share of accesses to the hot set, 0..1 (default 0.9)\n"
+"  --hot-set SIZE            bytes (default 20G); zipf: the top-ranked regions\n"
+"                            reported as hot and placed first by static\n"
+"  --hot-share F             gups: share of accesses to the hot set, 0..1\n"
+"                            (default 0.9)\n"
+"  --zipf-theta T            zipf: skew exponent, 0..10 (default 0.99, YCSB's)\n"
 "  --object-size BYTES       bytes per access, 64..1048576 (default 64)\n"
 "  --op rmw|read             read-modify-write or read-only (default rmw)\n"
 "host model (defaults: the paper testbed calibration):\n"
@@ -278,7 +284,7 @@ static void on_signal(int sig)
 }
 
 enum {
-	O_SYSTEM = 256, O_COLLOID, O_DELTAP, O_TIER, O_WORKLOAD, O_WS, O_HOT, O_SHARE,
+	O_SYSTEM = 256, O_COLLOID, O_DELTAP, O_TIER, O_WORKLOAD, O_WS, O_HOT, O_SHARE, O_THETA,
 	O_OBJ, O_OP, O_APPC, O_ANTU, O_INT, O_SHF, O_REGION, O_DUR, O_QUANT, O_AVG, O_FREEZE,
 	O_EVENT, O_PARAM, O_SEED, O_TS, O_SUM, O_NOTIME, O_AMLP, O_ASMLP, O_ATHINK,
 	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_CHASHARE, O_PEBSMAX, O_TPPREF,
@@ -295,6 +301,7 @@ int main(int argc, char **argv)
 		{ "working-set", required_argument, NULL, O_WS },
 		{ "hot-set", required_argument, NULL, O_HOT },
 		{ "hot-share", required_argument, NULL, O_SHARE },
+		{ "zipf-theta", required_argument, NULL, O_THETA },
 		{ "object-size", required_argument, NULL, O_OBJ },
 		{ "op", required_argument, NULL, O_OP },
 		{ "app-cores", required_argument, NULL, O_APPC },
@@ -326,7 +333,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct sim_cfg c;
-	int seen_tier[2] = { 0, 0 }, have_system = 0, o, ret;
+	int seen_tier[2] = { 0, 0 }, have_system = 0, have_share = 0, have_theta = 0, o, ret;
 	double v;
 	struct sigaction sa;
 
@@ -337,6 +344,8 @@ int main(int argc, char **argv)
 	c.working_set = 72.0 * 1073741824.0;
 	c.hot_set = 20.0 * 1073741824.0;
 	c.hot_share = 0.9;
+	c.workload = WL_GUPS;
+	c.zipf_theta = 0.99;
 	c.object_bytes = 64;
 	c.rmw = 1;
 	c.app_cores = 15;
@@ -397,8 +406,12 @@ int main(int argc, char **argv)
 			parse_tier(&c, optarg, seen_tier);
 			break;
 		case O_WORKLOAD:
-			if (strcmp(optarg, "gups"))
-				die_arg("unknown workload '%s' (gups)", optarg);
+			if (!strcmp(optarg, "gups"))
+				c.workload = WL_GUPS;
+			else if (!strcmp(optarg, "zipf"))
+				c.workload = WL_ZIPF;
+			else
+				die_arg("unknown workload '%s' (gups, zipf)", optarg);
 			break;
 		case O_WS:
 			c.working_set = parse_size(optarg, "--working-set");
@@ -408,6 +421,11 @@ int main(int argc, char **argv)
 			break;
 		case O_SHARE:
 			c.hot_share = num_in(optarg, "--hot-share", 0, 1, false, false);
+			have_share = 1;
+			break;
+		case O_THETA:
+			c.zipf_theta = num_in(optarg, "--zipf-theta", 0, 10, false, false);
+			have_theta = 1;
 			break;
 		case O_OBJ:
 			c.object_bytes = parse_size(optarg, "--object-size");
@@ -519,6 +537,10 @@ int main(int argc, char **argv)
 		die_arg("%s", "--tier default:CURVE and --tier alternate:CURVE are required");
 	if (c.hot_set > c.working_set)
 		die_arg("%s", "--hot-set is larger than --working-set");
+	if (c.workload == WL_ZIPF && have_share)
+		die_arg("%s", "--hot-share is for --workload gups; zipf's skew is --zipf-theta");
+	if (c.workload == WL_GUPS && have_theta)
+		die_arg("%s", "--zipf-theta needs --workload zipf");
 	if (c.working_set < (double)c.region_size)
 		die_arg("%s", "--working-set is smaller than one region");
 	if (c.average_last_s > c.duration_s)

@@ -680,7 +680,6 @@ static int write_summary(struct sim *s, double sim_s)
 static int setup(struct sim *s)
 {
 	const struct sim_cfg *c = s->cfg;
-	struct gups_cfg g;
 	char err[512];
 	int i, ret;
 
@@ -696,13 +695,21 @@ static int setup(struct sim *s)
 	rng_seed(&s->rng_scan, c->seed, 3);
 	rng_seed(&s->rng_cha, c->seed, 4);
 	rng_seed(&s->rng_ref, c->seed, 5);
-	g.working_set = c->working_set;
-	g.hot_set = c->hot_set;
-	g.hot_share = c->hot_share;
-	g.object_bytes = c->object_bytes;
-	g.rmw = c->rmw;
-	g.region_size = c->region_size;
-	ret = workload_gups_new(&g, &s->rng_wl, &s->wl);
+	if (c->workload == WL_ZIPF) {
+		struct zipf_cfg z = {
+			.working_set = c->working_set, .hot_set = c->hot_set, .theta = c->zipf_theta,
+			.object_bytes = c->object_bytes, .rmw = c->rmw, .region_size = c->region_size,
+		};
+
+		ret = workload_zipf_new(&z, &s->rng_wl, &s->wl);
+	} else {
+		struct gups_cfg g = {
+			.working_set = c->working_set, .hot_set = c->hot_set, .hot_share = c->hot_share,
+			.object_bytes = c->object_bytes, .rmw = c->rmw, .region_size = c->region_size,
+		};
+
+		ret = workload_gups_new(&g, &s->rng_wl, &s->wl);
+	}
 	if (ret)
 		return fail(s, "cannot create workload: %s", strerror(-ret));
 	s->region = c->region_size;

@@ -12,6 +12,7 @@
 #define SIM_MAX_PARAMS 64
 
 enum sim_system { SYS_STATIC = 0, SYS_HEMEM, SYS_TPP, SYS_MEMTIS };
+enum sim_workload { WL_GUPS = 0, WL_ZIPF };
 
 struct sim_event {
 	double t_s;
@@ -33,7 +34,9 @@ struct sim_cfg {
 	double capacity[2];	/* bytes; <0: default */
 
 	/* workload */
+	enum sim_workload workload;
 	double working_set, hot_set, hot_share, object_bytes;
+	double zipf_theta;
 	int rmw;
 
 	/* host model */

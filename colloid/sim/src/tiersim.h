@@ -130,6 +130,16 @@ struct gups_cfg {
 };
 
 int workload_gups_new(const struct gups_cfg *cfg, struct rng *r, struct workload **out);
+
+struct zipf_cfg {
+	double working_set, hot_set;	/* bytes; hot set: the top-ranked regions (reporting) */
+	double theta;			/* region of rank k gets a share ~ k^-theta, 0..10 */
+	double object_bytes;
+	int rmw;
+	uint64_t region_size;
+};
+
+int workload_zipf_new(const struct zipf_cfg *cfg, struct rng *r, struct workload **out);
 void workload_destroy(struct workload *w);
 
 /* ----------------------------------------------------------- alias table */

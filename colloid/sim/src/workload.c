@@ -6,6 +6,15 @@
  * subset) share hot_share of the accesses uniformly; the other regions share
  * the rest uniformly.  Event "hotset_move": the hot set becomes cold and a
  * fresh random subset of the previously cold regions becomes hot.
+ *
+ * Zipf: region k of a seeded random ranking (k = 1..R) gets a share
+ * proportional to k^-theta (theta = 0 is uniform; YCSB's default is 0.99),
+ * as a key-value store whose keys are laid out in popularity order would
+ * see it at page granularity.  The top-ranked regions that fill hot_set
+ * bytes are flagged hot for reporting and for static placement.  Event
+ * "hotset_move": a new ranking whose top hot_set regions are drawn among
+ * the previously unflagged ones; the others take the remaining ranks in
+ * random order.
  */
 #include <errno.h>
 #include <math.h>
@@ -85,6 +94,32 @@ static const struct workload_ops gups_ops = {
 	.destroy = gups_destroy,
 };
 
+/* A workload of nregions with prob/hot allocated; priv and ops set by the caller. */
+static struct workload *wl_alloc(uint64_t nregions, double object_bytes, int rmw)
+{
+	struct workload *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->nregions = nregions;
+	w->prob = malloc(nregions * sizeof(*w->prob));
+	w->hot = calloc(nregions, 1);
+	if (!w->prob || !w->hot) {
+		free(w->prob);
+		free(w->hot);
+		free(w);
+		return NULL;
+	}
+	w->object_bytes = object_bytes;
+	w->write_frac = rmw ? 1.0 : 0.0;
+	return w;
+}
+
+static uint64_t regions_of(double bytes, uint64_t region_size)
+{
+	return (uint64_t)ceil(bytes / (double)region_size);
+}
+
 int workload_gups_new(const struct gups_cfg *cfg, struct rng *r, struct workload **out)
 {
 	struct workload *w;
@@ -95,40 +130,135 @@ int workload_gups_new(const struct gups_cfg *cfg, struct rng *r, struct workload
 	    cfg->hot_set > cfg->working_set || !(cfg->hot_share >= 0 && cfg->hot_share <= 1) ||
 	    !(cfg->object_bytes >= 1))
 		return -EINVAL;
-	w = calloc(1, sizeof(*w));
+	w = wl_alloc(regions_of(cfg->working_set, cfg->region_size), cfg->object_bytes, cfg->rmw);
 	g = calloc(1, sizeof(*g));
-	if (!w || !g)
-		goto nomem;
+	if (w)
+		w->ops = &gups_ops;
+	if (!w || !g || !(g->perm = malloc(w->nregions * sizeof(*g->perm)))) {
+		free(g);
+		workload_destroy(w);
+		return -ENOMEM;
+	}
 	w->priv = g;
-	w->ops = &gups_ops;
 	g->cfg = *cfg;
-	w->nregions = (uint64_t)ceil(cfg->working_set / (double)cfg->region_size);
 	g->nhot = (uint64_t)llround(cfg->hot_set / (double)cfg->region_size);
 	if (g->nhot > w->nregions)
 		g->nhot = w->nregions;
-	w->prob = malloc(w->nregions * sizeof(*w->prob));
-	w->hot = calloc(w->nregions, 1);
-	g->perm = malloc(w->nregions * sizeof(*g->perm));
-	if (!w->prob || !w->hot || !g->perm)
-		goto nomem;
-	w->object_bytes = cfg->object_bytes;
-	w->write_frac = cfg->rmw ? 1.0 : 0.0;
 	pick_subset(w, r, 0);
 	for (i = 0; i < w->nregions; i++)
 		w->hot[i] = w->hot[i] == 2;
 	gups_fill(w);
 	*out = w;
 	return 0;
-nomem:
-	if (w) {
-		free(w->prob);
-		free(w->hot);
+}
+
+/* ------------------------------------------------------------------ zipf */
+
+struct zipf {
+	double theta;
+	uint64_t nhot;
+	uint64_t *rank_of; /* rank_of[k] = the region of rank k (0 = most popular) */
+	double norm;	   /* sum of (k+1)^-theta */
+};
+
+static void zipf_fill(struct workload *w)
+{
+	struct zipf *z = w->priv;
+	uint64_t k;
+
+	for (k = 0; k < w->nregions; k++) {
+		uint64_t i = z->rank_of[k];
+
+		w->prob[i] = pow((double)(k + 1), -z->theta) / z->norm;
+		w->hot[i] = k < z->nhot;
 	}
-	if (g)
-		free(g->perm);
-	free(g);
-	free(w);
-	return -ENOMEM;
+	w->version++;
+}
+
+/* shuffle rank_of[from..n) in place */
+static void shuffle_tail(struct zipf *z, uint64_t from, uint64_t n, struct rng *r)
+{
+	for (uint64_t i = from; i + 1 < n; i++) {
+		uint64_t j = i + rng_below(r, n - i), t = z->rank_of[i];
+
+		z->rank_of[i] = z->rank_of[j];
+		z->rank_of[j] = t;
+	}
+}
+
+static int zipf_event(struct workload *w, const char *name, double value, struct rng *r)
+{
+	struct zipf *z = w->priv;
+	uint64_t i, m = 0, n = w->nregions;
+
+	(void)value;
+	if (strcmp(name, "hotset_move"))
+		return -ENOENT;
+	if (z->nhot * 2 > n)
+		return -EINVAL;
+	/* the previously unflagged regions first, then the old hot ones */
+	for (i = 0; i < n; i++)
+		if (!w->hot[i])
+			z->rank_of[m++] = i;
+	for (i = 0; i < n; i++)
+		if (w->hot[i])
+			z->rank_of[m++] = i;
+	/* a random ranking of the unflagged ones gives the new top ranks ... */
+	shuffle_tail(z, 0, n - z->nhot, r);
+	/* ... and everything below the top, old hot set included, is reshuffled */
+	shuffle_tail(z, z->nhot, n, r);
+	zipf_fill(w);
+	return 0;
+}
+
+static void zipf_destroy(struct workload *w)
+{
+	struct zipf *z = w->priv;
+
+	if (z)
+		free(z->rank_of);
+	free(z);
+}
+
+static const struct workload_ops zipf_ops = {
+	.name = "zipf",
+	.event = zipf_event,
+	.destroy = zipf_destroy,
+};
+
+int workload_zipf_new(const struct zipf_cfg *cfg, struct rng *r, struct workload **out)
+{
+	struct workload *w;
+	struct zipf *z;
+	uint64_t k;
+
+	if (!(cfg->working_set > 0) || cfg->region_size == 0 || !(cfg->hot_set >= 0) ||
+	    cfg->hot_set > cfg->working_set || !(cfg->theta >= 0 && cfg->theta <= 10) ||
+	    !(cfg->object_bytes >= 1))
+		return -EINVAL;
+	w = wl_alloc(regions_of(cfg->working_set, cfg->region_size), cfg->object_bytes, cfg->rmw);
+	z = calloc(1, sizeof(*z));
+	if (w)
+		w->ops = &zipf_ops;
+	if (!w || !z || !(z->rank_of = malloc(w->nregions * sizeof(*z->rank_of)))) {
+		free(z);
+		workload_destroy(w);
+		return -ENOMEM;
+	}
+	w->priv = z;
+	z->theta = cfg->theta;
+	z->nhot = (uint64_t)llround(cfg->hot_set / (double)cfg->region_size);
+	if (z->nhot > w->nregions)
+		z->nhot = w->nregions;
+	/* summed smallest first, so the total does not depend on rounding order */
+	for (k = w->nregions; k > 0; k--)
+		z->norm += pow((double)k, -z->theta);
+	for (k = 0; k < w->nregions; k++)
+		z->rank_of[k] = k;
+	shuffle_tail(z, 0, w->nregions, r);
+	zipf_fill(w);
+	*out = w;
+	return 0;
 }
 
 void workload_destroy(struct workload *w)

@@ -32,5 +32,10 @@ expect2 "bad region size" --system hemem $D $A --region-size 3M
 expect2 "freeze at zero" --system hemem $D $A --freeze-at 0
 expect2 "cha share above 1" --system hemem $D $A --cha-share 1.5
 expect2 "cha share not a number" --system hemem $D $A --cha-share half
+expect2 "unknown workload" --system hemem $D $A --workload silo
+expect2 "hot share with zipf" --system hemem $D $A --workload zipf --hot-share 0.9
+expect2 "zipf theta with gups" --system hemem $D $A --zipf-theta 0.99
+expect2 "zipf theta negative" --system hemem $D $A --workload zipf --zipf-theta -1
+expect2 "zipf hot-set move too big" --system hemem $D $A --workload zipf --hot-set 40G --event hotset_move@1
 $T --help >/dev/null || { echo "--help failed"; fails=$((fails + 1)); }
 [ "$fails" -eq 0 ]

@@ -19,4 +19,10 @@ grep -q policy_cpu_share "$d/sum1" && { echo "--no-timing ignored"; exit 1; }
 # with timing the share is there and is the only extra row
 $T $args --seed 7 --summary "$d/sum4" || exit 1
 grep -v policy_cpu_share "$d/sum4" | cmp -s - "$d/sum1" || { echo "timing changed results"; exit 1; }
+# the zipf workload too, hot-set move included
+for i in 5 6; do
+	$T $args --workload zipf --zipf-theta 1.1 --hot-set 8G --seed 7 --timeseries "$d/ts$i" || exit 1
+done
+cmp -s "$d/ts5" "$d/ts6" || { echo "zipf time series differ"; exit 1; }
+cmp -s "$d/ts5" "$d/ts1" && { echo "--workload zipf has no effect"; exit 1; }
 exit 0
