@@ -341,9 +341,12 @@ static int policy_init(struct sim *s)
  * access (the first line of an object misses; the prefetched rest does not
  * count as a miss), taken every load_period / store_period events and drawn
  * from the true probabilities.  HeMem's period is fixed, so every sample is
- * delivered.  MEMTIS's sampler raises its period to bound its CPU use; it is
- * modelled by at most pebs_max_rate calls per second, each call carrying
- * weight k (the number of samples it stands for). */
+ * delivered.  MEMTIS's sampler raises its period to bound its CPU use: it
+ * is modelled by thinning the samples to at most pebs_max_rate per second.
+ * Each delivered sample counts one, as in MEMTIS (update_pginfo() adds one
+ * per record; cooling and threshold adaptation run every
+ * htmm_cooling_period / htmm_adaptation_period *records*), so a raised
+ * period also stretches MEMTIS's cooling and adaptation in time. */
 static int feed_samples(struct sim *s, double qns)
 {
 	double acc = s->tr.xa * qns;
@@ -351,13 +354,11 @@ static int feed_samples(struct sim *s, double qns)
 	double ev_s = s->wl->write_frac > 0 ? acc / s->store_period : 0;
 	double qs = qns * 1e-9, k = 1;
 	uint64_t nl, ns, i, n;
-	uint32_t w;
 
 	if (s->cfg->system == SYS_MEMTIS)
 		k = ceil((ev_l + ev_s) / (s->cfg->pebs_max_rate * qs));
 	if (k < 1)
 		k = 1;
-	w = (uint32_t)k;
 	nl = rng_poisson(&s->rng_obs, ev_l / k);
 	ns = rng_poisson(&s->rng_obs, ev_s / k);
 	n = nl + ns;
@@ -374,7 +375,7 @@ static int feed_samples(struct sim *s, double qns)
 		s->sbuf[i].is_write = i >= nl;
 	}
 	TIMED(s, for (i = 0; i < n; i++)
-		colloid_sample(s->ctx, s->sbuf[i].page, (int)s->sbuf[i].is_write, w));
+		colloid_sample(s->ctx, s->sbuf[i].page, (int)s->sbuf[i].is_write, 1));
 	return 0;
 }
 
