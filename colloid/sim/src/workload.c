@@ -94,30 +94,41 @@ static const struct workload_ops gups_ops = {
 	.destroy = gups_destroy,
 };
 
-/* A workload of nregions with prob/hot allocated; priv and ops set by the caller. */
-static struct workload *wl_alloc(uint64_t nregions, double object_bytes, int rmw)
+/*
+ * What both constructors share: check the layout, allocate the workload
+ * (prob, hot) and one uint64_t per region of scratch (*index), and count the
+ * hot regions.  The caller sets priv and fills prob.
+ */
+static int wl_start(double working_set, double hot_set, double object_bytes, int rmw,
+		    uint64_t region_size, const struct workload_ops *ops, struct workload **out,
+		    uint64_t **index, uint64_t *nhot)
 {
-	struct workload *w = calloc(1, sizeof(*w));
+	struct workload *w;
 
+	if (!(working_set > 0) || region_size == 0 || !(hot_set >= 0) || hot_set > working_set ||
+	    !(object_bytes >= 1))
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
 	if (!w)
-		return NULL;
-	w->nregions = nregions;
-	w->prob = malloc(nregions * sizeof(*w->prob));
-	w->hot = calloc(nregions, 1);
-	if (!w->prob || !w->hot) {
-		free(w->prob);
-		free(w->hot);
-		free(w);
-		return NULL;
+		return -ENOMEM;
+	w->ops = ops;
+	w->nregions = (uint64_t)ceil(working_set / (double)region_size);
+	w->prob = malloc(w->nregions * sizeof(*w->prob));
+	w->hot = calloc(w->nregions, 1);
+	*index = malloc(w->nregions * sizeof(**index));
+	if (!w->prob || !w->hot || !*index) {
+		free(*index);
+		*index = NULL;
+		workload_destroy(w);
+		return -ENOMEM;
 	}
 	w->object_bytes = object_bytes;
 	w->write_frac = rmw ? 1.0 : 0.0;
-	return w;
-}
-
-static uint64_t regions_of(double bytes, uint64_t region_size)
-{
-	return (uint64_t)ceil(bytes / (double)region_size);
+	*nhot = (uint64_t)llround(hot_set / (double)region_size);
+	if (*nhot > w->nregions)
+		*nhot = w->nregions;
+	*out = w;
+	return 0;
 }
 
 int workload_gups_new(const struct gups_cfg *cfg, struct rng *r, struct workload **out)
@@ -125,25 +136,21 @@ int workload_gups_new(const struct gups_cfg *cfg, struct rng *r, struct workload
 	struct workload *w;
 	struct gups *g;
 	uint64_t i;
+	int ret;
 
-	if (!(cfg->working_set > 0) || cfg->region_size == 0 || !(cfg->hot_set >= 0) ||
-	    cfg->hot_set > cfg->working_set || !(cfg->hot_share >= 0 && cfg->hot_share <= 1) ||
-	    !(cfg->object_bytes >= 1))
+	if (!(cfg->hot_share >= 0 && cfg->hot_share <= 1))
 		return -EINVAL;
-	w = wl_alloc(regions_of(cfg->working_set, cfg->region_size), cfg->object_bytes, cfg->rmw);
 	g = calloc(1, sizeof(*g));
-	if (w)
-		w->ops = &gups_ops;
-	if (!w || !g || !(g->perm = malloc(w->nregions * sizeof(*g->perm)))) {
-		free(g);
-		workload_destroy(w);
+	if (!g)
 		return -ENOMEM;
+	ret = wl_start(cfg->working_set, cfg->hot_set, cfg->object_bytes, cfg->rmw,
+		       cfg->region_size, &gups_ops, &w, &g->perm, &g->nhot);
+	if (ret) {
+		free(g);
+		return ret;
 	}
 	w->priv = g;
 	g->cfg = *cfg;
-	g->nhot = (uint64_t)llround(cfg->hot_set / (double)cfg->region_size);
-	if (g->nhot > w->nregions)
-		g->nhot = w->nregions;
 	pick_subset(w, r, 0);
 	for (i = 0; i < w->nregions; i++)
 		w->hot[i] = w->hot[i] == 2;
@@ -231,25 +238,21 @@ int workload_zipf_new(const struct zipf_cfg *cfg, struct rng *r, struct workload
 	struct workload *w;
 	struct zipf *z;
 	uint64_t k;
+	int ret;
 
-	if (!(cfg->working_set > 0) || cfg->region_size == 0 || !(cfg->hot_set >= 0) ||
-	    cfg->hot_set > cfg->working_set || !(cfg->theta >= 0 && cfg->theta <= 10) ||
-	    !(cfg->object_bytes >= 1))
+	if (!(cfg->theta >= 0 && cfg->theta <= 10))
 		return -EINVAL;
-	w = wl_alloc(regions_of(cfg->working_set, cfg->region_size), cfg->object_bytes, cfg->rmw);
 	z = calloc(1, sizeof(*z));
-	if (w)
-		w->ops = &zipf_ops;
-	if (!w || !z || !(z->rank_of = malloc(w->nregions * sizeof(*z->rank_of)))) {
-		free(z);
-		workload_destroy(w);
+	if (!z)
 		return -ENOMEM;
+	ret = wl_start(cfg->working_set, cfg->hot_set, cfg->object_bytes, cfg->rmw,
+		       cfg->region_size, &zipf_ops, &w, &z->rank_of, &z->nhot);
+	if (ret) {
+		free(z);
+		return ret;
 	}
 	w->priv = z;
 	z->theta = cfg->theta;
-	z->nhot = (uint64_t)llround(cfg->hot_set / (double)cfg->region_size);
-	if (z->nhot > w->nregions)
-		z->nhot = w->nregions;
 	/* summed smallest first, so the total does not depend on rounding order */
 	for (k = w->nregions; k > 0; k--)
 		z->norm += pow((double)k, -z->theta);

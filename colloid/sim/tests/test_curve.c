@@ -10,15 +10,8 @@
 
 #include "tiersim.h"
 
-#define CHECK(cond, ...)                                        \
-	do {                                                    \
-		if (!(cond)) {                                  \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);           \
-			fputc('\n', stderr);                    \
-			goto err;                               \
-		}                                               \
-	} while (0)
+#define CHECK_ON_FAIL goto err
+#include "check.h"
 
 static int near(double a, double b)
 {

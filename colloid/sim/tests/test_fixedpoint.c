@@ -8,15 +8,8 @@
 
 #include "tiersim.h"
 
-#define CHECK(cond, ...)                                        \
-	do {                                                    \
-		if (!(cond)) {                                  \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);           \
-			fputc('\n', stderr);                    \
-			goto err;                               \
-		}                                               \
-	} while (0)
+#define CHECK_ON_FAIL goto err
+#include "check.h"
 
 static int close_to(double a, double b, double rel)
 {

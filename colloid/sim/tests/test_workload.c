@@ -19,15 +19,8 @@
 
 static int fails;
 
-#define CHECK(cond, ...)                                        \
-	do {                                                    \
-		if (!(cond)) {                                  \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);           \
-			fputc('\n', stderr);                    \
-			fails++;                                \
-		}                                               \
-	} while (0)
+#define CHECK_ON_FAIL fails++
+#include "check.h"
 
 static int cmp_desc(const void *a, const void *b)
 {
