@@ -33,7 +33,8 @@ cpu-overhead / cpu_overhead                    mean ``cpu_overhead`` with Colloi
                                                ``cpu_overhead`` when present): measured policy
                                                CPU plus the modelled monitor core, per app core
 convergence / convergence_time                 mean ``convergence_time_s`` with Colloid in
-                                               ``contention_change``
+                                               ``contention_change`` (the note adds the
+                                               hot-set move at 0x, not scored)
 convergence / migration_throughput_cost        largest over intensities of 1 - X(steady_state)
                                                / X(migration_frozen), with Colloid: the same
                                                seeded run with the policy stopped for the
@@ -292,6 +293,18 @@ def _metric_with_colloid(metric: str, experiments: list[str], what: str) -> Call
     return rule
 
 
+def _convergence(row: pd.Series, d: pd.DataFrame) -> Ours:
+    """Scored on the contention change (0x -> 3x); the hot-set move at 0x, which the paper calls about the same,
+    is named in the note beside it."""
+    ours = _metric_with_colloid("convergence_time_s", ["contention_change"], "contention_change")(row, d)
+    t = common.select(d, family="tiering", metric="convergence_time_s", system=row["system"],
+                      experiment="hotset_move")
+    t = t[t["value"].notna() & common.colloid_is(t, True) & (t["intensity"] == 0)]
+    if not math.isnan(ours.value) and not t.empty:
+        ours.note += f"; not scored: after a hot-set move at 0x {t['value'].mean():g} s"
+    return ours
+
+
 def _migration_cost(row: pd.Series, d: pd.DataFrame) -> Ours:
     """1 - X(steady state) / X(same run, policy stopped for the averaging window); largest over intensities."""
     t = common.summary_rows(common.select(d, family="tiering", metric="throughput", system=row["system"],
@@ -338,8 +351,7 @@ RULES: dict[tuple[str, str], Callable[[pd.Series, pd.DataFrame], Ours]] = {
     ("object-size-heatmap", "alternate_bandwidth_utilization"): _object_alt_bandwidth,
     ("cpu-overhead", "cpu_overhead"): _metric_with_colloid("cpu_overhead", ["cpu_overhead", "steady_state"],
                                                            "cpu_overhead: policy CPU + monitor core per app core"),
-    ("convergence", "convergence_time"): _metric_with_colloid("convergence_time_s", ["contention_change"],
-                                                              "contention_change"),
+    ("convergence", "convergence_time"): _convergence,
     ("convergence", "migration_throughput_cost"): _migration_cost,
 }
 

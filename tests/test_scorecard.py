@@ -92,6 +92,18 @@ def test_point_tolerance_convergence(ref: pd.DataFrame) -> None:
     memtis = row(sc, "convergence", "memtis", "convergence_time")
     assert bool(memtis["within"]) is False  # 40 s vs 25 s: +60 %
     assert math.isnan(row(sc, "convergence", "tpp", "convergence_time")["ours"])
+    assert "hot-set move" not in hemem["note"]
+
+
+def test_convergence_note_names_hotset_move_but_scores_contention(ref: pd.DataFrame) -> None:
+    rows = [{**TIER, "experiment": "contention_change", "system": "memtis", "colloid": True, "intensity": 0,
+             "metric": "convergence_time_s", "unit": "s", "value": 5.0}]
+    for i, val in [(0, 23.0), (3, 0.0)]:
+        rows.append({**TIER, "experiment": "hotset_move", "system": "memtis", "colloid": True, "intensity": i,
+                     "metric": "convergence_time_s", "unit": "s", "value": val})
+    r = row(scorecard.build(frame(rows), ref), "convergence", "memtis", "convergence_time")
+    assert r["ours"] == pytest.approx(5.0)  # scored on the contention change only
+    assert "after a hot-set move at 0x 23 s" in r["note"]  # the 0x move only, not the 3x one
 
 
 def test_gap_to_best_static_and_latency_ratio(ref: pd.DataFrame) -> None:
