@@ -159,3 +159,79 @@ def test_real_profile_rejected_on_this_machine_when_node_missing():
         pytest.skip("this machine has two memory nodes")
     with pytest.raises(ConfigError, match="NUMA node 1 does not exist"):
         profile.resolve("icelake-2s", facts)
+
+
+CURVE_HEADER = "read_ratio,bandwidth_mbps,latency_ns\n"
+
+
+def model_profile(tmp_path, alternate: str, variant: str | None = None) -> str:
+    """A two-tier model profile over the shipped default curve and the given alternate curve."""
+    default = profile.REPO / "hosts/curves/paper-default.csv"
+    text = ("name: x\ntiers:\n"
+            f"  - {{name: default, kind: model, curve: '{default}', capacity_gib: 24}}\n"
+            f"  - {{name: alternate, kind: model, curve: '{alternate}', capacity_gib: 72}}\n")
+    if variant:
+        text += f"alternate_variants: {{'192': '{variant}'}}\n"
+    return write(tmp_path, text)
+
+
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        ("rr,bw,lat\n1,0,100\n1,10,200\n", "header must be read_ratio,bandwidth_mbps,latency_ns"),
+        (CURVE_HEADER, "no data rows"),
+        (CURVE_HEADER + "1,-5,100\n1,10,200\n", "line 2: read_ratio must be 0..1"),
+        (CURVE_HEADER + "1.5,0,100\n1.5,10,200\n", "line 2: read_ratio must be 0..1"),
+        (CURVE_HEADER + "1,abc,100\n1,10,200\n", "line 2: malformed row"),
+        (CURVE_HEADER + "1,0,300\n", "fewer than 2 usable points"),
+        (CURVE_HEADER + "1,0,300\n1,10,200\n", "fewer than 2 usable points"),  # latency falls as bandwidth rises
+        (CURVE_HEADER + "# comment\n\n1,0,30\n1,9000,40\n", "must be below this alternate curve"),  # faster than default
+    ],
+)
+def test_model_curve_contents_checked_before_jobs(tmp_path, content, needle):
+    c = tmp_path / "alt.csv"
+    c.write_text(content)
+    with pytest.raises(ConfigError) as e:
+        profile.resolve(model_profile(tmp_path, str(c)), FACTS)
+    msg = str(e.value)
+    assert needle in msg and "\n" not in msg and "host.yaml" in msg
+
+
+def test_model_curve_forms_accepted(tmp_path):
+    mess = tmp_path / "mess"
+    mess.mkdir()
+    (mess / "bwlat_100.txt").write_text("0 140\n30000 150\n60000 400\n")
+    (mess / "bwlat_50.txt").write_text("0 140\n50000 160\n")
+    (mess / "notes.txt").write_text("ignored\n")
+    prof = profile.resolve(model_profile(tmp_path, str(mess), variant="param:L0=192,a=20,k=3,bsat=42000"), FACTS)
+    assert prof["backend"] == "model" and prof["alternate_variants"] == {192: "param:L0=192,a=20,k=3,bsat=42000"}
+
+
+@pytest.mark.parametrize(
+    "setup, needle",
+    [
+        (lambda d: None, "no bwlat_<readpct>.txt files"),
+        (lambda d: (d / "bwlat_150.txt").write_text("0 140\n10 150\n"), "read percentage above 100"),
+        (lambda d: (d / "bwlat_100.txt").write_text("0 140\nfast slow\n"), "malformed line"),
+    ],
+)
+def test_mess_directory_checked(tmp_path, setup, needle):
+    d = tmp_path / "mess"
+    d.mkdir()
+    setup(d)
+    with pytest.raises(ConfigError, match=needle):
+        profile.resolve(model_profile(tmp_path, str(d)), FACTS)
+
+
+@pytest.mark.parametrize(
+    "variant, needle",
+    [
+        ("param:L0=abc,a=20,k=3,bsat=40000", "alternate_variants/192: parametric curve .*bad value for L0"),
+        ("param:L0=192,a=20,k=3", "needs L0>0, a>=0, k>0, bsat>0"),
+        ("param:L0=50,a=20,k=3,bsat=40000", "alternate_variants/192: the default tier's unloaded latency"),
+    ],
+)
+def test_variant_curves_checked(tmp_path, variant, needle):
+    alt = profile.REPO / "hosts/curves/paper-alternate-135.csv"
+    with pytest.raises(ConfigError, match=needle):
+        profile.resolve(model_profile(tmp_path, str(alt), variant=variant), FACTS)

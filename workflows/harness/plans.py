@@ -117,6 +117,45 @@ def _fmt(x: float) -> str:
     return f"{x:g}"
 
 
+def _bytes(size: str) -> float:
+    return _mib(size) * (1 << 20)
+
+
+def _check_tiering(tc: dict, tiers: dict, src: str) -> None:
+    """What tiersim would refuse, said before any job starts (one line, naming the config key)."""
+    where = "experiment config: tiering"
+    dyn, w = tc["dynamics"], tc["workload"]
+    systems = [s for s in tc["systems"] if s != "static"]
+    runs = {"duration_s": tc["duration_s"], **{f"system_duration_s/{s}": v for s, v in tc["system_duration_s"].items()}}
+    for s in systems:
+        ev = dyn["system_event_at_s"].get(s, dyn["event_at_s"])
+        after = dyn["system_after_event_s"].get(s, dyn["after_event_s"])
+        key = "dynamics/" + (f"system_event_at_s/{s}" if s in dyn["system_event_at_s"] else "event_at_s")
+        if not ev >= 0:
+            raise ConfigError(f"{where}/{key}: the event time must be >= 0, got {ev:g}")
+        if not after > 0:
+            raise ConfigError(f"{where}/dynamics: {s} needs a positive time after the event, got {after:g}")
+        runs[f"dynamics (event + after event, {s})"] = ev + after
+    for key, v in runs.items():
+        if v != int(v) or v < 1:
+            raise ConfigError(f"{where}/{key}: a run lasts a whole number of simulated seconds (>= 1), got {v:g}")
+        if tc["average_last_s"] > v:
+            raise ConfigError(f"{where}/average_last_s: {tc['average_last_s']:g} s is longer than the run ({key}: {v:g} s)")
+    ws, hot, region = _bytes(w["working_set"]), _bytes(w["hot_set"]), _bytes(w["region_size"])
+    if ws < region:
+        raise ConfigError(f"{where}/workload/working_set: {w['working_set']} is smaller than one region ({w['region_size']})")
+    if hot > ws:
+        raise ConfigError(f"{where}/workload/hot_set: {w['hot_set']} is larger than the working set ({w['working_set']})")
+    if dyn["hotset_move_intensities"] and 2 * hot > ws:
+        raise ConfigError(f"{where}/workload/hot_set: a hot-set move needs a hot set at most half the working set "
+                          f"({w['hot_set']} of {w['working_set']}); or set dynamics/hotset_move_intensities: []")
+    held = sum(int(tiers[n]["capacity_gib"] * (1 << 30) / region + 1e-9) for n in ("default", "alternate"))
+    if held < -(-ws // region):
+        raise ConfigError(f"host profile {src}: the model tiers' capacity_gib "
+                          f"({_fmt(tiers['default']['capacity_gib'])} + {_fmt(tiers['alternate']['capacity_gib'])} GiB) "
+                          f"do not hold the working set ({w['working_set']})")
+
+
 def antagonist_threads(prof: dict, k: float, what: str = "experiment config: tiering/intensities") -> int:
     """Antagonist threads for intensity k: k x cores_per_unit, or with cores_per_unit
     "auto" k/3 of the antagonist CPUs granted (3x = all of them). Too many -> ConfigError."""
@@ -156,6 +195,7 @@ def tiering_points(config: dict, mprof: dict) -> dict:
     for name in ("default", "alternate"):
         if "capacity_gib" not in tiers[name]:
             raise ConfigError(f"host profile {mprof['source']}: tiers/{name}: a model tier needs capacity_gib")
+    _check_tiering(tc, tiers, mprof["source"])
     base_lat = int(tiers["alternate"].get("unloaded_latency_ns", 135))
     curves = {base_lat: tiers["alternate"]["curve"], **mprof.get("alternate_variants", {})}
     missing = [ns for ns in tc["unloaded_latency_ns"] if ns not in curves]

@@ -102,20 +102,23 @@ class Supervisor:
     # -- starting ---------------------------------------------------------
     def spawn(self, name: str, argv: list[str], stdout: Path | None = None, stderr: Path | None = None,
               env: dict | None = None, cwd: Path | None = None) -> Child:
-        """Start argv in a new session (own process group); return at once."""
+        """Start argv in a new session (own process group); return at once.
+
+        Without ``stderr`` the child writes its errors to ours (the job's log), so a tool's own message
+        ("no such NUMA node", a malformed curve) is what the log shows when it fails."""
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
-        err = open(stderr, "ab") if stderr else subprocess.DEVNULL
+        err = open(stderr, "ab") if stderr else None
+        opened = [f for f in (out, err) if f is not None and f is not subprocess.DEVNULL]
         try:
             p = subprocess.Popen(
                 [str(a) for a in argv], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                 env=env, cwd=cwd, start_new_session=True, preexec_fn=_child_setup,
             )
         except FileNotFoundError:
-            for f in (out, err):
-                if f is not subprocess.DEVNULL:
-                    f.close()
+            for f in opened:
+                f.close()
             raise
-        child = Child(name, [str(a) for a in argv], p, files=[f for f in (out, err) if f is not subprocess.DEVNULL])
+        child = Child(name, [str(a) for a in argv], p, files=opened)
         self.children.append(child)
         self._write_registry()
         return child

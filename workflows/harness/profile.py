@@ -15,12 +15,44 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from . import ConfigError, cpulist
+from . import ConfigError, cpulist, curvecheck
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTS = REPO / "hosts"
 SCHEMA = HOSTS / "schema.yaml"
 
+
+
+def _model_curve(c: str, path: Path, where: str) -> str:
+    """A model tier's curve spec with its file resolved against the profile's directory."""
+    if c.startswith("param:"):
+        return c
+    cp = Path(c) if Path(c).is_absolute() else (path.parent / c)
+    if not cp.exists():
+        raise ConfigError(f"{where}: curve {c!r} not found (looked for {cp})")
+    return str(cp.resolve())
+
+
+def _curve_unloaded(c: str, where: str) -> dict[float, float]:
+    """The curve checked as tiersim will read it (curvecheck); its unloaded latency per read ratio."""
+    try:
+        return curvecheck.check_curve(c)
+    except curvecheck.CurveError as e:
+        raise ConfigError(f"{where}: {e}") from None
+
+
+def _check_tier_order(unloaded: dict[str, dict[float, float]], src: str) -> None:
+    """tiersim needs the default tier faster than every alternate curve, at reads only and at 1:1."""
+    d = unloaded["default"]
+    for name, a in unloaded.items():
+        if name == "default":
+            continue
+        for rr in (1.0, 0.5):
+            ld, la = curvecheck.unloaded_at(d, rr), curvecheck.unloaded_at(a, rr)
+            if not ld < la:
+                label = name if name.startswith(src) else f"{src}: tier {name}"
+                raise ConfigError(f"{label}: the default tier's unloaded latency ({ld:g} ns at read ratio {rr:g}) "
+                                  f"must be below this alternate curve's ({la:g} ns); are the curves swapped?")
 
 def _where(err: jsonschema.ValidationError) -> str:
     path = "/".join(str(p) for p in err.absolute_path)
@@ -149,6 +181,7 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ConfigError(f"{src}: tiers: duplicate tier name {', '.join(dup)}")
+    unloaded: dict[str, dict[float, float]] = {}  # model curves' unloaded latency per read ratio
     for i, t in enumerate(tiers):
         where = f"{src}: tiers/{i} ({t['name']})"
         kind = t["kind"]
@@ -163,13 +196,10 @@ def resolve(name_or_path: str, facts: dict) -> dict:
         elif kind == "model":
             if "curve" not in t:
                 raise ConfigError(f"{where}: a model tier needs 'curve'")
-            c = t["curve"]
-            if not c.startswith("param:"):
-                cp = Path(c) if Path(c).is_absolute() else (path.parent / c)
-                if not cp.exists():
-                    raise ConfigError(f"{where}: curve {c!r} not found (looked for {cp})")
-                t = dict(t, curve=str(cp.resolve()))
-                tiers[i] = t
+            c = _model_curve(t["curve"], path, where)
+            t = dict(t, curve=c)
+            tiers[i] = t
+            unloaded[t["name"]] = _curve_unloaded(c, where)
         elif kind == "dax":
             if "path" not in t:
                 raise ConfigError(f"{where}: a dax tier needs 'path'")
@@ -181,13 +211,13 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     for ns, c in (prof.get("alternate_variants") or {}).items():
         if prof["backend"] != "model":
             raise ConfigError(f"{src}: alternate_variants: only model profiles have curve variants")
-        if not c.startswith("param:"):
-            cp = Path(c) if Path(c).is_absolute() else (path.parent / c)
-            if not cp.exists():
-                raise ConfigError(f"{src}: alternate_variants/{ns}: curve {c!r} not found (looked for {cp})")
-            c = str(cp.resolve())
+        where = f"{src}: alternate_variants/{ns}"
+        c = _model_curve(c, path, where)
+        unloaded[where] = _curve_unloaded(c, where)
         variants[int(ns)] = c
     prof["alternate_variants"] = variants
+    if "default" in unloaded:
+        _check_tier_order(unloaded, src)
     if prof["backend"] == "model":
         # CPUs of a modelled host describe that host, not this machine: not checked here.
         cpus = prof.get("cpus") or {}
