@@ -153,3 +153,19 @@ def test_journal_repairs_after_crash(tmp_path):
 def test_settings_missing_knob_is_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="does not exist on this kernel"):
         Settings().set(str(tmp_path / "nope"), "1")
+
+
+def test_child_error_reaches_the_job_log_without_a_log_file(capfd):
+    """A tool's own message (its stderr) is what a failed job's log shows, not only 'exited with status N'."""
+    with Supervisor() as sup:
+        rc = sup.run("tool", [sys.executable, "-c", "import sys; sys.stderr.write('tool: error: no such NUMA node\\n'); sys.exit(2)"])
+    assert rc == 2
+    assert "tool: error: no such NUMA node" in capfd.readouterr().err
+
+
+def test_child_stderr_goes_to_the_named_file(tmp_path, capfd):
+    log = tmp_path / "child.log"
+    with Supervisor() as sup:
+        sup.run("tool", [sys.executable, "-c", "import sys; sys.stderr.write('only in the file\\n')"], stderr=log)
+    assert "only in the file" in log.read_text()
+    assert "only in the file" not in capfd.readouterr().err
