@@ -16,6 +16,7 @@ FACTS = {
     "cpu_nodes": [0, 2],
     "online_cpus": [0, 1, 2, 3, 4, 5],
     "allowed_cpus": [0, 1, 2, 3, 4, 5],
+    "tools": {"fio": "/usr/bin/fio"},
 }
 
 
@@ -136,6 +137,7 @@ def two_socket_facts(nodes=3):
         f["nodes"]["2"] = {"cpus": [], "memory_mib": 1 << 16}
     f["memory_nodes"] = [int(k) for k in f["nodes"]]
     f["cpu_nodes"] = [0, 1]
+    f["tools"] = {"fio": "/usr/bin/fio"}
     return f
 
 
@@ -235,3 +237,29 @@ def test_variant_curves_checked(tmp_path, variant, needle):
     alt = profile.REPO / "hosts/curves/paper-alternate-135.csv"
     with pytest.raises(ConfigError, match=needle):
         profile.resolve(model_profile(tmp_path, str(alt), variant=variant), FACTS)
+
+
+def test_storage_needs_fio_before_any_job():
+    prof = profile.resolve("auto", FACTS)
+    facts = dict(FACTS, tools={"fio": None})
+    with pytest.raises(ConfigError, match=r"storage family needs fio, which is not on PATH.*storage/enabled: false"):
+        plans.build(profile.validate_config({"scale": "t"}), prof, facts)
+    plan = plans.build(profile.validate_config({"scale": "t", "storage": {"enabled": False}}), prof, facts)
+    assert "fio" not in plan
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        ("tools: {mlc: /nonexistent/mlc}\n", "tools/mlc: '/nonexistent/mlc' is not an executable file"),
+        ("storage: {directory: /nonexistent/dir}\n", "storage/directory: '/nonexistent/dir' is not an existing directory"),
+        ("storage: {device: /dev/nonexistent}\n", "storage/device: '/dev/nonexistent' is not a block device"),
+    ],
+)
+def test_tools_and_storage_checked_for_model_profiles_too(tmp_path, extra, needle):
+    alt = profile.REPO / "hosts/curves/paper-alternate-135.csv"
+    path = model_profile(tmp_path, str(alt))
+    with open(path, "a") as f:
+        f.write(extra)
+    with pytest.raises(ConfigError, match=needle):
+        profile.resolve(path, FACTS)

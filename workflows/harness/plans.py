@@ -78,6 +78,8 @@ def build(config: dict, prof: dict, facts: dict) -> dict:
         return guest_plan(config, prof, facts)
     plan = {"characterize": characterize_points(config, prof, facts), "tiering": {}, "model_profile": None,
             "contention": contention_points(config, prof, facts)}
+    if config["storage"]["enabled"]:
+        plan["fio"] = fio_binary(prof, facts)
     plan["real_tiering"] = real_tiering_points(config, prof, facts)
     if config["tiering"]["enabled"] and not plan["real_tiering"]:
         # No two real tiers here (or a model profile): the family runs on modelled tiers.
@@ -85,6 +87,15 @@ def build(config: dict, prof: dict, facts: dict) -> dict:
         plan["model_profile"] = mprof
         plan["tiering"] = tiering_points(config, mprof)
     return plan
+
+
+def fio_binary(prof: dict, facts: dict) -> str:
+    """The fio the storage family runs: the profile's tools/fio, else fio on PATH."""
+    fio = prof["tools"].get("fio") or (facts.get("tools") or {}).get("fio")
+    if not fio:
+        raise ConfigError("the storage family needs fio, which is not on PATH: install it (apt-get install fio), "
+                          f"name it in host profile {prof['source']} (tools/fio), or set storage/enabled: false")
+    return fio
 
 
 def guest_plan(config: dict, prof: dict, facts: dict) -> dict:

@@ -218,13 +218,23 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     prof["alternate_variants"] = variants
     if "default" in unloaded:
         _check_tier_order(unloaded, src)
+    # Tools and storage are used on this machine whatever the tiers are.
+    tools = dict(prof.get("tools") or {})
+    for key, p in tools.items():
+        if not (os.path.isfile(p) and os.access(p, os.X_OK)):
+            raise ConfigError(f"{src}: tools/{key}: {p!r} is not an executable file")
+    prof["tools"] = tools
+    st = prof.get("storage") or {}
+    if "directory" in st and not Path(st["directory"]).is_dir():
+        raise ConfigError(f"{src}: storage/directory: {st['directory']!r} is not an existing directory")
+    if "device" in st and not Path(st["device"]).is_block_device():
+        raise ConfigError(f"{src}: storage/device: {st['device']!r} is not a block device")
     if prof["backend"] == "model":
         # CPUs of a modelled host describe that host, not this machine: not checked here.
         cpus = prof.get("cpus") or {}
         if cpus.get("cores_per_unit") == "auto":
             raise ConfigError(f"{src}: cpus/cores_per_unit: a model profile needs a number (the modelled host's cores per unit)")
         prof["cpus"] = {"app": [], "antagonist": [], "cores_per_unit": cpus.get("cores_per_unit", 5), "node": None}
-        prof["tools"] = dict(prof.get("tools") or {})
         return prof
 
     cpus = prof.get("cpus") or {}
@@ -247,10 +257,4 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     if overlap:
         raise ConfigError(f"{src}: cpus: CPU {cpulist.format(overlap)} is given to both app and antagonist")
     prof["cpus"] = {"app": app, "antagonist": ant, "cores_per_unit": cpus.get("cores_per_unit", 5), "node": pool_node}
-
-    tools = dict(prof.get("tools") or {})
-    for key, p in tools.items():
-        if not (os.path.isfile(p) and os.access(p, os.X_OK)):
-            raise ConfigError(f"{src}: tools/{key}: {p!r} is not an executable file")
-    prof["tools"] = tools
     return prof

@@ -162,7 +162,7 @@ STORAGE_DEV = (PROFILE.get("storage") or {}).get("device")
 
 
 def fio_argv(wc):
-    fio = PROFILE["tools"].get("fio") or FACTS["tools"].get("fio")
+    fio = PLAN["fio"]
     engine = "libaio" if ST["ioengine"] == "auto" else ST["ioengine"]
     target = STORAGE_DEV or f"{STORAGE_DIR}/tierbench-fio.dat"
     argv = [fio, "--output-format=json", f"--filename={target}", f"--size={ST['file_size_mib']}m",
