@@ -56,6 +56,10 @@ def test_auto_profile_on_this_machine():
         ("name: x\ntiers:\n  - {name: d, kind: numa}\n", "needs 'node'"),
         ("name: x\ntiers:\n  - {name: d, kind: numa, node: 0}\ntools: {mlc: /nonexistent/mlc}\n", "not an executable file"),
         ("- just\n- a list\n", "expected a mapping"),
+        ("name: x\ntiers:\n  - {name: d, kind: numa, node: 0}\n  - {name: a, kind: numa, node: 0}\n",
+         "NUMA node 0 is given to more than one tier"),
+        ("name: x\ntiers:\n  - {name: d, kind: numa, node: 0}\n  - {name: a, kind: model, curve: 'param:L0=135,a=20,k=3,bsat=60000', capacity_gib: 72}\n",
+         "model tiers cannot be mixed with real (numa) tiers"),
     ],
 )
 def test_bad_profiles_rejected(tmp_path, text, needle):
@@ -100,12 +104,13 @@ def test_config_defaults_filled():
 
 def test_plan_threads_and_injectors():
     prof = profile.resolve("auto", FACTS)
-    plan = plans.build(config(), prof, FACTS)["characterize"]
+    small = {"real": {"working_set": "4G", "hot_set": "1G"}}  # node 1 of FACTS has 8 GiB
+    plan = plans.build(config(tiering=small), prof, FACTS)["characterize"]
     ids = [p["id"] for p in plan["pairs"]]
     assert ids == ["c0-m0", "c0-m1", "c2-m0", "c2-m1"]
     assert plan["threads"]["c0-m1"] == [1, 2, 4]
     assert plan["injectors"]["c0-m0"] == 3
-    local = plans.build(config(characterize={"pairs": "local"}), prof, FACTS)["characterize"]
+    local = plans.build(config(characterize={"pairs": "local"}, tiering=small), prof, FACTS)["characterize"]
     assert [p["id"] for p in local["pairs"]] == ["c0-m0"]
 
 
@@ -244,7 +249,8 @@ def test_storage_needs_fio_before_any_job():
     facts = dict(FACTS, tools={"fio": None})
     with pytest.raises(ConfigError, match=r"storage family needs fio, which is not on PATH.*storage/enabled: false"):
         plans.build(profile.validate_config({"scale": "t"}), prof, facts)
-    plan = plans.build(profile.validate_config({"scale": "t", "storage": {"enabled": False}}), prof, facts)
+    plan = plans.build(profile.validate_config({"scale": "t", "storage": {"enabled": False},
+                                                "tiering": {"real": {"enabled": False}}}), prof, facts)
     assert "fio" not in plan
 
 
@@ -263,3 +269,9 @@ def test_tools_and_storage_checked_for_model_profiles_too(tmp_path, extra, needl
         f.write(extra)
     with pytest.raises(ConfigError, match=needle):
         profile.resolve(path, FACTS)
+
+
+def test_real_working_set_must_fit_its_start_node():
+    prof = profile.resolve("auto", FACTS)
+    with pytest.raises(ConfigError, match=r"tiering/real/working_set: 72G does not fit node 1 \(8192 MiB\)"):
+        plans.build(config(), prof, FACTS)

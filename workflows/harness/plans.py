@@ -372,6 +372,13 @@ def real_tiering_points(config: dict, prof: dict, facts: dict, knob_exists=None)
     dur, ev, after = rc["duration_s"], rc["event_at_s"], rc["after_event_s"]
 
     start = d if rc["start_tier"] == "default" else a
+    if _mib(rc["hot_set"]) > _mib(rc["working_set"]):
+        raise ConfigError(f"experiment config: tiering/real/hot_set: {rc['hot_set']} is larger than the working set ({rc['working_set']})")
+    have = (facts["nodes"].get(str(start)) or {}).get("memory_mib", 0)
+    if _mib(rc["working_set"]) >= have:
+        raise ConfigError(f"experiment config: tiering/real/working_set: {rc['working_set']} does not fit node {start} "
+                          f"({have} MiB), where GUPS starts (tiering/real/start_tier: {rc['start_tier']}); "
+                          "use a smaller working set")
 
     def gups(duration, extra=()):
         return ["build/bin/gups", "--cpus", cpulist.format(app), "--mem-node", str(start), "--working-set", rc["working_set"],

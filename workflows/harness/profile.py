@@ -206,7 +206,15 @@ def resolve(name_or_path: str, facts: dict) -> dict:
             if not Path(t["path"]).exists():
                 raise ConfigError(f"{where}: DAX path {t['path']!r} does not exist")
     prof["tiers"] = tiers
-    prof["backend"] = "model" if all(t["kind"] == "model" for t in tiers) else "numa"
+    kinds = {t["kind"] for t in tiers}
+    if "model" in kinds and kinds != {"model"}:
+        raise ConfigError(f"{src}: tiers: model tiers cannot be mixed with real ({', '.join(sorted(kinds - {'model'}))}) "
+                          "tiers; a profile describes either modelled tiers or this machine's")
+    numa_nodes = [t["node"] for t in tiers if t["kind"] == "numa"]
+    twice = sorted({n for n in numa_nodes if numa_nodes.count(n) > 1})
+    if twice:
+        raise ConfigError(f"{src}: tiers: NUMA node {', '.join(map(str, twice))} is given to more than one tier")
+    prof["backend"] = "model" if kinds == {"model"} else "numa"
     variants = {}
     for ns, c in (prof.get("alternate_variants") or {}).items():
         if prof["backend"] != "model":
