@@ -102,6 +102,8 @@ static void usage(FILE *f)
 "  --timeseries FILE         per-second metrics (- = stdout)\n"
 "  --summary FILE            averages of the last --average-last s, convergence_time_s\n"
 "                            (runs with events) and policy_cpu_share (default stdout)\n"
+"                            Files are written as FILE.tmp.PID and renamed into place\n"
+"                            when the run completes: a failed or stopped run leaves none\n"
 "  --no-timing               omit policy_cpu_share (the only non-deterministic value)\n"
 "  -h, --help                this text\n"
 "\n"
@@ -179,10 +181,29 @@ static double parse_size(const char *s, const char *what)
 	return v * mult;
 }
 
+/*
+ * The tier option ending @curve: ":NAME=VALUE" with NAME a word and no '/'
+ * in VALUE, not the "param:" prefix of a parametric curve.  NULL: none.
+ */
+static char *tier_option(char *curve)
+{
+	char *colon = strrchr(curve, ':'), *p;
+
+	if (!colon || (colon - curve == 5 && !strncmp(curve, "param", 5)))
+		return NULL;
+	p = colon + 1;
+	if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+		return NULL;
+	p += strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+	if (*p != '=' || strchr(p, '/'))
+		return NULL;
+	return colon;
+}
+
 static void parse_tier(struct sim_cfg *c, const char *arg, int seen[2])
 {
-	const char *colon = strchr(arg, ':'), *capp;
-	char curve[1024];
+	const char *colon = strchr(arg, ':');
+	char curve[1024], *opt;
 	size_t len;
 	int role;
 
@@ -202,14 +223,22 @@ static void parse_tier(struct sim_cfg *c, const char *arg, int seen[2])
 		die_arg("--tier curve too long: '%s'", arg);
 	strcpy(curve, colon + 1);
 	c->capacity[role] = -1;
-	capp = strstr(curve, ":capacity=");
-	if (capp) {
-		double gib = parse_num(capp + 10, "capacity");
+	while ((opt = tier_option(curve))) {
+		double gib;
 
+		if (strncmp(opt, ":capacity=", 10)) {
+			fprintf(stderr, "%s: error: unknown tier option '%.*s' in '%s' "
+				"(only capacity=GiB is accepted)\n", prog,
+				(int)strcspn(opt + 1, "="), opt + 1, arg);
+			exit(2);
+		}
+		if (c->capacity[role] >= 0)
+			die_arg("--tier capacity given twice: '%s'", arg);
+		gib = parse_num(opt + 10, "capacity");
 		if (!(gib > 0))
 			die_arg("capacity must be > 0 GiB: '%s'", arg);
 		c->capacity[role] = gib * 1073741824.0;
-		curve[capp - curve] = '\0';
+		*opt = '\0';
 	}
 	if (!curve[0])
 		die_arg("--tier has an empty curve: '%s'", arg);
@@ -278,6 +307,24 @@ static void parse_param(struct sim_cfg *c, const char *arg)
 	c->npar++;
 }
 
+/*
+ * getopt_long() returned '?' (opterr is 0): an unknown short option
+ * (optopt), or the long option just passed (@arg) is unknown or ambiguous
+ * (optopt 0), misses its value or has one it does not take.
+ */
+static void bad_option(const char *arg)
+{
+	char opt[3] = { '-', (char)optopt, '\0' };
+
+	if (!optopt)
+		die_arg("unknown or ambiguous option '%s' (see --help)", arg);
+	if (optopt < 256 && optopt != 'h')
+		die_arg("unknown option '%s' (see --help)", opt);
+	if (strchr(arg, '='))
+		die_arg("option '%s' takes no value (see --help)", arg);
+	die_arg("option '%s' needs a value (see --help)", arg);
+}
+
 static void on_signal(int sig)
 {
 	sim_stop_signal = sig;
@@ -337,6 +384,7 @@ int main(int argc, char **argv)
 	double v;
 	struct sigaction sa;
 
+	opterr = 0;	/* one error line, ours (the default case below) */
 	memset(&c, 0, sizeof(c));
 	c.colloid = 0;
 	c.dp_mode = -1;
@@ -525,8 +573,7 @@ int main(int argc, char **argv)
 			c.tpp_ref_rate = num_in(optarg, "--tpp-ref-rate", 0, 1e9, false, false);
 			break;
 		default:
-			fprintf(stderr, "%s: error: bad option (see --help)\n", prog);
-			return 2;
+			bad_option(argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -545,6 +592,8 @@ int main(int argc, char **argv)
 		die_arg("%s", "--working-set is smaller than one region");
 	if (c.average_last_s > c.duration_s)
 		die_arg("%s", "--average-last is longer than --duration");
+	if (c.freeze_at_s >= c.duration_s)
+		die_arg("%s", "--freeze-at is not before the end of the run (--duration)");
 	if (c.working_set / (double)c.region_size > 2e8)
 		die_arg("%s", "too many regions (working set / region size > 2e8)");
 	for (o = 0; o < c.nev; o++) {

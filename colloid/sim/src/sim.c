@@ -14,12 +14,15 @@
  * Metrics are averaged over the quanta of each simulated second.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "colloid.h"
 #include "sim.h"
@@ -57,6 +60,21 @@ static const char *const metric_unit[M_COUNT] = {
 struct sample_rec {
 	uint32_t page;
 	uint32_t is_write;
+};
+
+/*
+ * One output file.  A regular file (or a new one) is written to
+ * "<target>.tmp.<pid>" in the same directory and renamed over <target> (the
+ * path, or the file a symlink at the path names) only when the run
+ * succeeds; stdout ("-") and existing non-regular files (/dev/null, a FIFO)
+ * are written directly.
+ */
+struct sim_out {
+	const char *path;	/* as given */
+	const char *what;	/* "time series", "summary" */
+	char *target;		/* what the temporary file replaces */
+	char *tmp;		/* NULL: written directly */
+	FILE *f;
 };
 
 struct sim {
@@ -111,7 +129,8 @@ struct sim {
 	double lines_per_obj;
 
 	/* output */
-	FILE *ts;
+	struct sim_out out_ts, out_sum;
+	FILE *ts;		/* out_ts.f, or NULL: no time series */
 	double *series;		/* [nsteps][M_COUNT] */
 	size_t nsteps;
 };
@@ -582,6 +601,164 @@ static double apply_plan(struct sim *s, size_t n)
 
 /* ---------------------------------------------------------------- output */
 
+static int out_fail(struct sim *s, const struct sim_out *o, int err, int ret)
+{
+	fprintf(stderr, "%s: error: cannot write %s file %s: %s\n", s->prog, o->what, o->path,
+		strerror(err));
+	return ret;
+}
+
+/*
+ * Opens output @o for @path ("-": stdout) before any work.  Returns 0, or 2
+ * (a bad argument: one line on stderr) when it cannot be written.  @other,
+ * already open, must not be the same file.
+ */
+static int out_open(struct sim *s, struct sim_out *o, const char *path, const char *what,
+		    const struct sim_out *other)
+{
+	struct stat st, ost;
+	mode_t mode = 0;
+	size_t len;
+	int fd;
+
+	o->path = path;
+	o->what = what;
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return out_fail(s, o, EISDIR, 2);
+		if (!S_ISREG(st.st_mode)) {
+			o->f = fopen(path, "w");
+			return o->f ? 0 : out_fail(s, o, errno, 2);
+		}
+		if (access(path, W_OK))
+			return out_fail(s, o, errno, 2);
+		mode = st.st_mode & 0777;
+	} else if (errno != ENOENT) {
+		return out_fail(s, o, errno, 2);
+	}
+	/* a symlink stays a symlink: replace the file it names */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		o->target = realpath(path, NULL);
+	if (!o->target)
+		o->target = strdup(path);
+	if (!o->target)
+		return out_fail(s, o, ENOMEM, 1);
+	len = strlen(o->target) + 32;
+	o->tmp = malloc(len);
+	if (!o->tmp)
+		return out_fail(s, o, ENOMEM, 1);
+	snprintf(o->tmp, len, "%s.tmp.%ld", o->target, (long)getpid());
+	if (other && other->tmp && stat(o->tmp, &st) == 0 && !fstat(fileno(other->f), &ost) &&
+	    st.st_dev == ost.st_dev && st.st_ino == ost.st_ino) {
+		fprintf(stderr, "%s: error: the %s and %s files are the same file %s\n", s->prog,
+			other->what, what, path);
+		free(o->tmp);
+		o->tmp = NULL;
+		return 2;
+	}
+	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		int err = errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		return out_fail(s, o, err, 2);
+	}
+	if (mode)
+		(void)fchmod(fd, mode);	/* as writing over the old file would keep it */
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		int err = errno;
+
+		close(fd);
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+		return out_fail(s, o, err, 1);
+	}
+	return 0;
+}
+
+/* Flushes and closes @o (stdout is only flushed); a temporary file stays
+ * for out_rename(). */
+static int out_close(struct sim *s, struct sim_out *o)
+{
+	int bad;
+
+	if (!o->f)
+		return 0;
+	if (o->f == stdout) {
+		fflush(o->f);
+		o->f = NULL;
+		return 0;
+	}
+	errno = 0;
+	bad = ferror(o->f);
+	bad = fclose(o->f) || bad;
+	o->f = NULL;
+	return bad ? out_fail(s, o, errno ? errno : EIO, 1) : 0;
+}
+
+static int out_rename(struct sim *s, struct sim_out *o)
+{
+	if (!o->tmp)
+		return 0;
+	if (rename(o->tmp, o->target))
+		return out_fail(s, o, errno, 1);
+	free(o->tmp);
+	o->tmp = NULL;
+	return 0;
+}
+
+/* Closes @o if open and removes its temporary file, if any. */
+static void out_discard(struct sim_out *o)
+{
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	else if (o->f)
+		fflush(o->f);
+	o->f = NULL;
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->target);
+	o->tmp = o->target = NULL;
+}
+
+static int open_outputs(struct sim *s)
+{
+	const struct sim_cfg *c = s->cfg;
+	int ret;
+
+	if (c->timeseries) {
+		ret = out_open(s, &s->out_ts, c->timeseries, "time series", NULL);
+		if (ret)
+			return ret;
+		s->ts = s->out_ts.f;
+	}
+	return out_open(s, &s->out_sum, c->summary ? c->summary : "-", "summary",
+			c->timeseries ? &s->out_ts : NULL);
+}
+
+/* Puts both outputs in place, or neither (one line on stderr, 1). */
+static int commit_outputs(struct sim *s)
+{
+	if (out_close(s, &s->out_ts) || out_close(s, &s->out_sum))
+		return 1;
+	if (out_rename(s, &s->out_ts))
+		return 1;
+	if (out_rename(s, &s->out_sum)) {
+		if (s->out_ts.target)
+			unlink(s->out_ts.target);
+		return 1;
+	}
+	return 0;
+}
+
 static void fmt_val(char *buf, size_t len, double v)
 {
 	if (isnan(v))
@@ -628,17 +805,12 @@ static double convergence_time(const struct sim *s, double t_ev, double final)
 static int write_summary(struct sim *s, double sim_s)
 {
 	const struct sim_cfg *c = s->cfg;
-	FILE *f = stdout;
+	FILE *f = s->out_sum.f;
 	double avg[M_COUNT] = { 0 };
 	size_t from, t, m, n;
 	double t_ev = -1, mon;
 	int i;
 
-	if (c->summary && strcmp(c->summary, "-")) {
-		f = fopen(c->summary, "w");
-		if (!f)
-			return fail(s, "cannot write summary file %s", c->summary);
-	}
 	n = (size_t)llround(c->average_last_s);
 	if (n > s->nsteps)
 		n = s->nsteps;
@@ -666,12 +838,6 @@ static int write_summary(struct sim *s, double sim_s)
 		 * modelled monitor core */
 		write_row(f, "", "cpu_overhead", (s->cpu_ns * 1e-9 / sim_s + mon) / c->app_cores,
 			  "fraction");
-	}
-	if (f != stdout) {
-		if (fclose(f))
-			return fail(s, "cannot write summary file %s", c->summary);
-	} else {
-		fflush(f);
 	}
 	return 0;
 }
@@ -725,8 +891,10 @@ static int setup(struct sim *s)
 			cap = i == 0 ? c->working_set / 3.0 : c->working_set;
 		s->cap_reg[i] = (uint64_t)floor(cap / (double)s->region + 1e-9);
 	}
-	if (s->cap_reg[0] + s->cap_reg[1] < s->nreg)
-		return fail(s, "%s", "the two tiers' capacities do not hold the working set");
+	if (s->cap_reg[0] + s->cap_reg[1] < s->nreg) {
+		fail(s, "%s", "the two tiers' capacities do not hold the working set");
+		return 2; /* a bad argument */
+	}
 	s->where = calloc(s->nreg, 1);
 	s->pending = calloc(s->nreg, 1);
 	if (!s->where || !s->pending)
@@ -744,16 +912,8 @@ static int setup(struct sim *s)
 	s->series = calloc((size_t)ceil(c->duration_s) + 1, M_COUNT * sizeof(double));
 	if (!s->series)
 		return fail(s, "%s", "out of memory");
-	if (c->timeseries) {
-		if (!strcmp(c->timeseries, "-")) {
-			s->ts = stdout;
-		} else {
-			s->ts = fopen(c->timeseries, "w");
-			if (!s->ts)
-				return fail(s, "cannot write time series file %s", c->timeseries);
-		}
+	if (s->ts)
 		fprintf(s->ts, "t_s,metric,value,unit\n");
-	}
 	return 0;
 }
 
@@ -761,10 +921,10 @@ static void teardown(struct sim *s)
 {
 	int i;
 
-	if (s->ts && s->ts != stdout)
-		fclose(s->ts);
-	else if (s->ts)
-		fflush(s->ts);
+	/* no-ops once commit_outputs() put them in place */
+	out_discard(&s->out_ts);
+	out_discard(&s->out_sum);
+	s->ts = NULL;
 	colloid_destroy(s->ctx);
 	for (i = 0; i < 2; i++)
 		curve_free(&s->tier[i]);
@@ -823,7 +983,10 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 	memset(s, 0, sizeof(*s));
 	s->cfg = cfg;
 	s->prog = prog;
-	ret = setup(s);
+	/* outputs first: a path that cannot be written is a bad argument */
+	ret = open_outputs(s);
+	if (!ret)
+		ret = setup(s);
 	if (ret) {
 		teardown(s);
 		return ret;
@@ -973,6 +1136,8 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 		fprintf(stderr, "%s: error: writing the time series failed\n", prog);
 		ret = 1;
 	}
-	teardown(s);
+	if (!ret)
+		ret = commit_outputs(s);
+	teardown(s);	/* on failure or a signal, no output is left behind */
 	return ret;
 }

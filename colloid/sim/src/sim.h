@@ -65,8 +65,10 @@ struct sim_cfg {
 
 extern volatile sig_atomic_t sim_stop_signal;
 
-/* Runs the simulation.  Returns 0, or 1 on a runtime failure (one line on
- * stderr), or 128+signal when stopped by a signal. */
+/* Runs the simulation.  Returns 0; 2 on a bad argument found before the run
+ * (an unwritable output, a bad curve, tiers that cannot hold the working
+ * set); 1 on a runtime failure (one line on stderr); or 128+signal when
+ * stopped by a signal.  Outputs appear at their paths only on success. */
 int sim_run(const struct sim_cfg *cfg, const char *prog);
 
 #endif /* TIERSIM_SIM_H */

@@ -37,5 +37,13 @@ expect2 "hot share with zipf" --system hemem $D $A --workload zipf --hot-share 0
 expect2 "zipf theta with gups" --system hemem $D $A --zipf-theta 0.99
 expect2 "zipf theta negative" --system hemem $D $A --workload zipf --zipf-theta -1
 expect2 "zipf hot-set move too big" --system hemem $D $A --workload zipf --hot-set 40G --event hotset_move@1
+expect2 "unknown option" --system hemem $D $A --bogus
+expect2 "unknown short option" --system hemem $D $A -x
+expect2 "value for an option without one" --system hemem $D $A --no-timing=1
+expect2 "capacities below the working set" --system hemem $D:capacity=3 $A:capacity=3
+expect2 "freeze at the end" --system hemem $D $A --freeze-at 2
+expect2 "freeze after the end" --system hemem $D $A --freeze-at 5
+expect2 "unknown tier option" --system hemem $D:cap=3 $A
+grep -q "unknown tier option 'cap'" "$d/err" || { echo "unknown tier option: $(cat "$d/err")"; fails=$((fails + 1)); }
 $T --help >/dev/null || { echo "--help failed"; fails=$((fails + 1)); }
 [ "$fails" -eq 0 ]
