@@ -77,6 +77,7 @@ def test_tpp_needs_kernel_tiering_knobs():
     [
         ({"duration_s": 50.5}, r"tiering/duration_s: a run lasts a whole number of simulated seconds"),
         ({"system_duration_s": {"tpp": 29.5}}, r"tiering/system_duration_s/tpp: a run lasts a whole number"),
+        ({"duration_s": 1, "average_last_s": 1}, r"tiering/duration_s: a steady-state run needs at least 2 s"),
         ({"duration_s": 10, "average_last_s": 30}, r"average_last_s: 30 s is longer than the run \(duration_s: 10 s\)"),
         ({"dynamics": {"system_event_at_s": {"hemem": -5}}}, r"dynamics/system_event_at_s/hemem: the event time must be >= 0"),
         ({"dynamics": {"event_at_s": 10.5}}, r"dynamics \(event \+ after event, hemem\): a run lasts a whole number"),

@@ -150,6 +150,9 @@ def _check_tiering(tc: dict, tiers: dict, src: str) -> None:
     for key, v in runs.items():
         if v != int(v) or v < 1:
             raise ConfigError(f"{where}/{key}: a run lasts a whole number of simulated seconds (>= 1), got {v:g}")
+        if v < 2 and not key.startswith("dynamics"):
+            raise ConfigError(f"{where}/{key}: a steady-state run needs at least 2 s (its migration-cost twin stops "
+                              "the policy before the averaging window, at 1 s or later)")
         if tc["average_last_s"] > v:
             raise ConfigError(f"{where}/average_last_s: {tc['average_last_s']:g} s is longer than the run ({key}: {v:g} s)")
     ws, hot, region = _bytes(w["working_set"]), _bytes(w["hot_set"]), _bytes(w["region_size"])
