@@ -70,6 +70,26 @@ def test_bad_profile_stops_before_any_job(tmp_path, clean_results, body, needle)
     assert not out.exists(), "no results written"
 
 
+def test_bad_model_curve_stops_before_any_job(tmp_path, clean_results):
+    """A malformed curve stops the run at validation, not inside every tiersim job."""
+    name = "pytest-badcurve"
+    out = clean_results(name)
+    (tmp_path / "alt.csv").write_text("read_ratio,bandwidth_mbps,latency_ns\n1,0,300\n1,10,200\n")
+    default = REPO / "hosts/curves/paper-default.csv"
+    p = tmp_path / "bad.yaml"
+    p.write_text(f"name: {name}\ntiers:\n  - {{name: default, kind: model, curve: '{default}', capacity_gib: 24}}\n"
+                 "  - {name: alternate, kind: model, curve: alt.csv, capacity_gib: 72}\n")
+    r = smk("--cores", "1", "--config", f"host={p}")
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("tierbench: error:")]
+    assert r.returncode != 0 and len(errors) == 1 and "alt.csv: read ratio 1: fewer than 2 usable points" in errors[0]
+    assert not out.exists(), "no results written"
+
+
+def test_empty_host_named(tmp_path):
+    r = smk("-n", "--cores", "1", "--config", "host=")
+    assert r.returncode != 0 and "tierbench: error: --config host= needs a host profile name" in r.stderr
+
+
 def test_bad_config_value_stops(tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("scale: x\ncharacterize: {latency: {buffer_mib: -5}}\n")

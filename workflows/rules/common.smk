@@ -24,6 +24,8 @@ try:
     # A guest host (profile with `runner`, e.g. qemu-numa) is validated against the facts
     # the guest reports (booted once, cached in build/), and without --configfile uses its
     # own guest-sized experiment config; --config key=value still wins.
+    if config.get("host", "auto") in (None, ""):
+        raise ConfigError("--config host= needs a host profile name or a path to one (e.g. host=auto)")
     RUNNER = host_profile.runner_of(str(config.get("host", "auto")))
     if RUNNER and RUNNER.get("config") and not workflow.config_settings.configfiles:
         guest_config = host_profile.load_yaml(Path(RUNNER["config"]), "experiment config")
