@@ -129,8 +129,7 @@ struct sim {
 	double lines_per_obj;
 
 	/* output */
-	struct sim_out out_ts, out_sum;
-	FILE *ts;		/* out_ts.f, or NULL: no time series */
+	struct sim_out out_ts, out_sum;	/* out_ts.f NULL: no time series */
 	double *series;		/* [nsteps][M_COUNT] */
 	size_t nsteps;
 };
@@ -683,22 +682,17 @@ static int out_open(struct sim *s, struct sim_out *o, const char *path, const ch
 	return 0;
 }
 
-/* Flushes and closes @o (stdout is only flushed); a temporary file stays
- * for out_rename(). */
+/* Flushes and closes @o (stdout is only flushed), reporting any write error
+ * on the way; a temporary file stays for out_rename(). */
 static int out_close(struct sim *s, struct sim_out *o)
 {
 	int bad;
 
 	if (!o->f)
 		return 0;
-	if (o->f == stdout) {
-		fflush(o->f);
-		o->f = NULL;
-		return 0;
-	}
 	errno = 0;
 	bad = ferror(o->f);
-	bad = fclose(o->f) || bad;
+	bad = (o->f == stdout ? fflush(o->f) : fclose(o->f)) || bad;
 	o->f = NULL;
 	return bad ? out_fail(s, o, errno ? errno : EIO, 1) : 0;
 }
@@ -738,7 +732,6 @@ static int open_outputs(struct sim *s)
 		ret = out_open(s, &s->out_ts, c->timeseries, "time series", NULL);
 		if (ret)
 			return ret;
-		s->ts = s->out_ts.f;
 	}
 	return out_open(s, &s->out_sum, c->summary ? c->summary : "-", "summary",
 			c->timeseries ? &s->out_ts : NULL);
@@ -912,8 +905,8 @@ static int setup(struct sim *s)
 	s->series = calloc((size_t)ceil(c->duration_s) + 1, M_COUNT * sizeof(double));
 	if (!s->series)
 		return fail(s, "%s", "out of memory");
-	if (s->ts)
-		fprintf(s->ts, "t_s,metric,value,unit\n");
+	if (s->out_ts.f)
+		fprintf(s->out_ts.f, "t_s,metric,value,unit\n");
 	return 0;
 }
 
@@ -924,7 +917,6 @@ static void teardown(struct sim *s)
 	/* no-ops once commit_outputs() put them in place */
 	out_discard(&s->out_ts);
 	out_discard(&s->out_sum);
-	s->ts = NULL;
 	colloid_destroy(s->ctx);
 	for (i = 0; i < 2; i++)
 		curve_free(&s->tier[i]);
@@ -1115,12 +1107,12 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 			for (m = 0; m < M_COUNT; m++)
 				row[m] = acc[m] / (double)nacc;
 			s->nsteps++;
-			if (s->ts) {
+			if (s->out_ts.f) {
 				char tb[32];
 
 				snprintf(tb, sizeof(tb), "%zu", s->nsteps);
 				for (m = 0; m < M_COUNT; m++)
-					write_row(s->ts, tb, metric_name[m], row[m], metric_unit[m]);
+					write_row(s->out_ts.f, tb, metric_name[m], row[m], metric_unit[m]);
 			}
 			memset(acc, 0, sizeof(acc));
 			nacc = 0;
@@ -1131,10 +1123,6 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 	} else if (!ret) {
 		if (write_summary(s, (double)s->nsteps))
 			ret = 1;
-	}
-	if (s->ts && ferror(s->ts) && !ret) {
-		fprintf(stderr, "%s: error: writing the time series failed\n", prog);
-		ret = 1;
 	}
 	if (!ret)
 		ret = commit_outputs(s);
