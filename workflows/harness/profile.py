@@ -22,7 +22,6 @@ HOSTS = REPO / "hosts"
 SCHEMA = HOSTS / "schema.yaml"
 
 
-
 def _model_curve(c: str, path: Path, where: str) -> str:
     """A model tier's curve spec with its file resolved against the profile's directory."""
     if c.startswith("param:"):
@@ -41,18 +40,15 @@ def _curve_unloaded(c: str, where: str) -> dict[float, float]:
         raise ConfigError(f"{where}: {e}") from None
 
 
-def _check_tier_order(unloaded: dict[str, dict[float, float]], src: str) -> None:
-    """tiersim needs the default tier faster than every alternate curve, at reads only and at 1:1."""
-    d = unloaded["default"]
-    for name, a in unloaded.items():
-        if name == "default":
-            continue
+def _check_tier_order(default: dict[float, float], others: list[tuple[str, dict[float, float]]]) -> None:
+    """tiersim needs the default tier faster than every other curve (``(where, curve)``), at reads only and at 1:1."""
+    for where, a in others:
         for rr in (1.0, 0.5):
-            ld, la = curvecheck.unloaded_at(d, rr), curvecheck.unloaded_at(a, rr)
+            ld, la = curvecheck.unloaded_at(default, rr), curvecheck.unloaded_at(a, rr)
             if not ld < la:
-                label = name if name.startswith(src) else f"{src}: tier {name}"
-                raise ConfigError(f"{label}: the default tier's unloaded latency ({ld:g} ns at read ratio {rr:g}) "
+                raise ConfigError(f"{where}: the default tier's unloaded latency ({ld:g} ns at read ratio {rr:g}) "
                                   f"must be below this alternate curve's ({la:g} ns); are the curves swapped?")
+
 
 def _where(err: jsonschema.ValidationError) -> str:
     path = "/".join(str(p) for p in err.absolute_path)
@@ -181,7 +177,9 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ConfigError(f"{src}: tiers: duplicate tier name {', '.join(dup)}")
-    unloaded: dict[str, dict[float, float]] = {}  # model curves' unloaded latency per read ratio
+    # model curves' unloaded latency per read ratio: the default tier's, and (where, curve) of the others
+    default_unloaded: dict[float, float] | None = None
+    others: list[tuple[str, dict[float, float]]] = []
     for i, t in enumerate(tiers):
         where = f"{src}: tiers/{i} ({t['name']})"
         kind = t["kind"]
@@ -199,7 +197,11 @@ def resolve(name_or_path: str, facts: dict) -> dict:
             c = _model_curve(t["curve"], path, where)
             t = dict(t, curve=c)
             tiers[i] = t
-            unloaded[t["name"]] = _curve_unloaded(c, where)
+            u = _curve_unloaded(c, where)
+            if t["name"] == "default":
+                default_unloaded = u
+            else:
+                others.append((where, u))
         elif kind == "dax":
             if "path" not in t:
                 raise ConfigError(f"{where}: a dax tier needs 'path'")
@@ -221,11 +223,11 @@ def resolve(name_or_path: str, facts: dict) -> dict:
             raise ConfigError(f"{src}: alternate_variants: only model profiles have curve variants")
         where = f"{src}: alternate_variants/{ns}"
         c = _model_curve(c, path, where)
-        unloaded[where] = _curve_unloaded(c, where)
+        others.append((where, _curve_unloaded(c, where)))
         variants[int(ns)] = c
     prof["alternate_variants"] = variants
-    if "default" in unloaded:
-        _check_tier_order(unloaded, src)
+    if default_unloaded is not None:
+        _check_tier_order(default_unloaded, others)
     # Tools and storage are used on this machine whatever the tiers are.
     tools = dict(prof.get("tools") or {})
     for key, p in tools.items():
