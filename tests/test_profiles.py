@@ -171,15 +171,15 @@ def test_real_profile_rejected_on_this_machine_when_node_missing():
 CURVE_HEADER = "read_ratio,bandwidth_mbps,latency_ns\n"
 
 
-def model_profile(tmp_path, alternate: str, variant: str | None = None) -> str:
-    """A two-tier model profile over the shipped default curve and the given alternate curve."""
+def model_profile(tmp_path, alternate: str, variant: str | None = None, extra: str = "") -> str:
+    """A two-tier model profile over the shipped default curve and the given alternate curve (plus ``extra`` text)."""
     default = profile.REPO / "hosts/curves/paper-default.csv"
     text = ("name: x\ntiers:\n"
             f"  - {{name: default, kind: model, curve: '{default}', capacity_gib: 24}}\n"
             f"  - {{name: alternate, kind: model, curve: '{alternate}', capacity_gib: 72}}\n")
     if variant:
         text += f"alternate_variants: {{'192': '{variant}'}}\n"
-    return write(tmp_path, text)
+    return write(tmp_path, text + extra)
 
 
 @pytest.mark.parametrize(
@@ -231,17 +231,21 @@ def test_mess_directory_checked(tmp_path, setup, needle):
 
 
 @pytest.mark.parametrize(
-    "variant, needle",
+    "variant, extra, needle",
     [
-        ("param:L0=abc,a=20,k=3,bsat=40000", "alternate_variants/192: parametric curve .*bad value for L0"),
-        ("param:L0=192,a=20,k=3", "needs L0>0, a>=0, k>0, bsat>0"),
-        ("param:L0=50,a=20,k=3,bsat=40000", "alternate_variants/192: the default tier's unloaded latency"),
+        ("param:L0=abc,a=20,k=3,bsat=40000", "", "alternate_variants/192: parametric curve .*bad value for L0"),
+        ("param:L0=192,a=20,k=3", "", "needs L0>0, a>=0, k>0, bsat>0"),
+        ("param:L0=50,a=20,k=3,bsat=40000", "", "alternate_variants/192: the default tier's unloaded latency"),
+        # tools and storage are used on this machine, model tiers or not
+        (None, "tools: {mlc: /nonexistent/mlc}\n", "tools/mlc: '/nonexistent/mlc' is not an executable file"),
+        (None, "storage: {directory: /nonexistent/dir}\n", "storage/directory: '/nonexistent/dir' is not an existing directory"),
+        (None, "storage: {device: /dev/nonexistent}\n", "storage/device: '/dev/nonexistent' is not a block device"),
     ],
 )
-def test_variant_curves_checked(tmp_path, variant, needle):
+def test_model_profile_variants_tools_and_storage_checked(tmp_path, variant, extra, needle):
     alt = profile.REPO / "hosts/curves/paper-alternate-135.csv"
     with pytest.raises(ConfigError, match=needle):
-        profile.resolve(model_profile(tmp_path, str(alt), variant=variant), FACTS)
+        profile.resolve(model_profile(tmp_path, str(alt), variant=variant, extra=extra), FACTS)
 
 
 def test_storage_needs_fio_before_any_job():
@@ -252,23 +256,6 @@ def test_storage_needs_fio_before_any_job():
     plan = plans.build(profile.validate_config({"scale": "t", "storage": {"enabled": False},
                                                 "tiering": {"real": {"enabled": False}}}), prof, facts)
     assert "fio" not in plan
-
-
-@pytest.mark.parametrize(
-    "extra, needle",
-    [
-        ("tools: {mlc: /nonexistent/mlc}\n", "tools/mlc: '/nonexistent/mlc' is not an executable file"),
-        ("storage: {directory: /nonexistent/dir}\n", "storage/directory: '/nonexistent/dir' is not an existing directory"),
-        ("storage: {device: /dev/nonexistent}\n", "storage/device: '/dev/nonexistent' is not a block device"),
-    ],
-)
-def test_tools_and_storage_checked_for_model_profiles_too(tmp_path, extra, needle):
-    alt = profile.REPO / "hosts/curves/paper-alternate-135.csv"
-    path = model_profile(tmp_path, str(alt))
-    with open(path, "a") as f:
-        f.write(extra)
-    with pytest.raises(ConfigError, match=needle):
-        profile.resolve(path, FACTS)
 
 
 def test_real_working_set_must_fit_its_start_node():
