@@ -227,10 +227,11 @@ static void parse_tier(struct sim_cfg *c, const char *arg, int seen[2])
 		double gib;
 
 		if (strncmp(opt, ":capacity=", 10)) {
-			fprintf(stderr, "%s: error: unknown tier option '%.*s' in '%s' "
-				"(only capacity=GiB is accepted)\n", prog,
-				(int)strcspn(opt + 1, "="), opt + 1, arg);
-			exit(2);
+			char msg[1200];
+
+			snprintf(msg, sizeof(msg), "unknown tier option '%.*s' in '%s' (only capacity=GiB is accepted)",
+				 (int)strcspn(opt + 1, "="), opt + 1, arg);
+			die_arg("%s", msg);
 		}
 		if (c->capacity[role] >= 0)
 			die_arg("--tier capacity given twice: '%s'", arg);
