@@ -132,6 +132,12 @@ def _bytes(size: str) -> float:
     return _mib(size) * (1 << 20)
 
 
+def _event_times(dyn: dict, system: str) -> tuple[float, float]:
+    """A system's dynamics run: (event time, seconds after it)."""
+    return (dyn["system_event_at_s"].get(system, dyn["event_at_s"]),
+            dyn["system_after_event_s"].get(system, dyn["after_event_s"]))
+
+
 def _check_tiering(tc: dict, tiers: dict, src: str) -> None:
     """What tiersim would refuse, said before any job starts (one line, naming the config key)."""
     where = "experiment config: tiering"
@@ -139,8 +145,7 @@ def _check_tiering(tc: dict, tiers: dict, src: str) -> None:
     systems = [s for s in tc["systems"] if s != "static"]
     runs = {"duration_s": tc["duration_s"], **{f"system_duration_s/{s}": v for s, v in tc["system_duration_s"].items()}}
     for s in systems:
-        ev = dyn["system_event_at_s"].get(s, dyn["event_at_s"])
-        after = dyn["system_after_event_s"].get(s, dyn["after_event_s"])
+        ev, after = _event_times(dyn, s)
         key = "dynamics/" + (f"system_event_at_s/{s}" if s in dyn["system_event_at_s"] else "event_at_s")
         if not ev >= 0:
             raise ConfigError(f"{where}/{key}: the event time must be >= 0, got {ev:g}")
@@ -269,8 +274,8 @@ def tiering_points(config: dict, mprof: dict) -> dict:
                     if ob != w["object_bytes"]:
                         add("object_size", f"{s}-c{int(c)}-i{_fmt(k)}-o{ob}", ctx(s, c, k, obj=ob), argv(s, c, k, obj=ob))
             dyn = tc["dynamics"]
-            ev = dyn["system_event_at_s"].get(s, dyn["event_at_s"])
-            total = ev + dyn["system_after_event_s"].get(s, dyn["after_event_s"])
+            ev, after = _event_times(dyn, s)
+            total = ev + after
             at = _fmt(ev)
             for k in dyn["hotset_move_intensities"]:
                 add("hotset_move", f"{s}-c{int(c)}-i{_fmt(k)}", ctx(s, c, k),
