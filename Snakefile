@@ -1,7 +1,9 @@
 # tierbench: `snakemake --cores all` on the default host profile (auto).
 #   --config host=NAME_OR_PATH               choose a host profile (hosts/NAME.yaml)
 #   --configfile workflows/config/paper.yaml full sweeps
-# Everything is validated before any job starts (workflows/rules/common.smk).
+# Everything is validated before any job starts (workflows/rules/common.smk). The core rules
+# run every family's points, figures and tables; a family may add rules of its own
+# (families/<name>/rules.smk, included below).
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -16,10 +18,13 @@ report: "workflows/report/workflow.rst"
 include: "workflows/rules/common.smk"
 include: "workflows/rules/build.smk"
 include: "workflows/rules/host.smk"
-include: "workflows/rules/characterize.smk"
-include: "workflows/rules/storage.smk"
-include: "workflows/rules/tiering.smk"
+include: "workflows/rules/points.smk"
 include: "workflows/rules/report.smk"
+
+
+for family_rules in FAMILY_RULES:
+
+    include: family_rules
 
 
 rule all:

@@ -7,11 +7,9 @@ import inspect
 import sys
 from pathlib import Path
 
-import pandas as pd
-
 
 def main(argv: list[str] | None = None) -> int:
-    from . import figures, reference
+    from . import figures, frame, reference
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--figure", required=True, choices=sorted(figures.FIGURES))
@@ -21,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--functional", action="store_true", help="mark 'functional host: timings not meaningful'")
     ap.add_argument("--out", required=True, type=Path, help="output stem (without extension)")
     args = ap.parse_args(argv)
-    df = pd.read_csv(args.measurements, low_memory=False)
+    df = frame.load(args.measurements)
     ref = reference.load(args.reference) if args.reference else reference.load()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     kw = {"profile": args.profile, "functional": args.functional}

@@ -7,14 +7,12 @@ import json
 import sys
 from pathlib import Path
 
-import pandas as pd
-
 
 def main(argv: list[str] | None = None) -> int:
-    from . import reference, scorecard
+    from . import frame, reference, scorecard
 
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--measurements", required=True, type=Path)
+    ap.add_argument("--measurements", required=True, type=Path, nargs="+", help="measurements.csv of the scored families")
     ap.add_argument("--reference", type=Path, default=None)
     ap.add_argument("--md", required=True, type=Path)
     ap.add_argument("--csv", required=True, type=Path)
@@ -23,12 +21,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibration", default="[]",
                     help="JSON list: the model profile's calibrated_on entries (published numbers it was fitted to)")
     args = ap.parse_args(argv)
-    df = pd.read_csv(args.measurements, low_memory=False)
+    df = frame.load(args.measurements)
     ref = reference.load(args.reference) if args.reference else reference.load()
     card = scorecard.build(df, ref, json.loads(args.calibration))
     tiering = df[df["family"] == "tiering"]
-    backend = ", ".join(sorted(tiering["backend"].dropna().astype(str).unique())) or "none"
-    host = str(df["host"].dropna().iloc[0]) if not df.empty else "?"
+    backend = ", ".join(sorted(b for b in tiering["backend"].unique() if b)) or "none"
+    host = str(df["host"].iloc[0]) if not df.empty else "?"
     card.to_csv(args.csv, index=False)
     text = scorecard.to_markdown(card, host, backend, args.profile)
     if args.functional:

@@ -76,6 +76,7 @@ import pandas as pd
 
 from . import reference
 from .figures import common
+from .frame import typed
 
 COLUMNS = [
     "source", "figure", "system", "condition", "metric", "published_low", "published_high", "unit",
@@ -412,7 +413,7 @@ def build(df: pd.DataFrame | None, ref: pd.DataFrame | None = None,
     ``calibrated_on``); their rows are marked, since matching them validates nothing.
     """
     ref = reference.load() if ref is None else ref
-    d = common.prepare(df)
+    d = typed(df)
     out = []
     for _, r in ref.iterrows():
         row = r.copy()

@@ -252,3 +252,12 @@ def log2_axis(ax: Axes, values: Iterable[float], axis: str = "x") -> None:
 def reference_label(source: str, what: str) -> str:
     """Legend label of a published reference mark, e.g. 'published: Optane PMem, seed 004'."""
     return f"published: {what}, {source}"
+
+
+def spread(ax: Axes, x, lo, hi, color: str, scale: float = 1.0) -> None:
+    """Shade the range over repetitions (``lo``..``hi``, min and max) behind a line, where there is
+    one (a single repetition has none)."""
+    x, lo, hi = (pd.Series(list(v), dtype=float) for v in (x, lo, hi))
+    if len(x) and (hi - lo).abs().max() > 0:
+        ax.fill_between(x, lo * scale, hi * scale, color=color, alpha=0.2, linewidth=0, zorder=1,
+                        label="_range over repetitions")

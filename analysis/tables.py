@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import frame
+
 
 def _cell(v: object) -> str:
     if v is None or (isinstance(v, float) and pd.isna(v)):
@@ -35,7 +37,7 @@ def _md(df: pd.DataFrame) -> str:
 
 
 def summary(df: pd.DataFrame) -> str:
-    host = df["host"].dropna().iloc[0] if not df.empty else "?"
+    host = df["host"].iloc[0] if not df.empty else "?"
     out = [f"# Characterization summary: {host}\n", "All values measured on this host (no model).\n"]
     ch = df[df["family"] == "characterize"]
     if not ch.empty:
@@ -88,13 +90,13 @@ def counters(metas: list[Path], absent: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--measurements", required=True, type=Path)
+    ap.add_argument("--measurements", required=True, type=Path, nargs="+", help="every family's measurements.csv")
     ap.add_argument("--summary", required=True, type=Path)
     ap.add_argument("--counters", required=True, type=Path)
     ap.add_argument("--absent", default="{}", help="JSON object: measurement -> reason it was left out")
     ap.add_argument("metas", nargs="*", type=Path)
     args = ap.parse_args(argv)
-    df = pd.read_csv(args.measurements, low_memory=False)
+    df = frame.load(args.measurements)
     args.summary.parent.mkdir(parents=True, exist_ok=True)
     args.summary.write_text(summary(df))
     args.counters.write_text(counters(args.metas, json.loads(args.absent)))

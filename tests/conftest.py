@@ -83,17 +83,23 @@ def alive(pid: int) -> bool:
         return False
 
 
+def copy_tree(dst: Path) -> Path:
+    """The repository's files as they are in the working tree (tracked, and untracked but not
+    ignored), modification times kept, into ``dst``; ``build/`` (binaries, the QEMU guest's cache)
+    is shared by a link, so nothing is rebuilt."""
+    names = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, names):
+        src = REPO / name
+        if src.is_file():
+            (dst / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst / name)
+    (dst / "build").symlink_to(REPO / "build", target_is_directory=True)
+    return dst
+
+
 @pytest.fixture
-def clean_results():
-    """Register results/<name>/ directories a test creates; removed before and after."""
-    made: list[Path] = []
-
-    def reg(name: str) -> Path:
-        d = REPO / "results" / name
-        shutil.rmtree(d, ignore_errors=True)
-        made.append(d)
-        return d
-
-    yield reg
-    for d in made:
-        shutil.rmtree(d, ignore_errors=True)
+def workdir(tmp_path) -> Path:
+    """A scratch copy of the repository to run the workflow in: its results/ and .snakemake/ are
+    the copy's, never the checkout's."""
+    return copy_tree(tmp_path / "repo")

@@ -12,12 +12,14 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from analysis import reference, style
-from analysis.figures import FIGURES, common, render
+import families
+from analysis import frame as loader
+from analysis import reference, registry, style
+from analysis.figures import FIGURES, INFO, render
 
 matplotlib.use("Agg")
 
-COLUMNS = common.SCHEMA_COLUMNS
+COLUMNS = list(loader.types())
 # Figures the synthetic frame below has data for (the characterization and Colloid figures).
 SYNTHETIC_FIGURES = [
     "latency_matrix", "bandwidth_threads", "bandwidth_latency", "object_latency", "fio_iodepth",
@@ -132,6 +134,24 @@ def test_registry_complete() -> None:
     for name, mod in FIGURES.items():
         assert mod.NAME == name
         assert isinstance(mod.CAPTION, str) and len(mod.CAPTION) > 40
+        assert INFO[name].caption == mod.CAPTION.strip(), "the report shows the module's own caption"
+        assert mod.__file__.endswith(f"families/{INFO[name].family}/figures/{name}.py")
+    assert "heatmap" not in FIGURES, "a shared helper module is not a figure"
+
+
+def test_figures_are_found_in_a_family_without_importing_them(tmp_path, monkeypatch) -> None:
+    """A family's figures/ module with NAME, CAPTION and plot is registered; the registry reads
+    them without importing (Snakemake reads it while planning)."""
+    fam = tmp_path / "families"
+    (fam / "newfam" / "figures").mkdir(parents=True)
+    (fam / "newfam" / "figures" / "my_fig.py").write_text(
+        'import no_such_module\nNAME = "my_fig"\nCAPTION = """What it shows."""\n\n\ndef plot(df, ref=None, **kw):\n    pass\n')
+    (fam / "newfam" / "figures" / "helper.py").write_text("def plot_helper():\n    pass\n")
+    monkeypatch.setattr(families, "HERE", fam)
+    monkeypatch.setattr(families, "FAMILIES", ["newfam"])
+    found = registry.discover()
+    assert list(found) == ["my_fig"] and found["my_fig"].family == "newfam"
+    assert found["my_fig"].caption == "What it shows." and found["my_fig"].module == "families.newfam.figures.my_fig"
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
@@ -205,3 +225,20 @@ def test_style_tables() -> None:
         assert {"color", "marker", "linestyle"} <= set(style.system_style(s))
     markers = {style.system_style(s)["marker"] for s in ("hemem", "tpp", "memtis")}
     assert len(markers) == 3  # systems stay apart in grayscale
+
+
+@pytest.mark.parametrize("name", ["steady_state", "hot_and_latency", "dynamics", "bandwidth_threads", "object_latency",
+                                  "fio_iodepth"])
+def test_repetitions_show_their_spread(name: str, frame: pd.DataFrame) -> None:
+    """With two repetitions that differ, a figure shades their range; with one, it shades nothing."""
+    from matplotlib.collections import PolyCollection
+
+    def bands(fig: Figure) -> int:
+        return sum(isinstance(c, PolyCollection) and not c.get_label().startswith("published")
+                   for ax in fig.axes for c in ax.collections)
+
+    one = FIGURES[name].plot(frame, None, reference=False)
+    assert bands(one) == 0
+    other = frame.assign(rep=1, value=frame["value"] * 1.1)
+    two = FIGURES[name].plot(pd.concat([frame, other], ignore_index=True), None, reference=False)
+    assert bands(two) > 0

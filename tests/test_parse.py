@@ -1,14 +1,23 @@
-"""Parsers: raw tool output -> long-form rows (synthetic inputs + a real fio run)."""
+"""Parsers (each in its workload module): raw tool output -> long-form rows (synthetic inputs +
+a real fio run); the typed loader; result.csv's open columns."""
 
 from __future__ import annotations
 
+import csv
+import io
 import shutil
 import subprocess
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from analysis import parse
+from analysis import frame, schema
+from families.characterize.curves import curve_rows
+from workflows.harness.point import result_csv, with_context
+from workloads.fio import workload as fio
+from workloads.memchar import workload as memchar
+from workloads.mlc import workload as mlc
 
 MEMCHAR = """tool,mode,metric,value,unit,op,threads,cpus,cpu_node,mem_node,target,size_bytes,buffer_bytes,delay,bandwidth_mbps,bytes_per_iter,huge_pages,flush,verified,duration_s
 memchar,latency,idle_latency,92.5,ns,read,1,0,0,0,node:0,,268435456,,,,thp:0.99,,1,1.0
@@ -40,10 +49,21 @@ Delay\t(ns)\tMB/sec
 """
 
 
-def test_memchar_rows_carry_context():
+def memchar_rows(tmp_path: Path, text: str = MEMCHAR) -> list[dict]:
+    (tmp_path / "memchar.out").write_text(text)
+    return memchar.rows(tmp_path, memchar.role(["build/bin/memchar", "latency"]), {})
+
+
+def as_frame(rows: list[dict], columns=()) -> pd.DataFrame:
+    return frame.typed(pd.read_csv(io.StringIO(result_csv(rows, list(columns))), dtype=str, keep_default_na=False))
+
+
+def test_memchar_rows_carry_context(tmp_path):
     ctx = {"host": "h", "backend": "numa", "family": "characterize", "experiment": "bandwidth", "point": "c0-m0"}
-    df = parse.finish(parse.parse_memchar(MEMCHAR), ctx)
-    assert list(df.columns) == parse.COLUMNS
+    df = as_frame(with_context(ctx, memchar_rows(tmp_path)))
+    assert list(df.columns)[: len(schema.COLUMNS)] == schema.COLUMNS
+    assert "mode" not in df.columns and "verified" not in df.columns
+    assert {"buffer_bytes", "huge_pages", "cpus"} <= set(df.columns), "memchar's own columns are kept"
     assert (df["host"] == "h").all()
     lat = df[df["metric"] == "idle_latency"]
     assert lat["experiment"].iloc[0] == "idle_latency", "experiment follows memchar's mode, not the context"
@@ -52,35 +72,41 @@ def test_memchar_rows_carry_context():
     assert bw["threads"].tolist() == [1, 2]
 
 
-def test_memchar_unverified_result_is_an_error():
+def test_memchar_unverified_result_is_an_error(tmp_path):
     bad = MEMCHAR.replace(",thp:1.00,,1,0.5\nmemchar,bandwidth,bandwidth,19000.0", ",thp:1.00,,0,0.5\nmemchar,bandwidth,bandwidth,19000.0", 1)
     with pytest.raises(ValueError, match="unverified"):
-        parse.parse_memchar(bad)
+        memchar_rows(tmp_path, bad)
 
 
-def test_curve_rows_from_loaded_latency():
-    df = parse.finish(parse.parse_memchar(MEMCHAR), {})
-    cur = parse.curve_rows(df)
+def test_memchar_probe_reports_its_metric(tmp_path):
+    (tmp_path / "latency.csv").write_text(MEMCHAR)
+    role = memchar.role(["build/bin/memchar", "latency"], name="latency", probe_metric="latency_default")
+    assert memchar.probe_rows(tmp_path, role, role["opts"]) == [
+        {"metric": "latency_default", "value": "92.5", "unit": "ns", "tool": "memchar"}]
+
+
+def test_curve_rows_from_loaded_latency(tmp_path):
+    cur = curve_rows(as_frame(memchar_rows(tmp_path)))
     assert list(cur.columns) == ["read_ratio", "bandwidth_mbps", "latency_ns"]
     assert cur["bandwidth_mbps"].is_monotonic_increasing
-    assert cur["read_ratio"].eq(1.0).all()
+    assert cur["read_ratio"].eq(1.0).all() and len(cur) == 2
 
 
 def test_mlc_latency_matrix():
-    df = parse.parse_mlc(MLC_LAT, "latency_matrix")
+    df = pd.DataFrame(mlc.parse(MLC_LAT, "latency_matrix"))
     got = {(r.cpu_node, r.mem_node): r.value for r in df.itertuples()}
     assert got == {(0, 0): 81.2, (0, 1): 135.9, (1, 0): 137.0, (1, 1): 80.7}
     assert (df["tool"] == "mlc").all() and (df["metric"] == "idle_latency").all()
 
 
 def test_mlc_loaded_latency():
-    df = parse.parse_mlc(MLC_LOADED, "loaded_latency")
+    df = pd.DataFrame(mlc.parse(MLC_LOADED, "loaded_latency"))
     assert df["delay"].tolist() == [0, 2, 100]
     assert df["bandwidth_mbps"].iloc[-1] == pytest.approx(101210.3)
 
 
 def test_mlc_garbage_gives_no_rows():
-    assert parse.parse_mlc("nothing useful\n", "latency_matrix").empty
+    assert mlc.parse("nothing useful\n", "latency_matrix") == []
 
 
 @pytest.mark.skipif(not shutil.which("fio"), reason="fio not installed")
@@ -90,7 +116,7 @@ def test_fio_real_output(tmp_path):
          "--ioengine=psync", "--time_based", "--runtime=0.3", "--name=qd1", "--iodepth=1",
          "--name=qd2", "--iodepth=2", "--stonewall"],
         capture_output=True, text=True, check=True).stdout
-    df = parse.parse_fio(out)
+    df = pd.DataFrame(fio.parse(out))
     iops = df[df["metric"] == "iops"]
     assert iops["iodepth"].tolist() == [1, 2]
     assert (iops["value"] > 0).all()
@@ -98,10 +124,20 @@ def test_fio_real_output(tmp_path):
     assert (df["block_bytes"] == 4096).all()
 
 
-def test_collect_concatenates(tmp_path):
-    a = tmp_path / "a.csv"
-    parse.finish(parse.parse_memchar(MEMCHAR), {"host": "h"}).to_csv(a, index=False)
-    df = parse.collect([a, a])
-    assert len(df) == 10 and list(df.columns)[: len(parse.COLUMNS)] == parse.COLUMNS
-    assert parse.collect([]).empty
-    assert isinstance(df, pd.DataFrame)
+def test_result_csv_is_open_and_typed_once(tmp_path):
+    """A family's columns come after the core ones, a parser's extra column is kept, colloid is
+    written true/false and read back as a boolean; an extra numeric column is typed a number."""
+    rows = [{"host": "h", "colloid": True, "metric": "m", "value": 1.5, "my_param": 7, "object_bytes": 64},
+            {"host": "h", "colloid": False, "metric": "m", "value": 2, "my_param": 8, "note": "x"}]
+    text = result_csv(rows, ["object_bytes", "alt_latency_ns"])
+    header = next(csv.reader(io.StringIO(text)))
+    assert header[: len(schema.COLUMNS)] == schema.COLUMNS
+    assert header[len(schema.COLUMNS):] == ["object_bytes", "alt_latency_ns", "my_param", "note"]
+    assert "true" in text and "false" in text
+    p = tmp_path / "result.csv"
+    p.write_text(text)
+    df = frame.load([p, p])
+    assert len(df) == 4 and str(df["colloid"].dtype) == "boolean" and df["colloid"].tolist() == [True, False] * 2
+    assert df["my_param"].dtype == float and df["note"].tolist() == ["", "x"] * 2
+    assert frame.typed(df) is df, "a typed frame is not typed again"
+    assert frame.load([]).empty

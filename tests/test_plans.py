@@ -1,51 +1,64 @@
-"""Point plans for a real two-tier host (synthetic facts: this machine has one node)."""
+"""Point plans of the tiering family for a real two-tier host (synthetic facts: this machine has one node)."""
 
 from __future__ import annotations
 
 import pytest
 from test_profiles import two_socket_facts
 
-from workflows.harness import ConfigError, plans, profile
+from families.tiering import model, real
+from workflows.harness import ConfigError, plan, profile
 
 
 def cfg(**tiering):
     return profile.validate_config({"scale": "t", "tiering": tiering})
 
 
-def resolve(name="icelake-2s", root=True):
+def host(name="icelake-2s", root=True) -> plan.Host:
     facts = two_socket_facts()
     facts["privileges"] = {"root": root}
-    return profile.resolve(name, facts), facts
+    return plan.Host(profile.resolve(name, facts), facts)
+
+
+def by_id(rows):
+    return {f"{r['experiment']}/{r['point']}": r for r in rows}
+
+
+def role(row, name):
+    return next((r for r in row["run"]["scenario"]["roles"] if r["name"] == name), None)
+
+
+def arg(r, flag):
+    return r["argv"][r["argv"].index(flag) + 1]
 
 
 def test_two_tier_host_runs_real_family_not_model():
-    prof, facts = resolve()
-    plan = plans.build(cfg(), prof, facts)
-    assert plan["tiering"] == {} and plan["model_profile"] is None
-    real = plan["real_tiering"]
-    assert {p["experiment"] for p in real.values()} == {"steady_state", "hotset_move", "contention_change"}
-    pt = real["steady_state/hemem-c1-i3"]
-    assert pt["gups"][pt["gups"].index("--mem-node") + 1] == "1", "GUPS starts on the alternate tier"
-    assert pt["gups"][pt["gups"].index("--cpus") + 1] == "0-14"
-    assert pt["antagonist"][pt["antagonist"].index("--cpus") + 1] == "15-29", "3x = 15 antagonist cores"
-    assert pt["antagonist"][pt["antagonist"].index("--mem-node") + 1] == "0", "antagonist on the default tier"
-    assert pt["tierd"][pt["tierd"].index("--tiers") + 1] == "0,1"
-    assert pt["settings"] == {"numa_balancing": "0"}
-    assert real["steady_state/hemem-c0-i0"]["antagonist"] is None
+    fp = plan.build(cfg(), host()).families["tiering"]
+    assert fp.info == {} and {r["executor"] for r in fp.rows} == {"host"}
+    pts = by_id(fp.rows)
+    assert {p["experiment"] for p in pts.values()} == {"steady_state", "hotset_move", "contention_change"}
+    pt = pts["steady_state/numa-hemem-c1-i3"]
+    g, a, t = role(pt, "gups"), role(pt, "antagonist"), role(pt, "tierd")
+    assert arg(g, "--mem-node") == "1", "GUPS starts on the alternate tier"
+    assert arg(g, "--cpus") == "0-14"
+    assert arg(a, "--cpus") == "15-29", "3x = 15 antagonist cores"
+    assert arg(a, "--mem-node") == "0", "antagonist on the default tier"
+    assert arg(t, "--tiers") == "0,1" and t["kind"] == "attach" and t["target_pid"] == "--pid"
+    assert pt["run"]["scenario"]["settings"] == {"numa_balancing": "0"}
+    assert role(pts["steady_state/numa-hemem-c0-i0"], "antagonist") is None
+    assert pt["context"]["colloid"] is True and pts["steady_state/numa-hemem-c0-i0"]["context"]["colloid"] is False
 
 
 def test_tpp_without_colloid_is_the_kernel_tiering_mode():
-    prof, facts = resolve()
-    real = plans.real_tiering_points(cfg(), prof, facts, knob_exists=lambda p: True)
-    off, on = real["steady_state/tpp-c0-i1"], real["steady_state/tpp-c1-i1"]
-    assert off["tierd"] is None and off["settings"] == {"numa_balancing": "2", "demotion_enabled": "true"}
-    assert on["tierd"][on["tierd"].index("--policy") + 1] == "tpp" and "sign-only" in on["note"]
+    pts = by_id(real.points(cfg(), host(), knob_exists=lambda p: True))
+    off, on = pts["steady_state/numa-tpp-c0-i1"], pts["steady_state/numa-tpp-c1-i1"]
+    assert role(off, "tierd") is None
+    assert off["run"]["scenario"]["settings"] == {"numa_balancing": "2", "demotion_enabled": "true"}
+    assert arg(role(on, "tierd"), "--policy") == "tpp" and "sign-only" in on["run"]["note"]
 
 
 def test_contention_change_delays_the_antagonist():
-    prof, facts = resolve()
-    pt = plans.real_tiering_points(cfg(), prof, facts, knob_exists=lambda p: True)["contention_change/memtis-c1-i0to3"]
-    assert pt["antagonist_delay_s"] == 100 and pt["event_t_s"] == 100
+    pt = by_id(real.points(cfg(), host(), knob_exists=lambda p: True))["contention_change/numa-memtis-c1-i0to3"]
+    assert role(pt, "antagonist")["start_after_s"] == 100 and pt["run"]["event_t_s"] == 100
 
 
 @pytest.mark.parametrize("setup, needle", [
@@ -53,23 +66,40 @@ def test_contention_change_delays_the_antagonist():
     (dict(cfg_over={"intensities": [0, 4]}), "intensities/1: 4 is greater than the maximum of 3"),
 ])
 def test_real_family_rejections(setup, needle):
-    prof, facts = resolve(root=setup.get("root", True))
+    h = host(root=setup.get("root", True))
     with pytest.raises(ConfigError, match=needle):
-        plans.real_tiering_points(cfg(**setup.get("cfg_over", {})), prof, facts, knob_exists=lambda p: True)
+        real.points(cfg(**setup.get("cfg_over", {})), h, knob_exists=lambda p: True)
 
 
 def test_intensity_beyond_granted_cores():
-    prof, facts = resolve("cxl-cpuless")  # 8 antagonist CPUs, 2 per unit
+    h = host("cxl-cpuless")  # 8 antagonist CPUs, 2 per unit
     c = profile.validate_config({"scale": "t"})
     c["tiering"]["intensities"] = [0, 3, 4.5]  # bypass the schema's 0-3 bound to reach the core check
     with pytest.raises(ConfigError, match=r"intensity 4.5 needs 9 antagonist cores"):
-        plans.real_tiering_points(c, prof, facts, knob_exists=lambda p: True)
+        real.points(c, h, knob_exists=lambda p: True)
 
 
 def test_tpp_needs_kernel_tiering_knobs():
-    prof, facts = resolve()
     with pytest.raises(ConfigError, match="demotion_enabled"):
-        plans.real_tiering_points(cfg(), prof, facts, knob_exists=lambda p: "demotion" not in p)
+        real.points(cfg(), host(), knob_exists=lambda p: "demotion" not in p)
+
+
+def test_reps_repeat_points_and_reseed_model_runs():
+    """A second repetition: rep 1 rows beside rep 0; a model point runs with seed + 1, a measured
+    point repeats the same command."""
+    facts = {"hostname": "h", "nodes": {"0": {"cpus": [0, 1], "memory_mib": 8192}}, "memory_nodes": [0], "cpu_nodes": [0],
+             "online_cpus": [0, 1], "allowed_cpus": [0, 1], "tools": {"fio": "/usr/bin/fio"}, "privileges": {"root": True}}
+    h = plan.Host(profile.resolve("auto", facts), facts)
+    c = profile.validate_config({"scale": "t", "reps": 2})
+    pl = plan.build(c, h)
+    assert "tiering/steady_state/hemem-c1-i3/rep1" in pl.points
+    r0, r1 = pl.points["tiering/steady_state/hemem-c1-i3/rep0"], pl.points["tiering/steady_state/hemem-c1-i3/rep1"]
+    s0, s1 = r0["run"]["argv"], r1["run"]["argv"]
+    assert int(s1[s1.index("--seed") + 1]) == int(s0[s0.index("--seed") + 1]) + 1
+    assert r1["context"]["rep"] == 1 and r0["context"]["rep"] == 0
+    m0, m1 = pl.points["characterize/idle_latency/c0-m0/rep0"], pl.points["characterize/idle_latency/c0-m0/rep1"]
+    assert m0["run"]["scenario"] == m1["run"]["scenario"]
+    assert sum(r["rep"] == 1 for r in pl.points.values()) == sum(r["rep"] == 0 for r in pl.points.values())
 
 
 @pytest.mark.parametrize(
@@ -92,5 +122,5 @@ def test_tiering_config_checked_as_tiersim_would(tiering, needle):
     config = cfg(**tiering)
     mprof = profile.resolve("paper-testbed", {"nodes": {}})
     with pytest.raises(ConfigError, match=needle) as e:
-        plans.tiering_points(config, mprof)
+        model.points(config, plan.Host(mprof, {"nodes": {}}), mprof)
     assert "\n" not in str(e.value)

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from workflows.harness import ConfigError, cpulist, hostdetect, plans, profile
+from workflows.harness import ConfigError, cpulist, hostdetect, plan, profile
 
 FACTS = {
     "hostname": "testhost",
@@ -79,7 +79,7 @@ def test_unknown_profile_name_lists_known():
 def config(**over):
     base = {"scale": "t"}
     base.update(over)
-    return profile.validate_schema(base, profile.REPO / "workflows/config/schema.yaml", "experiment config")
+    return profile.validate_config(base)
 
 
 @pytest.mark.parametrize(
@@ -102,22 +102,27 @@ def test_config_defaults_filled():
     assert c["characterize"]["objsize"]["sizes"][0] == 64
 
 
+def characterize_rows(c, facts=FACTS):
+    return plan.build(c, plan.Host(profile.resolve("auto", facts), facts)).rows("characterize")
+
+
 def test_plan_threads_and_injectors():
-    prof = profile.resolve("auto", FACTS)
     small = {"real": {"working_set": "4G", "hot_set": "1G"}}  # node 1 of FACTS has 8 GiB
-    plan = plans.build(config(tiering=small), prof, FACTS)["characterize"]
-    ids = [p["id"] for p in plan["pairs"]]
-    assert ids == ["c0-m0", "c0-m1", "c2-m0", "c2-m1"]
-    assert plan["threads"]["c0-m1"] == [1, 2, 4]
-    assert plan["injectors"]["c0-m0"] == 3
-    local = plans.build(config(characterize={"pairs": "local"}, tiering=small), prof, FACTS)["characterize"]
-    assert [p["id"] for p in local["pairs"]] == ["c0-m0"]
+    rows = characterize_rows(config(tiering=small))
+    idle = [r["point"] for r in rows if r["experiment"] == "idle_latency"]
+    assert idle == ["c0-m0", "c0-m1", "c2-m0", "c2-m1"]
+    argv = {f"{r['experiment']}/{r['point']}": r["run"]["scenario"]["roles"][0]["argv"] for r in rows}
+    bw = argv["bandwidth/c0-m1/read"]
+    assert bw[bw.index("--threads") + 1] == "1,2,4"
+    ll = argv["loaded_latency/c0-m0/read"]
+    assert ll[ll.index("--injectors") + 1] == "3"
+    local = characterize_rows(config(characterize={"pairs": "local"}, tiering=small))
+    assert [r["point"] for r in local if r["experiment"] == "idle_latency"] == ["c0-m0"]
 
 
 def test_plan_rejects_too_many_threads():
-    prof = profile.resolve("auto", FACTS)
     with pytest.raises(ConfigError, match="8 threads requested but node 2 has 2"):
-        plans.build(config(characterize={"bandwidth": {"threads": [1, 8]}}, ) | {}, prof, _only_node(2))
+        characterize_rows(config(characterize={"bandwidth": {"threads": [1, 8]}}), _only_node(2))
 
 
 def _only_node(n):
@@ -249,16 +254,16 @@ def test_model_profile_variants_tools_and_storage_checked(tmp_path, variant, ext
 
 
 def test_storage_needs_fio_before_any_job():
-    prof = profile.resolve("auto", FACTS)
     facts = dict(FACTS, tools={"fio": None})
+    h = plan.Host(profile.resolve("auto", facts), facts)
     with pytest.raises(ConfigError, match=r"storage family needs fio, which is not on PATH.*storage/enabled: false"):
-        plans.build(profile.validate_config({"scale": "t"}), prof, facts)
-    plan = plans.build(profile.validate_config({"scale": "t", "storage": {"enabled": False},
-                                                "tiering": {"real": {"enabled": False}}}), prof, facts)
-    assert "fio" not in plan
+        plan.build(profile.validate_config({"scale": "t"}), h)
+    pl = plan.build(profile.validate_config({"scale": "t", "storage": {"enabled": False},
+                                             "tiering": {"real": {"enabled": False}}}), h)
+    assert pl.rows("storage") == []
 
 
 def test_real_working_set_must_fit_its_start_node():
-    prof = profile.resolve("auto", FACTS)
+    h = plan.Host(profile.resolve("auto", FACTS), FACTS)
     with pytest.raises(ConfigError, match=r"tiering/real/working_set: 72G does not fit node 1 \(8192 MiB\)"):
-        plans.build(config(), prof, FACTS)
+        plan.build(config(), h)

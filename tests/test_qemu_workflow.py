@@ -1,16 +1,18 @@
 """The whole workflow on the QEMU NUMA guest (hosts/qemu-numa.yaml, a functional host).
 
 The ``vm`` test runs ``snakemake --configfile workflows/config/qemu.yaml --config
-host=qemu-numa`` into a scratch copy of results/: the profile is resolved against the
-guest's facts, the real tiering family runs inside the guest in one boot, and the host
-turns the guest's raw CSVs into measurements.csv and figures marked "functional host".
-It skips with the reason when this machine cannot build or boot the guest.
+host=qemu-numa`` in a scratch copy of the repository: the profile is resolved against the
+guest's facts, the real tiering family runs inside the guest in one boot (the scenario
+executor's shell backend), and the host parses each point's raw output into
+measurements.csv and figures marked "functional host". It skips with the reason when this
+machine cannot build or boot the guest.
 
 The unmarked tests need no VM: the guest plan and the shell script it exports.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import shutil
@@ -18,12 +20,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import yaml
+from conftest import copy_tree
 
-from workflows.harness import ConfigError, plans, profile
-from workflows.harness.guestrun import guest_script
+from analysis.frame import load
+from workflows.harness import ConfigError, plan, profile
+from workflows.harness.scenario import render_batch
 
 REPO = Path(__file__).resolve().parents[1]
 VM_TIMEOUT_S = float(os.environ.get("TIERBENCH_VM_WORKFLOW_TIMEOUT", "600"))
@@ -51,36 +54,44 @@ def test_qemu_profile_names_its_runner():
     assert profile.runner_of("paper-testbed") is None
 
 
+def guest_host() -> plan.Host:
+    return plan.Host(profile.resolve("qemu-numa", GUEST_FACTS), GUEST_FACTS, profile.runner_of("qemu-numa"))
+
+
+def role(row, name):
+    return next((r for r in row["run"]["scenario"]["roles"] if r["name"] == name), None)
+
+
 def test_guest_plan_runs_only_real_tiering():
-    prof = profile.resolve("qemu-numa", GUEST_FACTS)
-    plan = plans.build(_guest_config(), prof, GUEST_FACTS)
-    assert plan["tiering"] == {} and plan["contention"] == {} and plan["storage"] is False
-    assert plan["characterize"]["pairs"] == [] and "qemu guest" in plan["characterize"]["absent"]["characterize"]
-    pts = plan["real_tiering"]
-    assert {p["experiment"] for p in pts.values()} == {"steady_state", "hotset_move", "contention_change"}
-    assert {p["context"]["colloid"] for p in pts.values()} == {"true", "false"}
-    for p in pts.values():
-        assert "--mem-node" in p["gups"] and p["gups"][p["gups"].index("--mem-node") + 1] == "0"  # start_tier: default
-        if p["tierd"]:
-            assert p["tierd"][p["tierd"].index("--observe") + 1] == "none"
+    pl = plan.build(_guest_config(), guest_host())
+    assert pl.rows("characterize") == [] and pl.rows("storage") == []
+    assert "qemu guest" in pl.families["characterize"].absent["characterize"]
+    pts = pl.rows("tiering")
+    assert {p["executor"] for p in pts} == {"guest"}
+    assert {p["experiment"] for p in pts} == {"steady_state", "hotset_move", "contention_change"}
+    assert {p["context"]["colloid"] for p in pts} == {True, False}
+    for p in pts:
+        g = role(p, "gups")["argv"]
+        assert g[g.index("--mem-node") + 1] == "0"  # start_tier: default
+        t = role(p, "tierd")
+        if t:
+            assert t["argv"][t["argv"].index("--observe") + 1] == "none"
 
 
 def test_guest_plan_rejects_a_working_set_larger_than_the_guest():
     cfg = _guest_config()
     cfg["tiering"]["real"]["working_set"] = "72G"
-    prof = profile.resolve("qemu-numa", GUEST_FACTS)
     with pytest.raises(ConfigError, match="does not fit node 0"):
-        plans.build(cfg, prof, GUEST_FACTS)
+        plan.build(cfg, guest_host())
 
 
 def test_guest_script_is_valid_shell_with_guest_paths(tmp_path):
-    prof = profile.resolve("qemu-numa", GUEST_FACTS)
-    pts = plans.build(_guest_config(), prof, GUEST_FACTS)["real_tiering"]
-    points = [{**p, "context": {**p["context"], "point": f"numa-{p['id']}"}} for p in pts.values()]
-    text = guest_script(points, 1)
-    assert "build/bin" not in text and '"$BIN/gups"' in text and '"$BIN/tierd"' in text
+    rows = plan.build(_guest_config(), guest_host()).rows("tiering")
+    text = render_batch([(f"/out/{plan.key(r)}", r["run"]["scenario"]) for r in rows])
+    assert " build/bin" not in text and '"$BIN/gups"' in text and '"$BIN/tierd"' in text
     assert "settings_set /proc/sys/kernel/numa_balancing 2" in text  # kernel TPP
-    assert text.count("settings_restore") == len(points) and text.count("end_point \"$D\"") == len(points)
+    assert text.count("settings_restore") == len(rows) and text.count('>"$D/status"') == len(rows)
+    assert '--pid "$(cat /tmp/tb/gups.pid)"' in text, "tierd attaches to GUPS's pid"
     script = tmp_path / "run.sh"
     script.write_text(text)
     for sh in ("sh", "bash", "busybox"):
@@ -105,30 +116,24 @@ def test_workflow_in_qemu_guest(tmp_path):
         g.build(install=os.geteuid() == 0)
     except g.GuestUnavailable as e:
         pytest.skip(f"QEMU guest unavailable on this machine: {e}")
-    # a scratch copy of the tree's inputs would be slow; run in the repo with its own results dir
-    results = REPO / "results" / "qemu-numa"
-    backup = tmp_path / "previous-results"
-    if results.exists():
-        shutil.move(str(results), backup)
-    try:
-        cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "workflows/config/qemu.yaml",
-               "--config", "host=qemu-numa"]
-        p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=VM_TIMEOUT_S)
-        log = results / "logs" / "guest_tiering_batch.log"
-        assert p.returncode == 0, (p.stderr[-3000:] + "\n" + (log.read_text()[-3000:] if log.exists() else ""))
-        df = pd.read_csv(results / "measurements.csv")
-        t = df[df["family"] == "tiering"]
-        assert not t.empty
-        assert set(t["backend"]) == {"numa"} and set(t["host"]) == {"qemu-numa"}
-        assert set(t["colloid"].astype(str).str.lower()) == {"true", "false"}
-        assert {"steady_state", "hotset_move", "contention_change"} <= set(t["experiment"])
-        thr = t[(t["metric"] == "throughput") & t["t_s"].isna()]
-        assert (thr["value"] > 0).all() and len(thr) >= 8
-        moved = t[(t["metric"] == "bytes_moved") & (t["tool"] == "tierd")]
-        assert (moved["value"] > 0).any(), "tierd moved no pages in any point"
-        assert (results / "figures" / "steady_state.png").stat().st_size > 0
-        assert (results / "figures" / "dynamics.png").stat().st_size > 0
-    finally:
-        if backup.exists():
-            shutil.rmtree(results, ignore_errors=True)
-            shutil.move(str(backup), results)
+    work = copy_tree(tmp_path / "repo")
+    results = work / "results" / "qemu-numa"
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "workflows/config/qemu.yaml",
+           "--config", "host=qemu-numa"]
+    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=VM_TIMEOUT_S)
+    log = results / "logs" / "guest_batch.log"
+    assert p.returncode == 0, (p.stderr[-3000:] + "\n" + (log.read_text()[-3000:] if log.exists() else ""))
+    df = load(results / "measurements.csv")
+    t = df[df["family"] == "tiering"]
+    assert not t.empty
+    assert set(t["backend"]) == {"numa"} and set(t["host"]) == {"qemu-numa"}
+    assert set(t["colloid"]) == {True, False}
+    assert {"steady_state", "hotset_move", "contention_change"} <= set(t["experiment"])
+    thr = t[(t["metric"] == "throughput") & t["t_s"].isna()]
+    assert (thr["value"] > 0).all() and len(thr) >= 8
+    moved = t[(t["metric"] == "bytes_moved") & (t["tool"] == "tierd")]
+    assert (moved["value"] > 0).any(), "tierd moved no pages in any point"
+    meta = json.loads(next(results.glob("tiering/contention_change/numa-*-c1-*/rep0/meta.json")).read_text())
+    assert meta["functional"] and meta["exit"]["gups"] == 0 and meta["started_after_s"] == {"antagonist": 3.0}
+    assert (results / "figures" / "steady_state.png").stat().st_size > 0
+    assert (results / "figures" / "dynamics.png").stat().st_size > 0

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analysis import reference, scorecard
-from analysis.figures.common import SCHEMA_COLUMNS
+from analysis.frame import types
 
 TIER = {"host": "h", "backend": "model", "family": "tiering", "workload": "gups", "rep": 0}
 
@@ -26,7 +26,7 @@ def steady(gains: dict[int, float], system: str = "hemem", base: float = 100.0) 
 
 
 def frame(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=SCHEMA_COLUMNS)
+    return pd.DataFrame(rows, columns=list(types()))
 
 
 @pytest.fixture(scope="module")

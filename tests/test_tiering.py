@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pandas as pd
-from conftest import REPO, binary
+from conftest import binary
 
 TINY_TIERING = """scale: tiny-tiering
 characterize: {enabled: false}
@@ -47,19 +47,19 @@ cpus: {{cores_per_unit: 5}}
     return prof
 
 
-def run(cfg, prof):
+def run(cfg, prof, cwd):
     return subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", str(cfg),
-                           "--config", f"host={prof}"], cwd=REPO, capture_output=True, text=True, timeout=600)
+                           "--config", f"host={prof}"], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-def test_own_curves_run_and_rerun_identically(tmp_path, clean_results):
+def test_own_curves_run_and_rerun_identically(tmp_path, workdir):
     binary("tiersim")
     name = "pytest-mycurves"
-    out = clean_results(name)
+    out = workdir / "results" / name
     cfg = tmp_path / "t.yaml"
     cfg.write_text(TINY_TIERING)
     prof = my_profile(tmp_path, name)
-    r = run(cfg, prof)
+    r = run(cfg, prof, workdir)
     assert r.returncode == 0, r.stderr[-3000:]
     df = pd.read_csv(out / "measurements.csv", low_memory=False)
     t = df[df["family"] == "tiering"]
@@ -72,7 +72,7 @@ def test_own_curves_run_and_rerun_identically(tmp_path, clean_results):
     timed = ["policy_cpu_share", "cpu_overhead"]  # measured CPU time: the only non-deterministic values
     first = t[~t["metric"].isin(timed)].sort_values(["point", "metric", "t_s"]).reset_index(drop=True)
     shutil.rmtree(out)
-    r = run(cfg, prof)
+    r = run(cfg, prof, workdir)
     assert r.returncode == 0, r.stderr[-3000:]
     df2 = pd.read_csv(out / "measurements.csv", low_memory=False)
     t2 = df2[(df2["family"] == "tiering") & ~df2["metric"].isin(timed)]
@@ -95,12 +95,12 @@ def test_curve_change_changes_results(tmp_path):
     assert thr("param:L0=200,a=20,k=3,bsat=50000") < thr("param:L0=130,a=20,k=3,bsat=50000")
 
 
-def test_missing_model_curve_variant_is_rejected(tmp_path, clean_results):
+def test_missing_model_curve_variant_is_rejected(tmp_path, workdir):
     name = "pytest-novariant"
-    clean_results(name)
     cfg = tmp_path / "t.yaml"
     cfg.write_text(TINY_TIERING.replace("unloaded_latency_ns: [130]", "unloaded_latency_ns: [130, 192]"))
     r = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", str(cfg),
-                        "--config", f"host={my_profile(tmp_path, name)}"], cwd=REPO, capture_output=True, text=True)
+                        "--config", f"host={my_profile(tmp_path, name)}"], cwd=workdir, capture_output=True, text=True)
+    assert not (workdir / "results" / name).exists()
     assert r.returncode != 0
     assert "no alternate-tier curve for [192] ns" in r.stderr

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from conftest import REPO, alive, binary, started_by
+
+from analysis.frame import load
 
 SMK = [sys.executable, "-m", "snakemake"]
 
@@ -28,7 +30,12 @@ tiering: {enabled: false}
 
 
 def smk(*args, timeout=600, **kw):
-    return subprocess.run([*SMK, *args], cwd=REPO, capture_output=True, text=True, timeout=timeout, **kw)
+    """snakemake in the checkout: only for what writes nothing (lint, dry runs, rejected configs)."""
+    return smk_in(REPO, *args, timeout=timeout, **kw)
+
+
+def smk_in(cwd, *args, timeout=600, **kw):
+    return subprocess.run([*SMK, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, **kw)
 
 
 def profile(tmp_path: Path, name: str) -> Path:
@@ -45,7 +52,7 @@ def test_lint_clean():
 def test_paper_dry_run():
     r = smk("-n", "--forceall", "--cores", "all", "--configfile", "workflows/config/paper.yaml")
     assert r.returncode == 0, r.stderr[-2000:]
-    assert "memchar_bandwidth" in r.stdout
+    assert "rule point:" in r.stdout and "/characterize/bandwidth/" in r.stdout
 
 
 @pytest.mark.parametrize(
@@ -58,28 +65,28 @@ def test_paper_dry_run():
         ("name: {n}\ntiers:\n  - {{name: d, kind: model, curve: 'param:L0=1', capacity_gib: -2}}\n", "capacity_gib"),
     ],
 )
-def test_bad_profile_stops_before_any_job(tmp_path, clean_results, body, needle):
+def test_bad_profile_stops_before_any_job(tmp_path, workdir, body, needle):
     name = "pytest-bad"
-    out = clean_results(name)
+    out = workdir / "results" / name
     p = tmp_path / "bad.yaml"
     p.write_text(body.format(n=name))
-    r = smk("--cores", "1", "--config", f"host={p}")
+    r = smk_in(workdir, "--cores", "1", "--config", f"host={p}")
     assert r.returncode != 0
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("tierbench: error:")]
     assert len(errors) == 1 and needle in errors[0], r.stderr
     assert not out.exists(), "no results written"
 
 
-def test_bad_model_curve_stops_before_any_job(tmp_path, clean_results):
+def test_bad_model_curve_stops_before_any_job(tmp_path, workdir):
     """A malformed curve stops the run at validation, not inside every tiersim job."""
     name = "pytest-badcurve"
-    out = clean_results(name)
+    out = workdir / "results" / name
     (tmp_path / "alt.csv").write_text("read_ratio,bandwidth_mbps,latency_ns\n1,0,300\n1,10,200\n")
     default = REPO / "hosts/curves/paper-default.csv"
     p = tmp_path / "bad.yaml"
     p.write_text(f"name: {name}\ntiers:\n  - {{name: default, kind: model, curve: '{default}', capacity_gib: 24}}\n"
                  "  - {name: alternate, kind: model, curve: alt.csv, capacity_gib: 72}\n")
-    r = smk("--cores", "1", "--config", f"host={p}")
+    r = smk_in(workdir, "--cores", "1", "--config", f"host={p}")
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("tierbench: error:")]
     assert r.returncode != 0 and len(errors) == 1 and "alt.csv: read ratio 1: fewer than 2 usable points" in errors[0]
     assert not out.exists(), "no results written"
@@ -97,17 +104,17 @@ def test_bad_config_value_stops(tmp_path):
     assert r.returncode != 0 and "tierbench: error: experiment config: characterize/latency/buffer_mib" in r.stderr
 
 
-def test_tiny_run_end_to_end(tmp_path, clean_results):
+def test_tiny_run_end_to_end(tmp_path, workdir):
     binary("memchar")
     name = "pytest-e2e"
-    out = clean_results(name)
+    out = workdir / "results" / name
     cfg = tmp_path / "tiny.yaml"
     cfg.write_text(TINY)
-    r = smk("--cores", "2", "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}")
+    r = smk_in(workdir, "--cores", "2", "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}")
     assert r.returncode == 0, r.stderr[-4000:]
     facts = json.loads((out / "host_facts.json").read_text())
     assert facts["nodes"] and "perf_counters" in facts
-    df = pd.read_csv(out / "measurements.csv")
+    df = load(out / "measurements.csv")
     assert {"host", "backend", "family", "experiment", "metric", "value", "unit", "op", "threads",
             "cpu_node", "mem_node", "size_bytes"} <= set(df.columns)
     assert set(df["metric"]) >= {"idle_latency", "bandwidth", "object_latency", "iops"}
@@ -116,28 +123,55 @@ def test_tiny_run_end_to_end(tmp_path, clean_results):
     for fig in ("latency_matrix", "bandwidth_threads", "bandwidth_latency", "object_latency", "fio_iodepth"):
         assert (out / "figures" / f"{fig}.png").stat().st_size > 1000
         assert (out / "figures" / f"{fig}.pdf").exists()
-    meta = json.loads(next(out.glob("characterize/idle_latency/*/meta.json")).read_text())
-    assert meta["git"].keys() >= {"commit", "dirty"} and meta["binary"]["sha256"]
+    meta = json.loads(next(out.glob("characterize/idle_latency/*/rep0/meta.json")).read_text())
+    assert meta["git"].keys() >= {"commit", "dirty"} and meta["binaries"]["memchar"]
     assert set(meta["counters"]) == {"perf_uncore", "pcm_memory", "ipmctl"}
     for src, st in meta["counters"].items():
         assert st["available"] or st["reason"], f"{src}: unavailable without a reason"
     assert "Counter sources" in (out / "tables/counters.md").read_text()
     # the HTML report
-    r = smk("--cores", "1", "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}",
+    r = smk_in(workdir, "--cores", "1", "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}",
             "--report", str(out / "report.html"))
     assert r.returncode == 0, r.stderr[-3000:]
     assert (out / "report.html").stat().st_size > 10000
+    # a changed setting reruns exactly the points whose rows it changes, and what depends on them
+    host = f"host={profile(tmp_path, name)}"
+    assert "Nothing to be done" in smk_in(workdir, "-n", "--cores", "1", "--configfile", str(cfg), "--config", host).stdout
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(TINY.replace("runtime_s: 0.5", "runtime_s: 0.7"))
+    jobs = planned(smk_in(workdir, "-n", "--cores", "1", "--configfile", str(changed), "--config", host))
+    points = {o for o in jobs if o.endswith("/result.csv")}
+    assert points == {f"results/{name}/storage/fio_randread/bs4096/rep0/result.csv"}, points
+    assert jobs - points == {f"results/{name}/storage/points.tsv", f"results/{name}/storage/measurements.csv",
+                             f"results/{name}/measurements.csv", f"results/{name}/figures/fio_iodepth.png",
+                             f"results/{name}/tables/summary.md"}, jobs
+    # a second repetition runs only the new points: rows with rep 0 and 1, and every figure still renders
+    jobs = planned(smk_in(workdir, "-n", "--cores", "1", "--configfile", str(cfg), "--config", host, "reps=2"))
+    rep0 = {str(p.relative_to(workdir)) for p in out.rglob("rep0/result.csv")}
+    assert {o for o in jobs if o.endswith("/result.csv")} == {p.replace("/rep0/", "/rep1/") for p in rep0}
+    assert not any("/rep0/" in o for o in jobs)
+    r = smk_in(workdir, "--cores", "2", "--configfile", str(cfg), "--config", host, "reps=2")
+    assert r.returncode == 0, r.stderr[-3000:]
+    df = load(out / "measurements.csv")
+    assert set(df["rep"]) == {0, 1}
+    assert (df.groupby("rep").size().diff().fillna(0).abs() < 0.2 * len(df)).all(), "both repetitions complete"
 
 
-def test_sigint_leaves_no_benchmark_behind(tmp_path, clean_results):
+def planned(r: subprocess.CompletedProcess) -> set[str]:
+    """The first output of every job a dry run lists (relative to the work directory)."""
+    assert r.returncode == 0, r.stderr[-3000:]
+    return {m.split(",")[0].strip() for m in re.findall(r"^\s+output: (.*)$", r.stdout, re.M)}
+
+
+def test_sigint_leaves_no_benchmark_behind(tmp_path, workdir):
     binary("memchar")
     name = "pytest-sigint"
-    out = clean_results(name)
+    out = workdir / "results" / name
     cfg = tmp_path / "slow.yaml"
     cfg.write_text("scale: slow\ncharacterize: {latency: {buffer_mib: 64, duration_s: 60}}\nstorage: {enabled: false}\ntiering: {enabled: false}\n")
-    p = subprocess.Popen([*SMK, f"results/{name}/characterize/idle_latency/c0-m0/result.csv", "--cores", "1",
+    p = subprocess.Popen([*SMK, f"results/{name}/characterize/idle_latency/c0-m0/rep0/result.csv", "--cores", "1",
                           "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}"],
-                         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+                         cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
         ours: set[int] = set()
@@ -161,4 +195,4 @@ def test_sigint_leaves_no_benchmark_behind(tmp_path, clean_results):
     left = {pid for pid in ours if alive(pid)}
     assert not left, f"benchmark processes left behind: {left}"
     assert p.returncode != 0
-    assert not list(out.glob("characterize/idle_latency/*/result.csv")), "no half-written result"
+    assert not list(out.glob("characterize/idle_latency/*/rep0/result.csv")), "no half-written result"

@@ -1,4 +1,6 @@
-"""tierbench figures: one module per figure, each with ``NAME``, ``CAPTION`` and ``plot``.
+"""tierbench figures: the machinery every figure shares. The figures themselves live with their
+family, one module each, ``families/<family>/figures/<name>.py`` with ``NAME``, ``CAPTION`` and
+``plot`` (found by :func:`analysis.registry.discover`; the caption is what the report shows).
 
 ``plot(df, ref=None, **kw) -> Figure`` takes the long-form measurements frame (it filters what
 it needs) and the published-numbers frame (:func:`analysis.reference.load`). Keyword options
@@ -17,70 +19,24 @@ workflow never fails on an optional source that did not run.
 
 from __future__ import annotations
 
+from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from . import (
-    bandwidth_latency,
-    bandwidth_threads,
-    contention,
-    cpu_overhead,
-    dynamics,
-    fio_iodepth,
-    gain_object_size,
-    gain_unloaded_latency,
-    hot_and_latency,
-    latency_matrix,
-    object_latency,
-    steady_state,
-)
+from ..registry import discover
 
-_MODULES: list[ModuleType] = [
-    latency_matrix,
-    bandwidth_threads,
-    bandwidth_latency,
-    object_latency,
-    fio_iodepth,
-    steady_state,
-    hot_and_latency,
-    gain_unloaded_latency,
-    gain_object_size,
-    dynamics,
-    cpu_overhead,
-    contention,
-]
-FIGURES: dict[str, ModuleType] = {m.NAME: m for m in _MODULES}
-
-# Which figures belong to which family (for workflow rules that render per family).
-FAMILY = {
-    "latency_matrix": "characterize",
-    "bandwidth_threads": "characterize",
-    "bandwidth_latency": "characterize",
-    "object_latency": "characterize",
-    "fio_iodepth": "storage",
-    "steady_state": "tiering",
-    "hot_and_latency": "tiering",
-    "gain_unloaded_latency": "tiering",
-    "gain_object_size": "tiering",
-    "dynamics": "tiering",
-    "cpu_overhead": "tiering",
-    "contention": "tiering",
-}
+INFO = discover()
+FIGURES: dict[str, ModuleType] = {name: import_module(info.module) for name, info in INFO.items()}
+FAMILY = {name: info.family for name, info in INFO.items()}
 
 FORMATS = ("png", "pdf")
 DPI = 200
 
 
-def render(
-    name: str,
-    df: pd.DataFrame,
-    ref: pd.DataFrame | None,
-    out_stem: str | Path,
-    **kw: object,
-) -> list[Path]:
+def render(name: str, df: pd.DataFrame, ref: pd.DataFrame | None, out_stem: str | Path, **kw: object) -> list[Path]:
     """Draw figure ``name`` and write ``out_stem.png`` (200 dpi) and ``out_stem.pdf``.
 
     Returns the paths written. Unknown names raise KeyError listing the known ones.
@@ -113,4 +69,4 @@ def render_all(df: pd.DataFrame, ref: pd.DataFrame | None, out_dir: str | Path, 
 
 def caption(name: str) -> str:
     """The RST caption of figure ``name`` (for the Snakemake report)."""
-    return FIGURES[name].CAPTION
+    return INFO[name].caption

@@ -1,7 +1,7 @@
 """Data helpers shared by the figure modules and the scorecard.
 
-They accept the long-form measurements frame as parsed from ``measurements.csv`` (any dtypes:
-empty cells may be NaN or "", ``colloid`` may be bool or "true"/"false") and never modify it.
+They take a typed long-form measurements frame (:func:`analysis.frame.typed`: numbers numeric,
+text stripped, ``colloid`` boolean) and never modify it.
 """
 
 from __future__ import annotations
@@ -10,50 +10,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from .. import style
-from ..schema import COLUMNS
-
-SCHEMA_COLUMNS = list(COLUMNS)
-NUMERIC_COLUMNS = [
-    "intensity", "rep", "t_s", "value", "threads", "cpu_node", "mem_node", "size_bytes", "delay",
-    "bandwidth_mbps", "iodepth", "block_bytes", "alt_latency_ns", "object_bytes",
-    "static_hot_fraction",
-]  # fmt: skip
-TEXT_COLUMNS = [c for c in SCHEMA_COLUMNS if c not in NUMERIC_COLUMNS and c != "colloid"]
-
-_TRUE = {"true", "1", "1.0", "yes", "on"}
-_FALSE = {"false", "0", "0.0", "no", "off"}
-
-
-def as_bool(s: pd.Series) -> pd.Series:
-    """Map True/False/"true"/"false"/1/0 to a nullable boolean; anything else is <NA>."""
-
-    def conv(v: object) -> object:
-        if isinstance(v, bool):
-            return v
-        t = str(v).strip().lower()
-        if t in _TRUE:
-            return True
-        if t in _FALSE:
-            return False
-        return pd.NA
-
-    return s.map(conv).astype("boolean")
-
-
-def prepare(df: pd.DataFrame | None) -> pd.DataFrame:
-    """A normalised copy: every schema column present, numbers numeric, text stripped, colloid boolean."""
-    out = pd.DataFrame() if df is None else df.copy()
-    n = len(out)
-    for c in SCHEMA_COLUMNS:
-        if c not in out.columns:
-            out[c] = pd.Series([pd.NA] * n, index=out.index, dtype="object")
-    for c in NUMERIC_COLUMNS:
-        out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
-    for c in TEXT_COLUMNS:
-        col = out[c]
-        out[c] = col.where(col.notna(), "").astype(str).str.strip().replace({"nan": "", "<NA>": "", "None": ""})
-    out["colloid"] = as_bool(out["colloid"])
-    return out
 
 
 def colloid_is(df: pd.DataFrame, on: bool) -> pd.Series:
@@ -79,11 +35,13 @@ def summary_rows(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["t_s"].isna()]
 
 
-def mean_value(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Mean of ``value`` over repetitions (and anything not in ``keys``); NaN keys kept."""
+def mean_value(df: pd.DataFrame, keys: list[str], col: str = "value") -> pd.DataFrame:
+    """Mean of ``col`` over repetitions (and anything not in ``keys``), with its spread: ``lo`` and
+    ``hi`` (min and max) and ``n`` (rows averaged); NaN keys kept."""
     if df.empty:
-        return pd.DataFrame(columns=[*keys, "value"])
-    return df.groupby(keys, dropna=False, sort=True)["value"].mean().reset_index()
+        return pd.DataFrame(columns=[*keys, col, "lo", "hi", "n"])
+    g = df.groupby(keys, dropna=False, sort=True)[col]
+    return g.agg(**{col: "mean", "lo": "min", "hi": "max", "n": "count"}).reset_index()
 
 
 def gain(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

@@ -1,28 +1,41 @@
-"""What every point runner shares (standard library only): reading the spec,
-the host's measurement lock, long-form rows, and the atomic write of a point's
-``meta.json`` + ``result.csv`` (result last, so its presence means success)."""
+"""Run one point from its row: ``python -m workflows.harness.point --outdir DIR --results DIR ROW|-``.
+
+The row (workflows/harness/plan.py) names its executor:
+
+- ``model``: tiersim on modelled tiers (standard library only: many cheap jobs); every row is
+  labelled ``backend=model``, a simulation, never a measurement;
+- ``host``: a scenario measured on this host (workflows/harness/scenario.py) with the host's
+  measurement lock held, counter collectors around it, changed settings journaled and restored,
+  every child in its own process group and ended by pid on success, failure and interrupt;
+- ``guest``: a scenario the guest host ran in its batch (workflows/harness/guestrun.py): its raw
+  output is taken from the batch directory and parsed here exactly as a host point's is.
+
+``result.csv`` (long form, workflows/harness/plan.py's context columns on every row) and
+``meta.json`` (provenance) are written atomically and only on success: ``meta.json`` first,
+``result.csv`` last, so its presence means the point succeeded.
+"""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import fcntl
+import hashlib
 import io
 import json
 import os
+import shutil
 import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from analysis.schema import COLUMNS
+from analysis.schema import cell, columns_for
 
-
-def read_spec(argv: list[str] | None, prog: str) -> dict | None:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print(f"usage: python -m workflows.harness.{prog} SPEC.json|-", file=sys.stderr)
-        return None
-    return json.loads(sys.stdin.read() if args[0] == "-" else Path(args[0]).read_text())
+from . import ConfigError
+from .plan import key
+from .procs import Interrupted, Supervisor
+from .provenance import file_sha256, git_state, now
 
 
 @contextmanager
@@ -45,24 +58,194 @@ def host_lock(path: Path | None):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def row(context: dict, **values) -> dict:
-    """One long-form row: every schema column, the point's context, then the values."""
-    r = {c: "" for c in COLUMNS}
-    r.update({k: ("" if v is None else v) for k, v in context.items() if k in COLUMNS})
-    r.update(values)
-    return r
-
-
 def atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
 
 
-def write_point(outdir: Path, rows: list[dict], meta: dict) -> None:
+def result_csv(rows: list[dict], family_columns: list[str]) -> str:
+    cols = columns_for(rows, family_columns)
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=COLUMNS)
+    w = csv.DictWriter(buf, fieldnames=cols, restval="", lineterminator="\n")
     w.writeheader()
-    w.writerows(rows)
+    for r in rows:
+        w.writerow({k: cell(v) for k, v in r.items()})
+    return buf.getvalue()
+
+
+def write_point(outdir: Path, rows: list[dict], meta: dict, family_columns: list[str]) -> None:
     atomic_write(outdir / "meta.json", json.dumps(meta, indent=1, default=str) + "\n")
-    atomic_write(outdir / "result.csv", buf.getvalue())
+    atomic_write(outdir / "result.csv", result_csv(rows, family_columns))
+
+
+def with_context(context: dict, rows: list[dict]) -> list[dict]:
+    """The point's context columns on every row; a value a row has itself wins (e.g. memchar's
+    own cpu_node), except where the row leaves it empty."""
+    return [{**context, **{k: v for k, v in r.items() if v not in (None, "") or k not in context}} for r in rows]
+
+
+def row_sha256(row: dict) -> str:
+    return hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def base_meta(row: dict) -> dict:
+    return {"point": row["context"], "executor": row["executor"], "git": git_state(), "row_sha256": row_sha256(row)}
+
+
+def binaries(tools: list[str]) -> dict:
+    return {t: file_sha256(Path("build/bin") / t) for t in tools if (Path("build/bin") / t).exists()}
+
+
+def clear(outdir: Path) -> None:
+    outdir.mkdir(parents=True, exist_ok=True)
+    for p in (outdir / "result.csv", outdir / "meta.json"):
+        p.unlink(missing_ok=True)
+
+
+# ---- model: tiersim ---------------------------------------------------------------------------
+
+def _metric_rows(path: Path, tool: str) -> list[dict]:
+    with open(path, newline="") as f:
+        return [{"t_s": r.get("t_s", ""), "metric": r["metric"], "value": r["value"], "unit": r.get("unit", ""),
+                 "tool": tool} for r in csv.DictReader(f)]
+
+
+def run_model(row: dict, outdir: Path) -> int:
+    run = row["run"]
+    summary, series = outdir / "summary.csv", outdir / "timeseries.csv"
+    argv = [str(a) for a in run["argv"]] + ["--summary", str(summary)]
+    if run.get("timeseries"):
+        argv += ["--timeseries", str(series)]
+    t0, start = time.monotonic(), now()
+    with Supervisor() as sup:
+        rc = sup.run("tiersim", argv, timeout=run.get("timeout_s", 600), stdout=outdir / "raw.out")
+    if rc != 0:
+        print(f"tierbench: error: tiersim exited with status {rc}; see the log", file=sys.stderr)
+        return 1
+    rows = _metric_rows(summary, "tiersim")
+    if run.get("timeseries"):
+        rows += _metric_rows(series, "tiersim")
+    if run.get("event_t_s") is not None:  # when the phase event happens (configured, not a result)
+        rows.append({"metric": "event_t_s", "value": run["event_t_s"], "unit": "s", "tool": "tiersim"})
+    if not rows:
+        print("tierbench: error: tiersim wrote no rows", file=sys.stderr)
+        return 1
+    meta = {**base_meta(row), "argv": argv, "backend": "model",
+            "note": "simulated on modelled tiers (tiersim); not a measurement",
+            "binary": {"path": argv[0], "sha256": file_sha256(Path(argv[0]))},
+            "start": start, "end": now(), "wall_s": round(time.monotonic() - t0, 3),
+            "counters": {s: {"available": False, "reason": "modelled tiers: no hardware counters apply"}
+                         for s in run.get("counters", [])}}
+    write_point(outdir, with_context(row["context"], rows), meta, row["columns"])
+    return 0
+
+
+# ---- host: a scenario measured here -------------------------------------------------------------
+
+def run_host(row: dict, outdir: Path, results: Path, facts_path: Path) -> int:
+    from .counters import Collectors  # noqa: PLC0415 - pandas: only measured points pay for it
+    from .scenario import HostRun, parse_rows
+    from .settings import Settings
+
+    run = row["run"]
+    sc = run["scenario"]
+    facts = json.loads(facts_path.read_text())
+    meta = {**base_meta(row), "note": run.get("note", ""), "host_facts": facts, "host_profile": run.get("profile", {})}
+    counters = run.get("counters") or {"sources": [], "interval_ms": 1000}
+    t0 = time.monotonic()
+    # exit order matters: children stopped first, then the lock released, then settings restored
+    with Settings(results / ".settings-journal.json") as settings, host_lock(results / ".measure.lock") as waited, \
+            Supervisor(registry=outdir / "children") as sup:
+        meta["lock_wait_s"] = round(waited or 0.0, 3)
+        meta["start"] = now()
+        hr = HostRun(sc, outdir, sup, settings)
+        hr.clear()
+        try:
+            with Collectors(counters["sources"], facts, run.get("profile", {}), outdir, counters["interval_ms"], sup) as coll:
+                hr.execute()
+        finally:
+            hr.cleanup_scratch()
+        meta["settings_changed"] = dict(settings.saved)
+        meta["counters"] = coll.status()
+        meta.update(hr.meta)
+        meta["end"] = now()
+        meta["wall_s"] = round(time.monotonic() - t0, 3)
+    meta["binaries"] = binaries(row["tools"])
+    rows = parse_rows(sc, outdir, run.get("parse", {}))
+    cdf = coll.frames()
+    if not cdf.empty:
+        cdf.to_csv(outdir / "counters.csv", index=False)
+    if run.get("event_t_s") is not None:
+        rows.append({"metric": "event_t_s", "value": run["event_t_s"], "unit": "s"})
+    write_point(outdir, with_context(row["context"], rows), meta, row["columns"])
+    return 0
+
+
+# ---- guest: a scenario the guest's batch ran ----------------------------------------------------
+
+def run_guest(row: dict, outdir: Path, batch: Path, facts_path: Path) -> int:
+    from .scenario import PointFailed, parse_rows, read_status
+
+    run = row["run"]
+    sc = run["scenario"]
+    src = batch / "files" / key(row)
+    st = read_status(src / "status")
+    if not st:
+        raise PointFailed(f"the guest batch has no status for this point ({src / 'status'} missing: it did not run)")
+    for f in src.iterdir():
+        if f.is_file():
+            shutil.copyfile(f, outdir / f.name)
+    if st.get("status") != "ok":
+        raise PointFailed(f"the point failed in the guest: {st.get('status')}; see {outdir / 'guest.log'}")
+    facts = json.loads(facts_path.read_text())
+    run_json = batch / "run.json"
+    runner = json.loads(run_json.read_text()) if run_json.exists() else {}
+    exits = {k[len("exit_"):]: int(v) for k, v in st.items() if k.startswith("exit_")}
+    after = {k[len("started_after_s_"):]: float(v) for k, v in st.items() if k.startswith("started_after_s_")}
+    meta = {**base_meta(row), "note": run.get("note", ""), "functional": True,
+            "functional_note": "functional host: timings not meaningful", "host_facts": facts,
+            "host_profile": run.get("profile", {}),
+            "runner": {k: runner.get(k) for k in ("outcome", "boot_to_result_s", "wall_s", "accel", "kernel")},
+            "guest_status": st, "exit": exits, "started_after_s": after,
+            "argv": {r["name"]: [a.replace("build/bin/", "/opt/tierbench/bin/", 1) for a in r["argv"]] for r in sc["roles"]},
+            "binaries": facts.get("guest_build", {}).get("binaries", []),
+            "counters": {s: {"available": False, "reason": "guest host (TCG): no hardware counters"}
+                         for s in (run.get("counters") or {}).get("sources", [])}}
+    rows = parse_rows(sc, outdir, run.get("parse", {}))
+    if run.get("event_t_s") is not None:
+        rows.append({"metric": "event_t_s", "value": run["event_t_s"], "unit": "s"})
+    write_point(outdir, with_context(row["context"], rows), meta, row["columns"])
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--outdir", required=True, type=Path, help="the point's directory")
+    ap.add_argument("--results", type=Path, help="results/<host> (lock and settings journal)")
+    ap.add_argument("--facts", type=Path, help="results/<host>/host_facts.json")
+    ap.add_argument("--batch", type=Path, help="the guest batch directory (executor guest)")
+    ap.add_argument("row", help="the point's row as JSON, or '-' for stdin")
+    args = ap.parse_args(argv)
+    row = json.loads(sys.stdin.read() if args.row == "-" else Path(args.row).read_text())
+    clear(args.outdir)
+    try:
+        if row["executor"] == "model":
+            return run_model(row, args.outdir)
+        if row["executor"] == "host":
+            return run_host(row, args.outdir, args.results, args.facts)
+        return run_guest(row, args.outdir, args.batch, args.facts)
+    except Interrupted as e:
+        print(f"tierbench: {e}; every child was stopped and settings restored", file=sys.stderr)
+        return 128 + e.signum
+    except KeyboardInterrupt:
+        print("tierbench: interrupted; every child was stopped and settings restored", file=sys.stderr)
+        return 130
+    except (ConfigError, RuntimeError, TimeoutError, OSError, ValueError) as e:
+        print(f"tierbench: error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())

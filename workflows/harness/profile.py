@@ -93,8 +93,20 @@ def _fill_defaults(schema: dict, data: dict) -> None:
             _fill_defaults(sub, data[key])
 
 
-def validate_schema(data: dict, schema_path: Path, what: str) -> dict:
-    schema = load_yaml(schema_path, "schema")
+def config_schema() -> dict:
+    """The experiment config's schema: the core keys, with every registered family's block
+    (families/<name>/schema.yaml) as ``properties/<name>``."""
+    import families  # noqa: PLC0415 - the registry imports family modules, which import the harness
+
+    schema = load_yaml(REPO / "workflows/config/schema.yaml", "schema")
+    for name in families.FAMILIES:
+        schema["properties"][name] = load_yaml(families.schema_path(name), "schema")
+    return schema
+
+
+def validate_schema(data: dict, schema: Path | dict, what: str) -> dict:
+    if not isinstance(schema, dict):
+        schema = load_yaml(schema, "schema")
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
     if errors:
@@ -110,8 +122,8 @@ def validate_schema(data: dict, schema_path: Path, what: str) -> dict:
 
 
 def validate_config(config: dict) -> dict:
-    """Validate an experiment config against workflows/config/schema.yaml, filling defaults."""
-    return validate_schema(config, REPO / "workflows/config/schema.yaml", "experiment config")
+    """Validate an experiment config against the composed schema (:func:`config_schema`), filling defaults."""
+    return validate_schema(config, config_schema(), "experiment config")
 
 
 def _resolve_cpus(spec, facts: dict, default_pool: list[int], label: str, src: str) -> list[int] | None:

@@ -1,13 +1,13 @@
-# Host facts: what was detected on this machine and the resolved host profile.
+# Host facts: what was detected on this machine (or reported by a guest host).
 
 
 rule host_facts:
     output:
-        f"results/{HOST}/host_facts.json",
+        "results/{host}/host_facts.json",
     conda:
         "../../environment.yml"
     log:
-        f"results/{HOST}/logs/host_facts.log",
+        "results/{host}/logs/host_facts.log",
     params:
         host=config["host"],
     shell:

@@ -8,8 +8,9 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from .. import reference, style
-from . import common
+from analysis import reference, style
+from analysis.figures import common
+from analysis.frame import typed
 
 
 def gain_figure(
@@ -29,7 +30,7 @@ def gain_figure(
     The workflow does not rerun the steady-state point (64 B objects, the profile's own alternate
     tier) inside the sweeps, so its steady_state rows fill that row of the heatmap.
     """
-    d = common.prepare(df)
+    d = typed(df)
     d = common.summary_rows(common.select(d, family="tiering", experiment=[experiment, "steady_state"],
                                           metric="throughput"))
     d = d[d["value"].notna() & d["intensity"].notna() & d[row].notna() & d["colloid"].notna()]

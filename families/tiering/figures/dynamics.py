@@ -8,8 +8,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from .. import style
-from . import common
+from analysis import style
+from analysis.figures import common
+from analysis.frame import typed
 
 NAME = "dynamics"
 TITLE = "Dynamics: hot-set move and contention change"
@@ -21,6 +22,7 @@ pairs: the hot set moves to other pages at the vertical line with no antagonist 
 reports it, the time Colloid needed to converge after the event is given in the panel.
 The event time comes from the caller, a metric ``event_t_s``, or the step in the ``intensity``
 time series; 100 s (the paper's) is assumed only when none gives it and the series spans it.
+With several repetitions: the mean, and a shaded band for their range (min\u2013max).
 """
 
 METRICS = {"throughput": "throughput", "migration_rate": "migration rate (MB/s)"}
@@ -95,7 +97,7 @@ def _convergence(d_all: pd.DataFrame, experiment: str, intensity: float | None, 
 
 
 def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Figure:
-    d_all = common.prepare(df)
+    d_all = typed(df)
     d = common.select(d_all, family="tiering", experiment=["hotset_move", "contention_change"], metric=list(METRICS))
     d = d[d["t_s"].notna() & d["value"].notna() & d["colloid"].notna()]
     if d.empty:
@@ -119,6 +121,7 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
                         continue
                     cst = style.colloid_style(on)
                     name = f"{sst['label']}{' + Colloid' if on else ''}"
+                    style.spread(ax, line["t_s"], line["lo"], line["hi"], sst["color"])
                     (h,) = ax.plot(line["t_s"], line["value"], color=sst["color"], linestyle=cst["linestyle"],
                                    linewidth=0.9, label=name)
                     handles.setdefault(name, h)

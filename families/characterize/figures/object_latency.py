@@ -6,8 +6,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from .. import reference, style
-from . import common
+from analysis import reference, style
+from analysis.figures import common
+from analysis.frame import typed
 
 NAME = "object_latency"
 TITLE = "Object access latency vs object size"
@@ -17,6 +18,7 @@ fence) one object of 64 B to 4 KiB, from a single thread, on memory of the same 
 solid lines) or another node (remote, dashed), mean over repetitions; log scales. Black hollow
 markers are the published PMDK object latencies on remote Intel Optane PMem (seed 004,
 ``pm-numa-io``); they come from different hardware and show the published growth with size.
+With several repetitions: the mean, and a shaded band for their range (min\u2013max).
 """
 
 _LOC_STYLE = {
@@ -28,7 +30,7 @@ _REF_MARKER = {"read_latency": "*", "write_latency": "X"}
 
 
 def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Figure:
-    d = common.prepare(df)
+    d = typed(df)
     d = common.select(d, family="characterize", metric="object_latency")
     d = d[d["value"].notna() & d["size_bytes"].notna() & (d["size_bytes"] > 0)]
     if d.empty:
@@ -39,7 +41,7 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
             for c, m, t in zip(d["cpu_node"], d["mem_node"], d["target"], strict=True)
         ]
     )
-    m = d.groupby(["where", "op", "size_bytes"], sort=True)["value"].mean().reset_index()
+    m = common.mean_value(d, ["where", "op", "size_bytes"])
     fig, axes = style.figure(1, 1, height=style.PANEL_HEIGHT_IN * 1.4)
     ax = axes[0, 0]
     handles: dict[str, Line2D] = {}
@@ -49,6 +51,7 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
         for op in style.sort_ops(m.loc[m["where"] == where, "op"]):
             line = m[(m["where"] == where) & (m["op"] == op)]
             st = {**style.op_style(op), **ls}
+            style.spread(ax, line["size_bytes"], line["lo"], line["hi"], st["color"])
             (h,) = ax.plot(line["size_bytes"], line["value"], label=f"{op}, {where}", **st)
             handles[f"{op}, {where}"] = h
     if kw.get("reference", True):

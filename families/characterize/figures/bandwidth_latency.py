@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .. import style
-from . import common
+from analysis import style
+from analysis.figures import common
+from analysis.frame import typed
 
 NAME = "bandwidth_latency"
 TITLE = "Loaded latency vs bandwidth"
@@ -20,7 +21,7 @@ the curves a ``model`` tier is described by.
 
 
 def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Figure:
-    d = common.prepare(df)
+    d = typed(df)
     d = common.select(d, family="characterize", metric="loaded_latency")
     d = d[d["value"].notna() & d["bandwidth_mbps"].notna()]
     if d.empty:

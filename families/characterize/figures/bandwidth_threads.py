@@ -7,8 +7,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from .. import reference, style
-from . import common
+from analysis import reference, style
+from analysis.figures import common
+from analysis.frame import typed
 
 NAME = "bandwidth_threads"
 TITLE = "Memory bandwidth vs threads"
@@ -60,13 +61,13 @@ def _draw_ref(ax: Axes, pts: pd.DataFrame) -> list[Line2D]:
 
 
 def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Figure:
-    d = common.prepare(df)
+    d = typed(df)
     d = common.select(d, family="characterize", experiment="bandwidth", metric="bandwidth")
     d = d[d["value"].notna() & d["threads"].notna()]
     if d.empty:
         return common.no_data(TITLE, "no bandwidth rows (family characterize, experiment bandwidth)", kw)
     d = common.with_tier(d).assign(tool=lambda x: x["tool"].replace("", "memchar"), gbps=lambda x: x["value"] / 1000.0)
-    m = d.groupby(["tier", "tool", "op", "threads"], sort=True)["gbps"].mean().reset_index()
+    m = common.mean_value(d, ["tier", "tool", "op", "threads"], "gbps")
     tiers = sorted(m["tier"].unique())
     pts = _ref_points(ref) if kw.get("reference", True) else _ref_points(None)
     fig, axes = style.figure(len(tiers), 1)
@@ -79,6 +80,7 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
                 label = op if tool == "memchar" else f"{op} ({tool})"
                 if tool != "memchar":
                     st = {**st, "linestyle": (0, (1, 1))}
+                style.spread(ax, line["threads"], line["lo"], line["hi"], st["color"])
                 (h,) = ax.plot(line["threads"], line["gbps"], label=label, alpha=1.0 if tool == "memchar" else 0.7, **st)
                 handles.setdefault(label, h)
         if not pts.empty:

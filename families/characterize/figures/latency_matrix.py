@@ -6,8 +6,9 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from .. import style
-from . import common
+from analysis import style
+from analysis.figures import common
+from analysis.frame import typed
 
 NAME = "latency_matrix"
 TITLE = "Idle load latency, CPU node \u00d7 memory node"
@@ -24,7 +25,7 @@ def _mem_label(mem: float, target: str) -> str:
 
 
 def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Figure:
-    d = common.prepare(df)
+    d = typed(df)
     d = common.select(d, family="characterize", metric="idle_latency")
     d = d[d["value"].notna()]
     if d.empty:

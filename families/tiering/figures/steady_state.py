@@ -6,8 +6,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from .. import reference, style
-from . import common
+from analysis import reference, style
+from analysis.figures import common
+from analysis.frame import typed
 
 NAME = "steady_state"
 TITLE = "Steady-state GUPS throughput vs memory contention"
@@ -18,7 +19,7 @@ one panel per tiering system, without Colloid (dotted, hollow markers) and with 
 The dashed black line is the best static placement: for each intensity, the highest
 throughput over the swept share of the hot set kept in the default tier. Panel titles give
 Colloid's gain (throughput with / without) at 1x\u20133x, ours beside the range published in the
-Colloid paper (SOSP'24).
+Colloid paper (SOSP'24). With several repetitions, a shaded band shows their range (min\u2013max).
 """
 
 BASELINES = ("static", "best-static", "best_static")
@@ -37,7 +38,7 @@ def _gain_text(system: str, gains: pd.DataFrame, ref: pd.DataFrame | None) -> st
 
 
 def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Figure:
-    d_all = common.prepare(df)
+    d_all = typed(df)
     d = common.summary_rows(common.select(d_all, family="tiering", experiment="steady_state", metric="throughput"))
     d = d[d["value"].notna() & d["intensity"].notna() & d["colloid"].notna() & ~d["system"].isin(BASELINES)]
     if d.empty:
@@ -57,6 +58,7 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
                 continue
             cst = style.colloid_style(on)
             label = f"{sst['label']} {'+ Colloid' if on else ''}".strip()
+            style.spread(ax, line["intensity"], line["lo"], line["hi"], sst["color"])
             (h,) = ax.plot(line["intensity"], line["value"], color=sst["color"], marker=sst["marker"],
                            linestyle=cst["linestyle"], fillstyle=cst["fillstyle"], label=label)
             handles.setdefault(label, h)

@@ -6,8 +6,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from .. import reference, style
-from . import common
+from analysis import reference, style
+from analysis.figures import common
+from analysis.frame import typed
 
 NAME = "hot_and_latency"
 TITLE = "Hot data in the alternate tier and per-tier latency vs contention"
@@ -19,6 +20,7 @@ Colloid (solid); means over repetitions. The black star marks the published obse
 baseline's default-tier latency can reach 2.5\u00d7 the alternate tier's under high contention
 (Colloid paper, SOSP'24), drawn at 2.5\u00d7 our baseline's alternate-tier latency at the highest
 intensity.
+With several repetitions: the mean, and a shaded band for their range (min\u2013max).
 """
 
 METRICS = ["hot_in_alternate", "latency_default", "latency_alternate"]
@@ -29,7 +31,7 @@ _TIER = {
 
 
 def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Figure:
-    d = common.prepare(df)
+    d = typed(df)
     d = common.summary_rows(common.select(d, family="tiering", experiment="steady_state", metric=METRICS))
     d = d[d["value"].notna() & d["intensity"].notna() & d["colloid"].notna() & ~d["system"].isin(["static", ""])]
     if d.empty:
@@ -47,6 +49,7 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
             sel = m[(m["system"] == system) & (m["colloid"] == on)]
             line = sel[sel["metric"] == "hot_in_alternate"].sort_values("intensity")
             if not line.empty:
+                style.spread(ax_hot, line["intensity"], line["lo"], line["hi"], sst["color"])
                 ax_hot.plot(line["intensity"], line["value"], color=sst["color"], marker=sst["marker"],
                             linestyle=cst["linestyle"], fillstyle=cst["fillstyle"])
             for metric, tst in _TIER.items():
@@ -54,6 +57,7 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
                 if line.empty:
                     continue
                 label = f"{tst['label']}, {cst['label']}"
+                style.spread(ax_lat, line["intensity"], line["lo"], line["hi"], tst.get("color", sst["color"]))
                 (h,) = ax_lat.plot(line["intensity"], line["value"], color=tst.get("color", sst["color"]),
                                    marker=tst["marker"], linestyle=cst["linestyle"], fillstyle=cst["fillstyle"],
                                    label=label)

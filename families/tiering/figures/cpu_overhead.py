@@ -7,8 +7,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from .. import reference, style
-from . import common
+from analysis import reference, style
+from analysis.figures import common
+from analysis.frame import typed
 
 NAME = "cpu_overhead"
 TITLE = "CPU overhead of tiering decisions"
@@ -23,7 +24,7 @@ system with Colloid.
 
 
 def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Figure:
-    d = common.prepare(df)
+    d = typed(df)
     d = common.select(d, family="tiering", metric="cpu_overhead")
     # static placement has no policy: nothing to show
     d = d[d["value"].notna() & d["colloid"].notna() & ~d["system"].isin(["", "static"])]

@@ -1,0 +1,41 @@
+"""The storage family: fio 4 KiB (and optionally larger) random reads over a range of I/O depths
+on the host profile's storage directory or device (an SSD, or the swap device's filesystem).
+Points: ``storage/fio_randread/bs<bytes>``; the I/O depths run one after another in each.
+"""
+
+from __future__ import annotations
+
+from workflows.harness.plan import FamilyPlan, Host, measured, point, replicate
+from workflows.harness.scenario import scenario
+from workloads.fio import workload as fio
+
+NAME = "storage"
+SCORED = False
+TOOLS: list = []
+COLUMNS = {"op": "text", "iodepth": "number", "block_bytes": "number"}
+FIGURES = ["fio_iodepth"]
+
+
+def plan(config: dict, host: Host) -> FamilyPlan:
+    st = config[NAME]
+    if host.runner:
+        return FamilyPlan(absent={NAME: f"host {host.name} is a {host.runner['kind']} guest: only the real tiering "
+                                        "family runs in it"})
+    if not st["enabled"]:
+        return FamilyPlan()
+    binary = fio.find(host.profile, host.facts)
+    where = host.profile.get("storage") or {}
+    scratch = where.get("directory") or f"{host.results}/storage-scratch"
+    device = where.get("device")
+    target = device or f"{scratch}/{fio.DATA_FILE}"
+    engine = "libaio" if st["ioengine"] == "auto" else st["ioengine"]
+    rows = []
+    for bs in st["block_sizes"]:
+        argv = fio.argv(binary, target=target, size_mib=st["file_size_mib"], bs=bs, ioengine=engine, direct=st["direct"],
+                        runtime_s=st["runtime_s"], iodepths=st["iodepths"])
+        sc = scenario(fio.role(argv), timeout_s=60 + len(st["iodepths"]) * (st["runtime_s"] + 30),
+                      scratch=None if device else {"dir": scratch, "remove": [fio.DATA_FILE]})
+        ctx = {"host": host.name, "backend": "storage", "target": device or scratch}
+        rows.append(point(NAME, "fio_randread", f"bs{bs}", executor=host.executor, context=ctx, columns=COLUMNS,
+                          tools=[], run=measured(config, host, sc)))
+    return FamilyPlan(rows=replicate(rows, config["reps"]), figures=list(FIGURES))

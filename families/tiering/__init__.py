@@ -1,0 +1,39 @@
+"""The tiering family: GUPS under 0x-3x antagonist intensity with HeMem, TPP and MEMTIS, each with
+and without Colloid; best static placement; unloaded-latency and object-size sweeps; hot-set move
+and contention change; CPU overhead; the cost of steady-state migrations. For real on hosts with
+two NUMA memory tiers (tierd, kernel TPP; real.py), on modelled tiers elsewhere (tiersim;
+model.py), and GUPS against a real antagonist on single-node hosts (real.py).
+"""
+
+from __future__ import annotations
+
+NAME = "tiering"
+SCORED = True
+COLUMNS = {"threads": "number", "mem_node": "number", "alt_latency_ns": "number", "object_bytes": "number",
+           "static_hot_fraction": "number"}
+FIGURES = ["steady_state", "hot_and_latency", "gain_unloaded_latency", "gain_object_size", "dynamics", "cpu_overhead"]
+
+from workflows.harness.plan import FamilyPlan, Host, replicate  # noqa: E402 - COLUMNS first: model/real import it
+
+from . import model, real, tierd, tiersim  # noqa: E402
+
+TOOLS = [tiersim, tierd]
+
+
+def plan(config: dict, host: Host) -> FamilyPlan:
+    tc = config[NAME]
+    fp = FamilyPlan()
+    contention = real.contention_points(config, host)
+    measured = real.points(config, host)
+    rows = contention + measured
+    if tc["enabled"] and not measured and not host.runner:
+        # no two real tiers here (or a model profile): the family runs on modelled tiers
+        mprof = model.model_profile_for(config, host)
+        fp.info = {"profile": mprof["name"], "calibrated_on": mprof.get("calibrated_on", [])}
+        rows += model.points(config, host, mprof)
+    fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: model.reseed(r, k) if r["executor"] == "model" else None)
+    if len(rows) > len(contention):
+        fp.figures += FIGURES
+    if contention:
+        fp.figures.append("contention")
+    return fp

@@ -1,0 +1,160 @@
+"""The tiering family on modelled tiers: one tiersim point per (system, Colloid, intensity, ...).
+
+Point ids are stable and readable: ``{system}-c{0|1}-i{k}[-l{ns}][-o{bytes}]``,
+``static-f{fraction}-i{k}``. ``migration_frozen`` repeats each steady-state Colloid point with the
+policy stopped for the averaging window, for the throughput cost of steady-state migrations.
+"""
+
+from __future__ import annotations
+
+from workflows.harness import ConfigError
+from workflows.harness.plan import Host, fmt, point, size_bytes
+
+from . import COLUMNS
+
+
+def model_profile_for(config: dict, host: Host) -> dict:
+    """The profile whose model tiers the family runs on: the host's own, or tiering/model_profile."""
+    if host.profile["backend"] == "model":
+        return host.profile
+    from workflows.harness import profile as host_profile  # noqa: PLC0415 - avoid an import cycle at load
+
+    return host_profile.resolve(config["tiering"]["model_profile"], host.facts)
+
+
+def event_times(dyn: dict, system: str) -> tuple[float, float]:
+    """A system's dynamics run: (event time, seconds after it)."""
+    return (dyn["system_event_at_s"].get(system, dyn["event_at_s"]),
+            dyn["system_after_event_s"].get(system, dyn["after_event_s"]))
+
+
+def check(tc: dict, tiers: dict, src: str) -> None:
+    """What tiersim would refuse, said before any job starts (one line, naming the config key).
+    tests/test_tiersim_check.py proves these against ``tiersim --check``."""
+    where = "experiment config: tiering"
+    dyn, w = tc["dynamics"], tc["workload"]
+    systems = [s for s in tc["systems"] if s != "static"]
+    runs = {"duration_s": tc["duration_s"], **{f"system_duration_s/{s}": v for s, v in tc["system_duration_s"].items()}}
+    for s in systems:
+        ev, after = event_times(dyn, s)
+        key = "dynamics/" + (f"system_event_at_s/{s}" if s in dyn["system_event_at_s"] else "event_at_s")
+        if not ev >= 0:
+            raise ConfigError(f"{where}/{key}: the event time must be >= 0, got {ev:g}")
+        if not after > 0:
+            raise ConfigError(f"{where}/dynamics: {s} needs a positive time after the event, got {after:g}")
+        runs[f"dynamics (event + after event, {s})"] = ev + after
+    for key, v in runs.items():
+        if v != int(v) or v < 1:
+            raise ConfigError(f"{where}/{key}: a run lasts a whole number of simulated seconds (>= 1), got {v:g}")
+        if v < 2 and not key.startswith("dynamics"):
+            raise ConfigError(f"{where}/{key}: a steady-state run needs at least 2 s (its migration-cost twin stops "
+                              "the policy before the averaging window, at 1 s or later)")
+        if tc["average_last_s"] > v:
+            raise ConfigError(f"{where}/average_last_s: {tc['average_last_s']:g} s is longer than the run ({key}: {v:g} s)")
+    ws, hot, region = size_bytes(w["working_set"]), size_bytes(w["hot_set"]), size_bytes(w["region_size"])
+    if ws < region:
+        raise ConfigError(f"{where}/workload/working_set: {w['working_set']} is smaller than one region ({w['region_size']})")
+    if hot > ws:
+        raise ConfigError(f"{where}/workload/hot_set: {w['hot_set']} is larger than the working set ({w['working_set']})")
+    if dyn["hotset_move_intensities"] and 2 * hot > ws:
+        raise ConfigError(f"{where}/workload/hot_set: a hot-set move needs a hot set at most half the working set "
+                          f"({w['hot_set']} of {w['working_set']}); or set dynamics/hotset_move_intensities: []")
+    held = sum(int(tiers[n]["capacity_gib"] * (1 << 30) / region + 1e-9) for n in ("default", "alternate"))
+    if held < -(-ws // region):
+        raise ConfigError(f"host profile {src}: the model tiers' capacity_gib "
+                          f"({fmt(tiers['default']['capacity_gib'])} + {fmt(tiers['alternate']['capacity_gib'])} GiB) "
+                          f"do not hold the working set ({w['working_set']})")
+
+
+def reseed(row: dict, rep: int) -> None:
+    """Repetition ``rep`` of a model point: the same run with seed + rep (tiersim is deterministic)."""
+    a = row["run"]["argv"]
+    i = a.index("--seed") + 1
+    a[i] = str(int(a[i]) + rep)
+
+
+def points(config: dict, host: Host, mprof: dict, checked: bool = True) -> list[dict]:
+    """Every tiersim point (rep 0). ``checked=False`` skips :func:`check` (tests compare it with tiersim's own)."""
+    tc = config["tiering"]
+    tiers = {t["name"]: t for t in mprof["tiers"]}
+    if "default" not in tiers or "alternate" not in tiers or any(t["kind"] != "model" for t in tiers.values()):
+        raise ConfigError(f"host profile {mprof['source']}: the tiering model needs model tiers named 'default' and 'alternate'")
+    for name in ("default", "alternate"):
+        if "capacity_gib" not in tiers[name]:
+            raise ConfigError(f"host profile {mprof['source']}: tiers/{name}: a model tier needs capacity_gib")
+    if checked:
+        check(tc, tiers, mprof["source"])
+    base_lat = int(tiers["alternate"].get("unloaded_latency_ns", 135))
+    curves = {base_lat: tiers["alternate"]["curve"], **mprof.get("alternate_variants", {})}
+    missing = [ns for ns in tc["unloaded_latency_ns"] if ns not in curves]
+    if missing:
+        raise ConfigError(f"experiment config: tiering/unloaded_latency_ns: no alternate-tier curve for {missing} ns in host "
+                          f"profile {mprof['source']} (has {sorted(curves)})")
+    w = tc["workload"]
+
+    def tier_args(alt_ns: int) -> list[str]:
+        d, a = tiers["default"], tiers["alternate"]
+        return ["--tier", f"default:{d['curve']}:capacity={fmt(d['capacity_gib'])}",
+                "--tier", f"alternate:{curves[alt_ns]}:capacity={fmt(a['capacity_gib'])}"]
+
+    def steady_s(system: str) -> float:
+        return tc["system_duration_s"].get(system, tc["duration_s"])
+
+    def argv(system: str, colloid: bool, intensity: float, alt_ns: int = base_lat, obj: int | None = None,
+             duration: float | None = None, extra: list[str] | None = None) -> list[str]:
+        a = ["build/bin/tiersim", "--system", system]
+        if system != "static":
+            a += ["--colloid", "on" if colloid else "off", "--delta-p", tc["delta_p"]]
+        a += tier_args(alt_ns)
+        if duration is None:
+            duration = steady_s(system)
+        a += ["--workload", "gups", "--working-set", w["working_set"], "--hot-set", w["hot_set"],
+              "--hot-share", fmt(w["hot_share"]), "--object-size", str(obj or w["object_bytes"]), "--op", w["op"],
+              "--app-cores", str(w["app_cores"]), "--antagonist-cores-per-unit", str(mprof["cpus"]["cores_per_unit"]),
+              "--intensity", fmt(intensity), "--region-size", w["region_size"],
+              "--duration", fmt(duration), "--average-last", fmt(tc["average_last_s"]),
+              "--seed", str(tc["seed"])]
+        return a + (extra or [])
+
+    rows: list[dict] = []
+
+    def add(exp: str, pid: str, ctx: dict, args: list[str], series: bool = False, event: float | None = None) -> None:
+        context = {"host": host.name, "backend": "model", "workload": "gups", "target": f"model:{mprof['name']}", **ctx}
+        run = {"argv": args, "timeseries": series, "event_t_s": event, "timeout_s": 600,
+               "counters": list(config["counters"]["sources"])}
+        rows.append(point("tiering", exp, pid, executor="model", context=context, run=run, tools=["tiersim"],
+                          columns=COLUMNS))
+
+    def ctx(system, colloid, k, alt=base_lat, obj=None):
+        return {"system": system, "colloid": colloid, "intensity": k, "alt_latency_ns": alt,
+                "object_bytes": obj or w["object_bytes"]}
+
+    for s in tc["systems"]:
+        for c in (False, True):
+            for k in tc["intensities"]:
+                add("steady_state", f"{s}-c{int(c)}-i{fmt(k)}", ctx(s, c, k), argv(s, c, k))
+                if c:
+                    # the same run with the policy stopped when the averaging window opens:
+                    # same seed, same placement at that moment, no migrations after it
+                    freeze = fmt(max(steady_s(s) - tc["average_last_s"], 1))
+                    add("migration_frozen", f"{s}-c1-i{fmt(k)}", ctx(s, c, k), argv(s, c, k, extra=["--freeze-at", freeze]))
+                for ns in tc["unloaded_latency_ns"]:
+                    if ns != base_lat:
+                        add("unloaded_latency", f"{s}-c{int(c)}-i{fmt(k)}-l{ns}", ctx(s, c, k, ns), argv(s, c, k, ns))
+                for ob in tc["object_bytes"]:
+                    if ob != w["object_bytes"]:
+                        add("object_size", f"{s}-c{int(c)}-i{fmt(k)}-o{ob}", ctx(s, c, k, obj=ob), argv(s, c, k, obj=ob))
+            ev, after = event_times(tc["dynamics"], s)
+            at = fmt(ev)
+            for k in tc["dynamics"]["hotset_move_intensities"]:
+                add("hotset_move", f"{s}-c{int(c)}-i{fmt(k)}", ctx(s, c, k),
+                    argv(s, c, k, duration=ev + after, extra=["--event", f"hotset_move@{at}"]), series=True, event=ev)
+            to = tc["dynamics"]["contention_to"]
+            add("contention_change", f"{s}-c{int(c)}-i0to{fmt(to)}", ctx(s, c, 0),
+                argv(s, c, 0, duration=ev + after, extra=["--event", f"intensity@{at}={fmt(to)}"]), series=True, event=ev)
+    for k in tc["intensities"]:
+        for f in tc["best_static_fractions"]:
+            add("best_static", f"static-f{fmt(f)}-i{fmt(k)}",
+                {**ctx("static", False, k), "static_hot_fraction": f},
+                argv("static", False, k, extra=["--static-hot-fraction", fmt(f)]))
+    return rows

@@ -1,0 +1,194 @@
+"""The tiering family measured for real: on a host with two or more NUMA memory tiers (or inside
+a guest host such as qemu-numa), and, on a single-node host, GUPS against a real antagonist on the
+one node there is (``contention_single_node``).
+
+Each point is a scenario (workflows/harness/scenario.py): settings, the antagonist on the default
+tier in the background, GUPS as the workload, tierd attached to it, a latency probe after it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from antagonists import workload as antagonist
+from workflows.harness import ConfigError
+from workflows.harness.plan import Host, antagonist_threads, fmt, measured, mib, point
+from workflows.harness.scenario import scenario
+from workloads.gups import workload as gups
+from workloads.memchar import workload as memchar
+
+from . import COLUMNS, tierd
+
+KNOBS = {"numa_balancing": "/proc/sys/kernel/numa_balancing", "demotion_enabled": "/sys/kernel/mm/numa/demotion_enabled"}
+KERNEL_TPP = {"numa_balancing": "2", "demotion_enabled": "true"}
+TIERD_NOTE = "tierd"
+TPP_COLLOID_NOTE = "tierd's TPP with Colloid's sign-only control (the kernel's TPP cannot take Colloid's signal)"
+
+
+def numa_tiers(prof: dict) -> list[dict]:
+    return [t for t in prof["tiers"] if t["kind"] == "numa"]
+
+
+def guest_knobs(facts: dict):
+    """The guest's kernel settings as its /init read them (present and readable = the knob exists)."""
+    present = {KNOBS[k] for k, v in (facts.get("settings") or {}).items() if k in KNOBS and v not in (None, "")}
+    return lambda p: p in present
+
+
+def check_guest(config: dict, host: Host) -> None:
+    """A guest host runs only the real tiering family, sized for the guest."""
+    kind = host.runner["kind"]
+    tc, rc = config["tiering"], config["tiering"]["real"]
+    if not (tc["enabled"] and rc["enabled"]):
+        raise ConfigError(f"host profile {host.source}: a {kind} guest runs only the real tiering family, "
+                          "but tiering/enabled or tiering/real/enabled is false")
+    node = host.profile["tiers"][0 if rc["start_tier"] == "default" else 1]["node"]
+    have = (host.facts["nodes"].get(str(node)) or {}).get("memory_mib", 0)
+    if mib(rc["working_set"]) >= have:
+        raise ConfigError(f"experiment config: tiering/real/working_set: {rc['working_set']} does not fit node {node} of the "
+                          f"{kind} guest ({have} MiB); use a guest-sized config (workflows/config/qemu.yaml)")
+
+
+def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
+    """The tiering family for real on a host with >= 2 NUMA memory tiers.
+
+    GUPS starts on the alternate tier (the policy promotes what it finds hot; or on the default
+    tier with tiering/real/start_tier: default); the antagonist streams on the default tier; tierd
+    runs the policy. TPP without Colloid is the kernel's own tiering mode (numa_balancing=2,
+    demotion_enabled=true); TPP with Colloid is tierd's TPP with Colloid's sign-only control,
+    because the kernel's TPP cannot take Colloid's signal from user space (stated in every such
+    point's meta).
+    """
+    tc, rc = config["tiering"], config["tiering"]["real"]
+    prof, facts = host.profile, host.facts
+    numa = numa_tiers(prof)
+    if host.runner:
+        check_guest(config, host)
+        knob_exists = knob_exists or guest_knobs(facts)
+    if not (tc["enabled"] and rc["enabled"]) or prof["backend"] != "numa" or len(numa) < 2:
+        return []
+    knob_exists = knob_exists or os.path.exists
+    d, a = numa[0]["node"], numa[1]["node"]
+    app, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
+    src = prof["source"]
+    if not app:
+        raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
+    if not facts.get("privileges", {}).get("root", os.geteuid() == 0):
+        raise ConfigError(f"host profile {src}: the real tiering family moves another process's pages and sets "
+                          "numa_balancing; run as root (or set tiering/real/enabled: false)")
+    for k in tc["intensities"]:
+        antagonist_threads(prof, k)
+    if "tpp" in tc["systems"]:
+        for name, path in KNOBS.items():
+            if not knob_exists(path):
+                raise ConfigError(f"host profile {src}: TPP needs the kernel's tiering mode but {path} ({name}) does not exist "
+                                  "on this kernel (Linux >= 5.18 with NUMA balancing); drop tpp from tiering/systems")
+    start = d if rc["start_tier"] == "default" else a
+    if mib(rc["hot_set"]) > mib(rc["working_set"]):
+        raise ConfigError(f"experiment config: tiering/real/hot_set: {rc['hot_set']} is larger than the working set ({rc['working_set']})")
+    have = (facts["nodes"].get(str(start)) or {}).get("memory_mib", 0)
+    if mib(rc["working_set"]) >= have:
+        raise ConfigError(f"experiment config: tiering/real/working_set: {rc['working_set']} does not fit node {start} "
+                          f"({have} MiB), where GUPS starts (tiering/real/start_tier: {rc['start_tier']}); "
+                          "use a smaller working set")
+    ev, after = rc["event_at_s"], rc["after_event_s"]
+    timeout_s = rc["duration_s"] + ev + after + 900
+
+    def gups_role(duration: float, move_hot_at_s: float | None = None) -> dict:
+        return gups.role(gups.argv(cpus=app, node=start, working_set=rc["working_set"], hot_set=rc["hot_set"],
+                                   hot_share=rc["hot_share"], object_bytes=rc["object_bytes"], op=rc["op"],
+                                   duration_s=duration, seed=tc["seed"], move_hot_at_s=move_hot_at_s))
+
+    def antagonist_roles(k: float) -> list[dict]:
+        n = antagonist_threads(prof, k)
+        return [antagonist.role(antagonist.argv(cpus=ant[:n], node=d, buffer=rc["antagonist_buffer"]))] if n else []
+
+    rows: list[dict] = []
+    for s in tc["systems"]:
+        for c in (False, True):
+            if s == "tpp" and not c:
+                attach, settings, note = [], KERNEL_TPP, "kernel TPP (numa_balancing=2)"
+            else:
+                attach = [tierd.role(tierd.argv(policy=s, colloid=c, nodes=(d, a), default_capacity=rc["default_capacity"],
+                                                observe=rc["observe"]))]
+                settings, note = {"numa_balancing": "0"}, TPP_COLLOID_NOTE if s == "tpp" else TIERD_NOTE
+                if rc["observe"] == "none":
+                    note += "; no access samples (--observe none): only capacity-driven moves"
+            base = {"host": host.name, "backend": "numa", "system": s, "colloid": c, "object_bytes": rc["object_bytes"],
+                    "workload": "gups", "target": f"node:{d},{a}"}
+            tools = ["gups", "antagonist"] + (["tierd"] if attach else [])
+
+            common = {"background": None, "attach": attach, "settings": settings, "warmup_s": rc["warmup_s"],
+                      "timeout_s": timeout_s}
+            made = [("steady_state", f"{s}-c{int(c)}-i{fmt(k)}", k,
+                     _scenario(gups_role(rc["duration_s"]), antagonist_roles(k), common), None)
+                    for k in tc["intensities"]]
+            if rc["dynamics"]:
+                made += [("hotset_move", f"{s}-c{int(c)}-i{fmt(k)}", k,
+                          _scenario(gups_role(ev + after, ev), antagonist_roles(k), common), ev)
+                         for k in tc["dynamics"]["hotset_move_intensities"]]
+                k = tc["dynamics"]["contention_to"]
+                bg = antagonist_roles(k)
+                made.append(("contention_change", f"{s}-c{int(c)}-i0to{fmt(k)}", 0,
+                             _scenario(gups_role(ev + after), bg, common, start_after_s={"antagonist": ev} if bg else None), ev))
+            for exp, pid, k, sc, event in made:
+                run = measured(config, host, sc, note=note, parse={"average_last_s": rc["average_last_s"]}, event_t_s=event)
+                rows.append(point("tiering", exp, f"numa-{pid}", executor=host.executor, context={**base, "intensity": k},
+                                  run=run, tools=tools, columns=COLUMNS))
+    return rows
+
+
+def _scenario(workload: dict, background: list[dict], common: dict, **kw: object) -> dict:
+    return scenario(workload, **{**common, "background": background, **kw})
+
+
+def contention_points(config: dict, host: Host) -> list[dict]:
+    """Real GUPS against real antagonist intensities on the default node (single-node hosts).
+
+    Intensity k uses k x cores_per_unit antagonist threads; with ``intensities: auto`` 3x is every
+    antagonist CPU the profile grants and lower levels scale down.
+    """
+    tc = config["tiering"]
+    cc = tc["contention"]
+    prof = host.profile
+    if not (tc["enabled"] and cc["enabled"]) or prof["backend"] != "numa" or host.runner:
+        return []
+    numa = numa_tiers(prof)
+    if len(numa) != 1:
+        return []  # two-tier hosts run the real tiering family instead
+    node = numa[0]["node"]
+    app, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
+    if not app:
+        raise ConfigError(f"host profile {prof['source']}: cpus/app: no CPU left for the application")
+    if cc["intensities"] == "auto":
+        n = len(ant)
+        levels = sorted({(round(k * n / 3), k) for k in (0, 1, 2, 3)}, key=lambda x: x[1])
+        seen, chosen = set(), []
+        for threads, _k in levels:
+            if threads not in seen:
+                seen.add(threads)
+                chosen.append((3 * threads / n if n else 0.0, threads))
+    else:
+        chosen = [(float(k), antagonist_threads(prof, k, "experiment config: tiering/contention/intensities"))
+                  for k in cc["intensities"]]
+    rows = []
+    for k, threads in chosen:
+        pid = f"i{k:.3g}-t{threads}"
+        w = gups.role(gups.argv(cpus=app, node=node, working_set=cc["working_set"], hot_set=cc["hot_set"],
+                                hot_share=cc["hot_share"], object_bytes=cc["object_bytes"], op=cc["op"],
+                                duration_s=cc["duration_s"], seed=tc["seed"]))
+        bg = [antagonist.role(antagonist.argv(cpus=ant[:threads], node=node, buffer=cc["antagonist_buffer"],
+                                              write_fraction=cc["write_fraction"], access_size=cc["access_size"]))] if threads else []
+        probes = []
+        if cc["latency_probe_s"] > 0:
+            probes = [memchar.role(memchar.argv("latency", ["--cpus", str(app[0]), "--mem-node", str(node)],
+                                                buffer_mib=cc["latency_buffer_mib"], duration=fmt(cc["latency_probe_s"])),
+                                   name="latency", probe_metric="latency_default")]
+        sc = scenario(w, background=bg, probes=probes, warmup_s=cc["warmup_s"], timeout_s=cc["duration_s"] + 600)
+        ctx = {"host": host.name, "backend": "numa", "workload": "gups", "system": "none", "intensity": k,
+               "threads": threads, "mem_node": node, "object_bytes": cc["object_bytes"], "target": f"node:{node}"}
+        rows.append(point("tiering", "contention_single_node", pid, executor=host.executor, context=ctx, columns=COLUMNS,
+                          tools=["gups", "antagonist", "memchar"],
+                          run=measured(config, host, sc, parse={"average_last_s": cc["average_last_s"]})))
+    return rows
+

@@ -1,0 +1,176 @@
+"""The scenario executor: one op list, run here (Supervisor) and rendered as shell for a guest host.
+
+Runs on this machine's node 0 with tiny sizes: a point's rows and meta; SIGINT midway leaves no
+antagonist, GUPS or collector behind and every changed setting restored; and the shell rendering
+of the same scenario, run here with lib.sh (which also runs under dash/bash), gives the same rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO, alive, binary, started_by
+
+from analysis.frame import load
+from antagonists import workload as antagonist
+from families.tiering import real
+from workflows.harness import ConfigError, hostdetect, plan, profile, scenario
+from workloads.gups import workload as gups
+from workloads.memchar import workload as memchar
+
+
+def local() -> tuple[dict, dict, int, list[int], list[int]]:
+    facts = hostdetect.detect()
+    prof = profile.resolve("auto", facts)
+    app, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"] or prof["cpus"]["app"]
+    return facts, prof, prof["tiers"][0]["node"], app, ant
+
+
+def contention_scenario(duration: float, knob: Path | None = None) -> dict:
+    for b in ("gups", "antagonist", "memchar"):
+        binary(b)
+    _, _, node, app, ant = local()
+    w = gups.role(gups.argv(cpus=app[:1], node=node, working_set="64M", hot_set="16M", hot_share=0.9, object_bytes=64,
+                            op="rmw", duration_s=duration, seed=1))
+    bg = antagonist.role(antagonist.argv(cpus=ant[:1], node=node, buffer="64M"))
+    probe = memchar.role(memchar.argv("latency", ["--cpus", str(app[0]), "--mem-node", str(node)], buffer_mib=32,
+                                      duration=0.2), name="latency", probe_metric="latency_default")
+    return scenario.scenario(w, background=[bg], probes=[probe], settings={str(knob): "2"} if knob else {},
+                             warmup_s=0.2, timeout_s=300)
+
+
+def row_for(sc: dict) -> dict:
+    facts, prof, *_ = local()
+    config = profile.validate_config({"scale": "t"})
+    host = plan.Host(prof, facts)
+    run = plan.measured(config, host, sc, parse={"average_last_s": 2})
+    return plan.point("tiering", "contention_single_node", "t", executor="host", run=run, tools=scenario.tools(sc),
+                      context={"host": "t", "backend": "numa", "intensity": 3}, columns=["threads"])
+
+
+def point_cmd(outdir: Path, results: Path, facts: Path) -> list[str]:
+    return [sys.executable, "-m", "workflows.harness.point", "--outdir", str(outdir), "--results", str(results),
+            "--facts", str(facts), "-"]
+
+
+def facts_file(tmp_path: Path) -> Path:
+    f = tmp_path / "facts.json"
+    f.write_text(json.dumps(hostdetect.detect()))
+    return f
+
+
+def test_ops_are_one_sequence():
+    w = scenario.role("w", ["w"], parse="m:f", pid_file="w.pid", ready_file="w.ready")
+    early = scenario.role("bg", ["bg"], parse="m:f", ready_file="bg.ready")
+    late = scenario.role("late", ["late"], parse="m:f")
+    att = scenario.role("at", ["at"], parse="m:f", target_pid="--pid")
+    pr = scenario.role("pr", ["pr"], parse="m:f", stdout="pr.csv")
+    sc = scenario.scenario(w, background=[early, late], attach=[att], probes=[pr], settings={"numa_balancing": "0"},
+                           warmup_s=2, start_after_s={"late": 5}, timeout_s=60)
+    assert scenario.ops(sc) == [
+        ("set", "numa_balancing", "0"),
+        ("spawn", "bg"), ("ready", "bg", 120), ("sleep", 2.0),
+        ("spawn", "w"), ("pid", "w", 300), ("spawn", "at"),
+        ("ready", "w", 600), ("sleep", 5.0), ("spawn", "late"), ("ready", "late", 120),
+        ("wait", "w", 60.0), ("stop", "at", True), ("run", "pr", 600),
+        ("alive", "bg"), ("stop", "bg", False), ("alive", "late"), ("stop", "late", False),
+    ]
+    with pytest.raises(ValueError, match="start_after_s names no background role"):
+        scenario.scenario(w, start_after_s={"nobody": 1})
+
+
+def test_point_writes_rows_and_meta(tmp_path):
+    row = row_for(contention_scenario(2))
+    out = tmp_path / "point"
+    r = subprocess.run(point_cmd(out, tmp_path, facts_file(tmp_path)), input=json.dumps(row), text=True,
+                       capture_output=True, cwd=REPO, timeout=300)
+    assert r.returncode == 0, r.stderr
+    df = load(out / "result.csv")
+    series = df[df["t_s"].notna() & (df["metric"] == "throughput")]
+    assert len(series) >= 2 and (series["value"] > 0).all()
+    summ = df[df["t_s"].isna()].set_index("metric")["value"]
+    assert summ["throughput"] > 0 and summ["antagonist_bandwidth"] > 0 and summ["latency_default"] > 5
+    assert set(df["rep"]) == {0} and set(df["host"]) == {"t"}
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["counters"]["perf_uncore"]["available"] in (True, False)
+    assert set(meta["argv"]) == {"gups", "antagonist", "latency"} and meta["binaries"]["gups"]
+    assert meta["exit"]["gups"] == 0 and meta["exit"]["latency"] == 0
+
+
+def test_sigint_midway_stops_everything_and_restores_settings(tmp_path):
+    knob = tmp_path / "numa_balancing"
+    knob.write_text("0\n")
+    row = row_for(contention_scenario(60, knob))
+    out = tmp_path / "point"
+    p = subprocess.Popen(point_cmd(out, tmp_path, facts_file(tmp_path)), stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, cwd=REPO)
+    p.stdin.write(json.dumps(row))
+    p.stdin.close()
+    ready = out / "gups.ready"
+    deadline = time.monotonic() + 120
+    while not ready.exists():
+        assert p.poll() is None, p.stderr.read()
+        assert time.monotonic() < deadline, "GUPS never started"
+        time.sleep(0.05)
+    assert knob.read_text() == "2", "the setting was applied during the run"
+    started = started_by(p.pid)
+    assert len(started) >= 2, "antagonist and GUPS were running"
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=30) == 128 + signal.SIGINT
+    time.sleep(0.3)
+    left = {pid for pid in started if alive(pid)}
+    assert not left, f"left behind: {left}"
+    assert knob.read_text().strip() == "0", "setting restored"
+    assert not (tmp_path / ".settings-journal.json").exists()
+    assert not (out / "result.csv").exists(), "no half-written result"
+
+
+@pytest.mark.skipif(not shutil.which("sh"), reason="no sh")
+def test_shell_rendering_runs_the_same_scenario_here(tmp_path):
+    """The guest's backend, run on this host: same files, same rows as the host backend, the setting
+    restored, a status file saying ok."""
+    knob = tmp_path / "knob"
+    knob.write_text("0\n")
+    sc = contention_scenario(2, knob)
+    out = tmp_path / "guest-out"
+    text = scenario.render_batch([(str(out), sc)], bin_dir=str(REPO / "build/bin"),
+                                 lib=str(REPO / "hosts/qemu/guest/lib.sh"), ctl_dir=str(tmp_path / "ctl"))
+    assert " build/bin/" not in text and "\"$BIN/gups\"" in text
+    (tmp_path / "run.sh").write_text(text)
+    env = {**os.environ, "SETTINGS_JOURNAL": str(tmp_path / "journal.json"), "_SETTINGS_SAVED": str(tmp_path / "saved.tsv")}
+    r = subprocess.run(["sh", str(tmp_path / "run.sh")], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    st = scenario.read_status(out / "status")
+    assert st["status"] == "ok" and st["exit_gups"] == "0" and st["exit_latency"] == "0", st
+    assert knob.read_text().strip() == "0" and not (tmp_path / "journal.json").exists()
+    rows = scenario.parse_rows(sc, out, {"average_last_s": 2})
+    metrics = {(r["metric"], r.get("t_s", "") == "") for r in rows}
+    assert {("throughput", True), ("throughput", False), ("antagonist_bandwidth", True), ("latency_default", True)} <= metrics
+
+
+def test_intensity_needing_more_cores_is_rejected(tmp_path):
+    facts = hostdetect.detect()
+    p = tmp_path / "five.yaml"
+    p.write_text("name: five\ndetect: true\ntiers: []\ncpus: {cores_per_unit: 5}\n")
+    prof = profile.resolve(str(p), facts)
+    cfg = profile.validate_config({"scale": "t", "tiering": {"contention": {"intensities": [0, 3]}}})
+    if len(prof["tiers"]) != 1:
+        pytest.skip("single-node experiment; this host has several memory nodes")
+    with pytest.raises(ConfigError, match=r"intensity 3 needs 15 antagonist cores .* grants"):
+        real.contention_points(cfg, plan.Host(prof, facts))
+
+
+def test_auto_cores_per_unit_scales_to_granted_cpus():
+    facts = hostdetect.detect()
+    prof = profile.resolve("auto", facts)
+    assert prof["cpus"]["cores_per_unit"] == "auto"
+    n = len(prof["cpus"]["antagonist"])
+    assert plan.antagonist_threads(prof, 3) == n and plan.antagonist_threads(prof, 0) == 0

@@ -1,0 +1,197 @@
+"""Planning: every family's points, computed once from the validated config, the resolved host
+profile and the machine's facts, before any job runs.
+
+A point is a plain row (a JSON-serialisable dict) that says everything its job needs:
+
+- ``family``, ``experiment``, ``point`` (a readable id, may contain ``/``) and ``rep``: where it
+  lives, ``results/{host}/{family}/{experiment}/{point}/rep{rep}/``;
+- ``executor``: ``model`` (tiersim on modelled tiers, runs in parallel), ``host`` (a scenario
+  measured on this machine, one at a time) or ``guest`` (a scenario measured inside the guest
+  host's batch, collected here);
+- ``context``: the long-form identifying columns every row of its result.csv carries;
+- ``columns``: the family's parameter columns (result.csv's header);
+- ``tools``: the built programs it needs (``build/bin/<tool>``);
+- ``run``: what the executor runs (tiersim's argv, or a scenario; workflows/harness/scenario.py).
+
+The row is the point's whole slice of the configuration: it is the only ``params`` of the
+point's rule, so Snakemake reruns a point exactly when its row changes. No core or node number
+is hard-coded anywhere: every CPU list comes from the profile and the facts.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from analysis.schema import cell
+
+from . import ConfigError, cpulist
+
+EXECUTORS = ("model", "host", "guest")
+
+
+@dataclass(frozen=True)
+class Host:
+    """The host a run is planned for: its resolved profile, its facts, and its runner (guest
+    hosts, e.g. qemu-numa) or None."""
+
+    profile: dict
+    facts: dict
+    runner: dict | None = None
+
+    @property
+    def name(self) -> str:
+        return self.profile["name"]
+
+    @property
+    def source(self) -> str:
+        return self.profile["source"]
+
+    @property
+    def executor(self) -> str:
+        """Where this host's measured points run: here, or in the guest's batch."""
+        return "guest" if self.runner else "host"
+
+    @property
+    def results(self) -> str:
+        return f"results/{self.name}"
+
+
+@dataclass
+class FamilyPlan:
+    """What a family's ``plan(config, host)`` returns."""
+
+    rows: list[dict] = field(default_factory=list)
+    figures: list[str] = field(default_factory=list)  # figure names (its figures/ modules) to render
+    outputs: list[str] = field(default_factory=list)  # further targets its own rules make
+    absent: dict[str, str] = field(default_factory=dict)  # measurement -> why it was left out
+    info: dict = field(default_factory=dict)  # data its own rules need (e.g. the model profile)
+
+
+def point(family: str, experiment: str, pid: str, *, executor: str, context: dict, run: dict,
+          tools: list[str], columns: dict | list) -> dict:
+    """One point row (rep 0; :func:`replicate` makes the others)."""
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}")
+    ctx = {"family": family, "experiment": experiment, "point": pid, "rep": 0, **context}
+    return {"family": family, "experiment": experiment, "point": pid, "rep": 0, "executor": executor,
+            "context": ctx, "columns": list(columns), "tools": sorted(set(tools)), "run": run}
+
+
+def replicate(rows: list[dict], reps: int, reseed: Callable[[dict, int], None] | None = None) -> list[dict]:
+    """Rows for repetitions 0..reps-1; ``reseed(row, rep)`` changes what a repetition must change
+    (tiersim's seed: a repetition of a deterministic model run with the same seed is the same run)."""
+    out = []
+    for k in range(reps):
+        for r in rows:
+            c = copy.deepcopy(r)
+            c["rep"] = c["context"]["rep"] = k
+            if reseed is not None and k:
+                reseed(c, k)
+            out.append(c)
+    return out
+
+
+def key(row: dict) -> str:
+    return f"{row['family']}/{row['experiment']}/{row['point']}/rep{row['rep']}"
+
+
+def row_json(row: dict) -> str:
+    """The row as its rule's params: canonical JSON, so an unchanged row is an unchanged param."""
+    return json.dumps(row, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass
+class Plan:
+    families: dict[str, FamilyPlan]
+    points: dict[str, dict]  # key(row) -> row
+
+    def rows(self, family: str) -> list[dict]:
+        return self.families[family].rows
+
+
+def build(config: dict, host: Host) -> Plan:
+    """Every registered family's plan; a problem raises ConfigError naming it."""
+    import families  # noqa: PLC0415 - the registry imports family modules, which import this one
+
+    fams = {}
+    points: dict[str, dict] = {}
+    for fam in families.all_families():
+        fp = fam.plan(config, host)
+        fams[fam.NAME] = fp
+        for r in fp.rows:
+            k = key(r)
+            if k in points:
+                raise AssertionError(f"family {fam.NAME}: point {k} planned twice")
+            points[k] = r
+    return Plan(fams, points)
+
+
+# ---- helpers the families share -----------------------------------------------------------
+
+def node_cpus(facts: dict, node: int) -> list[int]:
+    allowed = set(facts.get("allowed_cpus") or [])
+    cpus = facts["nodes"][str(node)]["cpus"]
+    return [c for c in cpus if not allowed or c in allowed]
+
+
+def mib(size: str) -> float:
+    """'72G', '512M', '4K' -> MiB."""
+    return float(size[:-1]) * {"K": 1 / 1024, "M": 1, "G": 1024}[size[-1]]
+
+
+def size_bytes(size: str) -> float:
+    return mib(size) * (1 << 20)
+
+
+def fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def antagonist_threads(prof: dict, k: float, what: str = "experiment config: tiering/intensities") -> int:
+    """Antagonist threads for intensity k: k x cores_per_unit, or with cores_per_unit
+    "auto" k/3 of the antagonist CPUs granted (3x = all of them). Too many -> ConfigError."""
+    ant = prof["cpus"]["antagonist"]
+    cpu = prof["cpus"]["cores_per_unit"]
+    if cpu == "auto":
+        return round(k * len(ant) / 3)
+    n = round(k * cpu)
+    if n > len(ant):
+        raise ConfigError(f"{what}: intensity {k:g} needs {n} antagonist cores ({k:g} x {cpu} per unit) but host "
+                          f"profile {prof['source']} grants {len(ant)} ({cpulist.format(ant) or 'none'})")
+    return n
+
+
+def measured(config: dict, host: Host, sc: dict, *, note: str = "", parse: dict | None = None,
+             event_t_s: float | None = None) -> dict:
+    """The ``run`` of a measured point (executor host or guest): its scenario, the counter
+    sources run beside it, the profile's name and tools (counters need them), and what the
+    parsers need (``parse``: e.g. ``average_last_s``)."""
+    prof = host.profile
+    return {"scenario": sc, "counters": dict(config["counters"]), "note": note, "parse": dict(parse or {}),
+            "event_t_s": event_t_s, "profile": {"name": prof["name"], "source": prof["source"], "tools": prof["tools"]}}
+
+
+def command(row: dict) -> str:
+    """A point's command line(s), as a user would type them: tiersim's argv, or each role of a
+    scenario as ``kind name: argv``."""
+    run = row["run"]
+    if "argv" in run:
+        return " ".join(run["argv"])
+    return "; ".join(f"{r['kind']} {r['name']}: {' '.join(r['argv'])}" for r in run["scenario"]["roles"])
+
+
+def table(rows: list[dict]) -> str:
+    """Points as a tab-separated table: where each lives, its context columns, its command."""
+    fixed = ["family", "experiment", "point", "rep", "executor"]
+    ctx: list[str] = []
+    for r in rows:
+        ctx += [k for k in r["context"] if k not in fixed and k not in ctx]
+    lines = ["\t".join(fixed + ctx + ["command"])]
+    for r in rows:
+        cells = [str(r[k]) for k in fixed] + [str(cell(r["context"].get(k))) for k in ctx] + [command(r)]
+        lines.append("\t".join(c.replace("\t", " ") for c in cells))
+    return "\n".join(lines) + "\n"
+

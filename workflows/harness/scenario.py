@@ -1,0 +1,390 @@
+"""The scenario executor: how one measured point runs, on this host or inside a guest host.
+
+A scenario is plain data (it travels in the point's row) made of roles, each a program with its
+protocol, as its workload module declares it (``workloads/<name>/workload.py``):
+
+- ``settings``: sysctl/sysfs values set for the point and restored after it (journaled);
+- ``background``: programs that run for the whole point, e.g. the memory antagonist, started
+  before the workload (and waited for until ready, then ``warmup_s``), or ``start_after_s``
+  seconds after the workload is ready (a contention change);
+- ``workload``: the program measured; the point fails unless it exits 0;
+- ``attach``: programs started on the workload's pid once it has written its pid file (tierd);
+  stopped when the workload ends, and they must exit 0;
+- ``probe``: programs run one after another once the workload has ended, with the background
+  still running (e.g. memchar's loaded latency of the default tier);
+- ``scratch``: a directory made before the point, and files in it removed after it;
+- counter collectors (this host only, workflows/harness/counters.py) around all of it.
+
+:func:`ops` turns a scenario into ONE ordered list of operations. :class:`HostRun` executes the
+list here (every child in its own process group under a Supervisor, ended by pid on success,
+failure and interrupt; settings restored; the host's measurement lock held), and
+:func:`render_sh` writes the same list as busybox sh for a guest host (hosts/qemu/, no Python
+there) using hosts/qemu/guest/lib.sh's functions. A failed operation fails the point; the
+operations after it are skipped, and cleanup (stop what runs, restore settings, remove scratch
+files) always runs. Each role's output is then parsed by the parser its role names, on this host,
+in both cases (:func:`parse_rows`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import shlex
+import time
+from pathlib import Path
+
+from .procs import Child, Supervisor
+from .settings import KNOWN, Settings
+
+KINDS = ("background", "workload", "attach", "probe")
+READY_TIMEOUT_S = 120
+PID_TIMEOUT_S = 300
+WORKLOAD_READY_TIMEOUT_S = 600
+PROBE_TIMEOUT_S = 600
+
+
+def role(tool: str, argv: list, *, parse: str, output: str | None = None, output_flag: str = "--output",
+         pid_file: str | None = None, ready_file: str | None = None, stdout: str | None = None,
+         target_pid: str | None = None, name: str | None = None, opts: dict | None = None) -> dict:
+    """One program of a scenario and its protocol.
+
+    ``output``: data file it writes, passed as ``output_flag FILE``; ``stdout``: file its standard
+    output goes to; ``pid_file`` / ``ready_file``: flags taking a file it writes once its pid is
+    final / once it is ready; ``target_pid``: flag taking the workload's pid (attach roles);
+    ``parse``: "module:function" turning its files into long-form rows; ``opts``: what the parser
+    needs besides the files.
+    """
+    return {"name": name or tool, "tool": tool, "argv": [str(a) for a in argv], "parse": parse,
+            "output": [output_flag, output] if output else None, "stdout": stdout,
+            "pid_file": pid_file, "ready_file": ready_file, "target_pid": target_pid, "opts": opts or {}}
+
+
+def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: list[dict] | tuple = (),
+             probes: list[dict] | tuple = (), settings: dict | None = None, scratch: dict | None = None,
+             warmup_s: float = 0, timeout_s: float = 900, start_after_s: dict | None = None) -> dict:
+    """A scenario (see the module docstring). ``start_after_s``: background role name -> seconds
+    after the workload is ready to start it (the others start before the workload)."""
+    roles = [{**r, "kind": "background"} for r in background] + [{**workload, "kind": "workload"}]
+    roles += [{**r, "kind": "attach"} for r in attach] + [{**r, "kind": "probe"} for r in probes]
+    names = [r["name"] for r in roles]
+    if len(set(names)) != len(names):
+        raise ValueError(f"scenario roles need distinct names: {names}")
+    late = dict(start_after_s or {})
+    for r in roles:
+        if r["name"] in late:
+            r["start_after_s"] = float(late.pop(r["name"]))
+    if late:
+        raise ValueError(f"start_after_s names no background role: {sorted(late)}")
+    return {"settings": dict(settings or {}), "scratch": scratch, "warmup_s": warmup_s, "timeout_s": timeout_s,
+            "roles": roles}
+
+
+def roles_of(sc: dict, kind: str) -> list[dict]:
+    return [r for r in sc["roles"] if r["kind"] == kind]
+
+
+def workload_of(sc: dict) -> dict:
+    (w,) = roles_of(sc, "workload")
+    return w
+
+
+def ops(sc: dict) -> list[tuple]:
+    """The scenario as one ordered list of operations (what both backends execute)."""
+    out: list[tuple] = [("set", k, str(v)) for k, v in sc["settings"].items()]
+    if sc.get("scratch"):
+        out.append(("mkdir", sc["scratch"]["dir"]))
+    bg = roles_of(sc, "background")
+    early = [r for r in bg if r.get("start_after_s") is None]
+    for r in early:
+        out += [("spawn", r["name"]), ("ready", r["name"], READY_TIMEOUT_S)]
+    if early and sc["warmup_s"]:
+        out.append(("sleep", float(sc["warmup_s"])))
+    w = workload_of(sc)
+    out.append(("spawn", w["name"]))
+    for a in roles_of(sc, "attach"):
+        out += [("pid", w["name"], PID_TIMEOUT_S), ("spawn", a["name"])]
+    for r in bg:
+        if r.get("start_after_s") is not None:
+            out += [("ready", w["name"], WORKLOAD_READY_TIMEOUT_S), ("sleep", r["start_after_s"]),
+                    ("spawn", r["name"]), ("ready", r["name"], READY_TIMEOUT_S)]
+    out.append(("wait", w["name"], float(sc["timeout_s"])))
+    for a in roles_of(sc, "attach"):
+        out.append(("stop", a["name"], True))  # it ends with the workload; a non-zero exit fails the point
+    for p in roles_of(sc, "probe"):
+        out.append(("run", p["name"], PROBE_TIMEOUT_S))
+    for r in bg:
+        out += [("alive", r["name"]), ("stop", r["name"], False)]
+    return out
+
+
+def tools(sc: dict) -> list[str]:
+    return sorted({r["tool"] for r in sc["roles"]})
+
+
+class PointFailed(RuntimeError):
+    """An operation of the scenario failed (the message says which and why)."""
+
+
+# ---- this host --------------------------------------------------------------------------------
+
+class HostRun:
+    """Executes a scenario's operations on this host; ``meta`` records what ran."""
+
+    def __init__(self, sc: dict, outdir: Path, sup: Supervisor, settings: Settings, stderr: Path | None = None):
+        self.sc, self.outdir, self.sup, self.settings, self.stderr = sc, outdir, sup, settings, stderr
+        self.roles = {r["name"]: r for r in sc["roles"]}
+        self.children: dict[str, Child] = {}
+        self.meta: dict = {"argv": {}, "exit": {}}
+        self.t_workload_ready: float | None = None
+
+    def path(self, name: str) -> Path:
+        return self.outdir / name
+
+    def clear(self) -> None:
+        """Remove what a previous attempt left (control and data files of every role)."""
+        for r in self.sc["roles"]:
+            for f in (r["pid_file"], r["ready_file"], r["stdout"], (r["output"] or [None, None])[1]):
+                if f:
+                    self.path(f).unlink(missing_ok=True)
+
+    def argv(self, r: dict) -> list[str]:
+        argv = list(r["argv"])
+        if r["output"]:
+            argv += [r["output"][0], str(self.path(r["output"][1]))]
+        for flag in ("pid_file", "ready_file"):
+            if r[flag]:
+                argv += ["--" + flag.replace("_", "-"), str(self.path(r[flag]))]
+        if r["target_pid"]:
+            argv += [r["target_pid"], str(self._pid_of(workload_of(self.sc)))]
+        return argv
+
+    def _pid_of(self, w: dict) -> int:
+        if w["pid_file"]:
+            return int(self.path(w["pid_file"]).read_text().strip())
+        return self.children[w["name"]].pid
+
+    def _wait_file(self, name: str, f: str | None, timeout: float, what: str) -> None:
+        if not f:
+            return
+        child = self.children[name]
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.path(f).exists():
+                return
+            if not child.alive():
+                raise PointFailed(f"{name} exited (status {child.popen.returncode}) before it was {what}; see the log")
+            time.sleep(0.05)
+        raise PointFailed(f"{name} was not {what} within {timeout:.0f} s")
+
+    def execute(self) -> None:
+        for op in ops(self.sc):
+            getattr(self, "op_" + op[0])(*op[1:])
+
+    def op_set(self, key: str, value: str) -> None:
+        self.settings.set(key, value)
+
+    def op_mkdir(self, path: str) -> None:
+        Path(path).mkdir(parents=True, exist_ok=True)
+
+    def op_spawn(self, name: str) -> None:
+        r = self.roles[name]
+        argv = self.argv(r)
+        self.meta["argv"][name] = argv
+        if r.get("start_after_s") is not None:
+            self.meta.setdefault("started_after_s", {})[name] = r["start_after_s"]
+        stdout = self.path(r["stdout"]) if r["stdout"] else None
+        self.children[name] = self.sup.spawn(name, argv, stdout=stdout, stderr=self.stderr)
+
+    def op_ready(self, name: str, timeout: float) -> None:
+        self._wait_file(name, self.roles[name]["ready_file"], timeout, "ready")
+
+    def op_pid(self, name: str, timeout: float) -> None:
+        r = self.roles[name]
+        self._wait_file(name, r["pid_file"] or r["ready_file"], timeout, "ready (pid file)")
+
+    def op_sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def op_wait(self, name: str, timeout: float) -> None:
+        rc = self.sup.wait(self.children[name], timeout=timeout)
+        self.meta["exit"][name] = rc
+        if rc != 0:
+            raise PointFailed(f"{name} exited with status {rc}; see the log")
+
+    def op_stop(self, name: str, check: bool) -> None:
+        rc = self.sup.stop(self.children[name])
+        self.meta["exit"][name] = rc
+        if check and rc != 0:
+            raise PointFailed(f"{name} exited with status {rc}; see the log")
+
+    def op_run(self, name: str, timeout: float) -> None:
+        self.op_spawn(name)
+        self.op_wait(name, timeout)
+
+    def op_alive(self, name: str) -> None:
+        c = self.children[name]
+        if not c.alive():
+            raise PointFailed(f"{name} died during the run (status {c.popen.returncode})")
+
+    def cleanup_scratch(self) -> None:
+        s = self.sc.get("scratch")
+        if s:
+            for f in s.get("remove", []):
+                (Path(s["dir"]) / f).unlink(missing_ok=True)
+
+
+# ---- a guest host (busybox sh) ----------------------------------------------------------------
+
+GUEST_BIN = "/opt/tierbench/bin"
+GUEST_LIB = "/lib/tierbench/lib.sh"
+GUEST_CTL = "/tmp/tb"  # control files (pid, ready): not sent back
+
+SH_PRELUDE = """\
+# Generated by workflows/harness/scenario.py (render_sh): the points of one batch, run by the
+# guest's /init (busybox sh, as root). Raw output under /out/<point dir>/, with a status file.
+. {lib}
+BIN={bin}
+FAILED=0
+export SETTINGS_JOURNAL=${{SETTINGS_JOURNAL:-/tmp/settings-journal.json}}
+
+# alive PID: running and not a zombie
+alive() {{
+	kill -0 "$1" 2>/dev/null && [ "$(awk '{{ print $3 }}' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}}
+
+# fail WHY: the point's first failure wins
+fail() {{
+	[ "$ST" = ok ] && ST=$1
+	return 0
+}}
+"""
+
+
+def _sh_argv(argv: list[str]) -> str:
+    out = []
+    for a in argv:
+        if a.startswith("build/bin/"):
+            out.append(f'"$BIN/{a[len("build/bin/"):]}"')
+        else:
+            out.append(shlex.quote(a))
+    return " ".join(out)
+
+
+def _var(name: str) -> str:
+    return "P_" + "".join(c if c.isalnum() else "_" for c in name)
+
+
+def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
+    """The scenario's operations as busybox sh, raw output in ``outdir`` (in the guest), pid and
+    ready files in ``ctl_dir`` (emptied first)."""
+    roles = {r["name"]: r for r in sc["roles"]}
+    q = shlex.quote
+    ctl = f"{q(ctl_dir)}/"
+    lines = [f"D={q(outdir)}; mkdir -p \"$D\"; rm -f \"$D/status.tmp\"; rm -rf {q(ctl_dir)}; mkdir -p {q(ctl_dir)}",
+             "ST=ok; T0=$(cut -d' ' -f1 /proc/uptime)",
+             " ".join(f"{_var(n)}=" for n in roles)]
+
+    def guard(cmd: str) -> None:
+        lines.append(f"if [ \"$ST\" = ok ]; then {cmd}; fi")
+
+    def argv_of(r: dict) -> str:
+        a = _sh_argv(r["argv"])
+        if r["output"]:
+            a += f" {q(r['output'][0])} \"$D/{r['output'][1]}\""
+        for flag in ("pid_file", "ready_file"):
+            if r[flag]:
+                a += f" --{flag.replace('_', '-')} {ctl}{r[flag]}"
+        if r["target_pid"]:
+            w = workload_of(sc)
+            pid = f"$(cat {ctl}{w['pid_file']})" if w["pid_file"] else f"${_var(w['name'])}"
+            a += f" {q(r['target_pid'])} \"{pid}\""
+        out = f" >\"$D/{r['stdout']}\"" if r["stdout"] else ""
+        return f"{a}{out} 2>>\"$D/guest.log\""
+
+    for op in ops(sc):
+        kind, name = op[0], op[1]
+        r = roles.get(name)
+        if kind == "set":
+            path = KNOWN.get(name, name)
+            guard(f"settings_set {q(path)} {q(op[2])} 2>>\"$D/guest.log\" || fail settings_set_{name}")
+        elif kind == "mkdir":
+            guard(f"mkdir -p {q(name)}")
+        elif kind == "spawn":
+            v = _var(name)
+            after = f"; echo started_after_s_{name}={r['start_after_s']:g} >>\"$D/status.tmp\"" \
+                if r.get("start_after_s") is not None else ""
+            guard(f"{argv_of(r)} & {v}=$!{after}")
+        elif kind in ("ready", "pid"):
+            f = r["ready_file"] if kind == "ready" else (r["pid_file"] or r["ready_file"])
+            if f:
+                guard(f"wait_for_file {ctl}{f} {int(op[2])} || fail {name}_not_ready")
+        elif kind == "sleep":
+            guard(f"sleep {name:g}")
+        elif kind == "wait":
+            v = _var(name)
+            guard(f"wait \"${v}\"; rc=$?; {v}=; echo exit_{name}=$rc >>\"$D/status.tmp\"; "
+                  f"[ \"$rc\" = 0 ] || fail {name}_exit_$rc")
+        elif kind == "stop":
+            v = _var(name)
+            check = f"; [ \"$rc\" = 0 ] || fail {name}_exit_$rc" if op[2] else ""
+            lines.append(f"if [ -n \"${v}\" ]; then stop_pid \"${v}\"; rc=$?; {v}=; "
+                         f"echo exit_{name}=$rc >>\"$D/status.tmp\"{check}; fi")
+        elif kind == "run":
+            v = _var(name)
+            guard(f"{argv_of(r)} & {v}=$!; wait \"${v}\"; rc=$?; {v}=; echo exit_{name}=$rc >>\"$D/status.tmp\"; "
+                  f"[ \"$rc\" = 0 ] || fail {name}_exit_$rc")
+        elif kind == "alive":
+            v = _var(name)
+            guard(f"alive \"${v}\" || fail {name}_died")
+        else:
+            raise AssertionError(kind)
+    # cleanup, whatever happened: stop what still runs (reverse order), restore, remove scratch
+    for name in reversed(list(roles)):
+        v = _var(name)
+        lines.append(f"if [ -n \"${v}\" ]; then stop_pid \"${v}\"; {v}=; fi")
+    lines.append("settings_restore 2>>\"$D/guest.log\" || fail settings_not_restored")
+    s = sc.get("scratch")
+    if s:
+        for f in s.get("remove", []):
+            lines.append(f"rm -f {q(str(Path(s['dir']) / f))}")
+    lines.append("{ echo \"status=$ST\"; cat \"$D/status.tmp\" 2>/dev/null; echo \"start_uptime_s=$T0\"; "
+                 "echo \"end_uptime_s=$(cut -d' ' -f1 /proc/uptime)\"; } >\"$D/status\"; rm -f \"$D/status.tmp\"")
+    lines.append("echo \"tierbench guest: point $D: $ST\"; [ \"$ST\" = ok ] || FAILED=1")
+    return "\n".join(lines) + "\n"
+
+
+def render_batch(points: list[tuple[str, dict]], *, bin_dir: str = GUEST_BIN, lib: str = GUEST_LIB,
+                 ctl_dir: str = GUEST_CTL) -> str:
+    """One guest script for (outdir in the guest, scenario) pairs, run one after another. The paths
+    default to the guest's; tests run the same script on this host with this host's."""
+    parts = [SH_PRELUDE.format(bin=shlex.quote(bin_dir), lib=shlex.quote(lib))]
+    for outdir, sc in points:
+        parts.append(f"# ---- {outdir}\n" + render_sh(sc, outdir, ctl_dir))
+    parts.append("exit \"$FAILED\"\n")
+    return "\n".join(parts)
+
+
+def read_status(path: Path) -> dict:
+    """The key=value status file a guest point writes."""
+    try:
+        return dict(ln.split("=", 1) for ln in path.read_text().splitlines() if "=" in ln)
+    except OSError:
+        return {}
+
+
+# ---- the rows ---------------------------------------------------------------------------------
+
+def parser(spec: str):
+    mod, _, fn = spec.partition(":")
+    return getattr(importlib.import_module(mod), fn)
+
+
+def parse_rows(sc: dict, outdir: Path, opts: dict) -> list[dict]:
+    """Every role's long-form rows (without the point's context), in role order. The workload
+    must give some."""
+    rows: list[dict] = []
+    for r in sc["roles"]:
+        got = parser(r["parse"])(outdir, r, {**opts, **r["opts"]})
+        if r["kind"] == "workload" and not got:
+            raise PointFailed(f"{r['name']} produced no rows (see its output in {outdir})")
+        rows += got
+    return rows

@@ -1,0 +1,75 @@
+# Every point of every family, one job each: results/{host}/{family}/{experiment}/{point}/rep{rep}/.
+# The job's only params is its row (workflows/harness/plan.py), so a changed setting reruns
+# exactly the points whose rows it changes. Measured points (executor host) hold the "measure"
+# resource and the host lock: they never overlap; modelled points run in parallel on all cores.
+
+
+rule point:
+    input:
+        unpack(point_inputs),
+    output:
+        result="results/{host}/{family}/{experiment}/{point}/rep{rep}/result.csv",
+        meta="results/{host}/{family}/{experiment}/{point}/rep{rep}/meta.json",
+    conda:
+        "../../environment.yml"
+    log:
+        "results/{host}/{family}/{experiment}/{point}/rep{rep}/log",
+    benchmark:
+        "results/{host}/benchmarks/{family}/{experiment}/{point}/rep{rep}.tsv"
+    wildcard_constraints:
+        experiment=r"[^/]+",
+        point=r".+",
+    resources:
+        measure=lambda wc: 1 if row_of(wc)["executor"] == "host" else 0,
+    params:
+        row=lambda wc: planning.row_json(row_of(wc)),
+        batch=lambda wc: f"--batch results/{wc.host}/guest/batch" if row_of(wc)["executor"] == "guest" else "",
+    shell:
+        "printf '%s' {params.row:q} | python -m workflows.harness.point --outdir $(dirname {output.result}) "
+        "--results results/{wildcards.host} --facts {input.facts} {params.batch} - > {log} 2>&1"
+
+
+rule guest_batch_spec:
+    """The guest host's points (their rows) and its runner, for guest_batch."""
+    output:
+        "results/{host}/guest/batch.json",
+    log:
+        "results/{host}/logs/guest_batch_spec.log",
+    params:
+        spec=lambda wc: json.dumps({"runner": RUNNER, "points": {k: r for k, r in POINTS.items() if r["executor"] == "guest"}},
+                                   sort_keys=True),
+    run:
+        Path(output[0]).write_text(params.spec)
+
+
+rule guest_batch:
+    """Every guest point of a guest host (profile with `runner`) in one boot of the guest; the
+    point jobs then collect each point from this directory."""
+    input:
+        spec="results/{host}/guest/batch.json",
+        facts="results/{host}/host_facts.json",
+        initramfs="build/qemu/initramfs.cpio.gz",
+    output:
+        directory("results/{host}/guest/batch"),
+    conda:
+        "../../environment.yml"
+    log:
+        "results/{host}/logs/guest_batch.log",
+    benchmark:
+        "results/{host}/benchmarks/guest_batch.tsv"
+    resources:
+        measure=1,
+    shell:
+        "python -m workflows.harness.guestrun --out {output} --results results/{wildcards.host} {input.spec} > {log} 2>&1"
+
+
+rule points_table:
+    """What will run, as a table a user can read: one line per point of a family."""
+    output:
+        "results/{host}/{family}/points.tsv",
+    log:
+        "results/{host}/logs/points_{family}.log",
+    params:
+        rows=lambda wc: [r for r in POINTS.values() if r["family"] == wc.family],
+    run:
+        Path(output[0]).write_text(planning.table(params.rows))

@@ -1,0 +1,50 @@
+"""GUPS (this directory's C program): argv, protocol, parser and build recipe.
+
+Protocol: ``--output FILE`` per-second CSV (``t_s,updates_per_s,gbytes_per_s,...``), ``--pid-file``
+once its buffer is allocated and touched (a policy daemon attaches then), ``--ready-file`` when
+the timed phase starts. Exits 0 after ``--duration`` seconds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workflows.harness import cpulist
+from workflows.harness.scenario import role as scenario_role
+
+from .. import read_series, tail_mean
+
+NAME = "gups"
+BUILD = {"make": ["workloads/gups"], "sources": ["workloads/gups/Makefile", "workloads/gups/*.[ch]",
+                                                  "workloads/lib/*.[ch]", "workloads/lib/*.mk"]}
+
+
+def argv(*, cpus: list[int], node: int, working_set: str, hot_set: str, hot_share: float, object_bytes: int,
+         op: str, duration_s: float, seed: int, move_hot_at_s: float | None = None) -> list[str]:
+    a = ["build/bin/gups", "--cpus", cpulist.format(cpus), "--mem-node", str(node), "--working-set", working_set,
+         "--hot-set", hot_set, "--hot-share", f"{hot_share:g}", "--object-size", str(object_bytes),
+         "--op", op, "--duration", f"{duration_s:g}", "--seed", str(seed)]
+    if move_hot_at_s is not None:
+        a += ["--move-hot-at", f"{move_hot_at_s:g}"]
+    return a
+
+
+def role(argv_: list[str]) -> dict:
+    return scenario_role("gups", argv_, output="gups.csv", pid_file="gups.pid", ready_file="gups.ready",
+                         parse="workloads.gups.workload:rows")
+
+
+def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
+    """Per-second throughput and bandwidth, and the throughput averaged over the last
+    ``average_last_s`` seconds (a summary row: empty ``t_s``), as the paper reports it."""
+    series = read_series(outdir / role_["output"][1])
+    out = []
+    for g in series:
+        out.append({"t_s": g["t_s"], "metric": "throughput", "value": f"{float(g['updates_per_s']) / 1e6:.6g}",
+                    "unit": "Mops/s", "tool": "gups"})
+        out.append({"t_s": g["t_s"], "metric": "app_bandwidth", "value": f"{float(g['gbytes_per_s']) * 1e3:.6g}",
+                    "unit": "MB/s", "tool": "gups"})
+    if series:
+        mean = tail_mean(series, "updates_per_s", opts.get("average_last_s", 30))
+        out.append({"metric": "throughput", "value": f"{mean / 1e6:.6g}", "unit": "Mops/s", "tool": "gups"})
+    return out
