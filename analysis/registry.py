@@ -40,6 +40,11 @@ def _constants(path: Path) -> dict[str, object]:
     return out
 
 
+def figures_of(family: str) -> list[str]:
+    """The names of a family's figures (its figures/ modules that are figures), in file order."""
+    return [name for name, info in discover().items() if info.family == family]
+
+
 def discover() -> dict[str, FigureInfo]:
     """Every registered family's figures, name -> FigureInfo (names are unique across families)."""
     out: dict[str, FigureInfo] = {}

@@ -6,6 +6,7 @@ profile names it. Points: ``characterize/<experiment>/<pair>[/<op>]``.
 
 from __future__ import annotations
 
+from analysis.registry import figures_of
 from workflows.harness import ConfigError, cpulist
 from workflows.harness.plan import FamilyPlan, Host, measured, node_cpus, point, replicate
 from workflows.harness.scenario import scenario
@@ -20,7 +21,6 @@ COLUMNS = {
     "size_bytes": "number", "buffer_bytes": "number", "delay": "number", "bandwidth_mbps": "number",
     "bytes_per_iter": "text", "huge_pages": "text", "flush": "text", "duration_s": "number",
 }  # fmt: skip
-FIGURES = ["latency_matrix", "bandwidth_threads", "bandwidth_latency", "object_latency"]
 
 OP_SLUG = {"read": "read", "write": "write", "ntwrite": "ntwrite", "mix1:1": "mix1-1", "mix2:1": "mix2-1",
            "mix3:1": "mix3-1", "write_persist": "write_persist"}
@@ -117,6 +117,6 @@ def plan(config: dict, host: Host) -> FamilyPlan:
             rows.append(point(NAME, "mlc", mode, executor=host.executor, context=ctx, columns=COLUMNS, tools=[],
                               run=measured(config, host, scenario(mlc.role(a, mode), timeout_s=MLC_TIMEOUT_S))))
     fp.rows = replicate(rows, config["reps"])
-    fp.figures = list(FIGURES) if rows else []
+    fp.figures = figures_of(NAME) if rows else []
     return fp
 

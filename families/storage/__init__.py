@@ -5,6 +5,7 @@ Points: ``storage/fio_randread/bs<bytes>``; the I/O depths run one after another
 
 from __future__ import annotations
 
+from analysis.registry import figures_of
 from workflows.harness.plan import FamilyPlan, Host, measured, point, replicate
 from workflows.harness.scenario import scenario
 from workloads.fio import workload as fio
@@ -13,7 +14,6 @@ NAME = "storage"
 SCORED = False
 TOOLS: list = []
 COLUMNS = {"op": "text", "iodepth": "number", "block_bytes": "number"}
-FIGURES = ["fio_iodepth"]
 
 
 def plan(config: dict, host: Host) -> FamilyPlan:
@@ -38,4 +38,4 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         ctx = {"host": host.name, "backend": "storage", "target": device or scratch}
         rows.append(point(NAME, "fio_randread", f"bs{bs}", executor=host.executor, context=ctx, columns=COLUMNS,
                           tools=[], run=measured(config, host, sc)))
-    return FamilyPlan(rows=replicate(rows, config["reps"]), figures=list(FIGURES))
+    return FamilyPlan(rows=replicate(rows, config["reps"]), figures=figures_of(NAME))

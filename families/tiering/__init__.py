@@ -11,9 +11,9 @@ NAME = "tiering"
 SCORED = True
 COLUMNS = {"threads": "number", "mem_node": "number", "alt_latency_ns": "number", "object_bytes": "number",
            "static_hot_fraction": "number"}
-FIGURES = ["steady_state", "hot_and_latency", "gain_unloaded_latency", "gain_object_size", "dynamics", "cpu_overhead"]
 
-from workflows.harness.plan import FamilyPlan, Host, replicate  # noqa: E402 - COLUMNS first: model/real import it
+from analysis.registry import figures_of  # noqa: E402 - COLUMNS first: model/real import it
+from workflows.harness.plan import FamilyPlan, Host, replicate  # noqa: E402
 
 from . import model, real, tierd, tiersim  # noqa: E402
 
@@ -32,8 +32,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         fp.info = {"profile": mprof["name"], "calibrated_on": mprof.get("calibrated_on", [])}
         rows += model.points(config, host, mprof)
     fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: model.reseed(r, k) if r["executor"] == "model" else None)
-    if len(rows) > len(contention):
-        fp.figures += FIGURES
-    if contention:
-        fp.figures.append("contention")
+    # the contention figure shows the single-node runs, every other figure the tiering systems
+    fp.figures = [f for f in figures_of(NAME) if (f == "contention" and contention) or
+                  (f != "contention" and len(rows) > len(contention))]
     return fp

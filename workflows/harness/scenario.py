@@ -286,6 +286,11 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
     def guard(cmd: str) -> None:
         lines.append(f"if [ \"$ST\" = ok ]; then {cmd}; fi")
 
+    def exited(name: str, check: bool = True) -> str:
+        """After a wait or a stop: record the exit status; a non-zero one fails the point (if ``check``)."""
+        done = f"rc=$?; {_var(name)}=; echo exit_{name}=$rc >>\"$D/status.tmp\""
+        return done + (f"; [ \"$rc\" = 0 ] || fail {name}_exit_$rc" if check else "")
+
     def argv_of(r: dict) -> str:
         a = _sh_argv(r["argv"])
         if r["output"]:
@@ -320,18 +325,12 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
         elif kind == "sleep":
             guard(f"sleep {name:g}")
         elif kind == "wait":
-            v = _var(name)
-            guard(f"wait \"${v}\"; rc=$?; {v}=; echo exit_{name}=$rc >>\"$D/status.tmp\"; "
-                  f"[ \"$rc\" = 0 ] || fail {name}_exit_$rc")
+            guard(f"wait \"${_var(name)}\"; {exited(name)}")
         elif kind == "stop":
             v = _var(name)
-            check = f"; [ \"$rc\" = 0 ] || fail {name}_exit_$rc" if op[2] else ""
-            lines.append(f"if [ -n \"${v}\" ]; then stop_pid \"${v}\"; rc=$?; {v}=; "
-                         f"echo exit_{name}=$rc >>\"$D/status.tmp\"{check}; fi")
+            lines.append(f"if [ -n \"${v}\" ]; then stop_pid \"${v}\"; {exited(name, op[2])}; fi")
         elif kind == "run":
-            v = _var(name)
-            guard(f"{argv_of(r)} & {v}=$!; wait \"${v}\"; rc=$?; {v}=; echo exit_{name}=$rc >>\"$D/status.tmp\"; "
-                  f"[ \"$rc\" = 0 ] || fail {name}_exit_$rc")
+            guard(f"{argv_of(r)} & {_var(name)}=$!; wait \"${_var(name)}\"; {exited(name)}")
         elif kind == "alive":
             v = _var(name)
             guard(f"alive \"${v}\" || fail {name}_died")
