@@ -102,21 +102,23 @@ def test_reps_repeat_points_and_reseed_model_runs():
     assert sum(r["rep"] == 1 for r in pl.points.values()) == sum(r["rep"] == 0 for r in pl.points.values())
 
 
-@pytest.mark.parametrize(
-    "tiering, needle",
-    [
-        ({"duration_s": 50.5}, r"tiering/duration_s: a run lasts a whole number of simulated seconds"),
-        ({"system_duration_s": {"tpp": 29.5}}, r"tiering/system_duration_s/tpp: a run lasts a whole number"),
-        ({"duration_s": 1, "average_last_s": 1}, r"tiering/duration_s: a steady-state run needs at least 2 s"),
-        ({"duration_s": 10, "average_last_s": 30}, r"average_last_s: 30 s is longer than the run \(duration_s: 10 s\)"),
-        ({"dynamics": {"system_event_at_s": {"hemem": -5}}}, r"dynamics/system_event_at_s/hemem: the event time must be >= 0"),
-        ({"dynamics": {"event_at_s": 10.5}}, r"dynamics \(event \+ after event, hemem\): a run lasts a whole number"),
-        ({"workload": {"hot_set": "100G"}}, r"workload/hot_set: 100G is larger than the working set \(72G\)"),
-        ({"workload": {"working_set": "1M"}}, r"workload/working_set: 1M is smaller than one region"),
-        ({"workload": {"hot_set": "40G"}}, r"hot-set move needs a hot set at most half the working set"),
-        ({"workload": {"working_set": "200G"}}, r"capacity_gib \(24 \+ 72 GiB\) do not hold the working set \(200G\)"),
-    ],
-)
+# tiering configs tiersim refuses, and the line the planner says (also run against tiersim --check
+# in test_tiersim_check.py)
+BAD_TIERING = [
+    ({"duration_s": 50.5}, r"tiering/duration_s: a run lasts a whole number of simulated seconds"),
+    ({"system_duration_s": {"tpp": 29.5}}, r"tiering/system_duration_s/tpp: a run lasts a whole number"),
+    ({"duration_s": 1, "average_last_s": 1}, r"tiering/duration_s: a steady-state run needs at least 2 s"),
+    ({"duration_s": 10, "average_last_s": 30}, r"average_last_s: 30 s is longer than the run \(duration_s: 10 s\)"),
+    ({"dynamics": {"system_event_at_s": {"hemem": -5}}}, r"dynamics/system_event_at_s/hemem: the event time must be >= 0"),
+    ({"dynamics": {"event_at_s": 10.5}}, r"dynamics \(event \+ after event, hemem\): a run lasts a whole number"),
+    ({"workload": {"hot_set": "100G"}}, r"workload/hot_set: 100G is larger than the working set \(72G\)"),
+    ({"workload": {"working_set": "1M"}}, r"workload/working_set: 1M is smaller than one region"),
+    ({"workload": {"hot_set": "40G"}}, r"hot-set move needs a hot set at most half the working set"),
+    ({"workload": {"working_set": "200G"}}, r"capacity_gib \(24 \+ 72 GiB\) do not hold the working set \(200G\)"),
+]
+
+
+@pytest.mark.parametrize("tiering, needle", BAD_TIERING)
 def test_tiering_config_checked_as_tiersim_would(tiering, needle):
     """What tiersim refuses stops the run at planning, one line naming the key, not inside 240 jobs."""
     config = cfg(**tiering)
