@@ -129,12 +129,11 @@ class PointFailed(RuntimeError):
 class HostRun:
     """Executes a scenario's operations on this host; ``meta`` records what ran."""
 
-    def __init__(self, sc: dict, outdir: Path, sup: Supervisor, settings: Settings, stderr: Path | None = None):
-        self.sc, self.outdir, self.sup, self.settings, self.stderr = sc, outdir, sup, settings, stderr
+    def __init__(self, sc: dict, outdir: Path, sup: Supervisor, settings: Settings):
+        self.sc, self.outdir, self.sup, self.settings = sc, outdir, sup, settings
         self.roles = {r["name"]: r for r in sc["roles"]}
         self.children: dict[str, Child] = {}
         self.meta: dict = {"argv": {}, "exit": {}}
-        self.t_workload_ready: float | None = None
 
     def path(self, name: str) -> Path:
         return self.outdir / name
@@ -192,7 +191,7 @@ class HostRun:
         if r.get("start_after_s") is not None:
             self.meta.setdefault("started_after_s", {})[name] = r["start_after_s"]
         stdout = self.path(r["stdout"]) if r["stdout"] else None
-        self.children[name] = self.sup.spawn(name, argv, stdout=stdout, stderr=self.stderr)
+        self.children[name] = self.sup.spawn(name, argv, stdout=stdout)  # its errors go to the job's log
 
     def op_ready(self, name: str, timeout: float) -> None:
         self._wait_file(name, self.roles[name]["ready_file"], timeout, "ready")
