@@ -3,17 +3,19 @@
  * tierd - libcolloid's mechanism on real NUMA tiers.
  *
  * Attaches to a running process by pid, cuts its large anonymous mappings
- * into regions (libcolloid "pages"), and per quantum, as tiersim does on
- * model tiers:
- *   1. feeds access observations: PEBS / IBS samples (perf) or DAMON
- *      nr_accesses -> colloid_sample(); for TPP, an emulated scanner turns
- *      the first observed access after a region was "scanned" into
- *      colloid_hint_fault();
- *   2. feeds per-tier latency: CHA TOR occupancy/inserts or probe chases
- *      -> colloid_observe_cha();
- *   3. calls colloid_tick() and applies the plan with move_pages(2), in
- *      plan order, at most the plan; moves that fail are reported back with
+ * into regions (libcolloid "pages"), and per quantum runs colloid_step()
+ * through tierd's operations table, as tiersim does on model tiers:
+ *   observe: access observations, PEBS / IBS samples (perf) or DAMON
+ *      nr_accesses -> colloid_sample(); for TPP, Linux's scanner (shared
+ *      with tiersim in colloid/mech/) "unmaps" regions and the first
+ *      observed access after that becomes colloid_hint_fault(); per-tier
+ *      latency, CHA TOR occupancy/inserts or probe chases ->
+ *      colloid_observe_cha();
+ *   the library ticks;
+ *   migrate: the plan goes through move_pages(2), in plan order, at most
+ *      the plan; moves that fail are reported back with
  *      colloid_page_set_tier().
+ * The quantum and the sampling periods come from colloid_policy_info().
  * Every report interval it writes t_s,metric,value,unit rows.
  */
 #include <errno.h>
@@ -31,6 +33,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mech.h"
 #include "tierd.h"
 
 #ifndef SYS_pidfd_open
@@ -388,21 +391,46 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 /* ------------------------------------------------------------ the run */
 
+struct totals {
+	struct move_stats ms;
+	uint64_t regions_moved, regions_failed, quanta, overruns, samples;
+};
+
+struct reporter {
+	FILE *out;
+	struct colloid_ctx *ctx;
+	struct totals *iv, *tot;
+	uint64_t t_start, cpu_last, wall_last;
+	double lat_sum[2];
+	uint64_t lat_n[2];
+};
+
 struct run {
 	const struct opts *o;
 	struct target t;
 	struct colloid_ctx *ctx;
 	struct colloid_params prm;
-	int is_tpp;
+	struct colloid_policy_info info;
 	uint64_t now;
 	double acc_w[2];	/* sample weight per tier in this quantum */
 	uint64_t samples;	/* sink calls in this report interval */
-	/* TPP scanner emulation */
+	/* TPP: Linux's scanner (colloid/mech) and the regions it "unmapped" */
+	struct mech_scan scan;
 	uint64_t *scan_ns;
 	uint8_t *pending;
-	size_t scan_cursor;
-	double scan_carry;
 	uint64_t faults;
+	/* what the operations table uses */
+	struct obs_perf *perf;
+	struct obs_damon *damon;
+	struct lat_cha *cha;
+	struct lat_probe *probe;
+	double scale;		/* accesses per sample weight */
+	uint64_t last_free;	/* when free memory was last reported */
+	struct reporter *rp;
+	struct totals *iv, *tot;
+	size_t *midx;		/* move scratch, plan-sized */
+	uint32_t *mok, *mbad;
+	int cb_failed;		/* a callback printed its error */
 };
 
 static void on_sample(void *priv, size_t r, int is_write, uint32_t weight)
@@ -417,40 +445,36 @@ static void on_sample(void *priv, size_t r, int is_write, uint32_t weight)
 	if (tier >= 0 && tier < 2)
 		R->acc_w[tier] += weight;
 	R->samples++;
-	if (R->is_tpp && R->pending[r]) {
+	if (R->info.hint_faults && R->pending[r]) {
 		colloid_hint_fault(R->ctx, r, R->now - R->scan_ns[r], R->now);
 		R->pending[r] = 0;
 		R->faults++;
 	}
 }
 
-/* TPP: "unmap" tpp_scan_size_bytes of regions per scan period, in address
- * order; baseline TPP skips default-tier regions (Linux tiering mode only
- * scans the slow tier), TPP+Colloid scans both, as tiersim does */
-static void tpp_scan(struct run *R, uint64_t qns)
+/* TPP: the scanner (colloid/mech: Linux's task_numa_work() budgets and
+ * task_scan_min() window period, as tiersim) walks the regions in address
+ * order; baseline TPP leaves default-tier regions mapped, TPP+Colloid
+ * unmaps both.  An "unmapped" region's next observed access is its hint
+ * fault; one already unmapped keeps its scan time, as a PROT_NONE PTE
+ * does. */
+static int scan_tier(void *priv, uint64_t r)
 {
-	double per_ns = R->prm.tpp_scan_size_bytes / (R->prm.tpp_scan_period_ms * 1e6);
-	double regs = per_ns * (double)qns / (double)R->t.region_size + R->scan_carry;
-	uint64_t n = (uint64_t)regs;
+	return colloid_page_tier(((struct run *)priv)->ctx, r);
+}
 
-	R->scan_carry = regs - (double)n;
-	if (n > R->t.nreg)
-		n = R->t.nreg;
-	for (uint64_t i = 0; i < n; i++) {
-		size_t r = R->scan_cursor;
+static int scan_visit(void *priv, uint64_t r, uint64_t i, uint64_t n)
+{
+	struct run *R = priv;
 
-		R->scan_cursor = (R->scan_cursor + 1) % R->t.nreg;
-		if (!R->o->colloid && colloid_page_tier(R->ctx, r) == 0)
-			continue;
+	(void)i;
+	(void)n;
+	if (!R->pending[r]) {
 		R->scan_ns[r] = R->now;
 		R->pending[r] = 1;
 	}
+	return 0;
 }
-
-struct totals {
-	struct move_stats ms;
-	uint64_t regions_moved, regions_failed, quanta, overruns, samples;
-};
 
 static void row(FILE *f, double t, const char *m, double v, const char *unit)
 {
@@ -491,15 +515,6 @@ static void print_errnos(FILE *f, const struct move_stats *ms)
 			fprintf(f, " errno%zu=%llu", e, (unsigned long long)ms->err_by_errno[e]);
 	}
 }
-
-struct reporter {
-	FILE *out;
-	struct colloid_ctx *ctx;
-	struct totals *iv, *tot;
-	uint64_t t_start, cpu_last, wall_last;
-	double lat_sum[2];
-	uint64_t lat_n[2];
-};
 
 /* one block of rows for the interval that ends now; moves it into the totals */
 static void report(struct reporter *r)
@@ -724,20 +739,146 @@ done:
 
 /* ---------------------------------------------------------- policy run */
 
-static uint64_t policy_quantum_ns(const struct opts *o, const struct colloid_params *p)
-{
-	double ms = o->quantum_ms;
+/* ------------------------------------------------- operations table */
 
-	if (ms <= 0) {
-		if (!strcmp(o->policy, "hemem"))
-			ms = p->hemem_quantum_ms;
-		else if (!strcmp(o->policy, "tpp"))
-			ms = p->tpp_quantum_ms;
-		else
-			ms = p->memtis_quantum_ms;
+/* what the hardware saw in the quantum of @q ns ending at @now */
+static int tierd_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint64_t q)
+{
+	struct run *R = priv;
+	struct reporter *rp = R->rp;
+	struct lat_sample ls[2];
+	uint64_t np = 0;
+	int ret;
+
+	R->now = now;
+	R->acc_w[0] = R->acc_w[1] = 0;
+	/* 1. accesses; for TPP the scanner first */
+	if (R->info.hint_faults)
+		mech_scan_quantum(&R->scan, (double)q, scan_tier, scan_visit, R);
+	if (R->perf) {
+		obs_perf_poll(R->perf, on_sample, R, &np);
+		if (R->tot->quanta % 100 == 99)
+			obs_perf_rescan(R->perf);
+	} else if (R->damon) {
+		ret = obs_damon_poll(R->damon, on_sample, R, &np);
+		if (ret) {
+			if (!target_alive(R->o->pid))
+				return -ESRCH;
+			fprintf(stderr, PROG ": error: DAMON: %s\n", strerror(-ret));
+			R->cb_failed = 1;
+			return ret;
+		}
 	}
-	return (uint64_t)(ms * 1e6);
+	R->iv->samples += np;
+
+	/* 2. latency */
+	ret = R->cha ? lat_cha_read(R->cha, ls) : lat_probe_read(R->probe, ls);
+	if (!ret) {
+		double accsum = R->acc_w[0] + R->acc_w[1];
+
+		for (int i = 0; i < 2; i++) {
+			double arr, occ;
+
+			if (isnan(ls[i].mean_ns))
+				continue;
+			rp->lat_sum[i] += ls[i].mean_ns;
+			rp->lat_n[i]++;
+			if (R->cha) {
+				arr = ls[i].arrivals;
+				occ = ls[i].occupancy;
+			} else {
+				/* the probe measures latency, not traffic: the
+				 * workload's traffic per tier is estimated from
+				 * its access samples (the probe's own loads when
+				 * there are none) */
+				arr = accsum > 0 ? R->acc_w[i] * R->scale : ls[i].arrivals;
+				occ = ls[i].mean_ns * arr;
+			}
+			colloid_observe_cha(ctx, (unsigned int)i, occ, arr, q);
+		}
+	}
+	if (R->o->nodes[0] != R->o->nodes[1] && now - R->last_free >= 1000000000ULL) {
+		for (int i = 0; i < 2; i++) {
+			int64_t fr = node_free_bytes(R->o->nodes[i]);
+
+			if (fr >= 0)
+				colloid_tier_set_free(ctx, (unsigned int)i, (uint64_t)fr);
+		}
+		R->last_free = now;
+	}
+	R->iv->quanta++;
+	R->tot->quanta++;
+	return 0;
 }
+
+/*
+ * Apply the plan in order; consecutive moves to one tier share
+ * move_pages() batches.  A region moved if most of its present pages did;
+ * else the library is told where it still is.  -ESRCH: the target is gone.
+ */
+static int tierd_migrate(void *priv, const struct colloid_move *plan, size_t n, size_t *done)
+{
+	struct run *R = priv;
+	struct totals *iv = R->iv;
+	size_t k;
+	int ret = 0;
+
+	for (k = 0; k < n;) {
+		size_t j = k, nidx = 0;
+		unsigned int to = plan[k].to;
+		struct move_stats one;
+
+		while (j < n && plan[j].to == to) {
+			if (plan[j].page < R->t.nreg && to < 2)
+				R->midx[nidx++] = (size_t)plan[j].page;
+			j++;
+		}
+		memset(&one, 0, sizeof(one));
+		ret = nidx ? target_move_regions(&R->t, R->midx, nidx,
+						 R->o->nodes[to < 2 ? to : 0], R->mok, R->mbad,
+						 &one) : 0;
+		if (ret && ret != -ESRCH) {
+			fprintf(stderr, PROG ": error: move_pages failed: %s\n", strerror(-ret));
+			R->cb_failed = 1;
+		}
+		if (ret)
+			break;
+		for (size_t m = 0, x = k; x < j; x++) {
+			if (plan[x].page >= R->t.nreg || to >= 2)
+				continue;
+			if (R->mbad[m] > R->mok[m]) {
+				colloid_page_set_tier(R->ctx, plan[x].page, plan[x].from);
+				iv->regions_failed++;
+			} else {
+				iv->regions_moved++;
+			}
+			m++;
+		}
+		iv->ms.pages_ok += one.pages_ok;
+		iv->ms.pages_failed += one.pages_failed;
+		iv->ms.pages_absent += one.pages_absent;
+		iv->ms.bytes += one.bytes;
+		iv->ms.calls += one.calls;
+		iv->ms.ns += one.ns;
+		for (size_t e = 0; e < sizeof(one.err_by_errno) / sizeof(one.err_by_errno[0]); e++)
+			R->tot->ms.err_by_errno[e] += one.err_by_errno[e];
+		k = j;
+	}
+	*done = ret ? k : n;
+	return ret;
+}
+
+static const struct colloid_ops tierd_ops = {
+	.name = "tierd",
+	.observe = tierd_observe,
+	.migrate = tierd_migrate,
+};
+
+/* --dry-run: the library assumes the plan applied, nothing moves */
+static const struct colloid_ops tierd_dry_ops = {
+	.name = "tierd (dry run)",
+	.observe = tierd_observe,
+};
 
 int main(int argc, char **argv)
 {
@@ -755,7 +896,6 @@ int main(int argc, char **argv)
 	char why[TIERD_WHY], why2[TIERD_WHY], obs_name[96] = "none", lat_name[64] = "probe";
 	int sigfd, pidfd = -1, ret, rc = 0, sig = 0, *first = NULL;
 	uint64_t qns, t_start, next, next_report, last_q, cpu0, t_end = 0;
-	uint64_t last_free = 0;
 	double unl[2] = { 100, 100 }, scale = 1;
 	struct reporter rp;
 	const char *stop_why = "duration";
@@ -792,6 +932,9 @@ int main(int argc, char **argv)
 		if (ret)
 			die2("--param: libcolloid rejects %s=%g", o.par[i].name, o.par[i].value);
 	}
+	/* the policy's quantum, sampling periods and inputs */
+	if (!o.move_test && colloid_policy_info(o.policy, &R.prm, &R.info))
+		die2("--param: libcolloid rejects the parameters");
 	if (o.probe_cpu >= 0) {
 		cpu_set_t set;
 
@@ -822,17 +965,12 @@ int main(int argc, char **argv)
 		return rc;
 	}
 
-	R.is_tpp = !strcmp(o.policy, "tpp");
-	qns = policy_quantum_ns(&o, &R.prm);
+	qns = o.quantum_ms > 0 ? (uint64_t)llround(o.quantum_ms * 1e6) : R.info.quantum_ns;
 
 	/* ---- access observation ---- */
 	if (o.observe == OBS_AUTO || o.observe == OBS_PERF) {
-		uint64_t lp = (uint64_t)R.prm.hemem_sample_period, sp = lp;
+		uint64_t lp = (uint64_t)R.info.load_period, sp = (uint64_t)R.info.store_period;
 
-		if (!strcmp(o.policy, "memtis")) {
-			lp = (uint64_t)R.prm.memtis_load_period;
-			sp = (uint64_t)R.prm.memtis_store_period;
-		}
 		ret = obs_perf_open(&perf, &R.t, lp, sp, why);
 		if (ret && o.observe == OBS_PERF)
 			die2("--observe perf: %s", why);
@@ -924,6 +1062,14 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	/* Linux sizes the scan window by the task's RSS; tierd's regions stand in */
+	if (R.info.hint_faults &&
+	    mech_scan_init(&R.scan, &R.prm, R.t.nreg, R.t.region_size,
+			   (double)R.t.npages_4k * 4096.0, o.colloid)) {
+		fprintf(stderr, PROG ": error: cannot set up the TPP scanner\n");
+		rc = 1;
+		goto out;
+	}
 	ret = target_first_nodes(&R.t, first);
 	if (ret) {
 		fprintf(stderr, PROG ": error: move_pages status query failed: %s\n", strerror(-ret));
@@ -970,8 +1116,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < R.t.nreg; i++)
 		if (o.nodes[0] != o.nodes[1] && first[i] == o.nodes[1])
 			colloid_page_set_tier(R.ctx, i, 1);
-	plan_cap = 2 * (size_t)ceil(R.prm.migrate_limit_Bps * (double)qns * 1e-9 /
-				    (double)R.t.region_size) + 64;
+	plan_cap = mech_plan_cap(&R.prm, qns, R.t.region_size);
 	plan = malloc(plan_cap * sizeof(*plan));
 	midx = malloc(plan_cap * sizeof(*midx));
 	mok = malloc(plan_cap * sizeof(*mok));
@@ -1031,11 +1176,20 @@ int main(int argc, char **argv)
 	rp.t_start = t_start;
 	rp.cpu_last = cpu0;
 	rp.wall_last = t_start;
+	R.perf = perf;
+	R.damon = damon;
+	R.cha = cha;
+	R.probe = probe;
+	R.scale = scale;
+	R.rp = &rp;
+	R.iv = &iv;
+	R.tot = &tot;
+	R.midx = midx;
+	R.mok = mok;
+	R.mbad = mbad;
 	for (;;) {
-		uint64_t q, np = 0;
-		size_t n = 0;
-		struct lat_sample ls[2];
-		int w, gone = 0;
+		uint64_t q;
+		int w;
 
 		w = wait_until(t_end && t_end < next ? t_end : next, sigfd, pidfd, o.pid, &sig);
 		if (w == 1) {
@@ -1053,127 +1207,23 @@ int main(int argc, char **argv)
 		last_q = R.now;
 		if (!q)
 			q = 1;
-		R.acc_w[0] = R.acc_w[1] = 0;
 
-		/* 1. observations */
-		if (R.is_tpp)
-			tpp_scan(&R, q);
-		if (perf) {
-			obs_perf_poll(perf, on_sample, &R, &np);
-			if (tot.quanta % 100 == 99)
-				obs_perf_rescan(perf);
-		} else if (damon) {
-			ret = obs_damon_poll(damon, on_sample, &R, &np);
-			if (ret) {
-				if (!target_alive(o.pid)) {
-					stop_why = "target exited";
-					break;
-				}
-				fprintf(stderr, PROG ": error: DAMON: %s\n", strerror(-ret));
-				rc = 1;
-				break;
-			}
+		/* observe, decide, move */
+		ret = colloid_step(R.ctx, o.dry_run ? &tierd_dry_ops : &tierd_ops, &R, R.now, q,
+				   plan, plan_cap, NULL);
+		if (ret == -ESRCH) {
+			stop_why = "target exited";
+			break;
 		}
-		iv.samples += np;
-
-		/* 2. latency */
-		ret = cha ? lat_cha_read(cha, ls) : lat_probe_read(probe, ls);
-		if (!ret) {
-			double accsum = R.acc_w[0] + R.acc_w[1];
-
-			for (int i = 0; i < 2; i++) {
-				double arr, occ;
-
-				if (isnan(ls[i].mean_ns))
-					continue;
-				rp.lat_sum[i] += ls[i].mean_ns;
-				rp.lat_n[i]++;
-				if (cha) {
-					arr = ls[i].arrivals;
-					occ = ls[i].occupancy;
-				} else {
-					/* the probe measures latency, not traffic: the
-					 * workload's traffic per tier is estimated from
-					 * its access samples (the probe's own loads when
-					 * there are none) */
-					arr = accsum > 0 ? R.acc_w[i] * scale : ls[i].arrivals;
-					occ = ls[i].mean_ns * arr;
-				}
-				colloid_observe_cha(R.ctx, (unsigned int)i, occ, arr, q);
-			}
-		}
-		if (o.nodes[0] != o.nodes[1] && R.now - last_free >= 1000000000ULL) {
-			for (int i = 0; i < 2; i++) {
-				int64_t fr = node_free_bytes(o.nodes[i]);
-
-				if (fr >= 0)
-					colloid_tier_set_free(R.ctx, (unsigned int)i, (uint64_t)fr);
-			}
-			last_free = R.now;
-		}
-
-		/* 3. decide and move */
-		ret = colloid_tick(R.ctx, R.now, q, plan, plan_cap, &n);
 		if (ret) {
-			fprintf(stderr, PROG ": error: colloid_tick failed: %s\n", strerror(-ret));
+			if (!R.cb_failed)
+				fprintf(stderr, PROG ": error: colloid_step failed: %s\n",
+					strerror(-ret));
 			rc = 1;
 			break;
 		}
-		iv.quanta++;
-		tot.quanta++;
-		/* apply in plan order; consecutive moves to one tier share
-		 * move_pages() batches */
-		for (size_t k = 0; k < n && !o.dry_run;) {
-			size_t j = k, nidx = 0;
-			unsigned int to = plan[k].to;
-			struct move_stats one;
 
-			while (j < n && plan[j].to == to) {
-				if (plan[j].page < R.t.nreg && to < 2)
-					midx[nidx++] = (size_t)plan[j].page;
-				j++;
-			}
-			memset(&one, 0, sizeof(one));
-			ret = nidx ? target_move_regions(&R.t, midx, nidx, o.nodes[to < 2 ? to : 0],
-							 mok, mbad, &one) : 0;
-			if (ret && ret != -ESRCH) {
-				fprintf(stderr, PROG ": error: move_pages failed: %s\n", strerror(-ret));
-				rc = 1;
-			}
-			if (ret) {
-				gone = 1;
-				break;
-			}
-			/* a region moved if most of its present pages did; else
-			 * tell the library where it still is */
-			for (size_t m = 0, x = k; x < j; x++) {
-				if (plan[x].page >= R.t.nreg || to >= 2)
-					continue;
-				if (mbad[m] > mok[m]) {
-					colloid_page_set_tier(R.ctx, plan[x].page, plan[x].from);
-					iv.regions_failed++;
-				} else {
-					iv.regions_moved++;
-				}
-				m++;
-			}
-			iv.ms.pages_ok += one.pages_ok;
-			iv.ms.pages_failed += one.pages_failed;
-			iv.ms.pages_absent += one.pages_absent;
-			iv.ms.bytes += one.bytes;
-			iv.ms.calls += one.calls;
-			iv.ms.ns += one.ns;
-			for (size_t e = 0; e < sizeof(one.err_by_errno) / sizeof(one.err_by_errno[0]); e++)
-				tot.ms.err_by_errno[e] += one.err_by_errno[e];
-			k = j;
-		}
-		if (gone) {
-			if (!rc)
-				stop_why = "target exited";
-			break;
-		}
-
-		/* 4. report */
+		/* report */
 		if (now_ns() >= next_report) {
 			report(&rp);
 			while (next_report <= rp.wall_last)
