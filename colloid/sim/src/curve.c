@@ -535,3 +535,8 @@ double curve_unloaded(const struct curve_set *cs, double rr)
 {
 	return curve_latency(cs, rr, 0.0);
 }
+
+double curve1_unloaded(const struct curve1 *c)
+{
+	return c->parametric ? c->L0 : c->lat[0];
+}

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: %s --system hemem|tpp|memtis|static --tier default:CURVE[:capacity=GiB]\n"
-"               --tier alternate:CURVE[:capacity=GiB] [options]\n"
+"               --tier alternate:CURVE[:capacity=GiB] [options] [--check]\n"
+"       %s --check-curve CURVE\n"
 "\n"
 "tiersim: deterministic closed-loop simulator of two memory tiers driving\n"
 "libcolloid's policies (docs/tier-model.md).  Output is long-form CSV\n"
@@ -105,6 +106,15 @@ static void usage(FILE *f)
 "                            Files are written as FILE.tmp.PID and renamed into place\n"
 "                            when the run completes: a failed or stopped run leaves none\n"
 "  --no-timing               omit policy_cpu_share (the only non-deterministic value)\n"
+"checks (nothing runs, no file is written):\n"
+"  --check                   with the arguments of a run: check everything the run\n"
+"                            would check before it starts (options, curves, tier\n"
+"                            order, workload, capacities, freeze-at, events,\n"
+"                            quantum; not the output paths) and print 'ok'\n"
+"  --check-curve CURVE       load one curve as a run would and print\n"
+"                            read_ratio,unloaded_latency_ns, one row per read ratio\n"
+"                            (ascending); the unloaded latency is the first point\n"
+"                            the loader keeps.  No other option is taken\n"
 "  -h, --help                this text\n"
 "\n"
 "metrics: throughput (Mops/s), latency_default, latency_alternate (ns), p (share\n"
@@ -114,7 +124,7 @@ static void usage(FILE *f)
 "alternate_bandwidth_utilization (fraction of the tier's wall bandwidth at its\n"
 "read ratio).\n"
 "exit: 0 done, 1 runtime failure, 2 bad arguments, 130/143 interrupted.\n",
-		prog, MAX_INTENSITY, DEF_APP_MLP, DEF_APP_STREAM_MLP, DEF_APP_THINK_NS,
+		prog, prog, MAX_INTENSITY, DEF_APP_MLP, DEF_APP_STREAM_MLP, DEF_APP_THINK_NS,
 		DEF_ANTAG_MLP, DEF_ANTAG_THINK_NS);
 }
 
@@ -335,8 +345,29 @@ enum {
 	O_SYSTEM = 256, O_COLLOID, O_DELTAP, O_TIER, O_WORKLOAD, O_WS, O_HOT, O_SHARE, O_THETA,
 	O_OBJ, O_OP, O_APPC, O_ANTU, O_INT, O_SHF, O_REGION, O_DUR, O_QUANT, O_AVG, O_FREEZE,
 	O_EVENT, O_PARAM, O_SEED, O_TS, O_SUM, O_NOTIME, O_AMLP, O_ASMLP, O_ATHINK,
-	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_CHASHARE, O_PEBSMAX, O_TPPREF,
+	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_CHASHARE, O_PEBSMAX, O_TPPREF, O_CHECK,
+	O_CHECKCURVE,
 };
+
+/* --check-curve: the curve as a run loads it, one row per read ratio */
+static int check_curve(const char *spec)
+{
+	struct curve_set cs;
+	char err[512];
+	int i;
+
+	if (curve_load(&cs, spec, err, sizeof(err)))
+		die_arg("%s", err);
+	printf("read_ratio,unloaded_latency_ns\n");
+	for (i = 0; i < cs.n; i++)
+		printf("%.6g,%.6g\n", cs.c[i].read_ratio, curve1_unloaded(&cs.c[i]));
+	curve_free(&cs);
+	if (fflush(stdout)) {
+		fprintf(stderr, "%s: error: cannot write to stdout\n", prog);
+		return 1;
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -377,11 +408,15 @@ int main(int argc, char **argv)
 		{ "cha-share", required_argument, NULL, O_CHASHARE },
 		{ "pebs-max-rate", required_argument, NULL, O_PEBSMAX },
 		{ "tpp-ref-rate", required_argument, NULL, O_TPPREF },
+		{ "check", no_argument, NULL, O_CHECK },
+		{ "check-curve", required_argument, NULL, O_CHECKCURVE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct sim_cfg c;
 	int seen_tier[2] = { 0, 0 }, have_system = 0, have_share = 0, have_theta = 0, o, ret;
+	int check = 0, nopts = 0;
+	const char *curve_spec = NULL;
 	double v;
 	struct sigaction sa;
 
@@ -418,6 +453,7 @@ int main(int argc, char **argv)
 	c.timing = 1;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		nopts += o != O_CHECKCURVE;
 		switch (o) {
 		case 'h':
 			usage(stdout);
@@ -573,12 +609,25 @@ int main(int argc, char **argv)
 		case O_TPPREF:
 			c.tpp_ref_rate = num_in(optarg, "--tpp-ref-rate", 0, 1e9, false, false);
 			break;
+		case O_CHECK:
+			check = 1;
+			break;
+		case O_CHECKCURVE:
+			if (curve_spec)
+				die_arg("%s", "--check-curve given twice");
+			curve_spec = optarg;
+			break;
 		default:
 			bad_option(argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		die_arg("unexpected argument '%s'", argv[optind]);
+	if (curve_spec) {
+		if (nopts)
+			die_arg("%s", "--check-curve takes no other option");
+		return check_curve(curve_spec);
+	}
 	if (!have_system)
 		die_arg("%s", "--system is required");
 	if (!seen_tier[0] || !seen_tier[1])
@@ -602,6 +651,12 @@ int main(int argc, char **argv)
 			die_arg("event '%s' is not before the end of the run", c.ev[o].name);
 		if (!strcmp(c.ev[o].name, "hotset_move") && c.hot_set * 2 > c.working_set)
 			die_arg("%s", "hotset_move needs a hot set at most half the working set");
+	}
+	if (check) {
+		ret = sim_check(&c, prog);
+		if (!ret)
+			printf("ok\n");
+		return ret;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

@@ -276,16 +276,19 @@ static uint64_t policy_quantum_ns(const struct sim *s)
 
 /* --------------------------------------------------------------- policy */
 
-static int policy_init(struct sim *s)
+/* the library's constants for the system: published defaults, the
+ * system's own monitor, then --delta-p and --param.  0, or 2 after one
+ * error line. */
+static int policy_params(struct sim *s)
 {
 	const struct sim_cfg *c = s->cfg;
-	struct colloid_config cc;
 	int i, ret;
-	double qs;
 
 	ret = colloid_params_default(&s->prm, system_name(c->system));
-	if (ret)
-		return fail(s, "libcolloid does not know policy %s", system_name(c->system));
+	if (ret) {
+		fail(s, "libcolloid does not know policy %s", system_name(c->system));
+		return 2;
+	}
 	if (c->dp_mode >= 0)
 		s->prm.dp_mode = c->dp_mode;
 	/* HeMem's own monitor (released hemem pebs.c): colloid_update_stats()
@@ -296,29 +299,105 @@ static int policy_init(struct sim *s)
 		s->prm.ewma_alpha = 1.0 / 16.0;
 	for (i = 0; i < c->npar; i++) {
 		ret = colloid_param_set(&s->prm, c->par[i].name, c->par[i].value);
-		if (ret)
-			return fail(s, "libcolloid rejected --param %s", c->par[i].name);
+		if (ret) {
+			fail(s, "libcolloid rejected --param %s", c->par[i].name);
+			return 2;
+		}
 	}
 	ret = colloid_policy_info(system_name(c->system), &s->prm, &s->info);
-	if (ret)
-		return fail(s, "libcolloid rejected the parameters: %s", strerror(-ret));
-	memset(&cc, 0, sizeof(cc));
-	cc.policy = system_name(c->system);
-	cc.colloid = c->colloid;
-	cc.ntiers = 2;
-	for (i = 0; i < 2; i++) {
-		cc.tiers[i].capacity_bytes = s->cap_reg[i] * s->region;
-		cc.tiers[i].unloaded_latency_ns =
-			curve_unloaded(&s->tier[i], 1.0 / (1.0 + s->wl->write_frac));
+	if (ret) {
+		fail(s, "libcolloid rejects the parameters together: %s", strerror(-ret));
+		return 2;
 	}
-	/* the default tier must be the faster one for the library too */
-	if (!(cc.tiers[0].unloaded_latency_ns < cc.tiers[1].unloaded_latency_ns))
-		return fail(s, "%s", "the default tier's unloaded latency must be below the alternate tier's");
-	cc.npages = s->nreg;
-	cc.page_size = s->region;
-	cc.init_tier = 1;
-	cc.params = &s->prm;
-	ret = colloid_new(&cc, &s->ctx);
+	return 0;
+}
+
+/*
+ * What a run checks before it starts, beyond the options main() checked:
+ * the curves, the workload's layout, the capacities; for a policy, its
+ * constants, the tier order and libcolloid's configuration; the quantum.
+ * Fills s->tier, s->region, s->nreg, s->cap_reg, s->prm, s->info and *cc.
+ * Returns 0, or 2 after one error line (a bad argument).
+ */
+static int validate(struct sim *s, struct colloid_config *cc)
+{
+	const struct sim_cfg *c = s->cfg;
+	char err[512];
+	uint64_t qns;
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = curve_load(&s->tier[i], c->tier_spec[i], err, sizeof(err));
+		if (ret) {
+			fail(s, "%s", err);
+			return 2;
+		}
+	}
+	ret = workload_layout(c->working_set, c->hot_set, c->object_bytes, c->region_size,
+			      &s->nreg);
+	if (ret) {
+		fail(s, "cannot create workload: %s", strerror(-ret));
+		return 2;
+	}
+	s->region = c->region_size;
+	if (s->nreg >= UINT32_MAX) {
+		fail(s, "%s", "too many regions");
+		return 2;
+	}
+	for (i = 0; i < 2; i++) {
+		double cap = c->capacity[i];
+
+		if (cap < 0)
+			cap = i == 0 ? c->working_set / 3.0 : c->working_set;
+		s->cap_reg[i] = (uint64_t)floor(cap / (double)s->region + 1e-9);
+	}
+	if (s->cap_reg[0] + s->cap_reg[1] < s->nreg) {
+		fail(s, "%s", "the two tiers' capacities do not hold the working set");
+		return 2;
+	}
+	if (c->system != SYS_STATIC) {
+		ret = policy_params(s);
+		if (ret)
+			return ret;
+		memset(cc, 0, sizeof(*cc));
+		cc->policy = system_name(c->system);
+		cc->colloid = c->colloid;
+		cc->ntiers = 2;
+		for (i = 0; i < 2; i++) {
+			cc->tiers[i].capacity_bytes = s->cap_reg[i] * s->region;
+			cc->tiers[i].unloaded_latency_ns =
+				curve_unloaded(&s->tier[i], 1.0 / (1.0 + workload_write_frac(c->rmw)));
+		}
+		/* the default tier must be the faster one for the library too */
+		if (!(cc->tiers[0].unloaded_latency_ns < cc->tiers[1].unloaded_latency_ns)) {
+			fail(s, "%s", "the default tier's unloaded latency must be below the alternate tier's");
+			return 2;
+		}
+		cc->npages = s->nreg;
+		cc->page_size = s->region;
+		cc->init_tier = 1;
+		cc->params = &s->prm;
+		ret = colloid_config_check(cc);
+		if (ret) {
+			fail(s, "libcolloid rejects the configuration: %s", strerror(-ret));
+			return 2;
+		}
+	}
+	qns = policy_quantum_ns(s);
+	if (qns == 0 || 1000000000ULL % qns) {
+		fail(s, "%s", "the quantum must divide 1 s");
+		return 2;
+	}
+	return 0;
+}
+
+static int policy_init(struct sim *s, struct colloid_config *cc)
+{
+	const struct sim_cfg *c = s->cfg;
+	int ret;
+	double qs;
+
+	ret = colloid_new(cc, &s->ctx);
 	if (ret)
 		return fail(s, "colloid_new failed: %s", strerror(-ret));
 	for (uint64_t r = 0; r < s->nreg; r++)
@@ -873,16 +952,12 @@ static int write_summary(struct sim *s, double sim_s)
 static int setup(struct sim *s)
 {
 	const struct sim_cfg *c = s->cfg;
-	char err[512];
-	int i, ret;
+	struct colloid_config cc;
+	int ret;
 
-	for (i = 0; i < 2; i++) {
-		ret = curve_load(&s->tier[i], c->tier_spec[i], err, sizeof(err));
-		if (ret) {
-			fail(s, "%s", err);
-			return 2; /* a bad curve is a bad argument */
-		}
-	}
+	ret = validate(s, &cc);
+	if (ret)
+		return ret;
 	rng_seed(&s->rng_wl, c->seed, 1);
 	rng_seed(&s->rng_obs, c->seed, 2);
 	rng_seed(&s->rng_scan, c->seed, 3);
@@ -905,22 +980,9 @@ static int setup(struct sim *s)
 	}
 	if (ret)
 		return fail(s, "cannot create workload: %s", strerror(-ret));
-	s->region = c->region_size;
-	s->nreg = s->wl->nregions;
-	if (s->nreg >= UINT32_MAX)
-		return fail(s, "%s", "too many regions");
+	if (s->wl->nregions != s->nreg)
+		return fail(s, "%s", "the workload's layout is not the one checked");
 	s->lines_per_obj = ceil(c->object_bytes / 64.0);
-	for (i = 0; i < 2; i++) {
-		double cap = c->capacity[i];
-
-		if (cap < 0)
-			cap = i == 0 ? c->working_set / 3.0 : c->working_set;
-		s->cap_reg[i] = (uint64_t)floor(cap / (double)s->region + 1e-9);
-	}
-	if (s->cap_reg[0] + s->cap_reg[1] < s->nreg) {
-		fail(s, "%s", "the two tiers' capacities do not hold the working set");
-		return 2; /* a bad argument */
-	}
 	s->where = calloc(s->nreg, 1);
 	s->pending = calloc(s->nreg, 1);
 	if (!s->where || !s->pending)
@@ -930,7 +992,7 @@ static int setup(struct sim *s)
 	if (ret)
 		return fail(s, "cannot build sampler: %s", strerror(-ret));
 	s->alias_version = s->wl->version;
-	if (c->system != SYS_STATIC && policy_init(s))
+	if (c->system != SYS_STATIC && policy_init(s, &cc))
 		return 1;
 	s->intensity = c->intensity;
 	s->rr_d = s->rr_a = 1.0 / (1.0 + s->wl->write_frac);
@@ -996,6 +1058,21 @@ static int apply_events(struct sim *s, uint64_t t0)
 	return 0;
 }
 
+int sim_check(const struct sim_cfg *cfg, const char *prog)
+{
+	struct sim sim, *s = &sim;
+	struct colloid_config cc;
+	int ret, i;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->prog = prog;
+	ret = validate(s, &cc);
+	for (i = 0; i < 2; i++)
+		curve_free(&s->tier[i]);
+	return ret;
+}
+
 int sim_run(const struct sim_cfg *cfg, const char *prog)
 {
 	struct sim sim, *s = &sim;
@@ -1017,12 +1094,7 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 		return ret;
 	}
 	if (!qns)
-		qns = policy_quantum_ns(s);
-	if (qns == 0 || 1000000000ULL % qns) {
-		teardown(s);
-		fprintf(stderr, "%s: error: the quantum must divide 1 s\n", prog);
-		return 2;
-	}
+		qns = policy_quantum_ns(s);	/* validate() checked it */
 	((struct sim_cfg *)c)->quantum_ns = qns;
 	if (s->ctx && !s->plan) {
 		teardown(s);
