@@ -158,24 +158,19 @@ static double cpu_now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* time spent inside libcolloid: the library calls of tiersim's callbacks */
-#define TIMED(s, stmt)                                   \
+/* adds the CPU time of @stmt to @acc (when timing) */
+#define CPU_TIME(s, acc, stmt)                           \
 	do {                                             \
 		double t0_ = (s)->cfg->timing ? cpu_now_ns() : 0; \
 		stmt;                                    \
 		if ((s)->cfg->timing)                    \
-			(s)->cpu_ns += cpu_now_ns() - t0_; \
+			(acc) += cpu_now_ns() - t0_;     \
 	} while (0)
-
+/* time spent inside libcolloid: the library calls of tiersim's callbacks */
+#define TIMED(s, stmt) CPU_TIME(s, (s)->cpu_ns, stmt)
 /* a callback's own time, taken out of colloid_step()'s (model work is not
  * the policy's) */
-#define CALLBACK(s, stmt)                                \
-	do {                                             \
-		double c0_ = (s)->cfg->timing ? cpu_now_ns() : 0; \
-		stmt;                                    \
-		if ((s)->cfg->timing)                    \
-			(s)->cb_ns += cpu_now_ns() - c0_; \
-	} while (0)
+#define CALLBACK(s, stmt) CPU_TIME(s, (s)->cb_ns, stmt)
 
 static const char *system_name(enum sim_system sys)
 {
@@ -423,6 +418,21 @@ static int policy_init(struct sim *s, struct colloid_config *cc)
 	return 0;
 }
 
+/* room for @n samples in sbuf; 0, or 1 after one error line */
+static int sbuf_reserve(struct sim *s, size_t n)
+{
+	struct sample_rec *nb;
+
+	if (n <= s->sbuf_cap)
+		return 0;
+	nb = realloc(s->sbuf, n * sizeof(*nb));
+	if (!nb)
+		return fail(s, "%s", "out of memory");
+	s->sbuf = nb;
+	s->sbuf_cap = n;
+	return 0;
+}
+
 /* PEBS-like samples: one load event and (RMW) one store event per object
  * access (the first line of an object misses; the prefetched rest does not
  * count as a miss), taken every load_period / store_period events and drawn
@@ -448,14 +458,8 @@ static int feed_samples(struct sim *s, double qns)
 	nl = rng_poisson(&s->rng_obs, ev_l / k);
 	ns = rng_poisson(&s->rng_obs, ev_s / k);
 	n = nl + ns;
-	if (n > s->sbuf_cap) {
-		struct sample_rec *nb = realloc(s->sbuf, n * sizeof(*nb));
-
-		if (!nb)
-			return fail(s, "%s", "out of memory");
-		s->sbuf = nb;
-		s->sbuf_cap = n;
-	}
+	if (sbuf_reserve(s, n))
+		return 1;
 	for (i = 0; i < n; i++) {
 		s->sbuf[i].page = (uint32_t)alias_draw(&s->alias, &s->rng_obs);
 		s->sbuf[i].is_write = i >= nl;
@@ -487,14 +491,8 @@ static int feed_refs(struct sim *s, double qns)
 	if (!(mean > 0))
 		return 0;
 	n = rng_poisson(&s->rng_ref, mean);
-	if (n > s->sbuf_cap) {
-		struct sample_rec *nb = realloc(s->sbuf, n * sizeof(*nb));
-
-		if (!nb)
-			return fail(s, "%s", "out of memory");
-		s->sbuf = nb;
-		s->sbuf_cap = n;
-	}
+	if (sbuf_reserve(s, n))
+		return 1;
 	for (i = 0; i < n; i++)
 		s->sbuf[i].page = (uint32_t)alias_draw(&s->alias, &s->rng_ref);
 	TIMED(s, for (i = 0; i < n; i++)

@@ -13,23 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ------------------------------------------------------------------ rng */
+#include "tbutil.h"
 
-/* xoshiro256** seeded through splitmix64: fast, portable, deterministic. */
-struct rng {
-	uint64_t s[4];
-	int have_spare;
-	double spare;
-};
-
-void rng_seed(struct rng *r, uint64_t seed, uint64_t stream);
-uint64_t rng_next(struct rng *r);
-double rng_uniform(struct rng *r);		/* [0, 1) */
-double rng_uniform_pos(struct rng *r);		/* (0, 1) */
-uint64_t rng_below(struct rng *r, uint64_t n);	/* [0, n) */
-double rng_normal(struct rng *r);
-double rng_exp(struct rng *r, double rate);	/* mean 1/rate */
-uint64_t rng_poisson(struct rng *r, double mean);
+/* random numbers: struct rng and rng_*() of libtbutil (lib/include/tbutil.h) */
 
 /* ---------------------------------------------------------------- curve */
 

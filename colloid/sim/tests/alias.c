@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_alias.c - the alias sampler draws every page at its probability.
+ * alias.c - the alias sampler draws every page at its probability.
  *
  * The GUPS shape of the paper testbed: 36 864 regions, 10 240 of them share
  * 92.8 % of the draws, the other 26 624 share the rest (expected 0.067 % of

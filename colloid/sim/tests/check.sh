@@ -6,11 +6,9 @@
 # parameters taken together, the policy's quantum.
 set -u
 T=${TIERSIM:?} C=${CURVES:?}
-d=$(mktemp -d) || exit 1
-trap 'rm -rf "$d"' EXIT
-D="--tier default:$C/paper-default.csv"
-A="--tier alternate:$C/paper-alternate-135.csv"
+d=${TEST_TMPDIR:?the scratch directory lib/runtests.sh gives}
 fails=0
+D="--tier default:$C/paper-default.csv" A="--tier alternate:$C/paper-alternate-135.csv"
 bad() {
 	echo "$*"
 	fails=$((fails + 1))

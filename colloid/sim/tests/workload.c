@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_workload.c - the model workloads' probability vectors.
+ * workload.c - the model workloads' probability vectors.
  *
  * Zipf: shares sum to 1, rank k's share is k^-theta times rank 1's, the
  * hot flags mark exactly the top-ranked regions, the ranking is a seeded
@@ -58,18 +58,18 @@ static void test_zipf_shape(void)
 	double *sorted, top_min = INFINITY, rest_max = 0;
 	uint64_t i, flagged = 0, ascending = 0;
 
-	CHECK(w, "workload_zipf_new failed");
+	CHECKF(w, "workload_zipf_new failed");
 	if (!w)
 		return;
-	CHECK(w->nregions == n, "nregions %llu", (unsigned long long)w->nregions);
-	CHECK(fabs(sum(w->prob, n) - 1) < 1e-12, "shares sum to %.15g", sum(w->prob, n));
+	CHECKF(w->nregions == n, "nregions %llu", (unsigned long long)w->nregions);
+	CHECKF(fabs(sum(w->prob, n) - 1) < 1e-12, "shares sum to %.15g", sum(w->prob, n));
 	sorted = malloc(n * sizeof(*sorted));
 	memcpy(sorted, w->prob, n * sizeof(*sorted));
 	qsort(sorted, n, sizeof(*sorted), cmp_desc);
 	for (i = 1; i < n; i++) {
 		double want = pow((double)(i + 1), -0.99) * sorted[0];
 
-		CHECK(fabs(sorted[i] - want) < 1e-12 * sorted[0], "rank %llu share %g, want %g",
+		CHECKF(fabs(sorted[i] - want) < 1e-12 * sorted[0], "rank %llu share %g, want %g",
 		      (unsigned long long)(i + 1), sorted[i], want);
 	}
 	for (i = 0; i < n; i++) {
@@ -80,12 +80,12 @@ static void test_zipf_shape(void)
 			rest_max = w->prob[i];
 		ascending += i && w->prob[i] > w->prob[i - 1];
 	}
-	CHECK(flagged == nhot, "%llu regions flagged hot, want %llu", (unsigned long long)flagged,
+	CHECKF(flagged == nhot, "%llu regions flagged hot, want %llu", (unsigned long long)flagged,
 	      (unsigned long long)nhot);
-	CHECK(top_min > rest_max, "a flagged region (%g) is colder than an unflagged one (%g)",
+	CHECKF(top_min > rest_max, "a flagged region (%g) is colder than an unflagged one (%g)",
 	      top_min, rest_max);
 	/* ranked in a random order, not in address order */
-	CHECK(ascending > n / 4 && ascending < 3 * n / 4, "%llu ascending steps of %llu",
+	CHECKF(ascending > n / 4 && ascending < 3 * n / 4, "%llu ascending steps of %llu",
 	      (unsigned long long)ascending, (unsigned long long)n);
 	free(sorted);
 	workload_destroy(w);
@@ -97,16 +97,16 @@ static void test_zipf_seed_and_uniform(void)
 	struct workload *u = zipf(0, 0, 5);
 	uint64_t i, same = 1, other = 1, uniform = 1;
 
-	CHECK(a && b && c && u, "workload_zipf_new failed");
+	CHECKF(a && b && c && u, "workload_zipf_new failed");
 	if (a && b && c && u) {
 		for (i = 0; i < a->nregions; i++) {
 			same &= a->prob[i] == b->prob[i];
 			other &= a->prob[i] == c->prob[i];
 			uniform &= fabs(u->prob[i] - 1.0 / (double)u->nregions) < 1e-15;
 		}
-		CHECK(same, "same seed, different ranking");
-		CHECK(!other, "another seed, same ranking");
-		CHECK(uniform, "theta 0 is not uniform");
+		CHECKF(same, "same seed, different ranking");
+		CHECKF(!other, "another seed, same ranking");
+		CHECKF(uniform, "theta 0 is not uniform");
 	}
 	workload_destroy(a);
 	workload_destroy(b);
@@ -123,7 +123,7 @@ static void test_zipf_hotset_move(void)
 	uint64_t i, overlap = 0, flagged = 0, v;
 	struct rng r;
 
-	CHECK(w, "workload_zipf_new failed");
+	CHECKF(w, "workload_zipf_new failed");
 	if (!w)
 		return;
 	before = malloc(n * sizeof(*before));
@@ -133,23 +133,23 @@ static void test_zipf_hotset_move(void)
 	memcpy(was_hot, w->hot, n);
 	v = w->version;
 	rng_seed(&r, 3, 9);
-	CHECK(w->ops->event(w, "hotset_move", 0, &r) == 0, "hotset_move refused");
-	CHECK(w->version != v, "version not bumped");
-	CHECK(w->ops->event(w, "no_such_event", 0, &r) == -ENOENT, "unknown event accepted");
+	CHECKF(w->ops->event(w, "hotset_move", 0, &r) == 0, "hotset_move refused");
+	CHECKF(w->version != v, "version not bumped");
+	CHECKF(w->ops->event(w, "no_such_event", 0, &r) == -ENOENT, "unknown event accepted");
 	for (i = 0; i < n; i++) {
 		overlap += was_hot[i] && w->hot[i];
 		flagged += w->hot[i];
 	}
-	CHECK(flagged == 200, "%llu flagged after the move", (unsigned long long)flagged);
-	CHECK(overlap == 0, "%llu regions hot before and after the move", (unsigned long long)overlap);
+	CHECKF(flagged == 200, "%llu flagged after the move", (unsigned long long)flagged);
+	CHECKF(overlap == 0, "%llu regions hot before and after the move", (unsigned long long)overlap);
 	memcpy(after, w->prob, n * sizeof(*after));
 	qsort(before, n, sizeof(*before), cmp_desc);
 	qsort(after, n, sizeof(*after), cmp_desc);
-	CHECK(!memcmp(before, after, n * sizeof(*before)), "the move changed the shares themselves");
+	CHECKF(!memcmp(before, after, n * sizeof(*before)), "the move changed the shares themselves");
 	workload_destroy(w);
 	/* a hot set over half the working set cannot move to fresh regions */
 	w = zipf(0.99, 300 * 4096.0, 3);
-	CHECK(w && w->ops->event(w, "hotset_move", 0, &r) == -EINVAL, "oversized move accepted");
+	CHECKF(w && w->ops->event(w, "hotset_move", 0, &r) == -EINVAL, "oversized move accepted");
 	workload_destroy(w);
 	free(before);
 	free(after);
@@ -167,15 +167,15 @@ static void test_bad_config(void)
 
 	rng_seed(&r, 1, 1);
 	z.theta = -0.1;
-	CHECK(workload_zipf_new(&z, &r, &w) == -EINVAL, "negative theta accepted");
+	CHECKF(workload_zipf_new(&z, &r, &w) == -EINVAL, "negative theta accepted");
 	z.theta = NAN;
-	CHECK(workload_zipf_new(&z, &r, &w) == -EINVAL, "NaN theta accepted");
+	CHECKF(workload_zipf_new(&z, &r, &w) == -EINVAL, "NaN theta accepted");
 	z.theta = 0.99;
 	z.hot_set = 2 << 20;
-	CHECK(workload_zipf_new(&z, &r, &w) == -EINVAL, "hot set above working set accepted");
-	CHECK(!w, "output set on failure");
+	CHECKF(workload_zipf_new(&z, &r, &w) == -EINVAL, "hot set above working set accepted");
+	CHECKF(!w, "output set on failure");
 	g.hot_share = 1.5;
-	CHECK(workload_gups_new(&g, &r, &w) == -EINVAL, "hot share 1.5 accepted");
+	CHECKF(workload_gups_new(&g, &r, &w) == -EINVAL, "hot share 1.5 accepted");
 }
 
 static void test_gups_shares(void)
@@ -188,18 +188,18 @@ static void test_gups_shares(void)
 	struct rng r;
 
 	rng_seed(&r, 1, 1);
-	CHECK(workload_gups_new(&g, &r, &w) == 0, "workload_gups_new failed");
+	CHECKF(workload_gups_new(&g, &r, &w) == 0, "workload_gups_new failed");
 	if (!w)
 		return;
 	for (i = 0; i < w->nregions; i++) {
 		flagged += w->hot[i];
 		hot += w->hot[i] ? w->prob[i] : 0;
 	}
-	CHECK(flagged == 256, "%llu hot regions", (unsigned long long)flagged);
-	CHECK(fabs(hot - 0.8) < 1e-12, "hot share %.15g", hot);
-	CHECK(fabs(sum(w->prob, w->nregions) - 1) < 1e-12, "shares sum to %.15g",
+	CHECKF(flagged == 256, "%llu hot regions", (unsigned long long)flagged);
+	CHECKF(fabs(hot - 0.8) < 1e-12, "hot share %.15g", hot);
+	CHECKF(fabs(sum(w->prob, w->nregions) - 1) < 1e-12, "shares sum to %.15g",
 	      sum(w->prob, w->nregions));
-	CHECK(w->write_frac == 1.0, "rmw write_frac %g", w->write_frac);
+	CHECKF(w->write_frac == 1.0, "rmw write_frac %g", w->write_frac);
 	workload_destroy(w);
 }
 

@@ -4,8 +4,7 @@
 # keeps), as %.6g; a curve a run refuses: the run's one error line, exit 2.
 set -u
 T=${TIERSIM:?} C=${CURVES:?}
-d=$(mktemp -d) || exit 1
-trap 'rm -rf "$d"' EXIT
+d=${TEST_TMPDIR:?the scratch directory lib/runtests.sh gives}
 fails=0
 bad() {
 	echo "$*"

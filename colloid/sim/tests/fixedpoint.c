@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* test_fixedpoint.c - the traffic fixed point: hand-computed cases, the
+/* fixedpoint.c - the traffic fixed point: hand-computed cases, the
  * saturation wall, monotonicity, determinism. */
 #include <math.h>
 #include <stdio.h>
@@ -30,8 +30,8 @@ int main(void)
 	memset(&d, 0, sizeof(d));
 	memset(&a, 0, sizeof(a));
 	memset(&wall, 0, sizeof(wall));
-	CHECK(!curve_load(&flat100, "param:L0=100,a=0,k=1,bsat=1e9", err, sizeof(err)), "%s", err);
-	CHECK(!curve_load(&flat200, "param:L0=200,a=0,k=1,bsat=1e9", err, sizeof(err)), "%s", err);
+	CHECKF(!curve_load(&flat100, "param:L0=100,a=0,k=1,bsat=1e9", err, sizeof(err)), "%s", err);
+	CHECKF(!curve_load(&flat200, "param:L0=200,a=0,k=1,bsat=1e9", err, sizeof(err)), "%s", err);
 
 	/* 1. constant latencies: X_a = N_a/(Z_a + p L_D + (1-p) L_A) by hand */
 	memset(&in, 0, sizeof(in));
@@ -43,11 +43,11 @@ int main(void)
 	in.zb = 0;
 	in.sb = 128;
 	in.rr_d = in.rr_a = 0.5;
-	CHECK(!traffic_solve(&flat100, &flat200, &in, &o), "solve failed");
-	CHECK(close_to(o.xa, 10.0 / (50 + 0.5 * 100 + 0.5 * 200), 1e-9), "xa %.12g", o.xa);
-	CHECK(close_to(o.xb, 5.0 / 100, 1e-9), "xb %.12g", o.xb);
-	CHECK(close_to(o.bd, 128 * (0.5 * o.xa + o.xb), 1e-9), "bd %.12g", o.bd);
-	CHECK(close_to(o.ba, 128 * 0.5 * o.xa, 1e-9), "ba %.12g", o.ba);
+	CHECKF(!traffic_solve(&flat100, &flat200, &in, &o), "solve failed");
+	CHECKF(close_to(o.xa, 10.0 / (50 + 0.5 * 100 + 0.5 * 200), 1e-9), "xa %.12g", o.xa);
+	CHECKF(close_to(o.xb, 5.0 / 100, 1e-9), "xb %.12g", o.xb);
+	CHECKF(close_to(o.bd, 128 * (0.5 * o.xa + o.xb), 1e-9), "bd %.12g", o.bd);
+	CHECKF(close_to(o.ba, 128 * 0.5 * o.xa, 1e-9), "ba %.12g", o.ba);
 
 	/* 2. the wall: flat 100 ns up to 10 GB/s, app alone (p = 1) asks for
 	 * 100*128/100 = 128 B/ns -> bandwidth pinned at 10 B/ns and, by Little's
@@ -57,12 +57,12 @@ int main(void)
 		int fd = mkstemp(tmpl);
 		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 
-		CHECK(f, "cannot write temp file");
+		CHECKF(f, "cannot write temp file");
 		fprintf(f, "read_ratio,bandwidth_mbps,latency_ns\n0.5,0,100\n0.5,10000,100\n");
 		fclose(f);
 		ret = curve_load(&wall, tmpl, err, sizeof(err));
 		remove(tmpl);
-		CHECK(!ret, "%s", err);
+		CHECKF(!ret, "%s", err);
 		ret = 1;
 	}
 	memset(&in, 0, sizeof(in));
@@ -71,19 +71,19 @@ int main(void)
 	in.sa = 128;
 	in.sb = 128;
 	in.rr_d = in.rr_a = 0.5;
-	CHECK(!traffic_solve(&wall, &flat200, &in, &o), "solve failed");
-	CHECK(close_to(o.xa, 10.0 / 128, 1e-9), "wall xa %.12g", o.xa);
-	CHECK(close_to(o.ld, 1280, 1e-6), "wall ld %.12g", o.ld);
+	CHECKF(!traffic_solve(&wall, &flat200, &in, &o), "solve failed");
+	CHECKF(close_to(o.xa, 10.0 / 128, 1e-9), "wall xa %.12g", o.xa);
+	CHECKF(close_to(o.ld, 1280, 1e-6), "wall ld %.12g", o.ld);
 	/* antagonist on the wall too: both share 10 B/ns with one latency */
 	in.nb = 100;
-	CHECK(!traffic_solve(&wall, &flat200, &in, &o), "solve failed");
-	CHECK(close_to(o.bd, 10, 1e-6), "shared wall bd %.12g", o.bd);
-	CHECK(close_to(o.ld, 200 * 128 / 10.0, 1e-6), "shared wall ld %.12g", o.ld);
-	CHECK(close_to(o.xa, o.xb, 1e-6), "equal shares %.12g %.12g", o.xa, o.xb);
+	CHECKF(!traffic_solve(&wall, &flat200, &in, &o), "solve failed");
+	CHECKF(close_to(o.bd, 10, 1e-6), "shared wall bd %.12g", o.bd);
+	CHECKF(close_to(o.ld, 200 * 128 / 10.0, 1e-6), "shared wall ld %.12g", o.ld);
+	CHECKF(close_to(o.xa, o.xb, 1e-6), "equal shares %.12g %.12g", o.xa, o.xb);
 
 	/* 3. monotone: more antagonist -> lower app throughput, higher L_D */
-	CHECK(!curve_load(&d, "param:L0=71,a=20,k=3,bsat=120000", err, sizeof(err)), "%s", err);
-	CHECK(!curve_load(&a, "param:L0=135,a=20,k=3,bsat=55000", err, sizeof(err)), "%s", err);
+	CHECKF(!curve_load(&d, "param:L0=71,a=20,k=3,bsat=120000", err, sizeof(err)), "%s", err);
+	CHECKF(!curve_load(&a, "param:L0=135,a=20,k=3,bsat=55000", err, sizeof(err)), "%s", err);
 	memset(&in, 0, sizeof(in));
 	in.p = 0.9;
 	in.na = 60;
@@ -96,14 +96,14 @@ int main(void)
 	prev_ld = 0;
 	for (i = 0; i <= 30; i++) {
 		in.nb = 10.0 * i;
-		CHECK(!traffic_solve(&d, &a, &in, &o), "solve failed at nb=%g", in.nb);
-		CHECK(o.xa < prev_xa || i == 0, "xa not decreasing at nb=%g", in.nb);
-		CHECK(o.ld > prev_ld, "ld not increasing at nb=%g", in.nb);
+		CHECKF(!traffic_solve(&d, &a, &in, &o), "solve failed at nb=%g", in.nb);
+		CHECKF(o.xa < prev_xa || i == 0, "xa not decreasing at nb=%g", in.nb);
+		CHECKF(o.ld > prev_ld, "ld not increasing at nb=%g", in.nb);
 		/* the answer is a fixed point */
-		CHECK(close_to(o.xa, in.na / (in.za + in.p * o.ld + (1 - in.p) * o.la), 1e-7),
+		CHECKF(close_to(o.xa, in.na / (in.za + in.p * o.ld + (1 - in.p) * o.la), 1e-7),
 		      "not a fixed point at nb=%g", in.nb);
-		CHECK(close_to(o.ld, curve_latency(&d, 0.5, o.bd), 1e-7), "ld off the curve");
-		CHECK(o.bd < 120 && o.ba < 55, "bandwidth above saturation");
+		CHECKF(close_to(o.ld, curve_latency(&d, 0.5, o.bd), 1e-7), "ld off the curve");
+		CHECKF(o.bd < 120 && o.ba < 55, "bandwidth above saturation");
 		prev_xa = o.xa;
 		prev_ld = o.ld;
 	}
@@ -114,15 +114,15 @@ int main(void)
 		double la_prev = o.la;
 
 		in.p = i / 10.0;
-		CHECK(!traffic_solve(&d, &a, &in, &o), "solve failed at p=%g", in.p);
-		CHECK(o.ld < prev_ld, "ld not decreasing as p falls (p=%g)", in.p);
-		CHECK(i == 10 || o.la >= la_prev, "la not increasing as p falls (p=%g)", in.p);
+		CHECKF(!traffic_solve(&d, &a, &in, &o), "solve failed at p=%g", in.p);
+		CHECKF(o.ld < prev_ld, "ld not decreasing as p falls (p=%g)", in.p);
+		CHECKF(i == 10 || o.la >= la_prev, "la not increasing as p falls (p=%g)", in.p);
 		prev_ld = o.ld;
 	}
 	/* determinism: same input, bit-identical output */
-	CHECK(!traffic_solve(&d, &a, &in, &o), "solve");
-	CHECK(!traffic_solve(&d, &a, &in, &o2), "solve");
-	CHECK(!memcmp(&o, &o2, sizeof(o)), "two solves differ");
+	CHECKF(!traffic_solve(&d, &a, &in, &o), "solve");
+	CHECKF(!traffic_solve(&d, &a, &in, &o2), "solve");
+	CHECKF(!memcmp(&o, &o2, sizeof(o)), "two solves differ");
 	ret = 0;
 err:
 	curve_free(&flat100);
