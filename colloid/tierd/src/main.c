@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "mech.h"
+#include "tbcli.h"
 #include "tierd.h"
 
 #ifndef SYS_pidfd_open
@@ -41,6 +42,7 @@
 #endif
 
 #define PROG "tierd"
+const char cli_prog[] = PROG;
 #define MAX_PARAMS 64
 
 struct opts {
@@ -120,65 +122,21 @@ static void usage(FILE *f)
 "2 bad argument or unusable host (one line 'tierd: error: ...').\n");
 }
 
-static void die2(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die2(const char *fmt, ...)
+/* a node number of option @opt */
+static int node_arg(const char *opt, const char *s)
 {
-	va_list ap;
-
-	fprintf(stderr, PROG ": error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
+	return (int)cli_number(opt, s, 0, 4095, CLI_INT);
 }
 
-static int parse_size(const char *s, size_t *out)
+/* a size (parse_size()) that fits a size_t; 0 or -EINVAL */
+static int size_arg(const char *s, size_t *out)
 {
-	char *end;
-	double v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -EINVAL;
-	switch (*end) {
-	case 'K': case 'k': v *= 1024.0; end++; break;
-	case 'M': case 'm': v *= 1048576.0; end++; break;
-	case 'G': case 'g': v *= 1073741824.0; end++; break;
-	case 'T': case 't': v *= 1099511627776.0; end++; break;
-	default: break;
-	}
-	if (*end == 'i' || *end == 'B')
-		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
-	if (*end || v > 1e18)
+	if (parse_size(s, &v) || v > SIZE_MAX)
 		return -EINVAL;
 	*out = (size_t)v;
 	return 0;
-}
-
-static double parse_num(const char *opt, const char *s, double lo, double hi)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-		die2("--%s: '%s' is not a number in [%g, %g]", opt, s, lo, hi);
-	return v;
-}
-
-static int parse_node(const char *opt, const char *s)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0 || v > 4095)
-		die2("--%s: '%s' is not a node number", opt, s);
-	return (int)v;
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -233,7 +191,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 		switch (c) {
 		case O_PID:
-			o->pid = (pid_t)parse_num("pid", optarg, 1, INT_MAX);
+			o->pid = (pid_t)cli_number("--pid", optarg, 1, INT_MAX, CLI_INT);
 			break;
 		case O_POLICY:
 			o->policy = optarg;
@@ -244,42 +202,42 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			else if (!strcmp(optarg, "off"))
 				o->colloid = 0;
 			else
-				die2("--colloid: '%s' is not on or off", optarg);
+				cli_bad_arg("--colloid: '%s' is not on or off", optarg);
 			break;
 		case O_TIERS:
 			comma = strchr(optarg, ',');
 			if (!comma || strchr(comma + 1, ','))
-				die2("--tiers: '%s' is not NODE,NODE", optarg);
+				cli_bad_arg("--tiers: '%s' is not NODE,NODE", optarg);
 			*comma = '\0';
-			o->nodes[0] = parse_node("tiers", optarg);
-			o->nodes[1] = parse_node("tiers", comma + 1);
+			o->nodes[0] = node_arg("--tiers", optarg);
+			o->nodes[1] = node_arg("--tiers", comma + 1);
 			o->have_tiers = 1;
 			break;
 		case O_REGION:
-			if (parse_size(optarg, &sz) || (sz != 4096 && sz != (2UL << 20)))
-				die2("--region-size: '%s' is not 2M or 4K", optarg);
+			if (size_arg(optarg, &sz) || (sz != 4096 && sz != (2UL << 20)))
+				cli_bad_arg("--region-size: '%s' is not 2M or 4K", optarg);
 			o->region_size = sz;
 			break;
 		case O_MINMAP:
-			if (parse_size(optarg, &o->min_mapping))
-				die2("--min-mapping: '%s' is not a size", optarg);
+			if (size_arg(optarg, &o->min_mapping))
+				cli_bad_arg("--min-mapping: '%s' is not a size", optarg);
 			break;
 		case O_QUANTUM:
-			o->quantum_ms = parse_num("quantum-ms", optarg, 1, 60000);
+			o->quantum_ms = cli_number("--quantum-ms", optarg, 1, 60000, 0);
 			break;
 		case O_DURATION:
-			o->duration_s = parse_num("duration", optarg, 0, 1e7);
+			o->duration_s = cli_number("--duration", optarg, 0, 1e7, 0);
 			break;
 		case O_PARAM: {
 			char *eq = strchr(optarg, '=');
 
 			if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof(o->par[0].name))
-				die2("--param: '%s' is not NAME=VALUE", optarg);
+				cli_bad_arg("--param: '%s' is not NAME=VALUE", optarg);
 			if (o->npar == MAX_PARAMS)
-				die2("--param: more than %d parameters", MAX_PARAMS);
+				cli_bad_arg("--param: more than %d parameters", MAX_PARAMS);
 			memcpy(o->par[o->npar].name, optarg, (size_t)(eq - optarg));
 			o->par[o->npar].name[eq - optarg] = '\0';
-			o->par[o->npar].value = parse_num("param", eq + 1, -1e300, 1e300);
+			o->par[o->npar].value = cli_number("--param", eq + 1, -1e300, 1e300, 0);
 			o->npar++;
 			break;
 		}
@@ -293,7 +251,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			else if (!strcmp(optarg, "none"))
 				o->observe = OBS_NONE;
 			else
-				die2("--observe: '%s' is not auto, perf, damon or none", optarg);
+				cli_bad_arg("--observe: '%s' is not auto, perf, damon or none", optarg);
 			break;
 		case O_LATENCY:
 			if (!strcmp(optarg, "auto"))
@@ -303,53 +261,53 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			else if (!strcmp(optarg, "probe"))
 				o->latency = LAT_PROBE;
 			else
-				die2("--latency: '%s' is not auto, cha or probe", optarg);
+				cli_bad_arg("--latency: '%s' is not auto, cha or probe", optarg);
 			break;
 		case O_PCPU:
-			o->probe_cpu = (int)parse_num("probe-cpu", optarg, 0, CPU_SETSIZE - 1);
+			o->probe_cpu = (int)cli_number("--probe-cpu", optarg, 0, CPU_SETSIZE - 1, CLI_INT);
 			break;
 		case O_PSIZE:
-			if (parse_size(optarg, &o->probe_size) || o->probe_size < (1UL << 20) ||
+			if (size_arg(optarg, &o->probe_size) || o->probe_size < (1UL << 20) ||
 			    o->probe_size > (16UL << 30))
-				die2("--probe-size: '%s' is not a size in 1M..16G", optarg);
+				cli_bad_arg("--probe-size: '%s' is not a size in 1M..16G", optarg);
 			break;
 		case O_PLOADS:
-			o->probe_loads = (unsigned int)parse_num("probe-loads", optarg, 1, 1e7);
+			o->probe_loads = (unsigned int)cli_number("--probe-loads", optarg, 1, 1e7, CLI_INT);
 			break;
 		case O_DAMON:
 			comma = strchr(optarg, ',');
 			if (!comma)
-				die2("--damon-us: '%s' is not SAMPLE,AGGR", optarg);
+				cli_bad_arg("--damon-us: '%s' is not SAMPLE,AGGR", optarg);
 			*comma = '\0';
-			o->damon_sample_us = (uint64_t)parse_num("damon-us", optarg, 100, 1e7);
-			o->damon_aggr_us = (uint64_t)parse_num("damon-us", comma + 1, 100, 6e7);
+			o->damon_sample_us = (uint64_t)cli_number("--damon-us", optarg, 100, 1e7, CLI_INT);
+			o->damon_aggr_us = (uint64_t)cli_number("--damon-us", comma + 1, 100, 6e7, CLI_INT);
 			if (o->damon_aggr_us < o->damon_sample_us)
-				die2("--damon-us: the aggregation interval is shorter than the sample interval");
+				cli_bad_arg("--damon-us: the aggregation interval is shorter than the sample interval");
 			break;
 		case O_SCALE:
-			o->sample_scale = parse_num("sample-scale", optarg, 1e-9, 1e12);
+			o->sample_scale = cli_number("--sample-scale", optarg, 1e-9, 1e12, 0);
 			break;
 		case O_CAP:
 			comma = strchr(optarg, ',');
 			if (!comma)
-				die2("--capacity: '%s' is not SIZE,SIZE", optarg);
+				cli_bad_arg("--capacity: '%s' is not SIZE,SIZE", optarg);
 			*comma = '\0';
 			for (int i = 0; i < 2; i++) {
 				const char *s = i ? comma + 1 : optarg;
 
 				if (!strcmp(s, "auto"))
 					o->capacity[i] = -1;
-				else if (parse_size(s, &sz))
-					die2("--capacity: '%s' is not a size or auto", s);
+				else if (size_arg(s, &sz))
+					cli_bad_arg("--capacity: '%s' is not a size or auto", s);
 				else
 					o->capacity[i] = (int64_t)sz;
 			}
 			break;
 		case O_BATCH:
-			o->batch = (size_t)parse_num("batch", optarg, 1, 1 << 20);
+			o->batch = (size_t)cli_number("--batch", optarg, 1, 1 << 20, CLI_INT);
 			break;
 		case O_REPORT:
-			o->report_s = parse_num("report-interval", optarg, 0.001, 3600);
+			o->report_s = cli_number("--report-interval", optarg, 0.001, 3600, 0);
 			break;
 		case O_OUTPUT:
 			o->output = optarg;
@@ -361,10 +319,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			char *colon = strchr(optarg, ':');
 
 			if (!colon)
-				die2("--move-test: '%s' is not FROM:TO", optarg);
+				cli_bad_arg("--move-test: '%s' is not FROM:TO", optarg);
 			*colon = '\0';
-			o->mt_from = parse_node("move-test", optarg);
-			o->mt_to = parse_node("move-test", colon + 1);
+			o->mt_from = node_arg("--move-test", optarg);
+			o->mt_to = node_arg("--move-test", colon + 1);
 			o->move_test = 1;
 			break;
 		}
@@ -372,20 +330,18 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			exit(0);
 		default:
-			if (optopt && optopt < 256)
-				die2("unknown option '-%c'", optopt);
-			die2("unknown option or missing value: '%s'", argv[optind - 1]);
+			cli_bad_option(c, argv);
 		}
 	}
 	if (optind < argc)
-		die2("unexpected argument '%s'", argv[optind]);
+		cli_bad_arg("unexpected argument '%s'", argv[optind]);
 	if (o->pid <= 0)
-		die2("--pid is required");
+		cli_bad_arg("--pid is required");
 	if (!o->move_test) {
 		if (!o->policy)
-			die2("--policy is required (hemem, tpp or memtis)");
+			cli_bad_arg("--policy is required (hemem, tpp or memtis)");
 		if (!o->have_tiers)
-			die2("--tiers is required (default node first, e.g. 0,1)");
+			cli_bad_arg("--tiers is required (default node first, e.g. 0,1)");
 	}
 }
 
@@ -627,12 +583,12 @@ static int run_move_test(const struct opts *o, struct target *t, int sigfd)
 	memset(&ms, 0, sizeof(ms));
 	first = calloc(t->nreg, sizeof(*first));
 	if (!first) {
-		fprintf(stderr, PROG ": error: out of memory\n");
+		cli_fail("out of memory");
 		return 1;
 	}
 	ret = target_first_nodes(t, first);
 	if (ret) {
-		fprintf(stderr, PROG ": error: move_pages status query failed: %s\n",
+		cli_fail("move_pages status query failed: %s",
 			strerror(-ret));
 		free(first);
 		return 1;
@@ -641,7 +597,7 @@ static int run_move_test(const struct opts *o, struct target *t, int sigfd)
 	ok = calloc(t->nreg, sizeof(*ok));
 	bad = calloc(t->nreg, sizeof(*bad));
 	if (!idx || !ok || !bad) {
-		fprintf(stderr, PROG ": error: out of memory\n");
+		cli_fail("out of memory");
 		ret = -ENOMEM;
 		goto done;
 	}
@@ -659,7 +615,7 @@ static int run_move_test(const struct opts *o, struct target *t, int sigfd)
 			 * batches of --batch pages, then wait for the next one */
 			ret = target_move_regions(t, idx, nidx, o->mt_to, ok, bad, &ms);
 			if (ret) {
-				fprintf(stderr, PROG ": error: move_pages on pid %d failed: %s\n",
+				cli_fail("move_pages on pid %d failed: %s",
 					(int)t->pid, strerror(-ret));
 				goto done;
 			}
@@ -683,7 +639,7 @@ static int run_move_test(const struct opts *o, struct target *t, int sigfd)
 	for (size_t i = 0; i < t->nreg && !stopped; i++) {
 		ret = target_verify_region(t, i, o->mt_to, &on, &off, &absent);
 		if (ret) {
-			fprintf(stderr, PROG ": error: move_pages status query failed: %s\n",
+			cli_fail("move_pages status query failed: %s",
 				strerror(-ret));
 			goto done;
 		}
@@ -764,7 +720,7 @@ static int tierd_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint
 		if (ret) {
 			if (!target_alive(R->o->pid))
 				return -ESRCH;
-			fprintf(stderr, PROG ": error: DAMON: %s\n", strerror(-ret));
+			cli_fail("DAMON: %s", strerror(-ret));
 			R->cb_failed = 1;
 			return ret;
 		}
@@ -838,7 +794,7 @@ static int tierd_migrate(void *priv, const struct colloid_move *plan, size_t n, 
 						 R->o->nodes[to < 2 ? to : 0], R->mok, R->mbad,
 						 &one) : 0;
 		if (ret && ret != -ESRCH) {
-			fprintf(stderr, PROG ": error: move_pages failed: %s\n", strerror(-ret));
+			cli_fail("move_pages failed: %s", strerror(-ret));
 			R->cb_failed = 1;
 		}
 		if (ret)
@@ -907,53 +863,53 @@ int main(int argc, char **argv)
 
 	/* ---- checks before doing anything: exit 2 ---- */
 	if (!target_alive(o.pid))
-		die2("pid %d does not exist", (int)o.pid);
+		cli_bad_arg("pid %d does not exist", (int)o.pid);
 	if (o.move_test) {
 		if (!node_has_memory(o.mt_from))
-			die2("--move-test: node %d does not exist or has no memory", o.mt_from);
+			cli_bad_arg("--move-test: node %d does not exist or has no memory", o.mt_from);
 		if (!node_has_memory(o.mt_to))
-			die2("--move-test: node %d does not exist or has no memory", o.mt_to);
+			cli_bad_arg("--move-test: node %d does not exist or has no memory", o.mt_to);
 	} else {
 		for (int i = 0; i < 2; i++)
 			if (!node_has_memory(o.nodes[i]))
-				die2("--tiers: node %d does not exist or has no memory", o.nodes[i]);
+				cli_bad_arg("--tiers: node %d does not exist or has no memory", o.nodes[i]);
 		ret = colloid_params_default(&R.prm, o.policy);
 		if (ret == -ENOENT)
-			die2("--policy: unknown policy '%s' (hemem, tpp or memtis)", o.policy);
+			cli_bad_arg("--policy: unknown policy '%s' (hemem, tpp or memtis)", o.policy);
 		if (ret)
-			die2("libcolloid: colloid_params_default failed: %s", strerror(-ret));
+			cli_bad_arg("libcolloid: colloid_params_default failed: %s", strerror(-ret));
 	}
 	if (o.move_test)
 		colloid_params_default(&R.prm, NULL);
 	for (int i = 0; i < o.npar; i++) {
 		ret = colloid_param_set(&R.prm, o.par[i].name, o.par[i].value);
 		if (ret == -ENOENT)
-			die2("--param: libcolloid has no parameter '%s'", o.par[i].name);
+			cli_bad_arg("--param: libcolloid has no parameter '%s'", o.par[i].name);
 		if (ret)
-			die2("--param: libcolloid rejects %s=%g", o.par[i].name, o.par[i].value);
+			cli_bad_arg("--param: libcolloid rejects %s=%g", o.par[i].name, o.par[i].value);
 	}
 	/* the policy's quantum, sampling periods and inputs */
 	if (!o.move_test && colloid_policy_info(o.policy, &R.prm, &R.info))
-		die2("--param: libcolloid rejects the parameters");
+		cli_bad_arg("--param: libcolloid rejects the parameters");
 	if (o.probe_cpu >= 0) {
 		cpu_set_t set;
 
 		if (sched_getaffinity(0, sizeof(set), &set) || !CPU_ISSET(o.probe_cpu, &set))
-			die2("--probe-cpu: CPU %d is not available to this process", o.probe_cpu);
+			cli_bad_arg("--probe-cpu: CPU %d is not available to this process", o.probe_cpu);
 	}
 	if (target_check_access(o.pid, why))
-		die2("%s", why);
+		cli_bad_arg("%s", why);
 	ret = target_open(&R.t, o.pid, o.region_size, o.min_mapping, o.batch, why);
 	if (ret == -ENOMEM) {
-		fprintf(stderr, PROG ": error: out of memory\n");
+		cli_fail("out of memory");
 		return 1;
 	}
 	if (ret)
-		die2("%s", why);
+		cli_bad_arg("%s", why);
 
 	sigfd = make_sigfd();
 	if (sigfd < 0) {
-		fprintf(stderr, PROG ": error: signalfd: %s\n", strerror(errno));
+		cli_fail("signalfd: %s", strerror(errno));
 		target_close(&R.t);
 		return 1;
 	}
@@ -973,7 +929,7 @@ int main(int argc, char **argv)
 
 		ret = obs_perf_open(&perf, &R.t, lp, sp, why);
 		if (ret && o.observe == OBS_PERF)
-			die2("--observe perf: %s", why);
+			cli_bad_arg("--observe perf: %s", why);
 		if (!ret) {
 			snprintf(obs_name, sizeof(obs_name), "%s", obs_perf_name(perf));
 			scale = (double)lp;
@@ -990,9 +946,9 @@ int main(int argc, char **argv)
 
 		ret = obs_damon_open(&damon, &R.t, &dc, o.observe == OBS_AUTO ? why2 : why);
 		if (ret && o.observe == OBS_DAMON)
-			die2("--observe damon: %s", why);
+			cli_bad_arg("--observe damon: %s", why);
 		if (ret)
-			die2("no access observation source: perf: %s; DAMON: %s "
+			cli_bad_arg("no access observation source: perf: %s; DAMON: %s "
 			     "(--observe none runs the loop without access samples)", why, why2);
 		snprintf(obs_name, sizeof(obs_name), "damon:kdamond%d", obs_damon_index(damon));
 		scale = 1;
@@ -1006,21 +962,21 @@ int main(int argc, char **argv)
 	if (o.latency == LAT_AUTO || o.latency == LAT_CHA) {
 		ret = lat_cha_open(&cha, o.nodes[0], o.nodes[1], why);
 		if (ret && o.latency == LAT_CHA) {
-			fprintf(stderr, PROG ": error: --latency cha: %s\n", why);
+			cli_fail("--latency cha: %s", why);
 			rc = 2;
 			goto out;
 		}
 		if (!ret)
 			snprintf(lat_name, sizeof(lat_name), "cha");
 		else
-			fprintf(stderr, PROG ": note: CHA latency unavailable (%s); using probe threads\n",
+			cli_say("note: CHA latency unavailable (%s); using probe threads",
 				why);
 	}
 	{
 		size_t psz = o.probe_size;
 
 		if (!psz) {
-			psz = 2 * lat_llc_bytes();
+			psz = 2 * (size_t)cpu_cache_bytes(2, INT_MAX);
 			if (psz < (16UL << 20))
 				psz = 16UL << 20;
 			if (psz > (256UL << 20))
@@ -1028,7 +984,7 @@ int main(int argc, char **argv)
 		}
 		ret = lat_probe_open(&probe, o.nodes, psz, o.probe_loads, o.probe_cpu, qns, why);
 		if (ret) {
-			fprintf(stderr, PROG ": error: latency probe: %s\n", why);
+			cli_fail("latency probe: %s", why);
 			rc = 1;
 			goto out;
 		}
@@ -1046,9 +1002,8 @@ int main(int argc, char **argv)
 		/* one node as both tiers: the two probes measure the same thing */
 		unl[0] = unl[1] = (unl[0] + unl[1]) / 2;
 	} else if (unl[0] > unl[1]) {
-		fprintf(stderr,
-			PROG ": note: node %d measured slower idle (%.1f ns) than node %d (%.1f ns); "
-			"keeping node %d as the default tier (alternate's idle latency raised to %.1f ns)\n",
+		cli_say("note: node %d measured slower idle (%.1f ns) than node %d (%.1f ns); "
+			"keeping node %d as the default tier (alternate's idle latency raised to %.1f ns)",
 			o.nodes[0], unl[0], o.nodes[1], unl[1], o.nodes[0], unl[0]);
 		unl[1] = unl[0];
 	}
@@ -1058,7 +1013,7 @@ int main(int argc, char **argv)
 	R.scan_ns = calloc(R.t.nreg, sizeof(*R.scan_ns));
 	R.pending = calloc(R.t.nreg, 1);
 	if (!first || !R.scan_ns || !R.pending) {
-		fprintf(stderr, PROG ": error: out of memory\n");
+		cli_fail("out of memory");
 		rc = 1;
 		goto out;
 	}
@@ -1066,13 +1021,13 @@ int main(int argc, char **argv)
 	if (R.info.hint_faults &&
 	    mech_scan_init(&R.scan, &R.prm, R.t.nreg, R.t.region_size,
 			   (double)R.t.npages_4k * 4096.0, o.colloid)) {
-		fprintf(stderr, PROG ": error: cannot set up the TPP scanner\n");
+		cli_fail("cannot set up the TPP scanner");
 		rc = 1;
 		goto out;
 	}
 	ret = target_first_nodes(&R.t, first);
 	if (ret) {
-		fprintf(stderr, PROG ": error: move_pages status query failed: %s\n", strerror(-ret));
+		cli_fail("move_pages status query failed: %s", strerror(-ret));
 		rc = ret == -ESRCH ? 0 : 1;
 		goto out;
 	}
@@ -1109,7 +1064,7 @@ int main(int argc, char **argv)
 	}
 	ret = colloid_new(&cc, &R.ctx);
 	if (ret) {
-		fprintf(stderr, PROG ": error: colloid_new failed: %s\n", strerror(-ret));
+		cli_fail("colloid_new failed: %s", strerror(-ret));
 		rc = 1;
 		goto out;
 	}
@@ -1122,14 +1077,14 @@ int main(int argc, char **argv)
 	mok = malloc(plan_cap * sizeof(*mok));
 	mbad = malloc(plan_cap * sizeof(*mbad));
 	if (!plan || !midx || !mok || !mbad) {
-		fprintf(stderr, PROG ": error: out of memory\n");
+		cli_fail("out of memory");
 		rc = 1;
 		goto out;
 	}
 	if (o.output) {
 		out = fopen(o.output, "w");
 		if (!out) {
-			fprintf(stderr, PROG ": error: cannot open %s: %s\n", o.output, strerror(errno));
+			cli_fail("cannot open %s: %s", o.output, strerror(errno));
 			out = stdout;
 			rc = 1;
 			goto out;
@@ -1138,7 +1093,7 @@ int main(int argc, char **argv)
 	fprintf(out, "t_s,metric,value,unit\n");
 	fflush(out);
 	if (o.observe == OBS_NONE)
-		fprintf(stderr, PROG ": note: --observe none: the policy gets no access samples\n");
+		cli_say("note: --observe none: the policy gets no access samples");
 	fprintf(stderr,
 		PROG ": pid %d, %zu regions of %zu KiB (%zu MiB), policy %s, colloid %s, tiers %d,%d "
 		"(idle %.1f / %.1f ns, capacity %llu / %llu MiB), quantum %.1f ms, observe %s, "
@@ -1150,7 +1105,7 @@ int main(int argc, char **argv)
 		(unsigned long long)(cc.tiers[1].capacity_bytes >> 20), (double)qns * 1e-6,
 		obs_name, lat_name, o.dry_run ? ", dry run" : "");
 	if (probe && lat_probe_start(probe, why)) {
-		fprintf(stderr, PROG ": error: %s\n", why);
+		cli_fail("%s", why);
 		rc = 1;
 		goto out;
 	}
@@ -1217,7 +1172,7 @@ int main(int argc, char **argv)
 		}
 		if (ret) {
 			if (!R.cb_failed)
-				fprintf(stderr, PROG ": error: colloid_step failed: %s\n",
+				cli_fail("colloid_step failed: %s",
 					strerror(-ret));
 			rc = 1;
 			break;
@@ -1266,7 +1221,7 @@ int main(int argc, char **argv)
 out:
 	if (out != stdout && out) {
 		if (fclose(out) && !rc) {
-			fprintf(stderr, PROG ": error: writing %s failed\n", o.output);
+			cli_fail("writing %s failed", o.output);
 			rc = 1;
 		}
 	} else {

@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: MIT
-# Shared helpers of the tierd tests (sourced, not run).
-# Environment: TIERD, GUPS (binaries; default: the repo's build/bin).
-# Every process a test starts is recorded and ended by its pid at exit.
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-TIERD=${TIERD:-$HERE/../../../build/bin/tierd}
-GUPS=${GUPS:-$HERE/../../../build/bin/gups}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/tierd-test.XXXXXX")
+# Shared helpers of the tierd tests (sourced, not run): lib/testlib.sh
+# (TIERD, the binary under test, from the environment; TMP; pass, fail,
+# skip) and starting gups (GUPS), CSV and NUMA helpers. Every process a test
+# starts is recorded and ended by its pid at exit.
+PROG=tierd
+# shellcheck source=SCRIPTDIR/../../../../lib/testlib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../../../lib/testlib.sh"
+TIERD=$BIN
+GUPS=${GUPS:-}
 PIDS=""
 
-cleanup() {
+test_cleanup() {
 	local p
 	for p in $PIDS; do
 		kill -TERM "$p" 2>/dev/null
@@ -23,15 +24,7 @@ cleanup() {
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
-
-[ -x "$TIERD" ] || fail "no tierd binary at $TIERD"
 
 # start_gups [extra gups options]: start gups (256 MiB, 1 thread, until
 # stopped) and wait until it runs; sets GPID
