@@ -17,7 +17,7 @@ SMK_ARGS ?=
 BUILD := $(CURDIR)/build
 PYTHON := $$(cat build/python)
 # C components, in dependency order (libcolloid before what links it).
-C_DIRS := colloid colloid/sim colloid/tierd workloads/memchar workloads/lib workloads/gups antagonists
+C_DIRS := lib colloid colloid/sim colloid/tierd workloads/memchar workloads/gups antagonists
 C_PRESENT = $(foreach d,$(C_DIRS),$(if $(wildcard $(d)/Makefile),$(d)))
 
 .PHONY: help run test build setup lint report clean distclean c-test py-test test-vm

@@ -146,17 +146,17 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->access = (unsigned int)u;
 			break;
 		case OPT_RATE:
-			o->rate_mbps = cli_double("--rate", optarg, 0, 1e9);
+			o->rate_mbps = cli_number("--rate", optarg, 0, 1e9, 0);
 			break;
 		case OPT_HUGE:
 			o->huge = cli_huge(optarg);
 			break;
 		case OPT_DURATION:
-			o->duration = cli_double("--duration", optarg, 0, 1e9);
+			o->duration = cli_number("--duration", optarg, 0, 1e9, 0);
 			break;
 		case OPT_INTERVAL:
-			o->interval = cli_double("--report-interval", optarg,
-						 0.001, 1e6);
+			o->interval = cli_number("--report-interval", optarg,
+						 0.001, 1e6, 0);
 			break;
 		case OPT_OUTPUT:
 			o->output = optarg;

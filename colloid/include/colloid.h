@@ -100,17 +100,17 @@ struct colloid_params {
 	double hemem_write_hot;
 	/** hemem_cool_threshold: when a page's read or write count reaches this, all counts halve (lazily). Default 18. */
 	double hemem_cool_threshold;
-	/** hemem_sample_period: PEBS period (events per sample); informational for mechanisms. Default 5003. */
+	/** hemem_sample_period: PEBS period (events per sample), for the mechanism (colloid_policy_info()). Default 5003. */
 	double hemem_sample_period;
-	/** hemem_quantum_ms: policy loop period in ms; informational for mechanisms. Default 10. */
+	/** hemem_quantum_ms: policy loop period in ms, for the mechanism (colloid_policy_info()). Default 10. */
 	double hemem_quantum_ms;
 
 	/* ---- TPP (Linux NUMA balancing, tiering mode) ---- */
-	/** tpp_scan_size_bytes: bytes the scanner unmaps per scan window (numa_balancing_scan_size_mb); informational. Default 256 MiB. */
+	/** tpp_scan_size_bytes: bytes the mechanism's scanner unmaps per scan window (numa_balancing_scan_size_mb). Default 256 MiB. */
 	double tpp_scan_size_bytes;
 	/**
 	 * tpp_scan_period_ms: numa_balancing_scan_period_min_ms, the time Linux aims to scan the
-	 * whole task in; informational for mechanisms.  Linux spreads it over rss/scan_size
+	 * whole task in, for the mechanism's scanner.  Linux spreads it over rss/scan_size
 	 * windows with a floor of 100 ms per 256 MB window (task_scan_min()). Default 1000.
 	 */
 	double tpp_scan_period_ms;
@@ -124,7 +124,7 @@ struct colloid_params {
 	double tpp_wmark_promo;
 	/** tpp_wmark_demote: when free falls below tpp_wmark_promo, demote LRU pages until free >= this fraction. Default 0.02. */
 	double tpp_wmark_demote;
-	/** tpp_quantum_ms: tick period in ms the mechanism should use; informational. Default 10. */
+	/** tpp_quantum_ms: tick period in ms the mechanism should use (colloid_policy_info()). Default 10. */
 	double tpp_quantum_ms;
 
 	/* ---- MEMTIS ---- */
@@ -132,11 +132,11 @@ struct colloid_params {
 	double memtis_cooling_samples;
 	/** memtis_adapt_samples: recompute the hot threshold after this many samples (also on every tick). Default 100000. */
 	double memtis_adapt_samples;
-	/** memtis_load_period: PEBS load sampling period; informational. Default 199. */
+	/** memtis_load_period: PEBS load sampling period, for the mechanism (colloid_policy_info()). Default 199. */
 	double memtis_load_period;
-	/** memtis_store_period: PEBS store sampling period; informational. Default 100007. */
+	/** memtis_store_period: PEBS store sampling period, for the mechanism (colloid_policy_info()). Default 100007. */
 	double memtis_store_period;
-	/** memtis_quantum_ms: migration daemon period in ms; informational. Default 500. */
+	/** memtis_quantum_ms: migration daemon period in ms, for the mechanism (colloid_policy_info()). Default 500. */
 	double memtis_quantum_ms;
 	/** memtis_free_target: fraction of fast-tier capacity the daemon keeps free by demoting cold pages. Default 0.0. */
 	double memtis_free_target;
@@ -268,6 +268,46 @@ const char *colloid_param_name(unsigned int i, const char **desc);
 /** colloid_policy_name() - name of registered policy @i, NULL past the last. */
 const char *colloid_policy_name(unsigned int i);
 
+/**
+ * struct colloid_policy_info - what a policy asks of its mechanism.
+ *
+ * A mechanism reads these instead of choosing them by the policy's name:
+ * colloid_policy_info() derives them from the policy's constants.
+ * @quantum_ns:   the tick period the policy is designed for, in ns
+ *                (hemem_quantum_ms, tpp_quantum_ms or memtis_quantum_ms,
+ *                rounded to the nearest ns).
+ * @load_period:  PEBS-like sampling period for loads, in events per sample:
+ *                hemem_sample_period (HeMem), memtis_load_period (MEMTIS).
+ *                TPP decides on hint faults, not samples; a mechanism that
+ *                detects accesses by sampling (to emulate hint faults or
+ *                to order TPP's LRU) uses hemem_sample_period (chosen).
+ * @store_period: the same for stores: hemem_sample_period (HeMem, TPP),
+ *                memtis_store_period (MEMTIS).
+ * @samples:      1 when the policy ranks pages by colloid_sample() (HeMem,
+ *                MEMTIS); 0 when samples only order its LRU (TPP).
+ * @hint_faults:  1 when the policy needs colloid_hint_fault() from a page
+ *                scanner (TPP; the scanner's constants are
+ *                tpp_scan_size_bytes and tpp_scan_period_ms).
+ */
+struct colloid_policy_info {
+	uint64_t quantum_ns;
+	double load_period;
+	double store_period;
+	int samples;
+	int hint_faults;
+};
+
+/**
+ * colloid_policy_info() - what policy @policy, with constants @p, needs
+ * from its mechanism.
+ * @p:    constants; NULL = the policy's defaults (colloid_params_default()).
+ * @info: receives the answer.
+ * Return: 0, -EINVAL (@info NULL, or a constant of @p out of range),
+ * -ENOENT (unknown or NULL @policy).
+ */
+int colloid_policy_info(const char *policy, const struct colloid_params *p,
+			struct colloid_policy_info *info);
+
 /* ---- lifecycle ---- */
 
 /**
@@ -276,6 +316,13 @@ const char *colloid_policy_name(unsigned int i);
  * -ENOMEM.  All pages start in cfg->init_tier.
  */
 int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out);
+
+/**
+ * colloid_config_check() - would colloid_new() accept @cfg?  Checks what
+ * colloid_new() checks, allocating nothing (for a mechanism's dry run).
+ * Return: 0, -EINVAL (bad config), -ENOENT (unknown policy).
+ */
+int colloid_config_check(const struct colloid_config *cfg);
 
 /** colloid_destroy() - free a context; NULL is allowed. */
 void colloid_destroy(struct colloid_ctx *ctx);
@@ -382,6 +429,12 @@ int colloid_tick(struct colloid_ctx *ctx, uint64_t now_ns, uint64_t quantum_ns,
 /** colloid_ctx_policy() - policy name of @ctx ("hemem", ...), NULL if @ctx is NULL. */
 const char *colloid_ctx_policy(const struct colloid_ctx *ctx);
 
+/**
+ * colloid_ctx_policy_info() - colloid_policy_info() for the policy and the
+ * live constants of @ctx.  Return: 0 or -EINVAL.
+ */
+int colloid_ctx_policy_info(const struct colloid_ctx *ctx, struct colloid_policy_info *info);
+
 /** colloid_get_state() - snapshot policy state into *@st. Return 0 or -EINVAL. */
 int colloid_get_state(const struct colloid_ctx *ctx, struct colloid_state *st);
 
@@ -403,6 +456,9 @@ double colloid_page_prob(const struct colloid_ctx *ctx, uint64_t page);
  * @migrate: apply @n moves in order; set *@done to the number of leading
  *           moves that succeeded (moves after *@done are treated as failed
  *           and the library puts those pages back in their @from tier).
+ *           A mechanism whose moves can fail out of order instead reports
+ *           each failed move with colloid_page_set_tier() (on the context
+ *           it drives) and sets *@done = @n.
  *           Return 0 or -errno.  May be NULL: the plan is then left in
  *           the buffer for the caller to apply, as with colloid_tick().
  * @priv:    not used by the library; the @priv argument of colloid_step()

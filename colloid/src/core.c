@@ -73,6 +73,27 @@ const char *colloid_policy_name(unsigned int i)
 	return i < NPOLICIES ? policies[i]->name : NULL;
 }
 
+int colloid_policy_info(const char *policy, const struct colloid_params *p,
+			struct colloid_policy_info *info)
+{
+	const struct colloid_policy *pol = colloid_policy_find(policy);
+	struct colloid_params def;
+
+	if (!pol)
+		return -ENOENT;
+	if (!info)
+		return -EINVAL;
+	if (!p) {
+		colloid_params_default(&def, pol->name);
+		p = &def;
+	} else if (colloid_params_check(p)) {
+		return -EINVAL;
+	}
+	memset(info, 0, sizeof(*info));
+	pol->info(p, info);
+	return 0;
+}
+
 /* ---- lists ---- */
 
 /*
@@ -402,18 +423,13 @@ void lat_pair(const struct colloid_ctx *ctx, double *ld, double *la, double *rd,
 
 /* ---- public: lifecycle ---- */
 
-int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out)
+int colloid_config_check(const struct colloid_config *cfg)
 {
-	const struct colloid_policy *pol;
-	struct colloid_ctx *ctx;
-	unsigned int t, k;
-	int ret;
+	unsigned int t;
 
-	if (!cfg || !out || !cfg->policy)
+	if (!cfg || !cfg->policy)
 		return -EINVAL;
-	*out = NULL;
-	pol = colloid_policy_find(cfg->policy);
-	if (!pol)
+	if (!colloid_policy_find(cfg->policy))
 		return -ENOENT;
 	if ((cfg->colloid != 0 && cfg->colloid != 1) || cfg->ntiers < 2 ||
 	    cfg->ntiers > COLLOID_MAX_TIERS || cfg->npages == 0 ||
@@ -424,11 +440,23 @@ int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out)
 		if (!isfinite(cfg->tiers[t].unloaded_latency_ns) ||
 		    cfg->tiers[t].unloaded_latency_ns <= 0)
 			return -EINVAL;
-	if (cfg->params) {
-		ret = colloid_params_check(cfg->params);
-		if (ret)
-			return ret;
-	}
+	return cfg->params ? colloid_params_check(cfg->params) : 0;
+}
+
+int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out)
+{
+	const struct colloid_policy *pol;
+	struct colloid_ctx *ctx;
+	unsigned int t, k;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	ret = colloid_config_check(cfg);
+	if (ret)
+		return ret;
+	pol = colloid_policy_find(cfg->policy);
 
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
@@ -795,6 +823,15 @@ int colloid_get_state(const struct colloid_ctx *ctx, struct colloid_state *st)
 const char *colloid_ctx_policy(const struct colloid_ctx *ctx)
 {
 	return ctx ? ctx->pol->name : NULL;
+}
+
+int colloid_ctx_policy_info(const struct colloid_ctx *ctx, struct colloid_policy_info *info)
+{
+	if (!ctx || !info)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	ctx->pol->info(&ctx->prm, info);
+	return 0;
 }
 
 double colloid_page_prob(const struct colloid_ctx *ctx, uint64_t page)

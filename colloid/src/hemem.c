@@ -11,6 +11,7 @@
  * migration is capped by migrate_limit_Bps.
  */
 #include <errno.h>
+#include <math.h>
 
 #include "internal.h"
 
@@ -100,6 +101,14 @@ static double hemem_hot_threshold(const struct colloid_ctx *ctx)
 	return ctx->prm.hemem_read_hot;
 }
 
+static void hemem_info(const struct colloid_params *p, struct colloid_policy_info *info)
+{
+	info->quantum_ns = (uint64_t)llround(p->hemem_quantum_ms * 1e6);
+	info->load_period = p->hemem_sample_period;
+	info->store_period = p->hemem_sample_period;
+	info->samples = 1;
+}
+
 const struct colloid_policy colloid_policy_hemem = {
 	.name = "hemem",
 	.sign_only = false,
@@ -110,4 +119,5 @@ const struct colloid_policy colloid_policy_hemem = {
 	.tick = hemem_tick,
 	.is_hot = hemem_is_hot,
 	.hot_threshold = hemem_hot_threshold,
+	.info = hemem_info,
 };

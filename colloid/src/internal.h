@@ -108,6 +108,8 @@ struct colloid_policy {
 	/* is the page hot by the baseline's rule (after cooling)? */
 	bool (*is_hot)(const struct colloid_ctx *ctx, const struct cpage *pg);
 	double (*hot_threshold)(const struct colloid_ctx *ctx);
+	/* what the policy asks of its mechanism (periods, quantum, inputs) */
+	void (*info)(const struct colloid_params *p, struct colloid_policy_info *info);
 };
 
 struct tier {

@@ -10,6 +10,7 @@
  * Not modelled: MEMTIS's warm set and huge-page splitting.
  */
 #include <errno.h>
+#include <math.h>
 
 #include "internal.h"
 
@@ -131,6 +132,14 @@ static double memtis_hot_threshold(const struct colloid_ctx *ctx)
 	return ctx->memtis_thr;
 }
 
+static void memtis_info(const struct colloid_params *p, struct colloid_policy_info *info)
+{
+	info->quantum_ns = (uint64_t)llround(p->memtis_quantum_ms * 1e6);
+	info->load_period = p->memtis_load_period;
+	info->store_period = p->memtis_store_period;
+	info->samples = 1;
+}
+
 const struct colloid_policy colloid_policy_memtis = {
 	.name = "memtis",
 	.sign_only = false,
@@ -140,4 +149,5 @@ const struct colloid_policy colloid_policy_memtis = {
 	.tick = memtis_tick,
 	.is_hot = memtis_is_hot,
 	.hot_threshold = memtis_hot_threshold,
+	.info = memtis_info,
 };

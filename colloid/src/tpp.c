@@ -20,6 +20,7 @@
  * demoted; while balanced within delta, nothing moves.
  */
 #include <errno.h>
+#include <math.h>
 
 #include "internal.h"
 
@@ -189,6 +190,15 @@ static double tpp_hot_threshold(const struct colloid_ctx *ctx)
 	return ctx->tpp_threshold_ms;
 }
 
+/* TPP decides on hint faults; samples only order its LRU (colloid.h) */
+static void tpp_info(const struct colloid_params *p, struct colloid_policy_info *info)
+{
+	info->quantum_ns = (uint64_t)llround(p->tpp_quantum_ms * 1e6);
+	info->load_period = p->hemem_sample_period;
+	info->store_period = p->hemem_sample_period;
+	info->hint_faults = 1;
+}
+
 const struct colloid_policy colloid_policy_tpp = {
 	.name = "tpp",
 	.sign_only = true,
@@ -198,4 +208,5 @@ const struct colloid_policy colloid_policy_tpp = {
 	.tick = tpp_tick,
 	.is_hot = tpp_is_hot,
 	.hot_threshold = tpp_hot_threshold,
+	.info = tpp_info,
 };

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * helpers.h - shared by the libcolloid tests: assertions, a two-tier
- * context factory and a deterministic random generator.  Tests exit 0 on
- * pass, 1 on fail, 77 on skip.
+ * helpers.h - shared by the libcolloid tests: a two-tier context factory, a
+ * latency feed, a plan checker and a deterministic random generator (the
+ * golden hashes depend on it).  Assertions and exit codes: lib/include/check.h.
  */
 #ifndef COLLOID_TEST_HELPERS_H
 #define COLLOID_TEST_HELPERS_H
@@ -14,31 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "colloid.h"
-
-#define T_PASS 0
-#define T_FAIL 1
-#define T_SKIP 77
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                               \
-			goto err;                                                     \
-		}                                                                     \
-	} while (0)
-
-#define CHECKF(cond, ...)                                                             \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, \
-				#cond);                                               \
-			fprintf(stderr, __VA_ARGS__);                                 \
-			fputc('\n', stderr);                                          \
-			goto err;                                                     \
-		}                                                                     \
-	} while (0)
 
 static const char *const t_policies[] = { "hemem", "tpp", "memtis" };
 #define T_NPOLICIES 3

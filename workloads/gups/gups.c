@@ -177,7 +177,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->hot_set = cli_size("--hot-set", optarg);
 			break;
 		case OPT_SHARE:
-			o->hot_share = cli_double("--hot-share", optarg, 0, 1);
+			o->hot_share = cli_number("--hot-share", optarg, 0, 1, 0);
 			break;
 		case OPT_OBJ:
 			o->object_size = cli_size("--object-size", optarg);
@@ -212,10 +212,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->interleave = c == OPT_INTERLEAVE;
 			break;
 		case OPT_DURATION:
-			o->duration = cli_double("--duration", optarg, 0, 1e9);
+			o->duration = cli_number("--duration", optarg, 0, 1e9, 0);
 			break;
 		case OPT_MOVE:
-			o->move_hot_at = cli_double("--move-hot-at", optarg, 0, 1e9);
+			o->move_hot_at = cli_number("--move-hot-at", optarg, 0, 1e9, 0);
 			break;
 		case OPT_SEED:
 			if (parse_u64(optarg, &o->seed))
@@ -223,8 +223,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 					optarg);
 			break;
 		case OPT_INTERVAL:
-			o->interval = cli_double("--report-interval", optarg,
-						 0.001, 1e6);
+			o->interval = cli_number("--report-interval", optarg,
+						 0.001, 1e6, 0);
 			break;
 		case OPT_OUTPUT:
 			o->output = optarg;

@@ -9,15 +9,6 @@
 /* Accesses between two looks at the stop flag and the counters. */
 #define BATCH_BYTES (64UL << 10)
 
-static inline uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Uniform integer in [0, n) from a uniform 64-bit draw (Lemire). */
 static inline uint64_t scale(uint64_t x, uint64_t n)
 {

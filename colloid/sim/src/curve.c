@@ -14,7 +14,9 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,6 +323,25 @@ static int load_mess_file(struct curve_set *cs, const char *path, double rr, cha
 	return ret;
 }
 
+/*
+ * A Mess curve file is named exactly bwlat_<digits>.txt: an editor's
+ * bwlat_50.txt~ or a bwlat_50.txt.orig next to it is not a curve.
+ * *pct receives the number (ULONG_MAX when it does not fit).
+ */
+static bool mess_name(const char *name, unsigned long *pct)
+{
+	const char *p = name + 6;
+	char *end;
+
+	if (strncmp(name, "bwlat_", 6) || *p < '0' || *p > '9')
+		return false;
+	errno = 0;
+	*pct = strtoul(p, &end, 10);
+	if (errno)
+		*pct = ULONG_MAX;
+	return !strcmp(end, ".txt");
+}
+
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -342,11 +363,9 @@ static int load_mess_dir(struct curve_set *cs, const char *dir, char *err, size_
 	}
 	/* readdir order is not stable: collect, then sort by name */
 	while ((de = readdir(d))) {
-		unsigned int pct;
-		char tail[8];
+		unsigned long pct;
 
-		if (sscanf(de->d_name, "bwlat_%u.tx%1s", &pct, tail) != 2 || strcmp(tail, "t") ||
-		    strlen(de->d_name) > 64)
+		if (!mess_name(de->d_name, &pct))
 			continue;
 		if (nn >= CURVE_MAX_RATIOS) {
 			seterr(err, errlen, "%s: more than %d bwlat_*.txt files", dir, CURVE_MAX_RATIOS);
@@ -369,9 +388,9 @@ static int load_mess_dir(struct curve_set *cs, const char *dir, char *err, size_
 	qsort(names, nn, sizeof(names[0]), name_cmp);
 	for (i = 0; i < nn && !ret; i++) {
 		char path[4096];
-		unsigned int pct = 0;
+		unsigned long pct = 0;
 
-		sscanf(names[i], "bwlat_%u", &pct);
+		mess_name(names[i], &pct);
 		if (pct > 100) {
 			seterr(err, errlen, "%s/%s: read percentage above 100", dir, names[i]);
 			ret = -EINVAL;
@@ -515,4 +534,9 @@ double curve_lmax(const struct curve_set *cs, double rr)
 double curve_unloaded(const struct curve_set *cs, double rr)
 {
 	return curve_latency(cs, rr, 0.0);
+}
+
+double curve1_unloaded(const struct curve1 *c)
+{
+	return c->parametric ? c->L0 : c->lat[0];
 }

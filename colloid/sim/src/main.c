@@ -8,6 +8,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,12 @@
 
 #include "colloid.h"
 #include "sim.h"
+#include "tbcli.h"
 
 #define MAX_INTENSITY 10.0
 
-static const char *prog = "tiersim";
+const char cli_prog[] = "tiersim";
+static const char *const prog = cli_prog;
 
 /* Calibrated model constants (docs/tier-model.md, "Calibration"). */
 #define DEF_APP_MLP 4.0
@@ -31,7 +34,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: %s --system hemem|tpp|memtis|static --tier default:CURVE[:capacity=GiB]\n"
-"               --tier alternate:CURVE[:capacity=GiB] [options]\n"
+"               --tier alternate:CURVE[:capacity=GiB] [options] [--check]\n"
+"       %s --check-curve CURVE\n"
 "\n"
 "tiersim: deterministic closed-loop simulator of two memory tiers driving\n"
 "libcolloid's policies (docs/tier-model.md).  Output is long-form CSV\n"
@@ -105,6 +109,15 @@ static void usage(FILE *f)
 "                            Files are written as FILE.tmp.PID and renamed into place\n"
 "                            when the run completes: a failed or stopped run leaves none\n"
 "  --no-timing               omit policy_cpu_share (the only non-deterministic value)\n"
+"checks (nothing runs, no file is written):\n"
+"  --check                   with the arguments of a run: check everything the run\n"
+"                            would check before it starts (options, curves, tier\n"
+"                            order, workload, capacities, freeze-at, events,\n"
+"                            quantum; not the output paths) and print 'ok'\n"
+"  --check-curve CURVE       load one curve as a run would and print\n"
+"                            read_ratio,unloaded_latency_ns, one row per read ratio\n"
+"                            (ascending); the unloaded latency is the first point\n"
+"                            the loader keeps.  No other option is taken\n"
 "  -h, --help                this text\n"
 "\n"
 "metrics: throughput (Mops/s), latency_default, latency_alternate (ns), p (share\n"
@@ -114,71 +127,8 @@ static void usage(FILE *f)
 "alternate_bandwidth_utilization (fraction of the tier's wall bandwidth at its\n"
 "read ratio).\n"
 "exit: 0 done, 1 runtime failure, 2 bad arguments, 130/143 interrupted.\n",
-		prog, MAX_INTENSITY, DEF_APP_MLP, DEF_APP_STREAM_MLP, DEF_APP_THINK_NS,
+		prog, prog, MAX_INTENSITY, DEF_APP_MLP, DEF_APP_STREAM_MLP, DEF_APP_THINK_NS,
 		DEF_ANTAG_MLP, DEF_ANTAG_THINK_NS);
-}
-
-static void die_arg(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: error: ", prog);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static double parse_num(const char *s, const char *what)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(v))
-		die_arg("bad number for %s", what);
-	return v;
-}
-
-/*
- * A number for option @opt in [lo, hi] ((lo, hi] when @open_lo), an integer
- * when @integer; anything else is one error line and exit 2.
- */
-static double num_in(const char *arg, const char *opt, double lo, double hi, bool open_lo,
-		     bool integer)
-{
-	double v = parse_num(arg, opt);
-
-	if ((open_lo ? !(v > lo) : !(v >= lo)) || v > hi || (integer && v != floor(v))) {
-		fprintf(stderr, "%s: error: %s must be %s in %c%g, %g%c, got '%s'\n", prog, opt,
-			integer ? "an integer" : "a number", open_lo ? '(' : '[', lo, hi,
-			isinf(hi) ? ')' : ']', arg);
-		exit(2);
-	}
-	return v;
-}
-
-static double parse_size(const char *s, const char *what)
-{
-	char *end;
-	double v, mult = 1;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0)
-		die_arg("bad size for %s", what);
-	if (*end) {
-		switch (*end) {
-		case 'k': case 'K': mult = 1024.0; break;
-		case 'm': case 'M': mult = 1048576.0; break;
-		case 'g': case 'G': mult = 1073741824.0; break;
-		case 't': case 'T': mult = 1099511627776.0; break;
-		case 'b': case 'B': mult = 1; end--; break;
-		default: die_arg("bad size suffix for %s", what);
-		}
-		end++;
-		if (*end && strcasecmp(end, "iB") && strcasecmp(end, "B"))
-			die_arg("bad size suffix for %s", what);
-	}
-	return v * mult;
 }
 
 /*
@@ -208,19 +158,19 @@ static void parse_tier(struct sim_cfg *c, const char *arg, int seen[2])
 	int role;
 
 	if (!colon)
-		die_arg("--tier needs ROLE:CURVE, got '%s'", arg);
+		cli_bad_arg("--tier needs ROLE:CURVE, got '%s'", arg);
 	if (!strncmp(arg, "default:", 8))
 		role = 0;
 	else if (!strncmp(arg, "alternate:", 10))
 		role = 1;
 	else
-		die_arg("--tier role must be default or alternate: '%s'", arg);
+		cli_bad_arg("--tier role must be default or alternate: '%s'", arg);
 	if (seen[role])
-		die_arg("--tier %s given twice", role ? "alternate" : "default");
+		cli_bad_arg("--tier %s given twice", role ? "alternate" : "default");
 	seen[role] = 1;
 	len = strlen(colon + 1);
 	if (len >= sizeof(curve))
-		die_arg("--tier curve too long: '%s'", arg);
+		cli_bad_arg("--tier curve too long: '%s'", arg);
 	strcpy(curve, colon + 1);
 	c->capacity[role] = -1;
 	while ((opt = tier_option(curve))) {
@@ -231,18 +181,18 @@ static void parse_tier(struct sim_cfg *c, const char *arg, int seen[2])
 
 			snprintf(msg, sizeof(msg), "unknown tier option '%.*s' in '%s' (only capacity=GiB is accepted)",
 				 (int)strcspn(opt + 1, "="), opt + 1, arg);
-			die_arg("%s", msg);
+			cli_bad_arg("%s", msg);
 		}
 		if (c->capacity[role] >= 0)
-			die_arg("--tier capacity given twice: '%s'", arg);
-		gib = parse_num(opt + 10, "capacity");
+			cli_bad_arg("--tier capacity given twice: '%s'", arg);
+		gib = cli_number("capacity", opt + 10, -INFINITY, INFINITY, 0);
 		if (!(gib > 0))
-			die_arg("capacity must be > 0 GiB: '%s'", arg);
+			cli_bad_arg("capacity must be > 0 GiB: '%s'", arg);
 		c->capacity[role] = gib * 1073741824.0;
 		*opt = '\0';
 	}
 	if (!curve[0])
-		die_arg("--tier has an empty curve: '%s'", arg);
+		cli_bad_arg("--tier has an empty curve: '%s'", arg);
 	strcpy(c->tier_spec[role], curve);
 }
 
@@ -254,34 +204,34 @@ static void parse_event(struct sim_cfg *c, const char *arg)
 	const char *eq;
 
 	if (c->nev >= SIM_MAX_EVENTS)
-		die_arg("too many --event options (max %s)", "32");
+		cli_bad_arg("too many --event options (max %s)", "32");
 	if (!at)
-		die_arg("--event needs NAME@T[=VALUE], got '%s'", arg);
+		cli_bad_arg("--event needs NAME@T[=VALUE], got '%s'", arg);
 	e = &c->ev[c->nev];
 	memset(e, 0, sizeof(*e));
 	if ((size_t)(at - arg) >= sizeof(e->name))
-		die_arg("bad event name in '%s'", arg);
+		cli_bad_arg("bad event name in '%s'", arg);
 	memcpy(e->name, arg, (size_t)(at - arg));
 	eq = strchr(at, '=');
 	if (strlen(at + 1) >= sizeof(tbuf))
-		die_arg("bad event time in '%s'", arg);
+		cli_bad_arg("bad event time in '%s'", arg);
 	strcpy(tbuf, at + 1);
 	if (eq)
 		tbuf[eq - at - 1] = '\0';
-	e->t_s = parse_num(tbuf, "event time");
+	e->t_s = cli_number("event time", tbuf, -INFINITY, INFINITY, 0);
 	if (e->t_s < 0)
-		die_arg("event time must be >= 0: '%s'", arg);
+		cli_bad_arg("event time must be >= 0: '%s'", arg);
 	if (!strcmp(e->name, "hotset_move")) {
 		if (eq)
-			die_arg("hotset_move takes no value: '%s'", arg);
+			cli_bad_arg("hotset_move takes no value: '%s'", arg);
 	} else if (!strcmp(e->name, "intensity")) {
 		if (!eq)
-			die_arg("intensity event needs =VALUE: '%s'", arg);
-		e->value = parse_num(eq + 1, "event intensity");
+			cli_bad_arg("intensity event needs =VALUE: '%s'", arg);
+		e->value = cli_number("event intensity", eq + 1, -INFINITY, INFINITY, 0);
 		if (e->value < 0 || e->value > MAX_INTENSITY)
-			die_arg("event intensity out of range 0..10: '%s'", arg);
+			cli_bad_arg("event intensity out of range 0..10: '%s'", arg);
 	} else {
-		die_arg("unknown event '%s' (hotset_move, intensity)", e->name);
+		cli_bad_arg("unknown event '%s' (hotset_move, intensity)", e->name);
 	}
 	c->nev++;
 }
@@ -293,37 +243,19 @@ static void parse_param(struct sim_cfg *c, const char *arg)
 	struct colloid_params tmp;
 
 	if (c->npar >= SIM_MAX_PARAMS)
-		die_arg("too many --param options (max %s)", "64");
+		cli_bad_arg("too many --param options (max %s)", "64");
 	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(p->name))
-		die_arg("--param needs NAME=VALUE, got '%s'", arg);
+		cli_bad_arg("--param needs NAME=VALUE, got '%s'", arg);
 	p = &c->par[c->npar];
 	memset(p->name, 0, sizeof(p->name));
 	memcpy(p->name, arg, (size_t)(eq - arg));
-	p->value = parse_num(eq + 1, "--param value");
+	p->value = cli_number("--param value", eq + 1, -INFINITY, INFINITY, 0);
 	colloid_params_default(&tmp, NULL);
 	if (colloid_param_set(&tmp, p->name, p->value) == -ENOENT)
-		die_arg("unknown libcolloid parameter '%s'", p->name);
+		cli_bad_arg("unknown libcolloid parameter '%s'", p->name);
 	if (colloid_param_set(&tmp, p->name, p->value))
-		die_arg("libcolloid parameter out of range: '%s'", arg);
+		cli_bad_arg("libcolloid parameter out of range: '%s'", arg);
 	c->npar++;
-}
-
-/*
- * getopt_long() returned '?' (opterr is 0): an unknown short option
- * (optopt), or the long option just passed (@arg) is unknown or ambiguous
- * (optopt 0), misses its value or has one it does not take.
- */
-static void bad_option(const char *arg)
-{
-	char opt[3] = { '-', (char)optopt, '\0' };
-
-	if (!optopt)
-		die_arg("unknown or ambiguous option '%s' (see --help)", arg);
-	if (optopt < 256 && optopt != 'h')
-		die_arg("unknown option '%s' (see --help)", opt);
-	if (strchr(arg, '='))
-		die_arg("option '%s' takes no value (see --help)", arg);
-	die_arg("option '%s' needs a value (see --help)", arg);
 }
 
 static void on_signal(int sig)
@@ -335,8 +267,73 @@ enum {
 	O_SYSTEM = 256, O_COLLOID, O_DELTAP, O_TIER, O_WORKLOAD, O_WS, O_HOT, O_SHARE, O_THETA,
 	O_OBJ, O_OP, O_APPC, O_ANTU, O_INT, O_SHF, O_REGION, O_DUR, O_QUANT, O_AVG, O_FREEZE,
 	O_EVENT, O_PARAM, O_SEED, O_TS, O_SUM, O_NOTIME, O_AMLP, O_ASMLP, O_ATHINK,
-	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_CHASHARE, O_PEBSMAX, O_TPPREF,
+	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_CHASHARE, O_PEBSMAX, O_TPPREF, O_CHECK,
+	O_CHECKCURVE,
 };
+
+/* --check-curve: the curve as a run loads it, one row per read ratio */
+static int check_curve(const char *spec)
+{
+	struct curve_set cs;
+	char err[512];
+	int i;
+
+	if (curve_load(&cs, spec, err, sizeof(err)))
+		cli_bad_arg("%s", err);
+	printf("read_ratio,unloaded_latency_ns\n");
+	for (i = 0; i < cs.n; i++)
+		printf("%.6g,%.6g\n", cs.c[i].read_ratio, curve1_unloaded(&cs.c[i]));
+	curve_free(&cs);
+	if (fflush(stdout)) {
+		fprintf(stderr, "%s: error: cannot write to stdout\n", prog);
+		return 1;
+	}
+	return 0;
+}
+
+/* options that set one number of the configuration, in a range */
+static const struct num_opt {
+	int id;
+	const char *name;
+	size_t off;
+	double lo, hi;
+	unsigned int flags;	/* CLI_OPEN_LO, CLI_INT */
+} num_opts[] = {
+	{ O_SHARE, "--hot-share", offsetof(struct sim_cfg, hot_share), 0, 1, 0 },
+	{ O_THETA, "--zipf-theta", offsetof(struct sim_cfg, zipf_theta), 0, 10, 0 },
+	{ O_APPC, "--app-cores", offsetof(struct sim_cfg, app_cores), 1, 4096, 0 },
+	{ O_ANTU, "--antagonist-cores-per-unit", offsetof(struct sim_cfg, antag_per_unit), 0, 4096, 0 },
+	{ O_INT, "--intensity", offsetof(struct sim_cfg, intensity), 0, MAX_INTENSITY, 0 },
+	{ O_SHF, "--static-hot-fraction", offsetof(struct sim_cfg, static_hot_fraction), 0, 1, 0 },
+	{ O_DUR, "--duration", offsetof(struct sim_cfg, duration_s), 1, 1e6, CLI_INT },
+	{ O_FREEZE, "--freeze-at", offsetof(struct sim_cfg, freeze_at_s), 0, INFINITY, CLI_OPEN_LO },
+	{ O_AVG, "--average-last", offsetof(struct sim_cfg, average_last_s), 1, INFINITY, CLI_INT },
+	{ O_AMLP, "--app-mlp", offsetof(struct sim_cfg, app_mlp), 0, 1024, CLI_OPEN_LO },
+	{ O_ASMLP, "--app-stream-mlp", offsetof(struct sim_cfg, app_stream_mlp), 0, 1024, CLI_OPEN_LO },
+	{ O_ATHINK, "--app-think-ns", offsetof(struct sim_cfg, app_think_ns), 0, 1e9, 0 },
+	{ O_BMLP, "--antagonist-mlp", offsetof(struct sim_cfg, antag_mlp), 0, 1024, 0 },
+	{ O_BTHINK, "--antagonist-think-ns", offsetof(struct sim_cfg, antag_think_ns), 0, 1e9, 0 },
+	{ O_CHAPOLL, "--cha-poll-us", offsetof(struct sim_cfg, cha_poll_us), 1, 1e6, 0 },
+	{ O_CHASHARE, "--cha-share", offsetof(struct sim_cfg, cha_share), 0, 1, CLI_OPEN_LO },
+	{ O_CHANOISE, "--cha-noise", offsetof(struct sim_cfg, cha_noise), 0, 2, 0 },
+	{ O_PEBSMAX, "--pebs-max-rate", offsetof(struct sim_cfg, pebs_max_rate), 1, INFINITY, 0 },
+	{ O_TPPREF, "--tpp-ref-rate", offsetof(struct sim_cfg, tpp_ref_rate), 0, 1e9, 0 },
+};
+
+/* sets the number of option @id from optarg; 0 if @id is not one of them */
+static int num_opt(struct sim_cfg *c, int id)
+{
+	for (size_t i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++) {
+		const struct num_opt *n = &num_opts[i];
+
+		if (n->id == id) {
+			*(double *)((char *)c + n->off) =
+				cli_number(n->name, optarg, n->lo, n->hi, n->flags);
+			return 1;
+		}
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -377,11 +374,15 @@ int main(int argc, char **argv)
 		{ "cha-share", required_argument, NULL, O_CHASHARE },
 		{ "pebs-max-rate", required_argument, NULL, O_PEBSMAX },
 		{ "tpp-ref-rate", required_argument, NULL, O_TPPREF },
+		{ "check", no_argument, NULL, O_CHECK },
+		{ "check-curve", required_argument, NULL, O_CHECKCURVE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct sim_cfg c;
 	int seen_tier[2] = { 0, 0 }, have_system = 0, have_share = 0, have_theta = 0, o, ret;
+	int check = 0, nopts = 0;
+	const char *curve_spec = NULL;
 	double v;
 	struct sigaction sa;
 
@@ -418,6 +419,7 @@ int main(int argc, char **argv)
 	c.timing = 1;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		nopts += o != O_CHECKCURVE;
 		switch (o) {
 		case 'h':
 			usage(stdout);
@@ -433,7 +435,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "static"))
 				c.system = SYS_STATIC;
 			else
-				die_arg("unknown system '%s' (hemem, tpp, memtis, static)", optarg);
+				cli_bad_arg("unknown system '%s' (hemem, tpp, memtis, static)", optarg);
 			break;
 		case O_COLLOID:
 			if (!strcmp(optarg, "on"))
@@ -441,7 +443,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "off"))
 				c.colloid = 0;
 			else
-				die_arg("--colloid must be on or off, got '%s'", optarg);
+				cli_bad_arg("--colloid must be on or off, got '%s'", optarg);
 			break;
 		case O_DELTAP:
 			if (!strcmp(optarg, "binary"))
@@ -449,7 +451,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "closed"))
 				c.dp_mode = COLLOID_DP_CLOSED;
 			else
-				die_arg("--delta-p must be binary or closed, got '%s'", optarg);
+				cli_bad_arg("--delta-p must be binary or closed, got '%s'", optarg);
 			break;
 		case O_TIER:
 			parse_tier(&c, optarg, seen_tier);
@@ -460,26 +462,26 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "zipf"))
 				c.workload = WL_ZIPF;
 			else
-				die_arg("unknown workload '%s' (gups, zipf)", optarg);
+				cli_bad_arg("unknown workload '%s' (gups, zipf)", optarg);
 			break;
 		case O_WS:
-			c.working_set = parse_size(optarg, "--working-set");
+			c.working_set = (double)cli_size("--working-set", optarg);
 			break;
 		case O_HOT:
-			c.hot_set = parse_size(optarg, "--hot-set");
+			c.hot_set = (double)cli_size("--hot-set", optarg);
 			break;
 		case O_SHARE:
-			c.hot_share = num_in(optarg, "--hot-share", 0, 1, false, false);
+			num_opt(&c, o);
 			have_share = 1;
 			break;
 		case O_THETA:
-			c.zipf_theta = num_in(optarg, "--zipf-theta", 0, 10, false, false);
+			num_opt(&c, o);
 			have_theta = 1;
 			break;
 		case O_OBJ:
-			c.object_bytes = parse_size(optarg, "--object-size");
+			c.object_bytes = (double)cli_size("--object-size", optarg);
 			if (c.object_bytes < 64 || c.object_bytes > 1048576)
-				die_arg("--object-size must be 64..1048576 bytes, got '%s'", optarg);
+				cli_bad_arg("--object-size must be 64..1048576 bytes, got '%s'", optarg);
 			break;
 		case O_OP:
 			if (!strcmp(optarg, "rmw"))
@@ -487,42 +489,21 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "read"))
 				c.rmw = 0;
 			else
-				die_arg("--op must be rmw or read, got '%s'", optarg);
-			break;
-		case O_APPC:
-			c.app_cores = num_in(optarg, "--app-cores", 1, 4096, false, false);
-			break;
-		case O_ANTU:
-			c.antag_per_unit = num_in(optarg, "--antagonist-cores-per-unit", 0, 4096, false, false);
-			break;
-		case O_INT:
-			c.intensity = num_in(optarg, "--intensity", 0, MAX_INTENSITY, false, false);
-			break;
-		case O_SHF:
-			c.static_hot_fraction = num_in(optarg, "--static-hot-fraction", 0, 1, false, false);
+				cli_bad_arg("--op must be rmw or read, got '%s'", optarg);
 			break;
 		case O_REGION:
-			v = parse_size(optarg, "--region-size");
+			v = (double)cli_size("--region-size", optarg);
 			if (v < 4096 || v > 1073741824.0 || v != floor(v) ||
 			    ((uint64_t)v & ((uint64_t)v - 1)))
-				die_arg("--region-size must be a power of two in 4K..1G, got '%s'",
+				cli_bad_arg("--region-size must be a power of two in 4K..1G, got '%s'",
 					optarg);
 			c.region_size = (uint64_t)v;
 			break;
-		case O_DUR:
-			c.duration_s = num_in(optarg, "--duration", 1, 1e6, false, true);
-			break;
 		case O_QUANT:
-			v = num_in(optarg, "--quantum-ms", 0, 1000, true, false);
+			v = cli_number("--quantum-ms", optarg, 0, 1000, CLI_OPEN_LO);
 			c.quantum_ns = (uint64_t)llround(v * 1e6);
 			if (!c.quantum_ns || 1000000000ULL % c.quantum_ns)
-				die_arg("--quantum-ms must divide 1000, got '%s'", optarg);
-			break;
-		case O_FREEZE:
-			c.freeze_at_s = num_in(optarg, "--freeze-at", 0, INFINITY, true, false);
-			break;
-		case O_AVG:
-			c.average_last_s = num_in(optarg, "--average-last", 1, INFINITY, false, true);
+				cli_bad_arg("--quantum-ms must divide 1000, got '%s'", optarg);
 			break;
 		case O_EVENT:
 			parse_event(&c, optarg);
@@ -531,7 +512,7 @@ int main(int argc, char **argv)
 			parse_param(&c, optarg);
 			break;
 		case O_SEED:
-			v = num_in(optarg, "--seed", 0, 9007199254740992.0, false, true);
+			v = cli_number("--seed", optarg, 0, 9007199254740992.0, CLI_INT);
 			c.seed = (uint64_t)v;
 			break;
 		case O_TS:
@@ -543,65 +524,55 @@ int main(int argc, char **argv)
 		case O_NOTIME:
 			c.timing = 0;
 			break;
-		case O_AMLP:
-			c.app_mlp = num_in(optarg, "--app-mlp", 0, 1024, true, false);
+		case O_CHECK:
+			check = 1;
 			break;
-		case O_ASMLP:
-			c.app_stream_mlp = num_in(optarg, "--app-stream-mlp", 0, 1024, true, false);
-			break;
-		case O_ATHINK:
-			c.app_think_ns = num_in(optarg, "--app-think-ns", 0, 1e9, false, false);
-			break;
-		case O_BMLP:
-			c.antag_mlp = num_in(optarg, "--antagonist-mlp", 0, 1024, false, false);
-			break;
-		case O_BTHINK:
-			c.antag_think_ns = num_in(optarg, "--antagonist-think-ns", 0, 1e9, false, false);
-			break;
-		case O_CHAPOLL:
-			c.cha_poll_us = num_in(optarg, "--cha-poll-us", 1, 1e6, false, false);
-			break;
-		case O_CHASHARE:
-			c.cha_share = num_in(optarg, "--cha-share", 0, 1, true, false);
-			break;
-		case O_CHANOISE:
-			c.cha_noise = num_in(optarg, "--cha-noise", 0, 2, false, false);
-			break;
-		case O_PEBSMAX:
-			c.pebs_max_rate = num_in(optarg, "--pebs-max-rate", 1, INFINITY, false, false);
-			break;
-		case O_TPPREF:
-			c.tpp_ref_rate = num_in(optarg, "--tpp-ref-rate", 0, 1e9, false, false);
+		case O_CHECKCURVE:
+			if (curve_spec)
+				cli_bad_arg("%s", "--check-curve given twice");
+			curve_spec = optarg;
 			break;
 		default:
-			bad_option(argv[optind - 1]);
+			if (!num_opt(&c, o))
+				cli_bad_option(o, argv);
 		}
 	}
 	if (optind < argc)
-		die_arg("unexpected argument '%s'", argv[optind]);
+		cli_bad_arg("unexpected argument '%s'", argv[optind]);
+	if (curve_spec) {
+		if (nopts)
+			cli_bad_arg("%s", "--check-curve takes no other option");
+		return check_curve(curve_spec);
+	}
 	if (!have_system)
-		die_arg("%s", "--system is required");
+		cli_bad_arg("%s", "--system is required");
 	if (!seen_tier[0] || !seen_tier[1])
-		die_arg("%s", "--tier default:CURVE and --tier alternate:CURVE are required");
+		cli_bad_arg("%s", "--tier default:CURVE and --tier alternate:CURVE are required");
 	if (c.hot_set > c.working_set)
-		die_arg("%s", "--hot-set is larger than --working-set");
+		cli_bad_arg("%s", "--hot-set is larger than --working-set");
 	if (c.workload == WL_ZIPF && have_share)
-		die_arg("%s", "--hot-share is for --workload gups; zipf's skew is --zipf-theta");
+		cli_bad_arg("%s", "--hot-share is for --workload gups; zipf's skew is --zipf-theta");
 	if (c.workload == WL_GUPS && have_theta)
-		die_arg("%s", "--zipf-theta needs --workload zipf");
+		cli_bad_arg("%s", "--zipf-theta needs --workload zipf");
 	if (c.working_set < (double)c.region_size)
-		die_arg("%s", "--working-set is smaller than one region");
+		cli_bad_arg("%s", "--working-set is smaller than one region");
 	if (c.average_last_s > c.duration_s)
-		die_arg("%s", "--average-last is longer than --duration");
+		cli_bad_arg("%s", "--average-last is longer than --duration");
 	if (c.freeze_at_s >= c.duration_s)
-		die_arg("%s", "--freeze-at is not before the end of the run (--duration)");
+		cli_bad_arg("%s", "--freeze-at is not before the end of the run (--duration)");
 	if (c.working_set / (double)c.region_size > 2e8)
-		die_arg("%s", "too many regions (working set / region size > 2e8)");
+		cli_bad_arg("%s", "too many regions (working set / region size > 2e8)");
 	for (o = 0; o < c.nev; o++) {
 		if (c.ev[o].t_s >= c.duration_s)
-			die_arg("event '%s' is not before the end of the run", c.ev[o].name);
+			cli_bad_arg("event '%s' is not before the end of the run", c.ev[o].name);
 		if (!strcmp(c.ev[o].name, "hotset_move") && c.hot_set * 2 > c.working_set)
-			die_arg("%s", "hotset_move needs a hot set at most half the working set");
+			cli_bad_arg("%s", "hotset_move needs a hot set at most half the working set");
+	}
+	if (check) {
+		ret = sim_check(&c, prog);
+		if (!ret)
+			printf("ok\n");
+		return ret;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

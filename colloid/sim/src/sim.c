@@ -6,12 +6,16 @@
  *   1. phase events due at the quantum's start are applied;
  *   2. the traffic fixed point is solved with the current placement (p) and
  *      the previous quantum's migration traffic;
- *   3. the policy observes what its mechanism would: PEBS-like samples
- *      (HeMem, MEMTIS), NUMA hint faults from a 256 MB/period scanner (TPP),
- *      CHA-style per-tier occupancy/arrivals polled every cha_poll_ns;
- *   4. colloid_tick() returns a plan; tiersim applies it; the bytes moved
- *      load both tiers in the next quantum.
- * Metrics are averaged over the quanta of each simulated second.
+ *   3. colloid_step() runs the policy through tiersim's operations table:
+ *      observe feeds what the policy's mechanism would see (PEBS-like
+ *      samples for HeMem and MEMTIS; for TPP, hint faults from Linux's
+ *      scanner, shared with tierd in colloid/mech/, and accessed-bit
+ *      references; CHA-style per-tier occupancy/arrivals polled every
+ *      cha_poll_ns); the library ticks; migrate applies the plan, and the
+ *      bytes moved load both tiers in the next quantum.
+ * The policy's quantum and sampling periods come from libcolloid
+ * (colloid_policy_info()).  Metrics are averaged over the quanta of each
+ * simulated second.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +29,7 @@
 #include <unistd.h>
 
 #include "colloid.h"
+#include "mech.h"
 #include "sim.h"
 
 volatile sig_atomic_t sim_stop_signal;
@@ -96,20 +101,23 @@ struct sim {
 	/* policy */
 	struct colloid_ctx *ctx;
 	struct colloid_params prm;
+	struct colloid_policy_info info;	/* zero for system=static */
 	struct colloid_move *plan;
 	size_t plan_cap;
 	double cpu_ns;		/* CPU time inside libcolloid */
+	double cb_ns;		/* CPU time in tiersim's callbacks of one colloid_step() */
+	int cb_failed;		/* a callback reported its error (one line printed) */
+	double migr;		/* bytes the plan of this quantum moved */
 
 	/* observation buffers */
 	struct sample_rec *sbuf;
 	size_t sbuf_cap;
-	double load_period, store_period;
-	/* TPP scanner */
-	uint64_t scan_cursor;
 	double cha_poll_ns;	/* CHA read interval: --cha-poll-us or the system's monitor */
 	double cha_share;	/* share of the app's reads its arrival counts report */
-	double scan_window_ms;	/* Linux's per-window scan period (tpp_window_ms()) */
-	double scan_pages, scan_virt;	/* unused budgets, bytes (task_numa_work) */
+	/* TPP scanner (colloid/mech) and the faults it has armed */
+	struct mech_scan scan;
+	uint64_t scan_t0;	/* start of the quantum being scanned */
+	double scan_qns;
 	uint8_t *pending;
 	struct fault_heap heap;
 	struct fault_ev *fbuf;
@@ -150,13 +158,19 @@ static double cpu_now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-#define TIMED(s, stmt)                                   \
+/* adds the CPU time of @stmt to @acc (when timing) */
+#define CPU_TIME(s, acc, stmt)                           \
 	do {                                             \
 		double t0_ = (s)->cfg->timing ? cpu_now_ns() : 0; \
 		stmt;                                    \
 		if ((s)->cfg->timing)                    \
-			(s)->cpu_ns += cpu_now_ns() - t0_; \
+			(acc) += cpu_now_ns() - t0_;     \
 	} while (0)
+/* time spent inside libcolloid: the library calls of tiersim's callbacks */
+#define TIMED(s, stmt) CPU_TIME(s, (s)->cpu_ns, stmt)
+/* a callback's own time, taken out of colloid_step()'s (model work is not
+ * the policy's) */
+#define CALLBACK(s, stmt) CPU_TIME(s, (s)->cb_ns, stmt)
 
 static const char *system_name(enum sim_system sys)
 {
@@ -246,54 +260,30 @@ static void initial_placement(struct sim *s)
 	recount(s);
 }
 
-/* the quantum: --quantum-ms, or the policy's own period (libcolloid params) */
+/* the quantum: --quantum-ms, else the policy's own period
+ * (colloid_policy_info()), else (system=static, no policy) 10 ms */
 static uint64_t policy_quantum_ns(const struct sim *s)
 {
-	double ms = 10;
-
-	if (s->cfg->system == SYS_HEMEM)
-		ms = s->prm.hemem_quantum_ms;
-	else if (s->cfg->system == SYS_TPP)
-		ms = s->prm.tpp_quantum_ms;
-	else if (s->cfg->system == SYS_MEMTIS)
-		ms = s->prm.memtis_quantum_ms;
-	return s->cfg->quantum_ns ? s->cfg->quantum_ns : (uint64_t)llround(ms * 1e6);
-}
-
-/*
- * Linux's scan period for one window of tpp_scan_size_bytes: task_scan_min()
- * in kernel/sched/fair.c.  numa_balancing_scan_period_min_ms
- * (tpp_scan_period_ms) is the time to scan the *whole* task, so it is split
- * over rss/scan_size windows, but never below the floor that keeps the scan
- * under MAX_SCAN_WINDOW = 2560 MB/s.  In tiering mode task_numa_fault()
- * returns before task_numa_placement(), so the period never grows from
- * task_scan_start() = this value.  For 72 GiB and 256 MB: max(100, 1000/288)
- * = 100 ms, i.e. 2.56 GB/s.
- */
-static double tpp_window_ms(double rss_bytes, double scan_bytes, double period_min_ms)
-{
-	double scan_mb = scan_bytes / (1024.0 * 1024.0), windows, floor_ms = 1000.0;
-
-	if (scan_mb < 2560.0)
-		floor_ms = 1000.0 / floor(2560.0 / scan_mb);
-	windows = ceil(rss_bytes / scan_bytes);
-	if (windows < 1)
-		windows = 1;
-	return fmax(floor_ms, period_min_ms / windows);
+	if (s->cfg->quantum_ns)
+		return s->cfg->quantum_ns;
+	return s->info.quantum_ns ? s->info.quantum_ns : 10000000ULL;
 }
 
 /* --------------------------------------------------------------- policy */
 
-static int policy_init(struct sim *s)
+/* the library's constants for the system: published defaults, the
+ * system's own monitor, then --delta-p and --param.  0, or 2 after one
+ * error line. */
+static int policy_params(struct sim *s)
 {
 	const struct sim_cfg *c = s->cfg;
-	struct colloid_config cc;
 	int i, ret;
-	double qs;
 
 	ret = colloid_params_default(&s->prm, system_name(c->system));
-	if (ret)
-		return fail(s, "libcolloid does not know policy %s", system_name(c->system));
+	if (ret) {
+		fail(s, "libcolloid does not know policy %s", system_name(c->system));
+		return 2;
+	}
 	if (c->dp_mode >= 0)
 		s->prm.dp_mode = c->dp_mode;
 	/* HeMem's own monitor (released hemem pebs.c): colloid_update_stats()
@@ -304,26 +294,105 @@ static int policy_init(struct sim *s)
 		s->prm.ewma_alpha = 1.0 / 16.0;
 	for (i = 0; i < c->npar; i++) {
 		ret = colloid_param_set(&s->prm, c->par[i].name, c->par[i].value);
-		if (ret)
-			return fail(s, "libcolloid rejected --param %s", c->par[i].name);
+		if (ret) {
+			fail(s, "libcolloid rejected --param %s", c->par[i].name);
+			return 2;
+		}
 	}
-	memset(&cc, 0, sizeof(cc));
-	cc.policy = system_name(c->system);
-	cc.colloid = c->colloid;
-	cc.ntiers = 2;
+	ret = colloid_policy_info(system_name(c->system), &s->prm, &s->info);
+	if (ret) {
+		fail(s, "libcolloid rejects the parameters together: %s", strerror(-ret));
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * What a run checks before it starts, beyond the options main() checked:
+ * the curves, the workload's layout, the capacities; for a policy, its
+ * constants, the tier order and libcolloid's configuration; the quantum.
+ * Fills s->tier, s->region, s->nreg, s->cap_reg, s->prm, s->info and *cc.
+ * Returns 0, or 2 after one error line (a bad argument).
+ */
+static int validate(struct sim *s, struct colloid_config *cc)
+{
+	const struct sim_cfg *c = s->cfg;
+	char err[512];
+	uint64_t qns;
+	int i, ret;
+
 	for (i = 0; i < 2; i++) {
-		cc.tiers[i].capacity_bytes = s->cap_reg[i] * s->region;
-		cc.tiers[i].unloaded_latency_ns =
-			curve_unloaded(&s->tier[i], 1.0 / (1.0 + s->wl->write_frac));
+		ret = curve_load(&s->tier[i], c->tier_spec[i], err, sizeof(err));
+		if (ret) {
+			fail(s, "%s", err);
+			return 2;
+		}
 	}
-	/* the default tier must be the faster one for the library too */
-	if (!(cc.tiers[0].unloaded_latency_ns < cc.tiers[1].unloaded_latency_ns))
-		return fail(s, "%s", "the default tier's unloaded latency must be below the alternate tier's");
-	cc.npages = s->nreg;
-	cc.page_size = s->region;
-	cc.init_tier = 1;
-	cc.params = &s->prm;
-	ret = colloid_new(&cc, &s->ctx);
+	ret = workload_layout(c->working_set, c->hot_set, c->object_bytes, c->region_size,
+			      &s->nreg);
+	if (ret) {
+		fail(s, "cannot create workload: %s", strerror(-ret));
+		return 2;
+	}
+	s->region = c->region_size;
+	if (s->nreg >= UINT32_MAX) {
+		fail(s, "%s", "too many regions");
+		return 2;
+	}
+	for (i = 0; i < 2; i++) {
+		double cap = c->capacity[i];
+
+		if (cap < 0)
+			cap = i == 0 ? c->working_set / 3.0 : c->working_set;
+		s->cap_reg[i] = (uint64_t)floor(cap / (double)s->region + 1e-9);
+	}
+	if (s->cap_reg[0] + s->cap_reg[1] < s->nreg) {
+		fail(s, "%s", "the two tiers' capacities do not hold the working set");
+		return 2;
+	}
+	if (c->system != SYS_STATIC) {
+		ret = policy_params(s);
+		if (ret)
+			return ret;
+		memset(cc, 0, sizeof(*cc));
+		cc->policy = system_name(c->system);
+		cc->colloid = c->colloid;
+		cc->ntiers = 2;
+		for (i = 0; i < 2; i++) {
+			cc->tiers[i].capacity_bytes = s->cap_reg[i] * s->region;
+			cc->tiers[i].unloaded_latency_ns =
+				curve_unloaded(&s->tier[i], 1.0 / (1.0 + workload_write_frac(c->rmw)));
+		}
+		/* the default tier must be the faster one for the library too */
+		if (!(cc->tiers[0].unloaded_latency_ns < cc->tiers[1].unloaded_latency_ns)) {
+			fail(s, "%s", "the default tier's unloaded latency must be below the alternate tier's");
+			return 2;
+		}
+		cc->npages = s->nreg;
+		cc->page_size = s->region;
+		cc->init_tier = 1;
+		cc->params = &s->prm;
+		ret = colloid_config_check(cc);
+		if (ret) {
+			fail(s, "libcolloid rejects the configuration: %s", strerror(-ret));
+			return 2;
+		}
+	}
+	qns = policy_quantum_ns(s);
+	if (qns == 0 || 1000000000ULL % qns) {
+		fail(s, "%s", "the quantum must divide 1 s");
+		return 2;
+	}
+	return 0;
+}
+
+static int policy_init(struct sim *s, struct colloid_config *cc)
+{
+	const struct sim_cfg *c = s->cfg;
+	int ret;
+	double qs;
+
+	ret = colloid_new(cc, &s->ctx);
 	if (ret)
 		return fail(s, "colloid_new failed: %s", strerror(-ret));
 	for (uint64_t r = 0; r < s->nreg; r++)
@@ -339,19 +408,28 @@ static int policy_init(struct sim *s)
 	 * icelake server"): its arrival rate, and so Colloid's migration budget
 	 * (not p or the latencies, which are ratios), is 18/32 of the truth. */
 	s->cha_share = c->cha_share > 0 ? c->cha_share : c->system == SYS_HEMEM ? 18.0 / 32.0 : 1.0;
-	s->scan_window_ms = tpp_window_ms(c->working_set, s->prm.tpp_scan_size_bytes,
-					  s->prm.tpp_scan_period_ms);
-	s->plan_cap = 2 * (size_t)ceil(s->prm.migrate_limit_Bps * qs / (double)s->region) + 64;
+	if (s->info.hint_faults &&
+	    mech_scan_init(&s->scan, &s->prm, s->nreg, s->region, c->working_set, c->colloid))
+		return fail(s, "%s", "cannot set up the TPP scanner");
+	s->plan_cap = mech_plan_cap(&s->prm, policy_quantum_ns(s), s->region);
 	s->plan = malloc(s->plan_cap * sizeof(*s->plan));
 	if (!s->plan)
 		return fail(s, "%s", "out of memory");
-	if (c->system == SYS_HEMEM) {
-		s->load_period = s->prm.hemem_sample_period;
-		s->store_period = s->prm.hemem_sample_period;
-	} else if (c->system == SYS_MEMTIS) {
-		s->load_period = s->prm.memtis_load_period;
-		s->store_period = s->prm.memtis_store_period;
-	}
+	return 0;
+}
+
+/* room for @n samples in sbuf; 0, or 1 after one error line */
+static int sbuf_reserve(struct sim *s, size_t n)
+{
+	struct sample_rec *nb;
+
+	if (n <= s->sbuf_cap)
+		return 0;
+	nb = realloc(s->sbuf, n * sizeof(*nb));
+	if (!nb)
+		return fail(s, "%s", "out of memory");
+	s->sbuf = nb;
+	s->sbuf_cap = n;
 	return 0;
 }
 
@@ -368,8 +446,8 @@ static int policy_init(struct sim *s)
 static int feed_samples(struct sim *s, double qns)
 {
 	double acc = s->tr.xa * qns;
-	double ev_l = acc / s->load_period;
-	double ev_s = s->wl->write_frac > 0 ? acc / s->store_period : 0;
+	double ev_l = acc / s->info.load_period;
+	double ev_s = s->wl->write_frac > 0 ? acc / s->info.store_period : 0;
 	double qs = qns * 1e-9, k = 1;
 	uint64_t nl, ns, i, n;
 
@@ -380,14 +458,8 @@ static int feed_samples(struct sim *s, double qns)
 	nl = rng_poisson(&s->rng_obs, ev_l / k);
 	ns = rng_poisson(&s->rng_obs, ev_s / k);
 	n = nl + ns;
-	if (n > s->sbuf_cap) {
-		struct sample_rec *nb = realloc(s->sbuf, n * sizeof(*nb));
-
-		if (!nb)
-			return fail(s, "%s", "out of memory");
-		s->sbuf = nb;
-		s->sbuf_cap = n;
-	}
+	if (sbuf_reserve(s, n))
+		return 1;
 	for (i = 0; i < n; i++) {
 		s->sbuf[i].page = (uint32_t)alias_draw(&s->alias, &s->rng_obs);
 		s->sbuf[i].is_write = i >= nl;
@@ -419,14 +491,8 @@ static int feed_refs(struct sim *s, double qns)
 	if (!(mean > 0))
 		return 0;
 	n = rng_poisson(&s->rng_ref, mean);
-	if (n > s->sbuf_cap) {
-		struct sample_rec *nb = realloc(s->sbuf, n * sizeof(*nb));
-
-		if (!nb)
-			return fail(s, "%s", "out of memory");
-		s->sbuf = nb;
-		s->sbuf_cap = n;
-	}
+	if (sbuf_reserve(s, n))
+		return 1;
 	for (i = 0; i < n; i++)
 		s->sbuf[i].page = (uint32_t)alias_draw(&s->alias, &s->rng_ref);
 	TIMED(s, for (i = 0; i < n; i++)
@@ -435,55 +501,45 @@ static int feed_refs(struct sim *s, double qns)
 }
 
 /*
- * TPP: per window period the scanner walks the address space in order
- * (wrapping) until it has unmapped scan_size bytes ("pages") or passed
- * 8 x scan_size bytes of address space ("virtpages"), as task_numa_work()
- * does.  The walk is spread over the quanta.  Baseline TPP (Linux tiering
- * mode) skips default-tier pages, which cost only virtpages; TPP+Colloid
- * unmaps both tiers.  The first access to an unmapped region takes a hint
- * fault after an exponential time with the region's true access rate.
+ * TPP: Linux's scanner (colloid/mech: task_numa_work() with the window
+ * period of task_scan_min()) walks the address space in order; baseline TPP
+ * leaves default-tier pages mapped, TPP+Colloid unmaps both tiers.  The
+ * first access to an unmapped region takes a hint fault after an
+ * exponential time with the region's true access rate; the walk is spread
+ * over the quantum.
  */
-static bool scan_unmaps(const struct sim *s, uint64_t r)
+static int scan_tier(void *priv, uint64_t r)
 {
-	return s->cfg->colloid || s->where[r] != 0; /* tiering mode leaves top-tier PTEs alone */
+	return ((const struct sim *)priv)->where[r];
+}
+
+static int scan_visit(void *priv, uint64_t r, uint64_t i, uint64_t nscan)
+{
+	struct sim *s = priv;
+	double lam = s->tr.xa * s->wl->prob[r]; /* accesses/ns to the region */
+	struct fault_ev ev;
+
+	if (s->pending[r] || !(lam > 0))
+		return 0;
+	ev.scan_ns = s->scan_t0 + (uint64_t)((double)i * s->scan_qns / (double)nscan);
+	ev.t_ns = ev.scan_ns + (uint64_t)fmin(rng_exp(&s->rng_scan, lam), 1e15);
+	ev.page = r;
+	if (fheap_push(&s->heap, ev)) {
+		fail(s, "%s", "out of memory");
+		return -ENOMEM;
+	}
+	s->pending[r] = 1;
+	return 0;
 }
 
 static int feed_faults(struct sim *s, uint64_t t0, double qns)
 {
-	double per = s->prm.tpp_scan_size_bytes * qns / (s->scan_window_ms * 1e6);
-	double reg = (double)s->region;
-	uint64_t nscan = 0, i, nf = 0, t1 = t0 + (uint64_t)qns;
-	double rate_scale = s->tr.xa; /* accesses/ns to the whole working set */
-	struct fault_ev ev;
+	uint64_t i, nf = 0, t1 = t0 + (uint64_t)qns;
 
-	/* unused budget carries over, at most one window's worth */
-	s->scan_pages = fmin(s->scan_pages + per, fmax(s->prm.tpp_scan_size_bytes, reg));
-	s->scan_virt = fmin(s->scan_virt + 8.0 * per, fmax(8.0 * s->prm.tpp_scan_size_bytes, reg));
-	/* regions this quantum's walk covers, and which of them it unmaps */
-	for (uint64_t r = s->scan_cursor; nscan < s->nreg; r = (r + 1) % s->nreg, nscan++) {
-		bool unmap = scan_unmaps(s, r);
-
-		if (s->scan_virt < reg || (unmap && s->scan_pages < reg))
-			break;
-		s->scan_virt -= reg;
-		if (unmap)
-			s->scan_pages -= reg;
-	}
-	for (i = 0; i < nscan; i++) {
-		uint64_t r = s->scan_cursor;
-		double lam = rate_scale * s->wl->prob[r];
-
-		s->scan_cursor = (s->scan_cursor + 1) % s->nreg;
-		if (s->pending[r] || !(lam > 0) || !scan_unmaps(s, r))
-			continue;
-		/* spread the scan over the quantum */
-		ev.scan_ns = t0 + (uint64_t)((double)i * qns / (double)nscan);
-		ev.t_ns = ev.scan_ns + (uint64_t)fmin(rng_exp(&s->rng_scan, lam), 1e15);
-		ev.page = r;
-		if (fheap_push(&s->heap, ev))
-			return fail(s, "%s", "out of memory");
-		s->pending[r] = 1;
-	}
+	s->scan_t0 = t0;
+	s->scan_qns = qns;
+	if (mech_scan_quantum(&s->scan, qns, scan_tier, scan_visit, s))
+		return 1;
 	while (s->heap.n && s->heap.v[0].t_ns < t1) {
 		if (nf == s->fbuf_cap) {
 			size_t nc = s->fbuf_cap ? 2 * s->fbuf_cap : 1024;
@@ -575,13 +631,13 @@ static int feed_cha(struct sim *s, double qns)
 }
 
 /* apply the plan; returns bytes moved */
-static double apply_plan(struct sim *s, size_t n)
+static double apply_plan(struct sim *s, const struct colloid_move *plan, size_t n)
 {
 	double bytes = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct colloid_move *m = &s->plan[i];
+		const struct colloid_move *m = &plan[i];
 
 		if (m->page >= s->nreg || m->to > 1 || s->where[m->page] != m->from ||
 		    s->used_reg[m->to] >= s->cap_reg[m->to]) {
@@ -596,6 +652,60 @@ static double apply_plan(struct sim *s, size_t n)
 			s->mig_to_d += (double)s->region;
 	}
 	return bytes;
+}
+
+/* ------------------------------------------------- operations table */
+
+/* what the policy's mechanism sees in the quantum ending at @now */
+static int sim_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint64_t qns)
+{
+	struct sim *s = priv;
+	int ret = 0;
+
+	(void)ctx;
+	CALLBACK(s, {
+		if (s->info.samples)
+			ret = feed_samples(s, (double)qns);
+		if (!ret && s->info.hint_faults)
+			ret = feed_refs(s, (double)qns) || feed_faults(s, now - qns, (double)qns);
+		if (!ret)
+			ret = feed_cha(s, (double)qns);
+	});
+	s->cb_failed = ret != 0;
+	return ret ? -EIO : 0;
+}
+
+/* moves that fail are reported one by one (colloid_page_set_tier()) */
+static int sim_migrate(void *priv, const struct colloid_move *plan, size_t n, size_t *done)
+{
+	struct sim *s = priv;
+
+	CALLBACK(s, s->migr = apply_plan(s, plan, n));
+	*done = n;
+	return 0;
+}
+
+static const struct colloid_ops sim_ops = {
+	.name = "tiersim",
+	.observe = sim_observe,
+	.migrate = sim_migrate,
+};
+
+/* one quantum of the policy; the time inside libcolloid goes to cpu_ns */
+static int policy_step(struct sim *s, uint64_t now, uint64_t qns)
+{
+	double t0 = s->cfg->timing ? cpu_now_ns() : 0;
+	int ret;
+
+	s->cb_ns = 0;
+	s->migr = 0;
+	s->mig_to_d = 0;
+	ret = colloid_step(s->ctx, &sim_ops, s, now, qns, s->plan, s->plan_cap, NULL);
+	if (s->cfg->timing)
+		s->cpu_ns += cpu_now_ns() - t0 - s->cb_ns;
+	if (ret && !s->cb_failed)
+		fprintf(stderr, "%s: error: colloid_step failed: %s\n", s->prog, strerror(-ret));
+	return ret ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- output */
@@ -840,16 +950,12 @@ static int write_summary(struct sim *s, double sim_s)
 static int setup(struct sim *s)
 {
 	const struct sim_cfg *c = s->cfg;
-	char err[512];
-	int i, ret;
+	struct colloid_config cc;
+	int ret;
 
-	for (i = 0; i < 2; i++) {
-		ret = curve_load(&s->tier[i], c->tier_spec[i], err, sizeof(err));
-		if (ret) {
-			fail(s, "%s", err);
-			return 2; /* a bad curve is a bad argument */
-		}
-	}
+	ret = validate(s, &cc);
+	if (ret)
+		return ret;
 	rng_seed(&s->rng_wl, c->seed, 1);
 	rng_seed(&s->rng_obs, c->seed, 2);
 	rng_seed(&s->rng_scan, c->seed, 3);
@@ -872,22 +978,9 @@ static int setup(struct sim *s)
 	}
 	if (ret)
 		return fail(s, "cannot create workload: %s", strerror(-ret));
-	s->region = c->region_size;
-	s->nreg = s->wl->nregions;
-	if (s->nreg >= UINT32_MAX)
-		return fail(s, "%s", "too many regions");
+	if (s->wl->nregions != s->nreg)
+		return fail(s, "%s", "the workload's layout is not the one checked");
 	s->lines_per_obj = ceil(c->object_bytes / 64.0);
-	for (i = 0; i < 2; i++) {
-		double cap = c->capacity[i];
-
-		if (cap < 0)
-			cap = i == 0 ? c->working_set / 3.0 : c->working_set;
-		s->cap_reg[i] = (uint64_t)floor(cap / (double)s->region + 1e-9);
-	}
-	if (s->cap_reg[0] + s->cap_reg[1] < s->nreg) {
-		fail(s, "%s", "the two tiers' capacities do not hold the working set");
-		return 2; /* a bad argument */
-	}
 	s->where = calloc(s->nreg, 1);
 	s->pending = calloc(s->nreg, 1);
 	if (!s->where || !s->pending)
@@ -897,7 +990,7 @@ static int setup(struct sim *s)
 	if (ret)
 		return fail(s, "cannot build sampler: %s", strerror(-ret));
 	s->alias_version = s->wl->version;
-	if (c->system != SYS_STATIC && policy_init(s))
+	if (c->system != SYS_STATIC && policy_init(s, &cc))
 		return 1;
 	s->intensity = c->intensity;
 	s->rr_d = s->rr_a = 1.0 / (1.0 + s->wl->write_frac);
@@ -963,6 +1056,21 @@ static int apply_events(struct sim *s, uint64_t t0)
 	return 0;
 }
 
+int sim_check(const struct sim_cfg *cfg, const char *prog)
+{
+	struct sim sim, *s = &sim;
+	struct colloid_config cc;
+	int ret, i;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->prog = prog;
+	ret = validate(s, &cc);
+	for (i = 0; i < 2; i++)
+		curve_free(&s->tier[i]);
+	return ret;
+}
+
 int sim_run(const struct sim_cfg *cfg, const char *prog)
 {
 	struct sim sim, *s = &sim;
@@ -984,12 +1092,7 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 		return ret;
 	}
 	if (!qns)
-		qns = policy_quantum_ns(s);
-	if (qns == 0 || 1000000000ULL % qns) {
-		teardown(s);
-		fprintf(stderr, "%s: error: the quantum must divide 1 s\n", prog);
-		return 2;
-	}
+		qns = policy_quantum_ns(s);	/* validate() checked it */
 	((struct sim_cfg *)c)->quantum_ns = qns;
 	if (s->ctx && !s->plan) {
 		teardown(s);
@@ -1004,7 +1107,6 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 		uint64_t t0 = q * qns, t1 = t0 + qns;
 		struct traffic_in in;
 		double lpo = s->lines_per_obj, appr, migr = 0, rd_r, rd_w, ra_r, ra_w, mrate;
-		size_t n = 0;
 
 		memset(&in, 0, sizeof(in));
 
@@ -1058,29 +1160,10 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 		s->rr_a = ra_r + ra_w > 0 ? ra_r / (ra_r + ra_w) : s->rr_a;
 
 		if (s->ctx && !(c->freeze_at_s > 0 && (double)t0 >= c->freeze_at_s * 1e9)) {
-			if ((c->system == SYS_HEMEM || c->system == SYS_MEMTIS) &&
-			    feed_samples(s, (double)qns)) {
-				ret = 1;
+			ret = policy_step(s, t1, qns);
+			if (ret)
 				break;
-			}
-			if (c->system == SYS_TPP &&
-			    (feed_refs(s, (double)qns) || feed_faults(s, t0, (double)qns))) {
-				ret = 1;
-				break;
-			}
-			if (feed_cha(s, (double)qns)) {
-				ret = 1;
-				break;
-			}
-			TIMED(s, ret = colloid_tick(s->ctx, t1, qns, s->plan, s->plan_cap, &n));
-			if (ret) {
-				fprintf(stderr, "%s: error: colloid_tick failed: %s\n", prog,
-					strerror(-ret));
-				ret = 1;
-				break;
-			}
-			s->mig_to_d = 0;
-			migr = apply_plan(s, n);
+			migr = s->migr;
 		}
 
 		acc[M_THROUGHPUT] += s->tr.xa * 1e3;

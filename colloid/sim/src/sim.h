@@ -71,4 +71,8 @@ extern volatile sig_atomic_t sim_stop_signal;
  * stopped by a signal.  Outputs appear at their paths only on success. */
 int sim_run(const struct sim_cfg *cfg, const char *prog);
 
+/* What sim_run() checks before it starts, without running or opening the
+ * outputs: 0, or 2 after one error line (1: out of memory). */
+int sim_check(const struct sim_cfg *cfg, const char *prog);
+
 #endif /* TIERSIM_SIM_H */

@@ -13,23 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ------------------------------------------------------------------ rng */
+#include "tbutil.h"
 
-/* xoshiro256** seeded through splitmix64: fast, portable, deterministic. */
-struct rng {
-	uint64_t s[4];
-	int have_spare;
-	double spare;
-};
-
-void rng_seed(struct rng *r, uint64_t seed, uint64_t stream);
-uint64_t rng_next(struct rng *r);
-double rng_uniform(struct rng *r);		/* [0, 1) */
-double rng_uniform_pos(struct rng *r);		/* (0, 1) */
-uint64_t rng_below(struct rng *r, uint64_t n);	/* [0, n) */
-double rng_normal(struct rng *r);
-double rng_exp(struct rng *r, double rate);	/* mean 1/rate */
-uint64_t rng_poisson(struct rng *r, double mean);
+/* random numbers: struct rng and rng_*() of libtbutil (lib/include/tbutil.h) */
 
 /* ---------------------------------------------------------------- curve */
 
@@ -72,6 +58,9 @@ double curve_bmax(const struct curve_set *cs, double rr);
 double curve_lmax(const struct curve_set *cs, double rr);
 /* unloaded latency (ns) at read ratio @rr */
 double curve_unloaded(const struct curve_set *cs, double rr);
+/* unloaded latency (ns) of one read ratio's curve: L0, or the first point
+ * the loader kept */
+double curve1_unloaded(const struct curve1 *c);
 
 /* -------------------------------------------------------------- traffic */
 
@@ -128,6 +117,19 @@ struct gups_cfg {
 	int rmw;
 	uint64_t region_size;
 };
+
+/*
+ * workload_layout() - check a workload's layout as the constructors do and
+ * give its number of regions: 0, or -EINVAL (no working set or region, a
+ * hot set outside 0..working set, objects under one byte).
+ */
+int workload_layout(double working_set, double hot_set, double object_bytes,
+		    uint64_t region_size, uint64_t *nregions);
+/* write-backs per line read: 1 for read-modify-write, 0 for reads */
+static inline double workload_write_frac(int rmw)
+{
+	return rmw ? 1.0 : 0.0;
+}
 
 int workload_gups_new(const struct gups_cfg *cfg, struct rng *r, struct workload **out);
 

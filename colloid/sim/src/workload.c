@@ -99,20 +99,32 @@ static const struct workload_ops gups_ops = {
  * (prob, hot) and one uint64_t per region of scratch (*index), and count the
  * hot regions.  The caller sets priv and fills prob.
  */
+int workload_layout(double working_set, double hot_set, double object_bytes,
+		    uint64_t region_size, uint64_t *nregions)
+{
+	if (!(working_set > 0) || region_size == 0 || !(hot_set >= 0) || hot_set > working_set ||
+	    !(object_bytes >= 1))
+		return -EINVAL;
+	*nregions = (uint64_t)ceil(working_set / (double)region_size);
+	return 0;
+}
+
 static int wl_start(double working_set, double hot_set, double object_bytes, int rmw,
 		    uint64_t region_size, const struct workload_ops *ops, struct workload **out,
 		    uint64_t **index, uint64_t *nhot)
 {
 	struct workload *w;
+	uint64_t n;
+	int ret;
 
-	if (!(working_set > 0) || region_size == 0 || !(hot_set >= 0) || hot_set > working_set ||
-	    !(object_bytes >= 1))
-		return -EINVAL;
+	ret = workload_layout(working_set, hot_set, object_bytes, region_size, &n);
+	if (ret)
+		return ret;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->ops = ops;
-	w->nregions = (uint64_t)ceil(working_set / (double)region_size);
+	w->nregions = n;
 	w->prob = malloc(w->nregions * sizeof(*w->prob));
 	w->hot = calloc(w->nregions, 1);
 	*index = malloc(w->nregions * sizeof(**index));
@@ -123,7 +135,7 @@ static int wl_start(double working_set, double hot_set, double object_bytes, int
 		return -ENOMEM;
 	}
 	w->object_bytes = object_bytes;
-	w->write_frac = rmw ? 1.0 : 0.0;
+	w->write_frac = workload_write_frac(rmw);
 	*nhot = (uint64_t)llround(hot_set / (double)region_size);
 	if (*nhot > w->nregions)
 		*nhot = w->nregions;

@@ -38,41 +38,13 @@
 
 /* ------------------------------------------------------------ helpers */
 
-size_t lat_llc_bytes(void)
-{
-	char path[128], buf[64];
-	size_t best = 0;
-
-	for (int i = 0; i < 8; i++) {
-		size_t v;
-		char *end;
-
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		if (tierd_read_file(path, buf, sizeof(buf)))
-			break;
-		if (atoi(buf) < 2)
-			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		if (tierd_read_file(path, buf, sizeof(buf)))
-			continue;
-		v = strtoull(buf, &end, 10);
-		if (*end == 'K')
-			v <<= 10;
-		else if (*end == 'M')
-			v <<= 20;
-		if (v > best)
-			best = v;
-	}
-	return best;
-}
-
 /* first CPU of @node, -1 if it has none */
 static int node_first_cpu(int node)
 {
 	char path[96], buf[1024];
 
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
-	if (tierd_read_file(path, buf, sizeof(buf)) || !buf[0])
+	if (read_text_file(path, buf, sizeof(buf)) || !buf[0])
 		return -1;
 	return atoi(buf);
 }
@@ -83,7 +55,7 @@ static int cpu_package(int cpu)
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
 		 cpu);
-	if (tierd_read_file(path, buf, sizeof(buf)))
+	if (read_text_file(path, buf, sizeof(buf)))
 		return -1;
 	return atoi(buf);
 }
@@ -199,7 +171,7 @@ int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, cha
 		return -ENOTSUP;
 	}
 	/* the uncore PMU's cpumask names one CPU per socket */
-	if (!tierd_read_file("/sys/bus/event_source/devices/uncore_cha_0/cpumask", buf, sizeof(buf))) {
+	if (!read_text_file("/sys/bus/event_source/devices/uncore_cha_0/cpumask", buf, sizeof(buf))) {
 		for (char *p = buf; *p;) {
 			int v = atoi(p);
 
@@ -326,16 +298,6 @@ struct lat_probe {
 	int stop;
 };
 
-static uint64_t xs(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
 static void **chase(void **p, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
@@ -348,7 +310,7 @@ static int probe_buffer(struct probe_tier *pt, size_t bytes, char *why)
 	size_t lines = bytes / 64, i;
 	unsigned long mask[64] = { 0 };
 	uint32_t *perm;
-	uint64_t seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)pt->node;
+	struct rng rng;
 	int st = -1;
 	void *pg;
 
@@ -376,10 +338,11 @@ static int probe_buffer(struct probe_tier *pt, size_t bytes, char *why)
 		return -ENOMEM;
 	}
 	/* Sattolo: a random permutation that is one cycle over all lines */
+	rng_seed(&rng, (uint64_t)pt->node, 0x70726f6265);	/* "probe" */
 	for (i = 0; i < lines; i++)
 		perm[i] = (uint32_t)i;
 	for (i = lines - 1; i > 0; i--) {
-		size_t j = xs(&seed) % i;
+		size_t j = (size_t)rng_below(&rng, i);
 		uint32_t tmp = perm[i];
 
 		perm[i] = perm[j];

@@ -3,17 +3,19 @@
  * tierd - libcolloid's mechanism on real NUMA tiers.
  *
  * Attaches to a running process by pid, cuts its large anonymous mappings
- * into regions (libcolloid "pages"), and per quantum, as tiersim does on
- * model tiers:
- *   1. feeds access observations: PEBS / IBS samples (perf) or DAMON
- *      nr_accesses -> colloid_sample(); for TPP, an emulated scanner turns
- *      the first observed access after a region was "scanned" into
- *      colloid_hint_fault();
- *   2. feeds per-tier latency: CHA TOR occupancy/inserts or probe chases
- *      -> colloid_observe_cha();
- *   3. calls colloid_tick() and applies the plan with move_pages(2), in
- *      plan order, at most the plan; moves that fail are reported back with
+ * into regions (libcolloid "pages"), and per quantum runs colloid_step()
+ * through tierd's operations table, as tiersim does on model tiers:
+ *   observe: access observations, PEBS / IBS samples (perf) or DAMON
+ *      nr_accesses -> colloid_sample(); for TPP, Linux's scanner (shared
+ *      with tiersim in colloid/mech/) "unmaps" regions and the first
+ *      observed access after that becomes colloid_hint_fault(); per-tier
+ *      latency, CHA TOR occupancy/inserts or probe chases ->
+ *      colloid_observe_cha();
+ *   the library ticks;
+ *   migrate: the plan goes through move_pages(2), in plan order, at most
+ *      the plan; moves that fail are reported back with
  *      colloid_page_set_tier().
+ * The quantum and the sampling periods come from colloid_policy_info().
  * Every report interval it writes t_s,metric,value,unit rows.
  */
 #include <errno.h>
@@ -31,6 +33,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mech.h"
+#include "tbcli.h"
 #include "tierd.h"
 
 #ifndef SYS_pidfd_open
@@ -38,6 +42,7 @@
 #endif
 
 #define PROG "tierd"
+const char cli_prog[] = PROG;
 #define MAX_PARAMS 64
 
 struct opts {
@@ -117,65 +122,21 @@ static void usage(FILE *f)
 "2 bad argument or unusable host (one line 'tierd: error: ...').\n");
 }
 
-static void die2(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die2(const char *fmt, ...)
+/* a node number of option @opt */
+static int node_arg(const char *opt, const char *s)
 {
-	va_list ap;
-
-	fprintf(stderr, PROG ": error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
+	return (int)cli_number(opt, s, 0, 4095, CLI_INT);
 }
 
-static int parse_size(const char *s, size_t *out)
+/* a size (parse_size()) that fits a size_t; 0 or -EINVAL */
+static int size_arg(const char *s, size_t *out)
 {
-	char *end;
-	double v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -EINVAL;
-	switch (*end) {
-	case 'K': case 'k': v *= 1024.0; end++; break;
-	case 'M': case 'm': v *= 1048576.0; end++; break;
-	case 'G': case 'g': v *= 1073741824.0; end++; break;
-	case 'T': case 't': v *= 1099511627776.0; end++; break;
-	default: break;
-	}
-	if (*end == 'i' || *end == 'B')
-		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
-	if (*end || v > 1e18)
+	if (parse_size(s, &v) || v > SIZE_MAX)
 		return -EINVAL;
 	*out = (size_t)v;
 	return 0;
-}
-
-static double parse_num(const char *opt, const char *s, double lo, double hi)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-		die2("--%s: '%s' is not a number in [%g, %g]", opt, s, lo, hi);
-	return v;
-}
-
-static int parse_node(const char *opt, const char *s)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0 || v > 4095)
-		die2("--%s: '%s' is not a node number", opt, s);
-	return (int)v;
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -230,7 +191,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 		switch (c) {
 		case O_PID:
-			o->pid = (pid_t)parse_num("pid", optarg, 1, INT_MAX);
+			o->pid = (pid_t)cli_number("--pid", optarg, 1, INT_MAX, CLI_INT);
 			break;
 		case O_POLICY:
 			o->policy = optarg;
@@ -241,42 +202,42 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			else if (!strcmp(optarg, "off"))
 				o->colloid = 0;
 			else
-				die2("--colloid: '%s' is not on or off", optarg);
+				cli_bad_arg("--colloid: '%s' is not on or off", optarg);
 			break;
 		case O_TIERS:
 			comma = strchr(optarg, ',');
 			if (!comma || strchr(comma + 1, ','))
-				die2("--tiers: '%s' is not NODE,NODE", optarg);
+				cli_bad_arg("--tiers: '%s' is not NODE,NODE", optarg);
 			*comma = '\0';
-			o->nodes[0] = parse_node("tiers", optarg);
-			o->nodes[1] = parse_node("tiers", comma + 1);
+			o->nodes[0] = node_arg("--tiers", optarg);
+			o->nodes[1] = node_arg("--tiers", comma + 1);
 			o->have_tiers = 1;
 			break;
 		case O_REGION:
-			if (parse_size(optarg, &sz) || (sz != 4096 && sz != (2UL << 20)))
-				die2("--region-size: '%s' is not 2M or 4K", optarg);
+			if (size_arg(optarg, &sz) || (sz != 4096 && sz != (2UL << 20)))
+				cli_bad_arg("--region-size: '%s' is not 2M or 4K", optarg);
 			o->region_size = sz;
 			break;
 		case O_MINMAP:
-			if (parse_size(optarg, &o->min_mapping))
-				die2("--min-mapping: '%s' is not a size", optarg);
+			if (size_arg(optarg, &o->min_mapping))
+				cli_bad_arg("--min-mapping: '%s' is not a size", optarg);
 			break;
 		case O_QUANTUM:
-			o->quantum_ms = parse_num("quantum-ms", optarg, 1, 60000);
+			o->quantum_ms = cli_number("--quantum-ms", optarg, 1, 60000, 0);
 			break;
 		case O_DURATION:
-			o->duration_s = parse_num("duration", optarg, 0, 1e7);
+			o->duration_s = cli_number("--duration", optarg, 0, 1e7, 0);
 			break;
 		case O_PARAM: {
 			char *eq = strchr(optarg, '=');
 
 			if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof(o->par[0].name))
-				die2("--param: '%s' is not NAME=VALUE", optarg);
+				cli_bad_arg("--param: '%s' is not NAME=VALUE", optarg);
 			if (o->npar == MAX_PARAMS)
-				die2("--param: more than %d parameters", MAX_PARAMS);
+				cli_bad_arg("--param: more than %d parameters", MAX_PARAMS);
 			memcpy(o->par[o->npar].name, optarg, (size_t)(eq - optarg));
 			o->par[o->npar].name[eq - optarg] = '\0';
-			o->par[o->npar].value = parse_num("param", eq + 1, -1e300, 1e300);
+			o->par[o->npar].value = cli_number("--param", eq + 1, -1e300, 1e300, 0);
 			o->npar++;
 			break;
 		}
@@ -290,7 +251,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			else if (!strcmp(optarg, "none"))
 				o->observe = OBS_NONE;
 			else
-				die2("--observe: '%s' is not auto, perf, damon or none", optarg);
+				cli_bad_arg("--observe: '%s' is not auto, perf, damon or none", optarg);
 			break;
 		case O_LATENCY:
 			if (!strcmp(optarg, "auto"))
@@ -300,53 +261,53 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			else if (!strcmp(optarg, "probe"))
 				o->latency = LAT_PROBE;
 			else
-				die2("--latency: '%s' is not auto, cha or probe", optarg);
+				cli_bad_arg("--latency: '%s' is not auto, cha or probe", optarg);
 			break;
 		case O_PCPU:
-			o->probe_cpu = (int)parse_num("probe-cpu", optarg, 0, CPU_SETSIZE - 1);
+			o->probe_cpu = (int)cli_number("--probe-cpu", optarg, 0, CPU_SETSIZE - 1, CLI_INT);
 			break;
 		case O_PSIZE:
-			if (parse_size(optarg, &o->probe_size) || o->probe_size < (1UL << 20) ||
+			if (size_arg(optarg, &o->probe_size) || o->probe_size < (1UL << 20) ||
 			    o->probe_size > (16UL << 30))
-				die2("--probe-size: '%s' is not a size in 1M..16G", optarg);
+				cli_bad_arg("--probe-size: '%s' is not a size in 1M..16G", optarg);
 			break;
 		case O_PLOADS:
-			o->probe_loads = (unsigned int)parse_num("probe-loads", optarg, 1, 1e7);
+			o->probe_loads = (unsigned int)cli_number("--probe-loads", optarg, 1, 1e7, CLI_INT);
 			break;
 		case O_DAMON:
 			comma = strchr(optarg, ',');
 			if (!comma)
-				die2("--damon-us: '%s' is not SAMPLE,AGGR", optarg);
+				cli_bad_arg("--damon-us: '%s' is not SAMPLE,AGGR", optarg);
 			*comma = '\0';
-			o->damon_sample_us = (uint64_t)parse_num("damon-us", optarg, 100, 1e7);
-			o->damon_aggr_us = (uint64_t)parse_num("damon-us", comma + 1, 100, 6e7);
+			o->damon_sample_us = (uint64_t)cli_number("--damon-us", optarg, 100, 1e7, CLI_INT);
+			o->damon_aggr_us = (uint64_t)cli_number("--damon-us", comma + 1, 100, 6e7, CLI_INT);
 			if (o->damon_aggr_us < o->damon_sample_us)
-				die2("--damon-us: the aggregation interval is shorter than the sample interval");
+				cli_bad_arg("--damon-us: the aggregation interval is shorter than the sample interval");
 			break;
 		case O_SCALE:
-			o->sample_scale = parse_num("sample-scale", optarg, 1e-9, 1e12);
+			o->sample_scale = cli_number("--sample-scale", optarg, 1e-9, 1e12, 0);
 			break;
 		case O_CAP:
 			comma = strchr(optarg, ',');
 			if (!comma)
-				die2("--capacity: '%s' is not SIZE,SIZE", optarg);
+				cli_bad_arg("--capacity: '%s' is not SIZE,SIZE", optarg);
 			*comma = '\0';
 			for (int i = 0; i < 2; i++) {
 				const char *s = i ? comma + 1 : optarg;
 
 				if (!strcmp(s, "auto"))
 					o->capacity[i] = -1;
-				else if (parse_size(s, &sz))
-					die2("--capacity: '%s' is not a size or auto", s);
+				else if (size_arg(s, &sz))
+					cli_bad_arg("--capacity: '%s' is not a size or auto", s);
 				else
 					o->capacity[i] = (int64_t)sz;
 			}
 			break;
 		case O_BATCH:
-			o->batch = (size_t)parse_num("batch", optarg, 1, 1 << 20);
+			o->batch = (size_t)cli_number("--batch", optarg, 1, 1 << 20, CLI_INT);
 			break;
 		case O_REPORT:
-			o->report_s = parse_num("report-interval", optarg, 0.001, 3600);
+			o->report_s = cli_number("--report-interval", optarg, 0.001, 3600, 0);
 			break;
 		case O_OUTPUT:
 			o->output = optarg;
@@ -358,10 +319,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			char *colon = strchr(optarg, ':');
 
 			if (!colon)
-				die2("--move-test: '%s' is not FROM:TO", optarg);
+				cli_bad_arg("--move-test: '%s' is not FROM:TO", optarg);
 			*colon = '\0';
-			o->mt_from = parse_node("move-test", optarg);
-			o->mt_to = parse_node("move-test", colon + 1);
+			o->mt_from = node_arg("--move-test", optarg);
+			o->mt_to = node_arg("--move-test", colon + 1);
 			o->move_test = 1;
 			break;
 		}
@@ -369,40 +330,63 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			exit(0);
 		default:
-			if (optopt && optopt < 256)
-				die2("unknown option '-%c'", optopt);
-			die2("unknown option or missing value: '%s'", argv[optind - 1]);
+			cli_bad_option(c, argv);
 		}
 	}
 	if (optind < argc)
-		die2("unexpected argument '%s'", argv[optind]);
+		cli_bad_arg("unexpected argument '%s'", argv[optind]);
 	if (o->pid <= 0)
-		die2("--pid is required");
+		cli_bad_arg("--pid is required");
 	if (!o->move_test) {
 		if (!o->policy)
-			die2("--policy is required (hemem, tpp or memtis)");
+			cli_bad_arg("--policy is required (hemem, tpp or memtis)");
 		if (!o->have_tiers)
-			die2("--tiers is required (default node first, e.g. 0,1)");
+			cli_bad_arg("--tiers is required (default node first, e.g. 0,1)");
 	}
 }
 
 /* ------------------------------------------------------------ the run */
+
+struct totals {
+	struct move_stats ms;
+	uint64_t regions_moved, regions_failed, quanta, overruns, samples;
+};
+
+struct reporter {
+	FILE *out;
+	struct colloid_ctx *ctx;
+	struct totals *iv, *tot;
+	uint64_t t_start, cpu_last, wall_last;
+	double lat_sum[2];
+	uint64_t lat_n[2];
+};
 
 struct run {
 	const struct opts *o;
 	struct target t;
 	struct colloid_ctx *ctx;
 	struct colloid_params prm;
-	int is_tpp;
+	struct colloid_policy_info info;
 	uint64_t now;
 	double acc_w[2];	/* sample weight per tier in this quantum */
 	uint64_t samples;	/* sink calls in this report interval */
-	/* TPP scanner emulation */
+	/* TPP: Linux's scanner (colloid/mech) and the regions it "unmapped" */
+	struct mech_scan scan;
 	uint64_t *scan_ns;
 	uint8_t *pending;
-	size_t scan_cursor;
-	double scan_carry;
 	uint64_t faults;
+	/* what the operations table uses */
+	struct obs_perf *perf;
+	struct obs_damon *damon;
+	struct lat_cha *cha;
+	struct lat_probe *probe;
+	double scale;		/* accesses per sample weight */
+	uint64_t last_free;	/* when free memory was last reported */
+	struct reporter *rp;
+	struct totals *iv, *tot;
+	size_t *midx;		/* move scratch, plan-sized */
+	uint32_t *mok, *mbad;
+	int cb_failed;		/* a callback printed its error */
 };
 
 static void on_sample(void *priv, size_t r, int is_write, uint32_t weight)
@@ -417,40 +401,36 @@ static void on_sample(void *priv, size_t r, int is_write, uint32_t weight)
 	if (tier >= 0 && tier < 2)
 		R->acc_w[tier] += weight;
 	R->samples++;
-	if (R->is_tpp && R->pending[r]) {
+	if (R->info.hint_faults && R->pending[r]) {
 		colloid_hint_fault(R->ctx, r, R->now - R->scan_ns[r], R->now);
 		R->pending[r] = 0;
 		R->faults++;
 	}
 }
 
-/* TPP: "unmap" tpp_scan_size_bytes of regions per scan period, in address
- * order; baseline TPP skips default-tier regions (Linux tiering mode only
- * scans the slow tier), TPP+Colloid scans both, as tiersim does */
-static void tpp_scan(struct run *R, uint64_t qns)
+/* TPP: the scanner (colloid/mech: Linux's task_numa_work() budgets and
+ * task_scan_min() window period, as tiersim) walks the regions in address
+ * order; baseline TPP leaves default-tier regions mapped, TPP+Colloid
+ * unmaps both.  An "unmapped" region's next observed access is its hint
+ * fault; one already unmapped keeps its scan time, as a PROT_NONE PTE
+ * does. */
+static int scan_tier(void *priv, uint64_t r)
 {
-	double per_ns = R->prm.tpp_scan_size_bytes / (R->prm.tpp_scan_period_ms * 1e6);
-	double regs = per_ns * (double)qns / (double)R->t.region_size + R->scan_carry;
-	uint64_t n = (uint64_t)regs;
+	return colloid_page_tier(((struct run *)priv)->ctx, r);
+}
 
-	R->scan_carry = regs - (double)n;
-	if (n > R->t.nreg)
-		n = R->t.nreg;
-	for (uint64_t i = 0; i < n; i++) {
-		size_t r = R->scan_cursor;
+static int scan_visit(void *priv, uint64_t r, uint64_t i, uint64_t n)
+{
+	struct run *R = priv;
 
-		R->scan_cursor = (R->scan_cursor + 1) % R->t.nreg;
-		if (!R->o->colloid && colloid_page_tier(R->ctx, r) == 0)
-			continue;
+	(void)i;
+	(void)n;
+	if (!R->pending[r]) {
 		R->scan_ns[r] = R->now;
 		R->pending[r] = 1;
 	}
+	return 0;
 }
-
-struct totals {
-	struct move_stats ms;
-	uint64_t regions_moved, regions_failed, quanta, overruns, samples;
-};
 
 static void row(FILE *f, double t, const char *m, double v, const char *unit)
 {
@@ -491,15 +471,6 @@ static void print_errnos(FILE *f, const struct move_stats *ms)
 			fprintf(f, " errno%zu=%llu", e, (unsigned long long)ms->err_by_errno[e]);
 	}
 }
-
-struct reporter {
-	FILE *out;
-	struct colloid_ctx *ctx;
-	struct totals *iv, *tot;
-	uint64_t t_start, cpu_last, wall_last;
-	double lat_sum[2];
-	uint64_t lat_n[2];
-};
 
 /* one block of rows for the interval that ends now; moves it into the totals */
 static void report(struct reporter *r)
@@ -612,12 +583,12 @@ static int run_move_test(const struct opts *o, struct target *t, int sigfd)
 	memset(&ms, 0, sizeof(ms));
 	first = calloc(t->nreg, sizeof(*first));
 	if (!first) {
-		fprintf(stderr, PROG ": error: out of memory\n");
+		cli_fail("out of memory");
 		return 1;
 	}
 	ret = target_first_nodes(t, first);
 	if (ret) {
-		fprintf(stderr, PROG ": error: move_pages status query failed: %s\n",
+		cli_fail("move_pages status query failed: %s",
 			strerror(-ret));
 		free(first);
 		return 1;
@@ -626,7 +597,7 @@ static int run_move_test(const struct opts *o, struct target *t, int sigfd)
 	ok = calloc(t->nreg, sizeof(*ok));
 	bad = calloc(t->nreg, sizeof(*bad));
 	if (!idx || !ok || !bad) {
-		fprintf(stderr, PROG ": error: out of memory\n");
+		cli_fail("out of memory");
 		ret = -ENOMEM;
 		goto done;
 	}
@@ -644,7 +615,7 @@ static int run_move_test(const struct opts *o, struct target *t, int sigfd)
 			 * batches of --batch pages, then wait for the next one */
 			ret = target_move_regions(t, idx, nidx, o->mt_to, ok, bad, &ms);
 			if (ret) {
-				fprintf(stderr, PROG ": error: move_pages on pid %d failed: %s\n",
+				cli_fail("move_pages on pid %d failed: %s",
 					(int)t->pid, strerror(-ret));
 				goto done;
 			}
@@ -668,7 +639,7 @@ static int run_move_test(const struct opts *o, struct target *t, int sigfd)
 	for (size_t i = 0; i < t->nreg && !stopped; i++) {
 		ret = target_verify_region(t, i, o->mt_to, &on, &off, &absent);
 		if (ret) {
-			fprintf(stderr, PROG ": error: move_pages status query failed: %s\n",
+			cli_fail("move_pages status query failed: %s",
 				strerror(-ret));
 			goto done;
 		}
@@ -724,20 +695,146 @@ done:
 
 /* ---------------------------------------------------------- policy run */
 
-static uint64_t policy_quantum_ns(const struct opts *o, const struct colloid_params *p)
-{
-	double ms = o->quantum_ms;
+/* ------------------------------------------------- operations table */
 
-	if (ms <= 0) {
-		if (!strcmp(o->policy, "hemem"))
-			ms = p->hemem_quantum_ms;
-		else if (!strcmp(o->policy, "tpp"))
-			ms = p->tpp_quantum_ms;
-		else
-			ms = p->memtis_quantum_ms;
+/* what the hardware saw in the quantum of @q ns ending at @now */
+static int tierd_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint64_t q)
+{
+	struct run *R = priv;
+	struct reporter *rp = R->rp;
+	struct lat_sample ls[2];
+	uint64_t np = 0;
+	int ret;
+
+	R->now = now;
+	R->acc_w[0] = R->acc_w[1] = 0;
+	/* 1. accesses; for TPP the scanner first */
+	if (R->info.hint_faults)
+		mech_scan_quantum(&R->scan, (double)q, scan_tier, scan_visit, R);
+	if (R->perf) {
+		obs_perf_poll(R->perf, on_sample, R, &np);
+		if (R->tot->quanta % 100 == 99)
+			obs_perf_rescan(R->perf);
+	} else if (R->damon) {
+		ret = obs_damon_poll(R->damon, on_sample, R, &np);
+		if (ret) {
+			if (!target_alive(R->o->pid))
+				return -ESRCH;
+			cli_fail("DAMON: %s", strerror(-ret));
+			R->cb_failed = 1;
+			return ret;
+		}
 	}
-	return (uint64_t)(ms * 1e6);
+	R->iv->samples += np;
+
+	/* 2. latency */
+	ret = R->cha ? lat_cha_read(R->cha, ls) : lat_probe_read(R->probe, ls);
+	if (!ret) {
+		double accsum = R->acc_w[0] + R->acc_w[1];
+
+		for (int i = 0; i < 2; i++) {
+			double arr, occ;
+
+			if (isnan(ls[i].mean_ns))
+				continue;
+			rp->lat_sum[i] += ls[i].mean_ns;
+			rp->lat_n[i]++;
+			if (R->cha) {
+				arr = ls[i].arrivals;
+				occ = ls[i].occupancy;
+			} else {
+				/* the probe measures latency, not traffic: the
+				 * workload's traffic per tier is estimated from
+				 * its access samples (the probe's own loads when
+				 * there are none) */
+				arr = accsum > 0 ? R->acc_w[i] * R->scale : ls[i].arrivals;
+				occ = ls[i].mean_ns * arr;
+			}
+			colloid_observe_cha(ctx, (unsigned int)i, occ, arr, q);
+		}
+	}
+	if (R->o->nodes[0] != R->o->nodes[1] && now - R->last_free >= 1000000000ULL) {
+		for (int i = 0; i < 2; i++) {
+			int64_t fr = node_free_bytes(R->o->nodes[i]);
+
+			if (fr >= 0)
+				colloid_tier_set_free(ctx, (unsigned int)i, (uint64_t)fr);
+		}
+		R->last_free = now;
+	}
+	R->iv->quanta++;
+	R->tot->quanta++;
+	return 0;
 }
+
+/*
+ * Apply the plan in order; consecutive moves to one tier share
+ * move_pages() batches.  A region moved if most of its present pages did;
+ * else the library is told where it still is.  -ESRCH: the target is gone.
+ */
+static int tierd_migrate(void *priv, const struct colloid_move *plan, size_t n, size_t *done)
+{
+	struct run *R = priv;
+	struct totals *iv = R->iv;
+	size_t k;
+	int ret = 0;
+
+	for (k = 0; k < n;) {
+		size_t j = k, nidx = 0;
+		unsigned int to = plan[k].to;
+		struct move_stats one;
+
+		while (j < n && plan[j].to == to) {
+			if (plan[j].page < R->t.nreg && to < 2)
+				R->midx[nidx++] = (size_t)plan[j].page;
+			j++;
+		}
+		memset(&one, 0, sizeof(one));
+		ret = nidx ? target_move_regions(&R->t, R->midx, nidx,
+						 R->o->nodes[to < 2 ? to : 0], R->mok, R->mbad,
+						 &one) : 0;
+		if (ret && ret != -ESRCH) {
+			cli_fail("move_pages failed: %s", strerror(-ret));
+			R->cb_failed = 1;
+		}
+		if (ret)
+			break;
+		for (size_t m = 0, x = k; x < j; x++) {
+			if (plan[x].page >= R->t.nreg || to >= 2)
+				continue;
+			if (R->mbad[m] > R->mok[m]) {
+				colloid_page_set_tier(R->ctx, plan[x].page, plan[x].from);
+				iv->regions_failed++;
+			} else {
+				iv->regions_moved++;
+			}
+			m++;
+		}
+		iv->ms.pages_ok += one.pages_ok;
+		iv->ms.pages_failed += one.pages_failed;
+		iv->ms.pages_absent += one.pages_absent;
+		iv->ms.bytes += one.bytes;
+		iv->ms.calls += one.calls;
+		iv->ms.ns += one.ns;
+		for (size_t e = 0; e < sizeof(one.err_by_errno) / sizeof(one.err_by_errno[0]); e++)
+			R->tot->ms.err_by_errno[e] += one.err_by_errno[e];
+		k = j;
+	}
+	*done = ret ? k : n;
+	return ret;
+}
+
+static const struct colloid_ops tierd_ops = {
+	.name = "tierd",
+	.observe = tierd_observe,
+	.migrate = tierd_migrate,
+};
+
+/* --dry-run: the library assumes the plan applied, nothing moves */
+static const struct colloid_ops tierd_dry_ops = {
+	.name = "tierd (dry run)",
+	.observe = tierd_observe,
+};
 
 int main(int argc, char **argv)
 {
@@ -755,7 +852,6 @@ int main(int argc, char **argv)
 	char why[TIERD_WHY], why2[TIERD_WHY], obs_name[96] = "none", lat_name[64] = "probe";
 	int sigfd, pidfd = -1, ret, rc = 0, sig = 0, *first = NULL;
 	uint64_t qns, t_start, next, next_report, last_q, cpu0, t_end = 0;
-	uint64_t last_free = 0;
 	double unl[2] = { 100, 100 }, scale = 1;
 	struct reporter rp;
 	const char *stop_why = "duration";
@@ -767,50 +863,53 @@ int main(int argc, char **argv)
 
 	/* ---- checks before doing anything: exit 2 ---- */
 	if (!target_alive(o.pid))
-		die2("pid %d does not exist", (int)o.pid);
+		cli_bad_arg("pid %d does not exist", (int)o.pid);
 	if (o.move_test) {
 		if (!node_has_memory(o.mt_from))
-			die2("--move-test: node %d does not exist or has no memory", o.mt_from);
+			cli_bad_arg("--move-test: node %d does not exist or has no memory", o.mt_from);
 		if (!node_has_memory(o.mt_to))
-			die2("--move-test: node %d does not exist or has no memory", o.mt_to);
+			cli_bad_arg("--move-test: node %d does not exist or has no memory", o.mt_to);
 	} else {
 		for (int i = 0; i < 2; i++)
 			if (!node_has_memory(o.nodes[i]))
-				die2("--tiers: node %d does not exist or has no memory", o.nodes[i]);
+				cli_bad_arg("--tiers: node %d does not exist or has no memory", o.nodes[i]);
 		ret = colloid_params_default(&R.prm, o.policy);
 		if (ret == -ENOENT)
-			die2("--policy: unknown policy '%s' (hemem, tpp or memtis)", o.policy);
+			cli_bad_arg("--policy: unknown policy '%s' (hemem, tpp or memtis)", o.policy);
 		if (ret)
-			die2("libcolloid: colloid_params_default failed: %s", strerror(-ret));
+			cli_bad_arg("libcolloid: colloid_params_default failed: %s", strerror(-ret));
 	}
 	if (o.move_test)
 		colloid_params_default(&R.prm, NULL);
 	for (int i = 0; i < o.npar; i++) {
 		ret = colloid_param_set(&R.prm, o.par[i].name, o.par[i].value);
 		if (ret == -ENOENT)
-			die2("--param: libcolloid has no parameter '%s'", o.par[i].name);
+			cli_bad_arg("--param: libcolloid has no parameter '%s'", o.par[i].name);
 		if (ret)
-			die2("--param: libcolloid rejects %s=%g", o.par[i].name, o.par[i].value);
+			cli_bad_arg("--param: libcolloid rejects %s=%g", o.par[i].name, o.par[i].value);
 	}
+	/* the policy's quantum, sampling periods and inputs */
+	if (!o.move_test && colloid_policy_info(o.policy, &R.prm, &R.info))
+		cli_bad_arg("--param: libcolloid rejects the parameters");
 	if (o.probe_cpu >= 0) {
 		cpu_set_t set;
 
 		if (sched_getaffinity(0, sizeof(set), &set) || !CPU_ISSET(o.probe_cpu, &set))
-			die2("--probe-cpu: CPU %d is not available to this process", o.probe_cpu);
+			cli_bad_arg("--probe-cpu: CPU %d is not available to this process", o.probe_cpu);
 	}
 	if (target_check_access(o.pid, why))
-		die2("%s", why);
+		cli_bad_arg("%s", why);
 	ret = target_open(&R.t, o.pid, o.region_size, o.min_mapping, o.batch, why);
 	if (ret == -ENOMEM) {
-		fprintf(stderr, PROG ": error: out of memory\n");
+		cli_fail("out of memory");
 		return 1;
 	}
 	if (ret)
-		die2("%s", why);
+		cli_bad_arg("%s", why);
 
 	sigfd = make_sigfd();
 	if (sigfd < 0) {
-		fprintf(stderr, PROG ": error: signalfd: %s\n", strerror(errno));
+		cli_fail("signalfd: %s", strerror(errno));
 		target_close(&R.t);
 		return 1;
 	}
@@ -822,20 +921,15 @@ int main(int argc, char **argv)
 		return rc;
 	}
 
-	R.is_tpp = !strcmp(o.policy, "tpp");
-	qns = policy_quantum_ns(&o, &R.prm);
+	qns = o.quantum_ms > 0 ? (uint64_t)llround(o.quantum_ms * 1e6) : R.info.quantum_ns;
 
 	/* ---- access observation ---- */
 	if (o.observe == OBS_AUTO || o.observe == OBS_PERF) {
-		uint64_t lp = (uint64_t)R.prm.hemem_sample_period, sp = lp;
+		uint64_t lp = (uint64_t)R.info.load_period, sp = (uint64_t)R.info.store_period;
 
-		if (!strcmp(o.policy, "memtis")) {
-			lp = (uint64_t)R.prm.memtis_load_period;
-			sp = (uint64_t)R.prm.memtis_store_period;
-		}
 		ret = obs_perf_open(&perf, &R.t, lp, sp, why);
 		if (ret && o.observe == OBS_PERF)
-			die2("--observe perf: %s", why);
+			cli_bad_arg("--observe perf: %s", why);
 		if (!ret) {
 			snprintf(obs_name, sizeof(obs_name), "%s", obs_perf_name(perf));
 			scale = (double)lp;
@@ -852,9 +946,9 @@ int main(int argc, char **argv)
 
 		ret = obs_damon_open(&damon, &R.t, &dc, o.observe == OBS_AUTO ? why2 : why);
 		if (ret && o.observe == OBS_DAMON)
-			die2("--observe damon: %s", why);
+			cli_bad_arg("--observe damon: %s", why);
 		if (ret)
-			die2("no access observation source: perf: %s; DAMON: %s "
+			cli_bad_arg("no access observation source: perf: %s; DAMON: %s "
 			     "(--observe none runs the loop without access samples)", why, why2);
 		snprintf(obs_name, sizeof(obs_name), "damon:kdamond%d", obs_damon_index(damon));
 		scale = 1;
@@ -868,21 +962,21 @@ int main(int argc, char **argv)
 	if (o.latency == LAT_AUTO || o.latency == LAT_CHA) {
 		ret = lat_cha_open(&cha, o.nodes[0], o.nodes[1], why);
 		if (ret && o.latency == LAT_CHA) {
-			fprintf(stderr, PROG ": error: --latency cha: %s\n", why);
+			cli_fail("--latency cha: %s", why);
 			rc = 2;
 			goto out;
 		}
 		if (!ret)
 			snprintf(lat_name, sizeof(lat_name), "cha");
 		else
-			fprintf(stderr, PROG ": note: CHA latency unavailable (%s); using probe threads\n",
+			cli_say("note: CHA latency unavailable (%s); using probe threads",
 				why);
 	}
 	{
 		size_t psz = o.probe_size;
 
 		if (!psz) {
-			psz = 2 * lat_llc_bytes();
+			psz = 2 * (size_t)cpu_cache_bytes(2, INT_MAX);
 			if (psz < (16UL << 20))
 				psz = 16UL << 20;
 			if (psz > (256UL << 20))
@@ -890,7 +984,7 @@ int main(int argc, char **argv)
 		}
 		ret = lat_probe_open(&probe, o.nodes, psz, o.probe_loads, o.probe_cpu, qns, why);
 		if (ret) {
-			fprintf(stderr, PROG ": error: latency probe: %s\n", why);
+			cli_fail("latency probe: %s", why);
 			rc = 1;
 			goto out;
 		}
@@ -908,9 +1002,8 @@ int main(int argc, char **argv)
 		/* one node as both tiers: the two probes measure the same thing */
 		unl[0] = unl[1] = (unl[0] + unl[1]) / 2;
 	} else if (unl[0] > unl[1]) {
-		fprintf(stderr,
-			PROG ": note: node %d measured slower idle (%.1f ns) than node %d (%.1f ns); "
-			"keeping node %d as the default tier (alternate's idle latency raised to %.1f ns)\n",
+		cli_say("note: node %d measured slower idle (%.1f ns) than node %d (%.1f ns); "
+			"keeping node %d as the default tier (alternate's idle latency raised to %.1f ns)",
 			o.nodes[0], unl[0], o.nodes[1], unl[1], o.nodes[0], unl[0]);
 		unl[1] = unl[0];
 	}
@@ -920,13 +1013,21 @@ int main(int argc, char **argv)
 	R.scan_ns = calloc(R.t.nreg, sizeof(*R.scan_ns));
 	R.pending = calloc(R.t.nreg, 1);
 	if (!first || !R.scan_ns || !R.pending) {
-		fprintf(stderr, PROG ": error: out of memory\n");
+		cli_fail("out of memory");
+		rc = 1;
+		goto out;
+	}
+	/* Linux sizes the scan window by the task's RSS; tierd's regions stand in */
+	if (R.info.hint_faults &&
+	    mech_scan_init(&R.scan, &R.prm, R.t.nreg, R.t.region_size,
+			   (double)R.t.npages_4k * 4096.0, o.colloid)) {
+		cli_fail("cannot set up the TPP scanner");
 		rc = 1;
 		goto out;
 	}
 	ret = target_first_nodes(&R.t, first);
 	if (ret) {
-		fprintf(stderr, PROG ": error: move_pages status query failed: %s\n", strerror(-ret));
+		cli_fail("move_pages status query failed: %s", strerror(-ret));
 		rc = ret == -ESRCH ? 0 : 1;
 		goto out;
 	}
@@ -963,28 +1064,27 @@ int main(int argc, char **argv)
 	}
 	ret = colloid_new(&cc, &R.ctx);
 	if (ret) {
-		fprintf(stderr, PROG ": error: colloid_new failed: %s\n", strerror(-ret));
+		cli_fail("colloid_new failed: %s", strerror(-ret));
 		rc = 1;
 		goto out;
 	}
 	for (size_t i = 0; i < R.t.nreg; i++)
 		if (o.nodes[0] != o.nodes[1] && first[i] == o.nodes[1])
 			colloid_page_set_tier(R.ctx, i, 1);
-	plan_cap = 2 * (size_t)ceil(R.prm.migrate_limit_Bps * (double)qns * 1e-9 /
-				    (double)R.t.region_size) + 64;
+	plan_cap = mech_plan_cap(&R.prm, qns, R.t.region_size);
 	plan = malloc(plan_cap * sizeof(*plan));
 	midx = malloc(plan_cap * sizeof(*midx));
 	mok = malloc(plan_cap * sizeof(*mok));
 	mbad = malloc(plan_cap * sizeof(*mbad));
 	if (!plan || !midx || !mok || !mbad) {
-		fprintf(stderr, PROG ": error: out of memory\n");
+		cli_fail("out of memory");
 		rc = 1;
 		goto out;
 	}
 	if (o.output) {
 		out = fopen(o.output, "w");
 		if (!out) {
-			fprintf(stderr, PROG ": error: cannot open %s: %s\n", o.output, strerror(errno));
+			cli_fail("cannot open %s: %s", o.output, strerror(errno));
 			out = stdout;
 			rc = 1;
 			goto out;
@@ -993,7 +1093,7 @@ int main(int argc, char **argv)
 	fprintf(out, "t_s,metric,value,unit\n");
 	fflush(out);
 	if (o.observe == OBS_NONE)
-		fprintf(stderr, PROG ": note: --observe none: the policy gets no access samples\n");
+		cli_say("note: --observe none: the policy gets no access samples");
 	fprintf(stderr,
 		PROG ": pid %d, %zu regions of %zu KiB (%zu MiB), policy %s, colloid %s, tiers %d,%d "
 		"(idle %.1f / %.1f ns, capacity %llu / %llu MiB), quantum %.1f ms, observe %s, "
@@ -1005,7 +1105,7 @@ int main(int argc, char **argv)
 		(unsigned long long)(cc.tiers[1].capacity_bytes >> 20), (double)qns * 1e-6,
 		obs_name, lat_name, o.dry_run ? ", dry run" : "");
 	if (probe && lat_probe_start(probe, why)) {
-		fprintf(stderr, PROG ": error: %s\n", why);
+		cli_fail("%s", why);
 		rc = 1;
 		goto out;
 	}
@@ -1031,11 +1131,20 @@ int main(int argc, char **argv)
 	rp.t_start = t_start;
 	rp.cpu_last = cpu0;
 	rp.wall_last = t_start;
+	R.perf = perf;
+	R.damon = damon;
+	R.cha = cha;
+	R.probe = probe;
+	R.scale = scale;
+	R.rp = &rp;
+	R.iv = &iv;
+	R.tot = &tot;
+	R.midx = midx;
+	R.mok = mok;
+	R.mbad = mbad;
 	for (;;) {
-		uint64_t q, np = 0;
-		size_t n = 0;
-		struct lat_sample ls[2];
-		int w, gone = 0;
+		uint64_t q;
+		int w;
 
 		w = wait_until(t_end && t_end < next ? t_end : next, sigfd, pidfd, o.pid, &sig);
 		if (w == 1) {
@@ -1053,127 +1162,23 @@ int main(int argc, char **argv)
 		last_q = R.now;
 		if (!q)
 			q = 1;
-		R.acc_w[0] = R.acc_w[1] = 0;
 
-		/* 1. observations */
-		if (R.is_tpp)
-			tpp_scan(&R, q);
-		if (perf) {
-			obs_perf_poll(perf, on_sample, &R, &np);
-			if (tot.quanta % 100 == 99)
-				obs_perf_rescan(perf);
-		} else if (damon) {
-			ret = obs_damon_poll(damon, on_sample, &R, &np);
-			if (ret) {
-				if (!target_alive(o.pid)) {
-					stop_why = "target exited";
-					break;
-				}
-				fprintf(stderr, PROG ": error: DAMON: %s\n", strerror(-ret));
-				rc = 1;
-				break;
-			}
+		/* observe, decide, move */
+		ret = colloid_step(R.ctx, o.dry_run ? &tierd_dry_ops : &tierd_ops, &R, R.now, q,
+				   plan, plan_cap, NULL);
+		if (ret == -ESRCH) {
+			stop_why = "target exited";
+			break;
 		}
-		iv.samples += np;
-
-		/* 2. latency */
-		ret = cha ? lat_cha_read(cha, ls) : lat_probe_read(probe, ls);
-		if (!ret) {
-			double accsum = R.acc_w[0] + R.acc_w[1];
-
-			for (int i = 0; i < 2; i++) {
-				double arr, occ;
-
-				if (isnan(ls[i].mean_ns))
-					continue;
-				rp.lat_sum[i] += ls[i].mean_ns;
-				rp.lat_n[i]++;
-				if (cha) {
-					arr = ls[i].arrivals;
-					occ = ls[i].occupancy;
-				} else {
-					/* the probe measures latency, not traffic: the
-					 * workload's traffic per tier is estimated from
-					 * its access samples (the probe's own loads when
-					 * there are none) */
-					arr = accsum > 0 ? R.acc_w[i] * scale : ls[i].arrivals;
-					occ = ls[i].mean_ns * arr;
-				}
-				colloid_observe_cha(R.ctx, (unsigned int)i, occ, arr, q);
-			}
-		}
-		if (o.nodes[0] != o.nodes[1] && R.now - last_free >= 1000000000ULL) {
-			for (int i = 0; i < 2; i++) {
-				int64_t fr = node_free_bytes(o.nodes[i]);
-
-				if (fr >= 0)
-					colloid_tier_set_free(R.ctx, (unsigned int)i, (uint64_t)fr);
-			}
-			last_free = R.now;
-		}
-
-		/* 3. decide and move */
-		ret = colloid_tick(R.ctx, R.now, q, plan, plan_cap, &n);
 		if (ret) {
-			fprintf(stderr, PROG ": error: colloid_tick failed: %s\n", strerror(-ret));
+			if (!R.cb_failed)
+				cli_fail("colloid_step failed: %s",
+					strerror(-ret));
 			rc = 1;
 			break;
 		}
-		iv.quanta++;
-		tot.quanta++;
-		/* apply in plan order; consecutive moves to one tier share
-		 * move_pages() batches */
-		for (size_t k = 0; k < n && !o.dry_run;) {
-			size_t j = k, nidx = 0;
-			unsigned int to = plan[k].to;
-			struct move_stats one;
 
-			while (j < n && plan[j].to == to) {
-				if (plan[j].page < R.t.nreg && to < 2)
-					midx[nidx++] = (size_t)plan[j].page;
-				j++;
-			}
-			memset(&one, 0, sizeof(one));
-			ret = nidx ? target_move_regions(&R.t, midx, nidx, o.nodes[to < 2 ? to : 0],
-							 mok, mbad, &one) : 0;
-			if (ret && ret != -ESRCH) {
-				fprintf(stderr, PROG ": error: move_pages failed: %s\n", strerror(-ret));
-				rc = 1;
-			}
-			if (ret) {
-				gone = 1;
-				break;
-			}
-			/* a region moved if most of its present pages did; else
-			 * tell the library where it still is */
-			for (size_t m = 0, x = k; x < j; x++) {
-				if (plan[x].page >= R.t.nreg || to >= 2)
-					continue;
-				if (mbad[m] > mok[m]) {
-					colloid_page_set_tier(R.ctx, plan[x].page, plan[x].from);
-					iv.regions_failed++;
-				} else {
-					iv.regions_moved++;
-				}
-				m++;
-			}
-			iv.ms.pages_ok += one.pages_ok;
-			iv.ms.pages_failed += one.pages_failed;
-			iv.ms.pages_absent += one.pages_absent;
-			iv.ms.bytes += one.bytes;
-			iv.ms.calls += one.calls;
-			iv.ms.ns += one.ns;
-			for (size_t e = 0; e < sizeof(one.err_by_errno) / sizeof(one.err_by_errno[0]); e++)
-				tot.ms.err_by_errno[e] += one.err_by_errno[e];
-			k = j;
-		}
-		if (gone) {
-			if (!rc)
-				stop_why = "target exited";
-			break;
-		}
-
-		/* 4. report */
+		/* report */
 		if (now_ns() >= next_report) {
 			report(&rp);
 			while (next_report <= rp.wall_last)
@@ -1216,7 +1221,7 @@ int main(int argc, char **argv)
 out:
 	if (out != stdout && out) {
 		if (fclose(out) && !rc) {
-			fprintf(stderr, PROG ": error: writing %s failed\n", o.output);
+			cli_fail("writing %s failed", o.output);
 			rc = 1;
 		}
 	} else {

@@ -95,7 +95,7 @@ static int wrf(const struct obs_damon *o, const char *rel, const char *fmt, unsi
 static int rd_u64(const char *path, uint64_t *v)
 {
 	char b[64];
-	int ret = tierd_read_file(path, b, sizeof(b));
+	int ret = read_text_file(path, b, sizeof(b));
 
 	if (ret)
 		return ret;
@@ -228,7 +228,7 @@ static int check_admin(struct obs_damon *o, char *why)
 	for (uint64_t k = 0; k < n; k++) {
 		snprintf(path, sizeof(path), "%.128s/kdamonds/%llu/contexts/0/avail_operations",
 			 admin(), (unsigned long long)k);
-		if (!tierd_read_file(path, buf, sizeof(buf)) && !strstr(buf, "vaddr")) {
+		if (!read_text_file(path, buf, sizeof(buf)) && !strstr(buf, "vaddr")) {
 			snprintf(why, TIERD_WHY,
 				 "DAMON virtual-address operations are not built into this kernel "
 				 "(avail_operations: %.64s; needs CONFIG_DAMON_VADDR)", buf);
@@ -240,7 +240,7 @@ static int check_admin(struct obs_damon *o, char *why)
 
 		snprintf(path, sizeof(path), "%.128s/kdamonds/%llu/state", admin(),
 			 (unsigned long long)k);
-		if (!tierd_read_file(path, buf, sizeof(buf)) && strcmp(buf, "off") != 0) {
+		if (!read_text_file(path, buf, sizeof(buf)) && strcmp(buf, "off") != 0) {
 			snprintf(why, TIERD_WHY,
 				 "kdamond %llu is %.32s and not tierd's: DAMON sysfs cannot add a "
 				 "kdamond while one runs", (unsigned long long)k, buf);
@@ -296,7 +296,7 @@ int obs_damon_open(struct obs_damon **out, const struct target *t, const struct 
 	} while (0)
 	STEP("contexts/nr_contexts", "%llu", 1);
 	snprintf(path, sizeof(path), "%s/contexts/0/avail_operations", o->dir);
-	if (!tierd_read_file(path, buf, sizeof(buf)) && !strstr(buf, "vaddr")) {
+	if (!read_text_file(path, buf, sizeof(buf)) && !strstr(buf, "vaddr")) {
 		snprintf(why, TIERD_WHY,
 			 "DAMON virtual-address operations are not built into this kernel "
 			 "(avail_operations: %.64s; needs CONFIG_DAMON_VADDR)", buf);
@@ -408,13 +408,13 @@ void obs_damon_close(struct obs_damon *o)
 	}
 	if (o->idx >= 0) {
 		snprintf(path, sizeof(path), "%s/state", o->dir);
-		if (tierd_read_file(path, buf, sizeof(buf)) == 0 && strcmp(buf, "off") != 0) {
+		if (read_text_file(path, buf, sizeof(buf)) == 0 && strcmp(buf, "off") != 0) {
 			wr(path, "off");
 			/* turning off is asynchronous: wait up to 2 s */
 			for (int i = 0; i < 200; i++) {
 				struct timespec ts = { 0, 10000000 };
 
-				if (tierd_read_file(path, buf, sizeof(buf)) || !strcmp(buf, "off"))
+				if (read_text_file(path, buf, sizeof(buf)) || !strcmp(buf, "off"))
 					break;
 				nanosleep(&ts, NULL);
 			}

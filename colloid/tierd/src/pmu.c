@@ -30,7 +30,7 @@ int pmu_type(const char *pmu)
 	int ret;
 
 	snprintf(path, sizeof(path), PMU_DIR "/%s/type", pmu);
-	ret = tierd_read_file(path, buf, sizeof(buf));
+	ret = read_text_file(path, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	return atoi(buf);
@@ -41,7 +41,7 @@ int pmu_event_alias(const char *pmu, const char *name, char *buf, size_t len)
 	char path[256];
 
 	snprintf(path, sizeof(path), PMU_DIR "/%s/events/%s", pmu, name);
-	return tierd_read_file(path, buf, len);
+	return read_text_file(path, buf, len);
 }
 
 /* deposit the low bits of @val into the bit ranges of format @fmt */
@@ -105,7 +105,7 @@ int pmu_parse(const char *pmu, const char *spec, struct perf_event_attr *attr)
 			val = strtoull(eq + 1, NULL, 0);
 		}
 		snprintf(path, sizeof(path), PMU_DIR "/%s/format/%s", pmu, tok);
-		ret = tierd_read_file(path, fmt, sizeof(fmt));
+		ret = read_text_file(path, fmt, sizeof(fmt));
 		if (ret)
 			return -ENOENT;
 		ret = put_term(fmt, val, attr);

@@ -25,14 +25,6 @@
 
 #define BASE_PAGE 4096UL
 
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t cpu_ns(void)
 {
 	struct timespec ts;
@@ -42,25 +34,6 @@ uint64_t cpu_ns(void)
 }
 
 /* ---------------------------------------------------------- host facts */
-
-static int read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return 0;
-}
 
 /* 1 if @v is in the kernel cpu/node list @s ("0-3,8"), else 0 */
 static int in_list(const char *s, long v)
@@ -90,7 +63,7 @@ int node_has_memory(int node)
 
 	if (node < 0)
 		return 0;
-	if (read_small("/sys/devices/system/node/has_memory", buf, sizeof(buf)) == 0)
+	if (read_text_file("/sys/devices/system/node/has_memory", buf, sizeof(buf)) == 0)
 		return in_list(buf, node);
 	/* no NUMA sysfs (kernel without CONFIG_NUMA): node 0 is all memory */
 	return node == 0 && access("/sys/devices/system/node", F_OK) != 0;
@@ -101,7 +74,7 @@ int64_t node_free_bytes(int node)
 	char path[96], buf[4096], *p;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
-	if (read_small(path, buf, sizeof(buf)))
+	if (read_text_file(path, buf, sizeof(buf)))
 		return -ENOENT;
 	p = strstr(buf, "MemFree:");
 	if (!p)
@@ -116,7 +89,7 @@ int target_alive(pid_t pid)
 	char path[64], buf[512], *p;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_small(path, buf, sizeof(buf)))
+	if (read_text_file(path, buf, sizeof(buf)))
 		return 0;
 	p = strrchr(buf, ')');
 	if (!p || !p[1] || !p[2])

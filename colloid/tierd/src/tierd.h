@@ -8,7 +8,7 @@
  *   obs_damon.c DAMON sysfs, vaddr operations, nr_accesses per region
  *   latency.c  per-tier latency: CHA TOR via perf uncore, or a pointer-chase
  *              probe thread per tier
- *   main.c     options, the quantum loop, CSV output
+ *   main.c     options, the operations table, the quantum loop, CSV output
  * Functions return 0 or -errno; a failing probe writes its reason into a
  * caller buffer (why, TIERD_WHY bytes) so main can print one line.
  */
@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "colloid.h"
+#include "tbutil.h"	/* read_text_file(), now_ns(), cpu_cache_bytes() */
 
 #define TIERD_WHY 512
 
@@ -54,8 +55,6 @@ struct move_stats {
 	uint64_t err_by_errno[134]; /* failures per errno (index < 134) */
 };
 
-/* Read a small text file (sysfs/procfs) into buf, trailing newlines/spaces cut; 0 or -errno. */
-int tierd_read_file(const char *path, char *buf, size_t len);
 
 int target_open(struct target *t, pid_t pid, size_t region_size, size_t min_mapping,
 		size_t batch, char *why);
@@ -160,10 +159,8 @@ int lat_probe_read(struct lat_probe *p, struct lat_sample s[2]);
 /* a long chase (idle latency), run in the caller's thread before the threads start */
 double lat_probe_unloaded(struct lat_probe *p, unsigned int tier);
 void lat_probe_close(struct lat_probe *p);
-size_t lat_llc_bytes(void);
 
 /* ---- time ---- */
-uint64_t now_ns(void);
-uint64_t cpu_ns(void);
+uint64_t cpu_ns(void);	/* CLOCK_PROCESS_CPUTIME_ID (now_ns(): libtbutil) */
 
 #endif /* TIERD_H */

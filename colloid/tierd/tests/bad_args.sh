@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Bad arguments and unusable hosts: exit 2, one 'tierd: error:' line on
 # stderr, nothing on stdout, the target untouched.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/tierd.sh"
 
 start_gups --working-set 128M
 

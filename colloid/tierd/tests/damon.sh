@@ -5,7 +5,7 @@
 # and leaves DAMON as it found it: same nr_kdamonds, same kdamond states,
 # no kdamond of its own running.  Skips with tierd's reason where DAMON
 # cannot be used (no sysfs, no vaddr operations, another kdamond running).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/tierd.sh"
 
 A=/sys/kernel/mm/damon/admin/kdamonds
 [ -d "$A" ] || skip "no DAMON sysfs interface ($A)"

@@ -8,7 +8,7 @@
 # HeMem then classes hot (10 >= hemem_read_hot), and at exit turns the
 # kdamond off and writes nr_kdamonds back.  Also the refusals: another
 # kdamond running, or configured.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/tierd.sh"
 
 start_gups
 N=$(mem_nodes | head -1)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # --help prints every option and exits 0.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/tierd.sh"
 
 "$TIERD" --help >"$TMP/out" 2>"$TMP/err" || fail "--help exit $?"
 [ -s "$TMP/err" ] && fail "--help wrote to stderr"

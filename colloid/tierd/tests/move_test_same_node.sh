@@ -3,7 +3,7 @@
 # --move-test N:N on a running gups: every page of its 256 MiB heap goes
 # through move_pages() in budget-limited batches without an error, and the
 # status query afterwards finds every page on N (also per /proc/PID/numa_maps).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/tierd.sh"
 
 start_gups
 N=$(mem_nodes | head -1)

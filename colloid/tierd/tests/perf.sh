@@ -3,7 +3,7 @@
 # PEBS / IBS sampling: with --observe perf tierd gets address samples of
 # gups's heap.  Skips with tierd's reason on hosts without them (VMs
 # without a virtual PMU, AMD without IBS, perf_event_paranoid).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/tierd.sh"
 
 start_gups
 N=$(mem_nodes | head -1)

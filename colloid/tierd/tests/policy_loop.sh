@@ -7,7 +7,7 @@
 # node here, so the moves are same-node batches.  Checks the CSV metrics,
 # the budget (bytes moved per second <= migrate_limit_Bps), and exit 0 at
 # the end of --duration.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/tierd.sh"
 
 start_gups
 N=$(mem_nodes | head -1)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tierd stops cleanly: on SIGINT and on SIGTERM (exit 0, CSV flushed, no
 # thread or child left), and by itself when the target exits.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/tierd.sh"
 
 start_gups
 N=$(mem_nodes | head -1)

@@ -4,7 +4,7 @@
 # (B:A), each verified by tierd's move_pages status queries and by
 # /proc/PID/numa_maps; then a TPP run with a 128 MiB default tier demotes
 # part of the heap to B.  Skips on hosts with fewer than two memory nodes.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/tierd.sh"
 
 mapfile -t nodes < <(mem_nodes)
 [ "${#nodes[@]}" -ge 2 ] ||

@@ -15,11 +15,11 @@
 int mc_chain_build(void *buf, size_t n, uint64_t seed)
 {
 	struct mc_line *e = buf;
-	struct mc_rng rng;
+	struct rng rng;
 
 	if (!n)
 		return -EINVAL;
-	mc_rng_seed(&rng, seed);
+	rng_seed(&rng, seed, 0);
 	/*
 	 * Work on indices stored in each element's first word (this also
 	 * touches every line), then turn indices into pointers in place.
@@ -27,7 +27,7 @@ int mc_chain_build(void *buf, size_t n, uint64_t seed)
 	for (size_t i = 0; i < n; i++)
 		e[i].pad[0] = i;
 	for (size_t i = n - 1; i > 0; i--) {
-		size_t j = (size_t)mc_rng_below(&rng, i);	/* j < i */
+		size_t j = (size_t)rng_below_exact(&rng, i);	/* j < i */
 		uint64_t t = e[i].pad[0];
 
 		e[i].pad[0] = e[j].pad[0];

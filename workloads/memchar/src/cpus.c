@@ -44,63 +44,12 @@ bool mc_cpus_contains(const struct mc_cpus *l, int cpu)
 	return false;
 }
 
-static int parse_num(const char **s, long *v)
-{
-	char *end;
-
-	if (**s < '0' || **s > '9')
-		return -EINVAL;
-	errno = 0;
-	*v = strtol(*s, &end, 10);
-	if (errno || *v < 0 || *v >= MC_MAX_CPU)
-		return -EINVAL;
-	*s = end;
-	return 0;
-}
-
 /* "0-3,8" -> {0,1,2,3,8}, in the order given; duplicates are an error. */
 int mc_cpus_parse(const char *s, struct mc_cpus *out)
 {
-	int cap = 0, ret;
-
 	out->cpu = NULL;
 	out->n = 0;
-	if (!*s)
-		return -EINVAL;
-	for (;;) {
-		long a, b;
-
-		ret = parse_num(&s, &a);
-		if (ret)
-			goto err;
-		b = a;
-		if (*s == '-') {
-			s++;
-			ret = parse_num(&s, &b);
-			if (ret || b < a) {
-				ret = -EINVAL;
-				goto err;
-			}
-		}
-		for (long c = a; c <= b; c++) {
-			ret = -EINVAL;
-			if (mc_cpus_contains(out, (int)c))
-				goto err;
-			ret = cpus_push(out, (int)c, &cap);
-			if (ret)
-				goto err;
-		}
-		if (!*s)
-			return 0;
-		if (*s != ',') {
-			ret = -EINVAL;
-			goto err;
-		}
-		s++;
-	}
-err:
-	mc_cpus_free(out);
-	return ret;
+	return parse_id_list(s, MC_MAX_CPU - 1, &out->cpu, &out->n);
 }
 
 /* Runs of consecutive ids become "a-b"; runs are separated by ';'. */
@@ -134,40 +83,13 @@ int mc_cpus_format(const int *cpu, int n, char *buf, size_t len)
 
 int mc_cpus_allowed(struct mc_cpus *out)
 {
-	cpu_set_t *set;
-	size_t sz;
-	int cap = 0, ret = 0, ncpu = CPU_SETSIZE;
+	int ret = allowed_cpus(&out->cpu, &out->n);
 
-	out->cpu = NULL;
-	out->n = 0;
-	/* Grow the mask until the kernel accepts it (large machines). */
-	for (;;) {
-		set = CPU_ALLOC(ncpu);
-		if (!set)
-			return -ENOMEM;
-		sz = CPU_ALLOC_SIZE(ncpu);
-		CPU_ZERO_S(sz, set);
-		if (!sched_getaffinity(0, sz, set))
-			break;
-		ret = -errno;
-		CPU_FREE(set);
-		if (ret != -EINVAL || ncpu >= MC_MAX_CPU)
-			return ret;
-		ncpu *= 2;
+	if (ret) {
+		out->cpu = NULL;
+		out->n = 0;
 	}
-	for (int c = 0; c < ncpu; c++) {
-		if (!CPU_ISSET_S(c, sz, set))
-			continue;
-		ret = cpus_push(out, c, &cap);
-		if (ret) {
-			mc_cpus_free(out);
-			break;
-		}
-	}
-	CPU_FREE(set);
-	if (!ret && !out->n)
-		ret = -ENOENT;
-	return ret;
+	return ret ? ret : out->n ? 0 : -ENOENT;
 }
 
 bool mc_numa_ok(void)
@@ -242,21 +164,5 @@ int mc_cpus_of_node(int node, const struct mc_cpus *allowed,
 	}
 out:
 	numa_free_cpumask(bm);
-	return ret;
-}
-
-int mc_pin_self(int cpu)
-{
-	cpu_set_t *set = CPU_ALLOC(cpu + 1);
-	size_t sz = CPU_ALLOC_SIZE(cpu + 1);
-	int ret = 0;
-
-	if (!set)
-		return -ENOMEM;
-	CPU_ZERO_S(sz, set);
-	CPU_SET_S(cpu, sz, set);
-	if (sched_setaffinity(0, sz, set))
-		ret = -errno;
-	CPU_FREE(set);
 	return ret;
 }

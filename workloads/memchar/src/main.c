@@ -54,12 +54,12 @@ int mc_ctx_check_regions(const struct mc_ctx *c, const struct mc_region *r,
 
 			ret = mc_region_check_node(&r[i], c->mem_node, &bad);
 			if (ret == -EFAULT) {
-				mc_error("pages of the buffer are on node %d, not on node %d",
+				cli_fail("pages of the buffer are on node %d, not on node %d",
 					 bad, c->mem_node);
 				return ret;
 			}
 			if (ret) {
-				mc_error("cannot check page placement: %s",
+				cli_fail("cannot check page placement: %s",
 					 strerror(-ret));
 				return ret;
 			}
@@ -67,12 +67,12 @@ int mc_ctx_check_regions(const struct mc_ctx *c, const struct mc_region *r,
 	}
 	ret = mc_regions_backing(r, n, backing, blen, &frac);
 	if (ret) {
-		mc_error("cannot read /proc/self/smaps: %s", strerror(-ret));
+		cli_fail("cannot read /proc/self/smaps: %s", strerror(-ret));
 		return ret;
 	}
 	if (!c->tgt.dax_path && frac <= 0 &&
 	    (h == MC_HUGE_ON || h == MC_HUGE_THP)) {
-		mc_error("--huge %s: no huge pages back the buffer (THP disabled or memory fragmented?)",
+		cli_fail("--huge %s: no huge pages back the buffer (THP disabled or memory fragmented?)",
 			 h == MC_HUGE_ON ? "on" : "thp");
 		return -ENOMEM;
 	}
@@ -200,6 +200,8 @@ static int run_mode(struct mc_ctx *c)
 	return 1;
 }
 
+const char cli_prog[] = "memchar";
+
 int main(int argc, char **argv)
 {
 	struct mc_opts o;
@@ -228,7 +230,7 @@ int main(int argc, char **argv)
 	if (o.mode == MC_MODE_LOADED && o.injectors < 0)
 		o.injectors = c.cpus.n - 1;
 	if (!mc_op_supported(&o.op)) {
-		mc_error("op %s is not supported on this architecture",
+		cli_fail("op %s is not supported on this architecture",
 			 o.op.name);
 		ret = 1;
 		goto out;
@@ -237,7 +239,7 @@ int main(int argc, char **argv)
 	if (o.output) {
 		c.out = fopen(o.output, "we");
 		if (!c.out) {
-			mc_error("cannot open --output %s: %s", o.output,
+			cli_fail("cannot open --output %s: %s", o.output,
 				 strerror(errno));
 			ret = 1;
 			goto out;
@@ -245,18 +247,18 @@ int main(int argc, char **argv)
 	}
 	ret = mc_target_open(&c.tgt, c.mem_node, o.dax);
 	if (ret) {
-		mc_error("cannot open --dax %s: %s", o.dax, strerror(-ret));
+		cli_fail("cannot open --dax %s: %s", o.dax, strerror(-ret));
 		ret = 1;
 		goto out;
 	}
 	if (mc_csv_header(c.out)) {
-		mc_error("cannot write the CSV output");
+		cli_fail("cannot write the CSV output");
 		ret = 1;
 		goto out;
 	}
 	ret = run_mode(&c);
 	if (mc_stop_signal) {
-		mc_progress("interrupted by signal %d", (int)mc_stop_signal);
+		cli_say("interrupted by signal %d", (int)mc_stop_signal);
 		ret = 128 + mc_stop_signal;
 	} else if (ret < 0) {
 		ret = 1;
@@ -264,7 +266,7 @@ int main(int argc, char **argv)
 out:
 	mc_target_close(&c.tgt);
 	if (c.out && c.out != stdout && fclose(c.out) && !ret) {
-		mc_error("cannot write --output %s", o.output);
+		cli_fail("cannot write --output %s", o.output);
 		ret = 1;
 	}
 	mc_cpus_free(&c.cpus);

@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <signal.h>
 
+#include "tbcli.h"
+#include "tbutil.h"
+
 #define MC_LINE		64UL			/* cache line / chain element */
 #define MC_LINE_WORDS	(MC_LINE / sizeof(uint64_t))
 #define MC_HUGE		(2UL << 20)		/* 2 MiB: buffer rounding, THP */
@@ -34,23 +37,16 @@ static inline bool mc_stopping(void)
 	return mc_stop_signal != 0;
 }
 
-uint64_t mc_now_ns(void);
-uint64_t mc_llc_bytes(void);		/* 0 when unknown */
+/* clocks (now_ns()), the random generator (struct rng) and cache sizes
+ * (cpu_cache_bytes()) come from libtbutil; mc_llc_bytes() is the largest
+ * level-3 cache of cpu0, 0 when unknown */
+#define mc_llc_bytes() cpu_cache_bytes(3, 3)
 /* Involuntary context switches of the calling thread so far. */
 long mc_preemptions(void);
 size_t mc_round_up(size_t v, size_t to);
 /* Default sizes: chain max(256 MiB, 8 x LLC); stream max(64 MiB, 4 x LLC / T). */
 size_t mc_default_chain_bytes(uint64_t llc);
 size_t mc_default_stream_bytes(uint64_t llc, int threads);
-
-/* Deterministic PRNG (xoshiro256**, seeded through splitmix64). */
-struct mc_rng {
-	uint64_t s[4];
-};
-
-void mc_rng_seed(struct mc_rng *r, uint64_t seed);
-uint64_t mc_rng_next(struct mc_rng *r);
-uint64_t mc_rng_below(struct mc_rng *r, uint64_t bound);	/* [0, bound) */
 
 /*
  * Busy-wait n iterations of an empty loop (about one CPU cycle each).
@@ -101,7 +97,6 @@ int mc_cpus_of_node(int node, const struct mc_cpus *allowed,
 		    struct mc_cpus *out);
 bool mc_cpus_contains(const struct mc_cpus *l, int cpu);
 void mc_cpus_free(struct mc_cpus *l);
-int mc_pin_self(int cpu);
 int mc_node_of_cpu(int cpu);		/* node id or -errno */
 bool mc_numa_ok(void);
 bool mc_node_exists(int node);
@@ -339,9 +334,7 @@ void mc_usage(FILE *f);
 /* Print "memchar: error: ..." and return MC_EXIT_USAGE. */
 int mc_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
-/* Print "memchar: error: ..." to stderr (runtime failure). */
-void mc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void mc_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* runtime failures: cli_fail() ("memchar: error: ..."); progress: cli_say() */
 
 /* Row prefilled with the context's common columns. */
 void mc_ctx_row(const struct mc_ctx *c, struct mc_row *r, int ncpus_used,

@@ -27,15 +27,15 @@ static void *bw_main(void *arg)
 	struct bw_worker *w = arg;
 	uint64_t t;
 
-	w->err = mc_pin_self(w->cpu);
+	w->err = pin_self(w->cpu);
 	if (!w->err)
 		mc_stream_fill(&w->st);
 	if (mc_gate_arrive(w->gate) < 0 || w->err)
 		return NULL;
-	w->t0 = mc_now_ns();
+	w->t0 = now_ns();
 	do {
 		mc_stream_run(&w->st, w->chunk, 0);
-		t = mc_now_ns();
+		t = now_ns();
 	} while (t - w->t0 < w->run_ns && !mc_stopping());
 	w->t1 = t;
 	return NULL;
@@ -73,7 +73,7 @@ static int bw_point(struct mc_ctx *c, int nthr)
 	mc_gate_init(&gate);
 	if (!w || !reg || !tid) {
 		ret = -ENOMEM;
-		mc_error("out of memory");
+		cli_fail("out of memory");
 		goto out;
 	}
 	mc_op_bytes(&o->op, &rd, &wr);
@@ -87,7 +87,7 @@ static int bw_point(struct mc_ctx *c, int nthr)
 				     reg[i].len,
 				     o->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i);
 		if (ret) {
-			mc_error("cannot set up op %s: %s", o->op.name,
+			cli_fail("cannot set up op %s: %s", o->op.name,
 				 strerror(-ret));
 			goto out;
 		}
@@ -99,7 +99,7 @@ static int bw_point(struct mc_ctx *c, int nthr)
 	for (; started < nthr; started++) {
 		ret = mc_thread_start(&tid[started], bw_main, &w[started]);
 		if (ret) {
-			mc_error("cannot start a thread: %s", strerror(-ret));
+			cli_fail("cannot start a thread: %s", strerror(-ret));
 			break;
 		}
 	}
@@ -107,7 +107,7 @@ static int bw_point(struct mc_ctx *c, int nthr)
 	for (int i = 0; i < started && !ret; i++) {
 		if (w[i].err) {
 			ret = w[i].err;
-			mc_error("cannot pin to CPU %d: %s", w[i].cpu,
+			cli_fail("cannot pin to CPU %d: %s", w[i].cpu,
 				 strerror(-ret));
 		}
 	}
@@ -153,11 +153,11 @@ static int bw_point(struct mc_ctx *c, int nthr)
 	row.duration_s = secs;
 	ret = mc_csv_row(c->out, &row);
 	if (ret)
-		mc_error("cannot write the CSV output");
-	mc_progress("bandwidth op=%s threads=%d cpus=%s %s pages=%s: %.1f MB/s verified=%d",
+		cli_fail("cannot write the CSV output");
+	cli_say("bandwidth op=%s threads=%d cpus=%s %s pages=%s: %.1f MB/s verified=%d",
 		    o->op.name, nthr, cpus, c->target, backing, mbps, verified);
 	if (!verified) {
-		mc_error("op %s: result check failed after timing", o->op.name);
+		cli_fail("op %s: result check failed after timing", o->op.name);
 		ret = -EIO;
 	}
 out:

@@ -16,7 +16,7 @@ void mc_alloc_error(const struct mc_ctx *c, int count, size_t bytes, int err)
 		hint = " (the DAX device is too small)";
 	else if (!c->tgt.dax_path && c->o->huge == MC_HUGE_HUGETLB)
 		hint = " (not enough free 2 MiB hugetlb pages on the node?)";
-	mc_error("cannot map %d x %zu MiB on %s: %s%s", count,
+	cli_fail("cannot map %d x %zu MiB on %s: %s%s", count,
 		 bytes / MC_MIB, c->target, strerror(-err), hint);
 }
 
@@ -33,7 +33,7 @@ int mc_chain_setup(struct mc_ctx *c, size_t bytes,
 		return ret;
 	}
 	n = r->len / MC_LINE;
-	mc_progress("%s: building a random chain of %zu lines (%zu MiB) on %s",
+	cli_say("%s: building a random chain of %zu lines (%zu MiB) on %s",
 		    c->o->mode_name, n, r->len / MC_MIB, c->target);
 	ret = mc_chain_build(r->addr, n, c->o->seed);
 	if (ret)
@@ -45,12 +45,12 @@ int mc_chain_setup(struct mc_ctx *c, size_t bytes,
 	if (ret == -EINTR)
 		return ret;
 	if (ret) {
-		mc_error("chain verification failed: not a single cycle over all %zu lines",
+		cli_fail("chain verification failed: not a single cycle over all %zu lines",
 			 n);
 		return ret;
 	}
 	if (!strcmp(backing, "none"))
-		mc_progress("%s: 4 KiB pages: latencies include TLB misses (page walks)",
+		cli_say("%s: 4 KiB pages: latencies include TLB misses (page walks)",
 			    c->o->mode_name);
 	return 0;
 }
@@ -79,7 +79,7 @@ void mc_timing_add(struct mc_timing *t, uint64_t n, uint64_t dt,
 
 void mc_chase_for(struct mc_line **p, uint64_t ns, struct mc_timing *t)
 {
-	uint64_t chunk = 1024, t0 = mc_now_ns(), prev = t0, now;
+	uint64_t chunk = 1024, t0 = now_ns(), prev = t0, now;
 	long csw_prev = mc_preemptions(), csw;
 	struct mc_line *q = *p;
 
@@ -87,7 +87,7 @@ void mc_chase_for(struct mc_line **p, uint64_t ns, struct mc_timing *t)
 		uint64_t dt;
 
 		q = mc_chain_chase(q, chunk);
-		now = mc_now_ns();
+		now = now_ns();
 		csw = mc_preemptions();
 		dt = now - prev;
 		mc_timing_add(t, chunk, dt, csw - csw_prev);
@@ -115,9 +115,9 @@ int mc_run_latency(struct mc_ctx *c)
 	double ns;
 	int ret;
 
-	ret = mc_pin_self(c->cpus.cpu[0]);
+	ret = pin_self(c->cpus.cpu[0]);
 	if (ret) {
-		mc_error("cannot pin to CPU %d: %s", c->cpus.cpu[0],
+		cli_fail("cannot pin to CPU %d: %s", c->cpus.cpu[0],
 			 strerror(-ret));
 		return ret;
 	}
@@ -150,8 +150,8 @@ int mc_run_latency(struct mc_ctx *c)
 	row.duration_s = (double)tm.ns / 1e9;
 	ret = mc_csv_row(c->out, &row);
 	if (ret)
-		mc_error("cannot write the CSV output");
-	mc_progress("latency cpu=%d %s buffer=%zu MiB pages=%s: %.1f ns/load (all chunks %.1f; preempted %ld times, %llu of %llu chunks left out)",
+		cli_fail("cannot write the CSV output");
+	cli_say("latency cpu=%d %s buffer=%zu MiB pages=%s: %.1f ns/load (all chunks %.1f; preempted %ld times, %llu of %llu chunks left out)",
 		    c->cpus.cpu[0], c->target, r.len / MC_MIB, backing, ns,
 		    (double)tm.ns / (double)tm.n, tm.preempted,
 		    (unsigned long long)tm.dropped,

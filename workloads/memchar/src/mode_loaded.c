@@ -30,7 +30,7 @@ static void *inj_main(void *arg)
 {
 	struct inj *w = arg;
 
-	w->err = mc_pin_self(w->cpu);
+	w->err = pin_self(w->cpu);
 	if (mc_gate_arrive(w->gate) < 0 || w->err)
 		return NULL;
 	while (!atomic_load_explicit(w->stop, memory_order_relaxed) &&
@@ -89,7 +89,7 @@ static int loaded_point(struct loaded *L, long delay)
 		ret = mc_thread_start(&L->tid[started], inj_main,
 				      &L->w[started]);
 		if (ret) {
-			mc_error("cannot start a thread: %s", strerror(-ret));
+			cli_fail("cannot start a thread: %s", strerror(-ret));
 			break;
 		}
 	}
@@ -97,7 +97,7 @@ static int loaded_point(struct loaded *L, long delay)
 	for (int i = 0; i < started && !ret; i++) {
 		if (L->w[i].err) {
 			ret = L->w[i].err;
-			mc_error("cannot pin to CPU %d: %s", L->w[i].cpu,
+			cli_fail("cannot pin to CPU %d: %s", L->w[i].cpu,
 				 strerror(-ret));
 		}
 	}
@@ -108,11 +108,11 @@ static int loaded_point(struct loaded *L, long delay)
 		mc_chase_for(&L->p, warm, &tw);
 		for (int i = 0; i < L->nthr; i++)
 			b0 += atomic_load(&L->w[i].done);
-		tb0 = mc_now_ns();
+		tb0 = now_ns();
 		mc_chase_for(&L->p, run_ns, &tm);
 		for (int i = 0; i < L->nthr; i++)
 			b1 += atomic_load(&L->w[i].done);
-		tb1 = mc_now_ns();
+		tb1 = now_ns();
 	}
 	atomic_store(&stop, 1);
 	for (int i = 0; i < started; i++)
@@ -149,14 +149,14 @@ static int loaded_point(struct loaded *L, long delay)
 	row.duration_s = (double)tm.ns / 1e9;
 	ret = mc_csv_row(L->c->out, &row);
 	if (ret)
-		mc_error("cannot write the CSV output");
-	mc_progress("loaded op=%s injectors=%d delay=%ld: %.1f ns/load, %.1f MB/s (injectors %.1f + chase %.1f) verified=%d (preempted %ld times, %llu of %llu chunks left out)",
+		cli_fail("cannot write the CSV output");
+	cli_say("loaded op=%s injectors=%d delay=%ld: %.1f ns/load, %.1f MB/s (injectors %.1f + chase %.1f) verified=%d (preempted %ld times, %llu of %llu chunks left out)",
 		    o->op.name, L->nthr, delay, ns, inj_mbps + lat_mbps,
 		    inj_mbps, lat_mbps, verified, tm.preempted,
 		    (unsigned long long)tm.dropped,
 		    (unsigned long long)tm.chunks);
 	if (!verified) {
-		mc_error("injector op %s: result check failed after timing",
+		cli_fail("injector op %s: result check failed after timing",
 			 o->op.name);
 		return -EIO;
 	}
@@ -182,9 +182,9 @@ int mc_run_loaded(struct mc_ctx *c)
 	inj_bytes = o->buffer_bytes ? o->buffer_bytes :
 		    mc_default_stream_bytes(c->llc, L.nthr);
 	mc_op_bytes_str(&o->op, L.bpi, sizeof(L.bpi));
-	ret = mc_pin_self(c->cpus.cpu[0]);
+	ret = pin_self(c->cpus.cpu[0]);
 	if (ret) {
-		mc_error("cannot pin to CPU %d: %s", c->cpus.cpu[0],
+		cli_fail("cannot pin to CPU %d: %s", c->cpus.cpu[0],
 			 strerror(-ret));
 		return ret;
 	}
@@ -193,7 +193,7 @@ int mc_run_loaded(struct mc_ctx *c)
 	reg = calloc((size_t)L.nthr + 1, sizeof(*reg));
 	delays = malloc((size_t)o->ndelays * sizeof(*delays));
 	if (!L.w || !L.tid || !reg || !delays) {
-		mc_error("out of memory");
+		cli_fail("out of memory");
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -211,7 +211,7 @@ int mc_run_loaded(struct mc_ctx *c)
 				     reg[i].len,
 				     o->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i);
 		if (ret) {
-			mc_error("cannot set up op %s: %s", o->op.name,
+			cli_fail("cannot set up op %s: %s", o->op.name,
 				 strerror(-ret));
 			goto out;
 		}

@@ -33,13 +33,13 @@ static int objsize_point(struct mc_ctx *c, struct mc_region *r, size_t size,
 	ret = mc_objs_init(&ob, r->addr, size, n, op, flush,
 			   o->seed + size);
 	if (ret) {
-		mc_error("cannot set up %zu objects of %zu B: %s", n, size,
+		cli_fail("cannot set up %zu objects of %zu B: %s", n, size,
 			 strerror(-ret));
 		return ret;
 	}
 	ret = mc_objs_check_order(&ob);
 	if (ret) {
-		mc_error("object order is not a permutation");
+		cli_fail("object order is not a permutation");
 		goto out;
 	}
 	mc_objs_fill(&ob);
@@ -55,18 +55,18 @@ static int objsize_point(struct mc_ctx *c, struct mc_region *r, size_t size,
 	}
 	run_ns = (uint64_t)(o->duration * 1e9);
 	warm_ns = run_ns / 10 < 200000000ULL ? run_ns / 10 : 200000000ULL;
-	t0 = mc_now_ns();
+	t0 = now_ns();
 	do {
 		mc_objs_run(&ob, batch);
-		t = mc_now_ns();
+		t = now_ns();
 	} while (t - t0 < warm_ns && !mc_stopping());
 	csw = mc_preemptions();
-	t0 = prev = mc_now_ns();
+	t0 = prev = now_ns();
 	do {
 		long now_csw;
 
 		mc_objs_run(&ob, batch);
-		t = mc_now_ns();
+		t = now_ns();
 		now_csw = mc_preemptions();
 		mc_timing_add(&tm, batch, t - prev, now_csw - csw);
 		prev = t;
@@ -98,14 +98,14 @@ static int objsize_point(struct mc_ctx *c, struct mc_region *r, size_t size,
 	row.duration_s = (double)tm.ns / 1e9;
 	ret = mc_csv_row(c->out, &row);
 	if (ret)
-		mc_error("cannot write the CSV output");
-	mc_progress("objsize op=%s%s%s size=%zu objects=%zu pages=%s: %.1f ns/object verified=%d (preempted %ld times, %llu of %llu batches left out)",
+		cli_fail("cannot write the CSV output");
+	cli_say("objsize op=%s%s%s size=%zu objects=%zu pages=%s: %.1f ns/object verified=%d (preempted %ld times, %llu of %llu batches left out)",
 		    opname, row.flush ? " flush=" : "",
 		    row.flush ? row.flush : "", size, n, backing, ns,
 		    verified, tm.preempted, (unsigned long long)tm.dropped,
 		    (unsigned long long)tm.chunks);
 	if (!verified) {
-		mc_error("objsize %s: result check failed after timing",
+		cli_fail("objsize %s: result check failed after timing",
 			 opname);
 		ret = -EIO;
 	}
@@ -131,13 +131,13 @@ int mc_run_objsize(struct mc_ctx *c)
 	if (op == MC_OBJ_WRITE_PERSIST) {
 		flush = mc_flush_detect();
 		if (flush == MC_FLUSH_NONE) {
-			mc_error("--persist: this CPU has no cache-line flush instruction (clwb, clflushopt, clflush)");
+			cli_fail("--persist: this CPU has no cache-line flush instruction (clwb, clflushopt, clflush)");
 			return -EOPNOTSUPP;
 		}
 	}
-	ret = mc_pin_self(c->cpus.cpu[0]);
+	ret = pin_self(c->cpus.cpu[0]);
 	if (ret) {
-		mc_error("cannot pin to CPU %d: %s", c->cpus.cpu[0],
+		cli_fail("cannot pin to CPU %d: %s", c->cpus.cpu[0],
 			 strerror(-ret));
 		return ret;
 	}

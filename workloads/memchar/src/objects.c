@@ -90,7 +90,7 @@ static inline uint64_t write_line(const struct mc_objs *o, uint64_t idx,
 int mc_objs_init(struct mc_objs *o, void *buf, size_t size, size_t n,
 		 enum mc_obj_op op, enum mc_flush flush, uint64_t seed)
 {
-	struct mc_rng rng;
+	struct rng rng;
 
 	memset(o, 0, sizeof(*o));
 	if (!size || size % MC_LINE || !n || n > UINT32_MAX)
@@ -105,13 +105,13 @@ int mc_objs_init(struct mc_objs *o, void *buf, size_t size, size_t n,
 	o->n = n;
 	o->op = op;
 	o->flush = op == MC_OBJ_WRITE_PERSIST ? flush : MC_FLUSH_NONE;
-	mc_rng_seed(&rng, seed);
-	o->salt = mc_rng_next(&rng);
+	rng_seed(&rng, seed, 0);
+	o->salt = rng_next(&rng);
 	/* Fisher-Yates shuffle of 0..n-1. */
 	for (size_t i = 0; i < n; i++)
 		o->order[i] = (uint32_t)i;
 	for (size_t i = n - 1; i > 0; i--) {
-		size_t j = (size_t)mc_rng_below(&rng, i + 1);
+		size_t j = (size_t)rng_below_exact(&rng, i + 1);
 		uint32_t t = o->order[i];
 
 		o->order[i] = o->order[j];

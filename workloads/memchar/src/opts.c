@@ -85,40 +85,15 @@ void mc_usage(FILE *f)
 	fputs(usage_text, f);
 }
 
-/* "memchar: <prefix><message>\n" on stderr */
-static void vsay(const char *prefix, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "memchar: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
+/* one "memchar: error: ..." line (tbcli); the status for a bad argument */
 int mc_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsay("error: ", fmt, ap);
+	cli_vmsg("error", fmt, ap);
 	va_end(ap);
 	return MC_EXIT_USAGE;
-}
-
-void mc_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsay("error: ", fmt, ap);
-	va_end(ap);
-}
-
-void mc_progress(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsay("", fmt, ap);
-	va_end(ap);
 }
 
 enum {

@@ -45,16 +45,16 @@ static void test_cpulist(void)
 
 static void test_rng_fill(void)
 {
-	struct mc_rng a, b;
+	struct rng a, b;
 	bool same = true, below = true;
 	uint64_t sum = 0;
 
-	mc_rng_seed(&a, 42);
-	mc_rng_seed(&b, 42);
+	rng_seed(&a, 42, 0);
+	rng_seed(&b, 42, 0);
 	for (int i = 0; i < 1000; i++) {
-		uint64_t x = mc_rng_below(&a, 7), y = mc_rng_below(&b, 7);
+		uint64_t x = rng_below_exact(&a, 7), y = rng_below_exact(&b, 7);
 
-		same &= x == y && mc_rng_next(&a) == mc_rng_next(&b);
+		same &= x == y && rng_next(&a) == rng_next(&b);
 		below &= x < 7;
 	}
 	check(same, "rng deterministic per seed");

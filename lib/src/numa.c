@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+/* numa.c - NUMA nodes and placed mappings (the only user of libnuma). */
+#include <errno.h>
+#include <numa.h>
+#include <numaif.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tbutil.h"
+
+#define HUGE_ALIGN (2UL << 20)
+
+/*
+ * libnuma reports some errors itself through these weak hooks; the
+ * programs report errors on their own, in one line, so keep libnuma quiet.
+ */
+void numa_warn(int num, char *fmt, ...)
+{
+	(void)num;
+	(void)fmt;
+}
+
+void numa_error(char *where)
+{
+	(void)where;
+}
+
+int node_check(int node)
+{
+	long long size;
+
+	if (numa_available() < 0)
+		return -ENOSYS;
+	if (node < 0 || node > numa_max_node())
+		return -ENODEV;
+	if (!numa_bitmask_isbitset(numa_all_nodes_ptr, node))
+		return -ENOMEM;
+	size = numa_node_size64(node, NULL);
+	if (size <= 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int node_mem(int node, uint64_t *bytes)
+{
+	long long size;
+
+	if (numa_available() < 0)
+		return -ENOSYS;
+	size = numa_node_size64(node, NULL);
+	if (size < 0)
+		return -ENODEV;
+	*bytes = (uint64_t)size;
+	return 0;
+}
+
+uint64_t mem_limit(const int *nodes, int nnodes)
+{
+	uint64_t sum = 0, n;
+	int i;
+
+	for (i = 0; i < nnodes; i++)
+		if (!node_mem(nodes[i], &n))
+			sum += n;
+	if (sum)
+		return sum;
+	return (uint64_t)sysconf(_SC_PHYS_PAGES) *
+	       (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static int region_policy(void *addr, size_t len, const int *nodes, int nnodes,
+			 int interleave)
+{
+	struct bitmask *bm;
+	int i, ret = 0;
+
+	if (numa_available() < 0)
+		return -ENOSYS;
+	bm = numa_allocate_nodemask();
+	if (!bm)
+		return -ENOMEM;
+	for (i = 0; i < nnodes; i++)
+		numa_bitmask_setbit(bm, nodes[i]);
+	if (mbind(addr, len, interleave ? MPOL_INTERLEAVE : MPOL_BIND,
+		  bm->maskp, bm->size + 1, 0))
+		ret = -errno;
+	numa_bitmask_free(bm);
+	return ret;
+}
+
+int region_map(size_t len, enum huge_mode huge, const int *nodes, int nnodes,
+	       int interleave, void **out)
+{
+	size_t maplen = len + HUGE_ALIGN;
+	uintptr_t raw, start;
+	void *p;
+	int ret;
+
+	if (!len || maplen < len)
+		return -EINVAL;
+	p = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	raw = (uintptr_t)p;
+	start = (raw + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1);
+	if (start > raw)
+		munmap(p, start - raw);
+	if (raw + maplen > start + len)
+		munmap((void *)(start + len), raw + maplen - (start + len));
+	p = (void *)start;
+
+	ret = 0;
+	if (huge == HUGE_ON && madvise(p, len, MADV_HUGEPAGE))
+		ret = -errno;
+	else if (huge == HUGE_OFF && madvise(p, len, MADV_NOHUGEPAGE))
+		ret = -errno;
+	if (!ret && nnodes > 0)
+		ret = region_policy(p, len, nodes, nnodes, interleave);
+	if (ret) {
+		munmap(p, len);
+		return ret;
+	}
+	*out = p;
+	return 0;
+}
+
+void region_unmap(void *addr, size_t len)
+{
+	if (addr)
+		munmap(addr, len);
+}
+
