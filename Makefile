@@ -52,7 +52,7 @@ c-test: build
 	done
 
 lint: setup
-	$(PYTHON) -m ruff check analysis workflows tests hosts
+	$(PYTHON) -m ruff check analysis workflows families workloads antagonists tests hosts
 	$(PYTHON) -m snakemake --lint --cores 1
 
 py-test: build

@@ -17,7 +17,6 @@ CORE: dict[str, str] = {
 }  # fmt: skip
 
 COLUMNS = list(CORE)
-TYPES = ("text", "number", "bool")
 
 
 def cell(v: object) -> object:

@@ -14,8 +14,7 @@ from workflows.harness.scenario import role as scenario_role
 from workloads import read_series
 
 NAME = "antagonist"
-BUILD = {"make": ["antagonists"], "sources": ["antagonists/Makefile", "antagonists/*.[ch]",
-                                               "workloads/lib/*.[ch]", "workloads/lib/*.mk"]}
+BUILD = {"libs": ["lib"], "make": ["antagonists"], "sources": ["antagonists/Makefile", "antagonists/*.[ch]"]}
 
 
 def argv(*, cpus: list[int], node: int, buffer: str, write_fraction: int = 50, access_size: int = 64) -> list[str]:

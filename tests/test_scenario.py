@@ -34,7 +34,7 @@ def local() -> tuple[dict, dict, int, list[int], list[int]]:
     return facts, prof, prof["tiers"][0]["node"], app, ant
 
 
-def contention_scenario(duration: float, knob: Path | None = None) -> dict:
+def contention_scenario(duration: float, knob: Path | None = None, start_after_s: float | None = None) -> dict:
     for b in ("gups", "antagonist", "memchar"):
         binary(b)
     _, _, node, app, ant = local()
@@ -44,7 +44,8 @@ def contention_scenario(duration: float, knob: Path | None = None) -> dict:
     probe = memchar.role(memchar.argv("latency", ["--cpus", str(app[0]), "--mem-node", str(node)], buffer_mib=32,
                                       duration=0.2), name="latency", probe_metric="latency_default")
     return scenario.scenario(w, background=[bg], probes=[probe], settings={str(knob): "2"} if knob else {},
-                             warmup_s=0.2, timeout_s=300)
+                             warmup_s=0.2, timeout_s=300,
+                             start_after_s={"antagonist": start_after_s} if start_after_s is not None else None)
 
 
 def row_for(sc: dict) -> dict:
@@ -79,12 +80,13 @@ def test_ops_are_one_sequence():
         ("set", "numa_balancing", "0"),
         ("spawn", "bg"), ("ready", "bg", 120), ("sleep", 2.0),
         ("spawn", "w"), ("pid", "w", 300), ("spawn", "at"),
-        ("ready", "w", 600), ("sleep", 5.0), ("spawn", "late"), ("ready", "late", 120),
+        ("ready", "w", 600), ("sleep", 5.0), ("alive", "w"), ("spawn", "late"), ("ready", "late", 120),
         ("wait", "w", 60.0), ("stop", "at", True), ("run", "pr", 600),
         ("alive", "bg"), ("stop", "bg", False), ("alive", "late"), ("stop", "late", False),
     ]
-    with pytest.raises(ValueError, match="start_after_s names no background role"):
-        scenario.scenario(w, start_after_s={"nobody": 1})
+    for name in ("nobody", "w"):  # only a background role starts late
+        with pytest.raises(ValueError, match="start_after_s names no background role"):
+            scenario.scenario(w, start_after_s={name: 1})
 
 
 def test_point_writes_rows_and_meta(tmp_path):
@@ -105,32 +107,76 @@ def test_point_writes_rows_and_meta(tmp_path):
     assert meta["exit"]["gups"] == 0 and meta["exit"]["latency"] == 0
 
 
-def test_sigint_midway_stops_everything_and_restores_settings(tmp_path):
-    knob = tmp_path / "numa_balancing"
-    knob.write_text("0\n")
-    row = row_for(contention_scenario(60, knob))
-    out = tmp_path / "point"
+def start_point(tmp_path: Path, row: dict, out: Path) -> subprocess.Popen:
+    """The point's runner, started; returns once GUPS runs (its ready file)."""
     p = subprocess.Popen(point_cmd(out, tmp_path, facts_file(tmp_path)), stdin=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, cwd=REPO)
     p.stdin.write(json.dumps(row))
     p.stdin.close()
-    ready = out / "gups.ready"
     deadline = time.monotonic() + 120
-    while not ready.exists():
-        assert p.poll() is None, p.stderr.read()
-        assert time.monotonic() < deadline, "GUPS never started"
-        time.sleep(0.05)
-    assert knob.read_text() == "2", "the setting was applied during the run"
-    started = started_by(p.pid)
-    assert len(started) >= 2, "antagonist and GUPS were running"
-    p.send_signal(signal.SIGINT)
-    assert p.wait(timeout=30) == 128 + signal.SIGINT
+    try:
+        while not (out / "gups.ready").exists():
+            assert p.poll() is None, p.stderr.read()
+            assert time.monotonic() < deadline, "GUPS never started"
+            time.sleep(0.05)
+    except BaseException:
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=30)
+        raise
+    return p
+
+
+def test_sigint_midway_stops_everything_and_restores_settings(tmp_path):
+    knob = tmp_path / "numa_balancing"
+    knob.write_text("0\n")
+    out = tmp_path / "point"
+    p = start_point(tmp_path, row_for(contention_scenario(60, knob)), out)
+    try:
+        assert knob.read_text() == "2", "the setting was applied during the run"
+        started = started_by(p.pid)
+        assert len(started) >= 2, "antagonist and GUPS were running"
+    finally:
+        p.send_signal(signal.SIGINT)
+        rc = p.wait(timeout=30)
+    assert rc == 128 + signal.SIGINT
     time.sleep(0.3)
     left = {pid for pid in started if alive(pid)}
     assert not left, f"left behind: {left}"
     assert knob.read_text().strip() == "0", "setting restored"
     assert not (tmp_path / ".settings-journal.json").exists()
     assert not (out / "result.csv").exists(), "no half-written result"
+
+
+def test_a_killed_run_is_repaired_by_the_next_point(tmp_path):
+    """SIGKILL cannot be caught: the setting stays changed and the journal keeps its original
+    value; the next measured point puts it back, under the lock, before it saves anything."""
+    knob = tmp_path / "numa_balancing"
+    knob.write_text("0\n")
+    p = start_point(tmp_path, row_for(contention_scenario(60, knob)), tmp_path / "killed")
+    started = started_by(p.pid)
+    p.kill()
+    p.wait(timeout=30)
+    time.sleep(0.5)
+    assert not {pid for pid in started if alive(pid)}, "children die with the runner (PDEATHSIG)"
+    journal = tmp_path / ".settings-journal.json"
+    assert knob.read_text().strip() == "2" and json.loads(journal.read_text()) == {str(knob): "0"}
+    out = tmp_path / "next"
+    r = subprocess.run(point_cmd(out, tmp_path, facts_file(tmp_path)), input=json.dumps(row_for(contention_scenario(1, knob))),
+                       text=True, capture_output=True, cwd=REPO, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert knob.read_text().strip() == "0" and not journal.exists(), "the original value is back, for good"
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["settings_repaired"] == {str(knob): "0"} and meta["settings_changed"] == {str(knob): "0"}
+
+
+def test_late_background_needs_the_workload_still_running(tmp_path):
+    """A contention change whose antagonist would start after GUPS ended is a failed point, not a
+    point with an antagonist that ran alone."""
+    out = tmp_path / "point"
+    r = subprocess.run(point_cmd(out, tmp_path, facts_file(tmp_path)), input=json.dumps(row_for(contention_scenario(1, None, 3))),
+                       text=True, capture_output=True, cwd=REPO, timeout=300)
+    assert r.returncode == 1 and "gups was no longer running" in r.stderr, r.stderr
+    assert not (out / "result.csv").exists() and not (out / "antagonist.csv").exists()
 
 
 @pytest.mark.skipif(not shutil.which("sh"), reason="no sh")

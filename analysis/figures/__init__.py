@@ -57,16 +57,3 @@ def render(name: str, df: pd.DataFrame, ref: pd.DataFrame | None, out_stem: str 
     finally:
         plt.close(fig)
     return paths
-
-
-def render_all(df: pd.DataFrame, ref: pd.DataFrame | None, out_dir: str | Path, **kw: object) -> list[Path]:
-    """Render every registered figure into ``out_dir/NAME.{png,pdf}``."""
-    out: list[Path] = []
-    for name in FIGURES:
-        out += render(name, df, ref, Path(out_dir) / name, **kw)
-    return out
-
-
-def caption(name: str) -> str:
-    """The RST caption of figure ``name`` (for the Snakemake report)."""
-    return INFO[name].caption

@@ -74,7 +74,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         ctx = {"host": host.name, "backend": "numa" if pair["mem_node"] is not None else "dax", "cpu_node": pair["cpu_node"],
                "mem_node": pair["mem_node"], "target": pair["target"], "point": pair["id"]}
         rows.append(point(NAME, experiment, pid, executor=host.executor, context=ctx, columns=COLUMNS,
-                          tools=["memchar"], run=measured(config, host, scenario(role, timeout_s=MEMCHAR_TIMEOUT_S))))
+                          run=measured(config, host, scenario(role, timeout_s=MEMCHAR_TIMEOUT_S))))
 
     bw, ll, ob, lat = cc["bandwidth"], cc["loaded"], cc["objsize"], cc["latency"]
     for p in pairs(config, host):
@@ -114,7 +114,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         for mode in mlc.MODES:
             a = mlc.argv(host.profile["tools"]["mlc"], mode)
             ctx = {"host": host.name, "backend": "numa", "point": f"mlc-{mode}"}
-            rows.append(point(NAME, "mlc", mode, executor=host.executor, context=ctx, columns=COLUMNS, tools=[],
+            rows.append(point(NAME, "mlc", mode, executor=host.executor, context=ctx, columns=COLUMNS,
                               run=measured(config, host, scenario(mlc.role(a, mode), timeout_s=MLC_TIMEOUT_S))))
     fp.rows = replicate(rows, config["reps"])
     fp.figures = figures_of(NAME) if rows else []

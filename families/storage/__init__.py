@@ -37,5 +37,5 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                       scratch=None if device else {"dir": scratch, "remove": [fio.DATA_FILE]})
         ctx = {"host": host.name, "backend": "storage", "target": device or scratch}
         rows.append(point(NAME, "fio_randread", f"bs{bs}", executor=host.executor, context=ctx, columns=COLUMNS,
-                          tools=[], run=measured(config, host, sc)))
+                          run=measured(config, host, sc)))
     return FamilyPlan(rows=replicate(rows, config["reps"]), figures=figures_of(NAME))

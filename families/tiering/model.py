@@ -120,8 +120,7 @@ def points(config: dict, host: Host, mprof: dict, checked: bool = True) -> list[
 
     def add(exp: str, pid: str, ctx: dict, args: list[str], series: bool = False, event: float | None = None) -> None:
         context = {"host": host.name, "backend": "model", "workload": "gups", "target": f"model:{mprof['name']}", **ctx}
-        run = {"argv": args, "timeseries": series, "event_t_s": event, "timeout_s": 600,
-               "counters": list(config["counters"]["sources"])}
+        run = {"argv": args, "timeseries": series, "event_t_s": event, "timeout_s": 600}
         rows.append(point("tiering", exp, pid, executor="model", context=context, run=run, tools=["tiersim"],
                           columns=COLUMNS))
 

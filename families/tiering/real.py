@@ -14,13 +14,14 @@ from antagonists import workload as antagonist
 from workflows.harness import ConfigError
 from workflows.harness.plan import Host, antagonist_threads, fmt, measured, mib, point
 from workflows.harness.scenario import scenario
+from workflows.harness.settings import KNOWN
 from workloads.gups import workload as gups
 from workloads.memchar import workload as memchar
 
 from . import COLUMNS, tierd
 
-KNOBS = {"numa_balancing": "/proc/sys/kernel/numa_balancing", "demotion_enabled": "/sys/kernel/mm/numa/demotion_enabled"}
 KERNEL_TPP = {"numa_balancing": "2", "demotion_enabled": "true"}
+KNOBS = {k: KNOWN[k] for k in KERNEL_TPP}  # what the kernel's tiering mode needs
 TIERD_NOTE = "tierd"
 TPP_COLLOID_NOTE = "tierd's TPP with Colloid's sign-only control (the kernel's TPP cannot take Colloid's signal)"
 
@@ -116,30 +117,26 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
                     note += "; no access samples (--observe none): only capacity-driven moves"
             base = {"host": host.name, "backend": "numa", "system": s, "colloid": c, "object_bytes": rc["object_bytes"],
                     "workload": "gups", "target": f"node:{d},{a}"}
-            tools = ["gups", "antagonist"] + (["tierd"] if attach else [])
 
-            common = {"background": None, "attach": attach, "settings": settings, "warmup_s": rc["warmup_s"],
-                      "timeout_s": timeout_s}
-            made = [("steady_state", f"{s}-c{int(c)}-i{fmt(k)}", k,
-                     _scenario(gups_role(rc["duration_s"]), antagonist_roles(k), common), None)
+            def sc(workload: dict, background: list[dict], **kw: object) -> dict:
+                return scenario(workload, background=background, attach=attach, settings=settings,  # noqa: B023
+                                warmup_s=rc["warmup_s"], timeout_s=timeout_s, **kw)
+
+            made = [("steady_state", f"{s}-c{int(c)}-i{fmt(k)}", k, sc(gups_role(rc["duration_s"]), antagonist_roles(k)), None)
                     for k in tc["intensities"]]
             if rc["dynamics"]:
-                made += [("hotset_move", f"{s}-c{int(c)}-i{fmt(k)}", k,
-                          _scenario(gups_role(ev + after, ev), antagonist_roles(k), common), ev)
+                made += [("hotset_move", f"{s}-c{int(c)}-i{fmt(k)}", k, sc(gups_role(ev + after, ev), antagonist_roles(k)), ev)
                          for k in tc["dynamics"]["hotset_move_intensities"]]
                 k = tc["dynamics"]["contention_to"]
                 bg = antagonist_roles(k)
                 made.append(("contention_change", f"{s}-c{int(c)}-i0to{fmt(k)}", 0,
-                             _scenario(gups_role(ev + after), bg, common, start_after_s={"antagonist": ev} if bg else None), ev))
-            for exp, pid, k, sc, event in made:
-                run = measured(config, host, sc, note=note, parse={"average_last_s": rc["average_last_s"]}, event_t_s=event)
+                             sc(gups_role(ev + after), bg, start_after_s={"antagonist": ev} if bg else None), ev))
+            for exp, pid, k, scen, event in made:
+                run = measured(config, host, scen, note=note, parse={"average_last_s": rc["average_last_s"]},
+                               event_t_s=event)
                 rows.append(point("tiering", exp, f"numa-{pid}", executor=host.executor, context={**base, "intensity": k},
-                                  run=run, tools=tools, columns=COLUMNS))
+                                  run=run, columns=COLUMNS))
     return rows
-
-
-def _scenario(workload: dict, background: list[dict], common: dict, **kw: object) -> dict:
-    return scenario(workload, **{**common, "background": background, **kw})
 
 
 def contention_points(config: dict, host: Host) -> list[dict]:
@@ -181,14 +178,13 @@ def contention_points(config: dict, host: Host) -> list[dict]:
                                               write_fraction=cc["write_fraction"], access_size=cc["access_size"]))] if threads else []
         probes = []
         if cc["latency_probe_s"] > 0:
-            probes = [memchar.role(memchar.argv("latency", ["--cpus", str(app[0]), "--mem-node", str(node)],
+            probes = [memchar.role(memchar.argv("latency", memchar.target_args(app[:1], node, None),
                                                 buffer_mib=cc["latency_buffer_mib"], duration=fmt(cc["latency_probe_s"])),
                                    name="latency", probe_metric="latency_default")]
         sc = scenario(w, background=bg, probes=probes, warmup_s=cc["warmup_s"], timeout_s=cc["duration_s"] + 600)
         ctx = {"host": host.name, "backend": "numa", "workload": "gups", "system": "none", "intensity": k,
                "threads": threads, "mem_node": node, "object_bytes": cc["object_bytes"], "target": f"node:{node}"}
         rows.append(point("tiering", "contention_single_node", pid, executor=host.executor, context=ctx, columns=COLUMNS,
-                          tools=["gups", "antagonist", "memchar"],
                           run=measured(config, host, sc, parse={"average_last_s": cc["average_last_s"]})))
     return rows
 

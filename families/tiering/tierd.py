@@ -12,10 +12,9 @@ from pathlib import Path
 from workflows.harness.scenario import role as scenario_role
 from workloads import read_series, tail_mean
 
-from .tiersim import LIBCOLLOID
-
 NAME = "tierd"
-BUILD = {"make": ["colloid", "colloid/tierd"], "sources": LIBCOLLOID + ["colloid/tierd/Makefile", "colloid/tierd/src/*.[ch]"]}
+BUILD = {"libs": ["lib", "colloid"], "make": ["colloid/tierd"],
+         "sources": ["colloid/tierd/Makefile", "colloid/tierd/src/*.[ch]"]}
 # tierd's series -> the summary rows (mean over the last average_last_s seconds) a point reports
 SUMMARY = {"latency_default": "latency_default", "latency_alternate": "latency_alternate", "p": "p",
            "tierd_cpu_share": "policy_cpu_share"}

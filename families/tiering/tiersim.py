@@ -8,5 +8,4 @@ Run by the ``model`` executor (workflows/harness/point.py).
 from __future__ import annotations
 
 NAME = "tiersim"
-LIBCOLLOID = ["colloid/Makefile", "colloid/include/*.h", "colloid/src/*.[ch]"]
-BUILD = {"make": ["colloid", "colloid/sim"], "sources": LIBCOLLOID + ["colloid/sim/Makefile", "colloid/sim/src/*.[ch]"]}
+BUILD = {"libs": ["lib", "colloid"], "make": ["colloid/sim"], "sources": ["colloid/sim/Makefile", "colloid/sim/src/*.[ch]"]}

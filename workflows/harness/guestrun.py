@@ -7,8 +7,8 @@ executor's shell backend (``scenario.render_batch``) into one script that the gu
 raw output under ``/out/<family>/<experiment>/<point>/rep<k>/`` with a ``status`` file. The
 launcher copies /out back into ``DIR/files/``; each point's own job then parses its raw output
 here, exactly as for a point measured on this host (``point.run_guest``). The host's measurement
-lock is held for the whole boot. The batch fails only when the guest did not finish; a point that
-failed in the guest fails its own job, with its status.
+lock is held for the whole boot. The batch fails (and a rerun boots the guest again) when the guest
+did not finish or a point failed in it; its points are then not collected.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from . import ConfigError
 from .plan import key
 from .point import host_lock
 from .runner import launcher
-from .scenario import render_batch
+from .scenario import read_status, render_batch
 
 
 def run(spec: dict, out: Path, results: Path) -> int:
@@ -45,11 +45,19 @@ def run(spec: dict, out: Path, results: Path) -> int:
     if res.outcome != "exited":
         raise RuntimeError(f"the guest did not finish the batch ({res.outcome}): {'; '.join(res.problems)}; "
                            f"see {out / 'console.log'}")
-    missing = [key(r) for r in rows if not (out / "files" / key(r) / "status").exists()]
-    print(f"guestrun: guest exited {res.returncode}; {len(rows) - len(missing)} of {len(rows)} point(s) reported "
-          f"a status", file=sys.stderr)
-    for k in missing:
-        print(f"guestrun: {k}: no status (the point did not run)", file=sys.stderr)
+    failed = []
+    for r in rows:
+        st = read_status(out / "files" / key(r) / "status")
+        if st.get("status") != "ok":
+            failed.append(f"{key(r)}: {st.get('status', 'no status (the point did not run)')}")
+            log = out / "files" / key(r) / "guest.log"  # the batch directory goes with a failed job: keep why
+            if log.exists():
+                tail = log.read_text(errors="replace").splitlines()[-10:]
+                print(f"guestrun: {key(r)}: guest.log ends:\n  " + "\n  ".join(tail), file=sys.stderr)
+    if failed:
+        raise RuntimeError(f"{len(failed)} of {len(rows)} guest point(s) failed (see guest.log beside each in "
+                           f"{out / 'files'}): " + "; ".join(failed))
+    print(f"guestrun: {len(rows)} point(s) ran in the guest", file=sys.stderr)
     return 0
 
 

@@ -10,7 +10,7 @@ A point is a plain row (a JSON-serialisable dict) that says everything its job n
   host's batch, collected here);
 - ``context``: the long-form identifying columns every row of its result.csv carries;
 - ``columns``: the family's parameter columns (result.csv's header);
-- ``tools``: the built programs it needs (``build/bin/<tool>``);
+- ``tools``: the programs it runs (those the workflow builds are its ``build/bin/<tool>`` inputs);
 - ``run``: what the executor runs (tiersim's argv, or a scenario; workflows/harness/scenario.py).
 
 The row is the point's whole slice of the configuration: it is the only ``params`` of the
@@ -71,10 +71,13 @@ class FamilyPlan:
 
 
 def point(family: str, experiment: str, pid: str, *, executor: str, context: dict, run: dict,
-          tools: list[str], columns: dict | list) -> dict:
-    """One point row (rep 0; :func:`replicate` makes the others)."""
+          columns: dict | list, tools: list[str] | None = None) -> dict:
+    """One point row (rep 0; :func:`replicate` makes the others). ``tools``: the programs it runs
+    (a scenario's roles' by default); those the workflow builds are its build inputs."""
     if executor not in EXECUTORS:
         raise ValueError(f"unknown executor {executor!r}")
+    if tools is None:
+        tools = [r["tool"] for r in run["scenario"]["roles"]]
     ctx = {"family": family, "experiment": experiment, "point": pid, "rep": 0, **context}
     return {"family": family, "experiment": experiment, "point": pid, "rep": 0, "executor": executor,
             "context": ctx, "columns": list(columns), "tools": sorted(set(tools)), "run": run}

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import csv
 import fcntl
-import hashlib
 import io
 import json
 import os
@@ -35,7 +34,7 @@ from analysis.schema import cell, columns_for
 from . import ConfigError
 from .plan import key
 from .procs import Interrupted, Supervisor
-from .provenance import file_sha256, git_state, now
+from .provenance import digest, file_sha256, git_state, now, tool_version
 
 
 @contextmanager
@@ -85,16 +84,21 @@ def with_context(context: dict, rows: list[dict]) -> list[dict]:
     return [{**context, **{k: v for k, v in r.items() if v not in (None, "") or k not in context}} for r in rows]
 
 
-def row_sha256(row: dict) -> str:
-    return hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest()[:16]
+def base_meta(row: dict, scale: str | None) -> dict:
+    return {"point": row["context"], "executor": row["executor"], "scale": scale, "git": git_state(),
+            "row_sha256": digest(row)}
 
 
-def base_meta(row: dict) -> dict:
-    return {"point": row["context"], "executor": row["executor"], "git": git_state(), "row_sha256": row_sha256(row)}
-
-
-def binaries(tools: list[str]) -> dict:
-    return {t: file_sha256(Path("build/bin") / t) for t in tools if (Path("build/bin") / t).exists()}
+def binaries(sc: dict) -> dict:
+    """Each program a scenario ran: its path, sha256 and version line (ours in build/bin, or a
+    system's or the user's, e.g. fio, Intel MLC)."""
+    out = {}
+    for r in sc["roles"]:
+        exe = r["argv"][0]
+        path = shutil.which(exe) if "/" not in exe else exe
+        if r["tool"] not in out and path:
+            out[r["tool"]] = {"path": exe, "sha256": file_sha256(Path(path)), "version": tool_version(path)}
+    return out
 
 
 def clear(outdir: Path) -> None:
@@ -111,7 +115,7 @@ def _metric_rows(path: Path, tool: str) -> list[dict]:
                  "tool": tool} for r in csv.DictReader(f)]
 
 
-def run_model(row: dict, outdir: Path) -> int:
+def run_model(row: dict, outdir: Path, scale: str | None) -> int:
     run = row["run"]
     summary, series = outdir / "summary.csv", outdir / "timeseries.csv"
     argv = [str(a) for a in run["argv"]] + ["--summary", str(summary)]
@@ -131,47 +135,56 @@ def run_model(row: dict, outdir: Path) -> int:
     if not rows:
         print("tierbench: error: tiersim wrote no rows", file=sys.stderr)
         return 1
-    meta = {**base_meta(row), "argv": argv, "backend": "model",
-            "note": "simulated on modelled tiers (tiersim); not a measurement",
+    meta = {**base_meta(row, scale), "argv": argv, "backend": "model",
+            "note": "simulated on modelled tiers (tiersim); not a measurement; no hardware counters apply",
             "binary": {"path": argv[0], "sha256": file_sha256(Path(argv[0]))},
-            "start": start, "end": now(), "wall_s": round(time.monotonic() - t0, 3),
-            "counters": {s: {"available": False, "reason": "modelled tiers: no hardware counters apply"}
-                         for s in run.get("counters", [])}}
+            "start": start, "end": now(), "wall_s": round(time.monotonic() - t0, 3)}
     write_point(outdir, with_context(row["context"], rows), meta, row["columns"])
     return 0
 
 
 # ---- host: a scenario measured here -------------------------------------------------------------
 
-def run_host(row: dict, outdir: Path, results: Path, facts_path: Path) -> int:
+def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: str | None) -> int:
     from .counters import Collectors  # noqa: PLC0415 - pandas: only measured points pay for it
     from .scenario import HostRun, parse_rows
-    from .settings import Settings
+    from .settings import Settings, restore_journal
 
     run = row["run"]
     sc = run["scenario"]
     facts = json.loads(facts_path.read_text())
-    meta = {**base_meta(row), "note": run.get("note", ""), "host_facts": facts, "host_profile": run.get("profile", {})}
+    meta = {**base_meta(row, scale), "note": run.get("note", ""), "host_facts": facts,
+            "host_profile": run.get("profile", {})}
     counters = run.get("counters") or {"sources": [], "interval_ms": 1000}
+    journal = results / ".settings-journal.json"
     t0 = time.monotonic()
-    # exit order matters: children stopped first, then the lock released, then settings restored
-    with Settings(results / ".settings-journal.json") as settings, host_lock(results / ".measure.lock") as waited, \
-            Supervisor(registry=outdir / "children") as sup:
-        meta["lock_wait_s"] = round(waited or 0.0, 3)
-        meta["start"] = now()
-        hr = HostRun(sc, outdir, sup, settings)
-        hr.clear()
+    # The lock first: under it, a run killed earlier has its settings put back from the journal
+    # before this point saves any; on the way out children are stopped, then settings restored,
+    # then the lock released, so the next point never sees this one's settings.
+    with host_lock(results / ".measure.lock") as waited:
+        repaired = restore_journal(journal)
+        if repaired:
+            print(f"tierbench: put back settings a killed run left changed: {repaired}", file=sys.stderr)
+            meta["settings_repaired"] = repaired
+        hr = None
         try:
-            with Collectors(counters["sources"], facts, run.get("profile", {}), outdir, counters["interval_ms"], sup) as coll:
-                hr.execute()
+            with Settings(journal) as settings, Supervisor(registry=outdir / "children") as sup:
+                meta["lock_wait_s"] = round(waited or 0.0, 3)
+                meta["start"] = now()
+                hr = HostRun(sc, outdir, sup, settings)
+                hr.clear()
+                with Collectors(counters["sources"], facts, run.get("profile", {}), outdir, counters["interval_ms"],
+                                sup) as coll:
+                    hr.execute()
+                meta["settings_changed"] = dict(settings.saved)
+                meta["counters"] = coll.status()
+                meta.update(hr.meta)
+                meta["end"] = now()
+                meta["wall_s"] = round(time.monotonic() - t0, 3)
         finally:
-            hr.cleanup_scratch()
-        meta["settings_changed"] = dict(settings.saved)
-        meta["counters"] = coll.status()
-        meta.update(hr.meta)
-        meta["end"] = now()
-        meta["wall_s"] = round(time.monotonic() - t0, 3)
-    meta["binaries"] = binaries(row["tools"])
+            if hr is not None:  # after every child has stopped (one might still write there)
+                hr.cleanup_scratch()
+    meta["binaries"] = binaries(sc)
     rows = parse_rows(sc, outdir, run.get("parse", {}))
     cdf = coll.frames()
     if not cdf.empty:
@@ -184,8 +197,9 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path) -> int:
 
 # ---- guest: a scenario the guest's batch ran ----------------------------------------------------
 
-def run_guest(row: dict, outdir: Path, batch: Path, facts_path: Path) -> int:
-    from .scenario import PointFailed, parse_rows, read_status
+def run_guest(row: dict, outdir: Path, batch: Path, facts_path: Path, scale: str | None) -> int:
+    from .scenario import GUEST_BIN, PointFailed, parse_rows, read_status, role_argv
+    from .settings import KNOWN
 
     run = row["run"]
     sc = run["scenario"]
@@ -193,6 +207,9 @@ def run_guest(row: dict, outdir: Path, batch: Path, facts_path: Path) -> int:
     st = read_status(src / "status")
     if not st:
         raise PointFailed(f"the guest batch has no status for this point ({src / 'status'} missing: it did not run)")
+    for f in outdir.iterdir():  # raw files of an earlier run (the job's own log stays)
+        if f.is_file() and f.name != "log":
+            f.unlink()
     for f in src.iterdir():
         if f.is_file():
             shutil.copyfile(f, outdir / f.name)
@@ -203,12 +220,22 @@ def run_guest(row: dict, outdir: Path, batch: Path, facts_path: Path) -> int:
     runner = json.loads(run_json.read_text()) if run_json.exists() else {}
     exits = {k[len("exit_"):]: int(v) for k, v in st.items() if k.startswith("exit_")}
     after = {k[len("started_after_s_"):]: float(v) for k, v in st.items() if k.startswith("started_after_s_")}
-    meta = {**base_meta(row), "note": run.get("note", ""), "functional": True,
+    guest = f"/out/{key(row)}"
+
+    def where(f: str) -> str:
+        return f"{guest}/{f}"
+
+    def in_guest(argv: list[str]) -> list[str]:
+        return [GUEST_BIN + a[len("build/bin"):] if a.startswith("build/bin/") else a for a in argv]
+
+    meta = {**base_meta(row, scale), "note": run.get("note", ""), "functional": True,
             "functional_note": "functional host: timings not meaningful", "host_facts": facts,
             "host_profile": run.get("profile", {}),
             "runner": {k: runner.get(k) for k in ("outcome", "boot_to_result_s", "wall_s", "accel", "kernel")},
             "guest_status": st, "exit": exits, "started_after_s": after,
-            "argv": {r["name"]: [a.replace("build/bin/", "/opt/tierbench/bin/", 1) for a in r["argv"]] for r in sc["roles"]},
+            "start_uptime_s": st.get("start_uptime_s"), "end_uptime_s": st.get("end_uptime_s"),
+            "settings_changed": {KNOWN.get(k, k): v for k, v in sc["settings"].items()},
+            "argv": {r["name"]: in_guest(role_argv(r, where, where, "<the workload's pid>")) for r in sc["roles"]},
             "binaries": facts.get("guest_build", {}).get("binaries", []),
             "counters": {s: {"available": False, "reason": "guest host (TCG): no hardware counters"}
                          for s in (run.get("counters") or {}).get("sources", [])}}
@@ -229,12 +256,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     row = json.loads(sys.stdin.read() if args.row == "-" else Path(args.row).read_text())
     clear(args.outdir)
+    scale = os.environ.get("TIERBENCH_SCALE")  # the config's scale, for meta.json (the workflow sets it)
     try:
         if row["executor"] == "model":
-            return run_model(row, args.outdir)
+            return run_model(row, args.outdir, scale)
         if row["executor"] == "host":
-            return run_host(row, args.outdir, args.results, args.facts)
-        return run_guest(row, args.outdir, args.batch, args.facts)
+            return run_host(row, args.outdir, args.results, args.facts, scale)
+        return run_guest(row, args.outdir, args.batch, args.facts, scale)
     except Interrupted as e:
         print(f"tierbench: {e}; every child was stopped and settings restored", file=sys.stderr)
         return 128 + e.signum

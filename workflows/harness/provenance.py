@@ -1,4 +1,4 @@
-"""Provenance recorded in every meta.json: git state, config hash, binaries, times."""
+"""Provenance recorded in every meta.json: git state, the point row's hash, binaries, times."""
 
 from __future__ import annotations
 
@@ -24,8 +24,9 @@ def git_state(repo: Path = REPO) -> dict:
     return {"commit": commit, "dirty": bool(status) if status is not None else None}
 
 
-def config_hash(config: dict) -> str:
-    blob = json.dumps(config, sort_keys=True, default=str).encode()
+def digest(data: object) -> str:
+    """A short, stable hash of JSON-able data (a point's row: its whole configuration slice)."""
+    blob = json.dumps(data, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
 

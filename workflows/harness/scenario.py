@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib
 import shlex
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .procs import Child, Supervisor
@@ -70,7 +71,7 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
         raise ValueError(f"scenario roles need distinct names: {names}")
     late = dict(start_after_s or {})
     for r in roles:
-        if r["name"] in late:
+        if r["kind"] == "background" and r["name"] in late:
             r["start_after_s"] = float(late.pop(r["name"]))
     if late:
         raise ValueError(f"start_after_s names no background role: {sorted(late)}")
@@ -103,8 +104,8 @@ def ops(sc: dict) -> list[tuple]:
     for a in roles_of(sc, "attach"):
         out += [("pid", w["name"], PID_TIMEOUT_S), ("spawn", a["name"])]
     for r in bg:
-        if r.get("start_after_s") is not None:
-            out += [("ready", w["name"], WORKLOAD_READY_TIMEOUT_S), ("sleep", r["start_after_s"]),
+        if r.get("start_after_s") is not None:  # e.g. a contention change while the workload runs
+            out += [("ready", w["name"], WORKLOAD_READY_TIMEOUT_S), ("sleep", r["start_after_s"]), ("alive", w["name"]),
                     ("spawn", r["name"]), ("ready", r["name"], READY_TIMEOUT_S)]
     out.append(("wait", w["name"], float(sc["timeout_s"])))
     for a in roles_of(sc, "attach"):
@@ -118,6 +119,21 @@ def ops(sc: dict) -> list[tuple]:
 
 def tools(sc: dict) -> list[str]:
     return sorted({r["tool"] for r in sc["roles"]})
+
+
+def role_argv(r: dict, data: Callable[[str], str], ctl: Callable[[str], str], pid: str) -> list[str]:
+    """A role's command line with its protocol: the role's argv, then its output file, pid and
+    ready files (``data`` / ``ctl`` map a file name to where the backend keeps it) and the
+    workload's pid for an attach role (``pid``)."""
+    argv = list(r["argv"])
+    if r["output"]:
+        argv += [r["output"][0], data(r["output"][1])]
+    for flag in ("pid_file", "ready_file"):
+        if r[flag]:
+            argv += ["--" + flag.replace("_", "-"), ctl(r[flag])]
+    if r["target_pid"]:
+        argv += [r["target_pid"], pid]
+    return argv
 
 
 class PointFailed(RuntimeError):
@@ -146,15 +162,8 @@ class HostRun:
                     self.path(f).unlink(missing_ok=True)
 
     def argv(self, r: dict) -> list[str]:
-        argv = list(r["argv"])
-        if r["output"]:
-            argv += [r["output"][0], str(self.path(r["output"][1]))]
-        for flag in ("pid_file", "ready_file"):
-            if r[flag]:
-                argv += ["--" + flag.replace("_", "-"), str(self.path(r[flag]))]
-        if r["target_pid"]:
-            argv += [r["target_pid"], str(self._pid_of(workload_of(self.sc)))]
-        return argv
+        path = lambda f: str(self.path(f))  # noqa: E731
+        return role_argv(r, path, path, str(self._pid_of(workload_of(self.sc))) if r["target_pid"] else "")
 
     def _pid_of(self, w: dict) -> int:
         if w["pid_file"]:
@@ -222,7 +231,7 @@ class HostRun:
     def op_alive(self, name: str) -> None:
         c = self.children[name]
         if not c.alive():
-            raise PointFailed(f"{name} died during the run (status {c.popen.returncode})")
+            raise PointFailed(f"{name} was no longer running when it had to be (exit status {c.popen.returncode})")
 
     def cleanup_scratch(self) -> None:
         s = self.sc.get("scratch")
@@ -258,10 +267,16 @@ fail() {{
 """
 
 
+class _Expr(str):
+    """A shell word to expand in the guest (a variable, a command substitution): double-quoted, not escaped."""
+
+
 def _sh_argv(argv: list[str]) -> str:
     out = []
     for a in argv:
-        if a.startswith("build/bin/"):
+        if isinstance(a, _Expr):
+            out.append(f'"{a}"')
+        elif a.startswith("build/bin/"):
             out.append(f'"$BIN/{a[len("build/bin/"):]}"')
         else:
             out.append(shlex.quote(a))
@@ -277,7 +292,7 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
     ready files in ``ctl_dir`` (emptied first)."""
     roles = {r["name"]: r for r in sc["roles"]}
     q = shlex.quote
-    ctl = f"{q(ctl_dir)}/"
+    ctl = f"{ctl_dir}/"
     lines = [f"D={q(outdir)}; mkdir -p \"$D\"; rm -f \"$D/status.tmp\"; rm -rf {q(ctl_dir)}; mkdir -p {q(ctl_dir)}",
              "ST=ok; T0=$(cut -d' ' -f1 /proc/uptime)",
              " ".join(f"{_var(n)}=" for n in roles)]
@@ -291,18 +306,11 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
         return done + (f"; [ \"$rc\" = 0 ] || fail {name}_exit_$rc" if check else "")
 
     def argv_of(r: dict) -> str:
-        a = _sh_argv(r["argv"])
-        if r["output"]:
-            a += f" {q(r['output'][0])} \"$D/{r['output'][1]}\""
-        for flag in ("pid_file", "ready_file"):
-            if r[flag]:
-                a += f" --{flag.replace('_', '-')} {ctl}{r[flag]}"
-        if r["target_pid"]:
-            w = workload_of(sc)
-            pid = f"$(cat {ctl}{w['pid_file']})" if w["pid_file"] else f"${_var(w['name'])}"
-            a += f" {q(r['target_pid'])} \"{pid}\""
+        w = workload_of(sc)
+        pid = f"$(cat {ctl}{w['pid_file']})" if w["pid_file"] else f"${_var(w['name'])}"
+        argv = role_argv(r, lambda f: _Expr(f"$D/{f}"), lambda f: _Expr(f"{ctl}{f}"), _Expr(pid))
         out = f" >\"$D/{r['stdout']}\"" if r["stdout"] else ""
-        return f"{a}{out} 2>>\"$D/guest.log\""
+        return f"{_sh_argv(argv)}{out} 2>>\"$D/guest.log\""
 
     for op in ops(sc):
         kind, name = op[0], op[1]
@@ -320,7 +328,7 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
         elif kind in ("ready", "pid"):
             f = r["ready_file"] if kind == "ready" else (r["pid_file"] or r["ready_file"])
             if f:
-                guard(f"wait_for_file {ctl}{f} {int(op[2])} || fail {name}_not_ready")
+                guard(f"wait_for_file {q(ctl + f)} {int(op[2])} \"${_var(name)}\" || fail {name}_not_ready")
         elif kind == "sleep":
             guard(f"sleep {name:g}")
         elif kind == "wait":
@@ -331,8 +339,7 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
         elif kind == "run":
             guard(f"{argv_of(r)} & {_var(name)}=$!; wait \"${_var(name)}\"; {exited(name)}")
         elif kind == "alive":
-            v = _var(name)
-            guard(f"alive \"${v}\" || fail {name}_died")
+            guard(f"alive \"${_var(name)}\" || fail {name}_not_running")
         else:
             raise AssertionError(kind)
     # cleanup, whatever happened: stop what still runs (reverse order), restore, remove scratch

@@ -5,8 +5,8 @@
     # restored on exit, whatever happened
 
 Each original value is written to a journal file *before* the change, so a run
-killed with SIGKILL can be repaired by :func:`restore_journal` (the workflow
-calls it at start-up).
+killed with SIGKILL is repaired by :func:`restore_journal`, which every measured point
+calls under the host's measurement lock before it changes anything (workflows/harness/point.py).
 """
 
 from __future__ import annotations

@@ -1,11 +1,39 @@
 # Build each C binary into build/bin/ with its component's Makefile (incremental: make does the
 # work). The recipes come from the workload and family tool modules (BUILD; workflows/harness/
-# tools.py). One job per binary, so a failure in one component stops only the points that need it.
+# tools.py). The shared libraries (lib/, colloid/) are jobs of their own, inputs of the tool jobs,
+# so parallel tool builds never race on them. One job per binary, so a failure in one component
+# stops only the points that need it.
+
+
+rule build_libtbutil:
+    input:
+        tools.sources(tools.LIBRARIES["lib"]["sources"]),
+    output:
+        tools.LIBRARIES["lib"]["outputs"],
+    conda:
+        "../../environment.yml"
+    log:
+        "build/logs/lib.log",
+    shell:
+        "make --no-print-directory -C lib > {log} 2>&1"
+
+
+rule build_libcolloid:
+    input:
+        tools.sources(tools.LIBRARIES["colloid"]["sources"]),
+    output:
+        tools.LIBRARIES["colloid"]["outputs"],
+    conda:
+        "../../environment.yml"
+    log:
+        "build/logs/colloid.log",
+    shell:
+        "make --no-print-directory -C colloid > {log} 2>&1"
 
 
 rule build_tool:
     input:
-        lambda wc: tools.sources(BUILD[wc.tool]),
+        lambda wc: tools.inputs(BUILD[wc.tool]),
     output:
         "build/bin/{tool}",
     conda:

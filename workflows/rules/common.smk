@@ -4,6 +4,7 @@
 import json
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -51,8 +52,10 @@ FIGURES = {name: fam for fam, fp in PLAN.families.items() for name in fp.figures
 ACTIVE = [f for f in families.FAMILIES if PLAN.families[f].rows]
 SCORED = [f for f in ACTIVE if families.get(f).SCORED]
 FAMILY_RULES = [os.path.relpath(p, workflow.basedir) for p in families.rules_files()]
-# Jobs run the same Python as snakemake itself (the project's environment).
-shell.prefix(f"set -euo pipefail; export PATH={os.path.dirname(sys.executable)}:$PATH; ")
+# Jobs run the same Python as snakemake itself (the project's environment); the scale's name goes
+# into every meta.json without being a rerun trigger.
+shell.prefix(f"set -euo pipefail; export PATH={os.path.dirname(sys.executable)}:$PATH; "
+             f"export TIERBENCH_SCALE={shlex.quote(str(config['scale']))}; ")
 
 if "measure" not in workflow.global_resources:
     # Measurement points on a real host never run concurrently.
@@ -74,7 +77,7 @@ def point_inputs(wc):
     r = row_of(wc)
     if r["executor"] == "guest":  # the guest runs its own static build (hosts/qemu/)
         return {"facts": f"results/{wc.host}/host_facts.json", "batch": f"results/{wc.host}/guest/batch"}
-    return {"facts": f"results/{wc.host}/host_facts.json", "tools": [f"build/bin/{t}" for t in r["tools"]]}
+    return {"facts": f"results/{wc.host}/host_facts.json", "tools": [f"build/bin/{t}" for t in r["tools"] if t in BUILD]}
 
 
 def point_results(family=None):

@@ -1,7 +1,16 @@
 # Every point of every family, one job each: results/{host}/{family}/{experiment}/{point}/rep{rep}/.
-# The job's only params is its row (workflows/harness/plan.py), so a changed setting reruns
-# exactly the points whose rows it changes. Measured points (executor host) hold the "measure"
-# resource and the host lock: they never overlap; modelled points run in parallel on all cores.
+# The job's params are its row (workflows/harness/plan.py) and, for a guest point, where the
+# batch is: a changed setting reruns exactly the points whose rows it changes. Measured points
+# (executor host) hold the "measure" resource and the host lock: they never overlap; modelled
+# points run in parallel on all cores. A guest host's points run in one boot (guest_batch), so a
+# change to any of them runs the whole batch again.
+
+
+# small bookkeeping jobs (they write a file from the plan) always run where snakemake runs
+localrules:
+    points_table,
+    guest_batch_spec,
+
 
 
 rule point:

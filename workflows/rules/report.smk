@@ -50,7 +50,7 @@ rule figure:
     log:
         "results/{host}/logs/figure_{figure}.log",
     wildcard_constraints:
-        figure="|".join(FIGURE_INFO),
+        figure="|".join(FIGURES),
     params:
         caption=lambda wc: FIGURE_INFO[wc.figure].caption,
         profile=lambda wc: family_info(FIGURES[wc.figure], "profile", HOST),

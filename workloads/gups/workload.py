@@ -15,8 +15,7 @@ from workflows.harness.scenario import role as scenario_role
 from .. import read_series, tail_mean
 
 NAME = "gups"
-BUILD = {"make": ["workloads/gups"], "sources": ["workloads/gups/Makefile", "workloads/gups/*.[ch]",
-                                                  "workloads/lib/*.[ch]", "workloads/lib/*.mk"]}
+BUILD = {"libs": ["lib"], "make": ["workloads/gups"], "sources": ["workloads/gups/Makefile", "workloads/gups/*.[ch]"]}
 
 
 def argv(*, cpus: list[int], node: int, working_set: str, hot_set: str, hot_share: float, object_bytes: int,

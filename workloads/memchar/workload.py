@@ -14,7 +14,8 @@ from pathlib import Path
 from workflows.harness.scenario import role as scenario_role
 
 NAME = "memchar"
-BUILD = {"make": ["workloads/memchar"], "sources": ["workloads/memchar/Makefile", "workloads/memchar/src/*.[ch]"]}
+BUILD = {"libs": ["lib"], "make": ["workloads/memchar"],
+         "sources": ["workloads/memchar/Makefile", "workloads/memchar/src/*.[ch]"]}
 
 # memchar subcommand -> the experiment its rows belong to
 EXPERIMENT = {"latency": "idle_latency", "bandwidth": "bandwidth", "loaded": "loaded_latency", "objsize": "object_latency"}

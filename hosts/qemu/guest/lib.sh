@@ -123,10 +123,15 @@ settings_restore() {
 }
 
 # --- processes ------------------------------------------------------------
-# wait_for_file PATH SECONDS: poll (0.1 s) until PATH exists.
+# wait_for_file PATH SECONDS [PID]: poll (0.1 s) until PATH exists; give up early when process
+# PID (if given) has exited or is a zombie.
 wait_for_file() {
 	_n=$(($2 * 10))
 	while [ ! -e "$1" ] && [ "$_n" -gt 0 ]; do
+		if [ -n "${3:-}" ] && { ! kill -0 "$3" 2>/dev/null ||
+			[ "$(awk '{ print $3 }' "/proc/$3/stat" 2>/dev/null)" = Z ]; }; then
+			break
+		fi
 		sleep 0.1
 		_n=$((_n - 1))
 	done
