@@ -56,7 +56,9 @@ CASES: dict[str, dict[str, str] | str] = {
     "mess no files": {"notes.txt": "nothing\n"},
     "mess other files beside": {"bwlat_100.txt": "0 80\n10 90\n", "bwlat_x.txt": "junk\n", "README": "x\n"},
     "mess 17 files": {f"bwlat_{p}.txt": "0 80\n10 90\n" for p in range(0, 100, 6)},
+    "csv one ratio written two ways": {"curve.csv": HEADER + "\n0.6666666667,0,80\n0.66666666667,10,90\n"},
     "param good": "param:L0=80,a=20,k=3,bsat=100000",
+    "param empty item and trailing comma": "param:L0=80,,a=20,k=3,bsat=100000,",
     "param missing bsat": "param:L0=80,a=20,k=3",
     "param unknown name": "param:L0=80,a=20,k=3,bsat=1,z=2",
     "param not a number": "param:L0=eighty,a=20,k=3,bsat=100000",
@@ -94,6 +96,12 @@ def tiersim_verdict(tiersim: Path, spec: str) -> dict[float, float] | None:
     return {float(x["read_ratio"]): float(x["unloaded_latency_ns"]) for x in rows}
 
 
+def assert_same(py: dict[float, float], c: dict[float, float]) -> None:
+    """The same read ratios with the same unloaded latencies (tiersim prints 6 digits)."""
+    for (rp, lp), (rc, lc) in zip(sorted(py.items()), sorted(c.items()), strict=True):
+        assert rp == pytest.approx(rc, rel=1e-5) and lp == pytest.approx(lc, rel=1e-5)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_curve_check_agrees_with_tiersim(name, tmp_path):
     tiersim = binary("tiersim")
@@ -101,15 +109,14 @@ def test_curve_check_agrees_with_tiersim(name, tmp_path):
     py, c = python_verdict(spec), tiersim_verdict(tiersim, spec)
     assert (py is None) == (c is None), f"python: {py}, tiersim: {c}"
     if py is not None:
-        for (rp, lp), (rc, lc) in zip(sorted(py.items()), sorted(c.items()), strict=True):
-            assert rp == pytest.approx(rc, rel=1e-5) and lp == pytest.approx(lc, rel=1e-5)
+        assert_same(py, c)
 
 
 @pytest.mark.parametrize("curve", sorted(str(p) for p in (REPO / "hosts/curves").glob("*.csv")))
 def test_shipped_curves_agree(curve):
     py, c = python_verdict(curve), tiersim_verdict(binary("tiersim"), curve)
     assert py is not None and c is not None
-    assert sorted(py.items()) == pytest.approx(sorted(c.items()), rel=1e-5)
+    assert_same(py, c)
 
 
 SMALL = {"systems": ["hemem", "tpp"], "intensities": [0, 3], "best_static_fractions": [0, 1],

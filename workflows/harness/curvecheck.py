@@ -68,6 +68,8 @@ def _csv(path: Path) -> dict[float, float]:
             raise CurveError(f"{path}: line {n}: malformed row {text!r} (three numbers expected)") from None
         if not (0 <= rr <= 1) or b < 0 or lat <= 0:
             raise CurveError(f"{path}: line {n}: read_ratio must be 0..1, bandwidth >= 0 and latency > 0, got {text!r}")
+        # one read ratio: within 1e-9 of one already seen (as curve.c groups them)
+        rr = next((r for r in by_ratio if abs(r - rr) <= 1e-9), rr)
         by_ratio.setdefault(rr, []).append((b, lat))
     if not by_ratio:
         raise CurveError(f"{path}: no data rows")
@@ -105,6 +107,8 @@ def _mess(path: Path) -> dict[float, float]:
 def _param(spec: str) -> dict[float, float]:
     vals: dict[str, float] = {}
     for tok in spec[len("param:"):].split(","):
+        if not tok:  # an empty item (",," or a trailing comma) is skipped, as curve.c does
+            continue
         name, eq, value = tok.partition("=")
         if not eq:
             raise CurveError(f"parametric curve {spec!r}: {tok!r} is not name=value")
