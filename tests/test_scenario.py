@@ -166,7 +166,8 @@ def test_a_killed_run_is_repaired_by_the_next_point(tmp_path):
     assert r.returncode == 0, r.stderr
     assert knob.read_text().strip() == "0" and not journal.exists(), "the original value is back, for good"
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["settings_repaired"] == {str(knob): "0"} and meta["settings_changed"] == {str(knob): "0"}
+    assert meta["settings_repaired"] == {str(knob): "0"}
+    assert meta["settings_set"] == {str(knob): "2"} and meta["settings_original"] == {str(knob): "0"}
 
 
 def test_late_background_needs_the_workload_still_running(tmp_path):

@@ -147,7 +147,7 @@ def run_model(row: dict, outdir: Path, scale: str | None) -> int:
 
 def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: str | None) -> int:
     from .counters import Collectors  # noqa: PLC0415 - pandas: only measured points pay for it
-    from .scenario import HostRun, parse_rows
+    from .scenario import HostRun
     from .settings import Settings, restore_journal
 
     run = row["run"]
@@ -176,7 +176,8 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
                 with Collectors(counters["sources"], facts, run.get("profile", {}), outdir, counters["interval_ms"],
                                 sup) as coll:
                     hr.execute()
-                meta["settings_changed"] = dict(settings.saved)
+                meta["settings_set"] = settings_set(sc)
+                meta["settings_original"] = dict(settings.saved)
                 meta["counters"] = coll.status()
                 meta.update(hr.meta)
                 meta["end"] = now()
@@ -185,11 +186,26 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
             if hr is not None:  # after every child has stopped (one might still write there)
                 hr.cleanup_scratch()
     meta["binaries"] = binaries(sc)
-    rows = parse_rows(sc, outdir, run.get("parse", {}))
     cdf = coll.frames()
     if not cdf.empty:
         cdf.to_csv(outdir / "counters.csv", index=False)
-    if run.get("event_t_s") is not None:
+    return write_scenario_point(row, outdir, meta)
+
+
+def settings_set(sc: dict) -> dict:
+    """The sysctl/sysfs values a scenario sets, by path."""
+    from .settings import KNOWN  # noqa: PLC0415
+
+    return {KNOWN.get(k, k): v for k, v in sc["settings"].items()}
+
+
+def write_scenario_point(row: dict, outdir: Path, meta: dict) -> int:
+    """Every role's rows (its parser's), the event time if any, the point's context: result.csv and meta.json."""
+    from .scenario import parse_rows  # noqa: PLC0415
+
+    run = row["run"]
+    rows = parse_rows(run["scenario"], outdir, run.get("parse", {}))
+    if run.get("event_t_s") is not None:  # when the phase event happened (configured, not a result)
         rows.append({"metric": "event_t_s", "value": run["event_t_s"], "unit": "s"})
     write_point(outdir, with_context(row["context"], rows), meta, row["columns"])
     return 0
@@ -198,8 +214,7 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
 # ---- guest: a scenario the guest's batch ran ----------------------------------------------------
 
 def run_guest(row: dict, outdir: Path, batch: Path, facts_path: Path, scale: str | None) -> int:
-    from .scenario import GUEST_BIN, PointFailed, parse_rows, read_status, role_argv
-    from .settings import KNOWN
+    from .scenario import GUEST_BIN, PointFailed, read_status, role_argv
 
     run = row["run"]
     sc = run["scenario"]
@@ -234,16 +249,12 @@ def run_guest(row: dict, outdir: Path, batch: Path, facts_path: Path, scale: str
             "runner": {k: runner.get(k) for k in ("outcome", "boot_to_result_s", "wall_s", "accel", "kernel")},
             "guest_status": st, "exit": exits, "started_after_s": after,
             "start_uptime_s": st.get("start_uptime_s"), "end_uptime_s": st.get("end_uptime_s"),
-            "settings_changed": {KNOWN.get(k, k): v for k, v in sc["settings"].items()},
+            "settings_set": settings_set(sc),
             "argv": {r["name"]: in_guest(role_argv(r, where, where, "<the workload's pid>")) for r in sc["roles"]},
             "binaries": facts.get("guest_build", {}).get("binaries", []),
             "counters": {s: {"available": False, "reason": "guest host (TCG): no hardware counters"}
                          for s in (run.get("counters") or {}).get("sources", [])}}
-    rows = parse_rows(sc, outdir, run.get("parse", {}))
-    if run.get("event_t_s") is not None:
-        rows.append({"metric": "event_t_s", "value": run["event_t_s"], "unit": "s"})
-    write_point(outdir, with_context(row["context"], rows), meta, row["columns"])
-    return 0
+    return write_scenario_point(row, outdir, meta)
 
 
 def main(argv: list[str] | None = None) -> int:
