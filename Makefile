@@ -1,5 +1,7 @@
 # tierbench — `make run` runs the workflow on the default host profile; `make test` tests.
-#   make run  [HOST=name|path] [CONFIG=workflows/config/paper.yaml] [CORES=all] [SMK_ARGS=...]
+#   make run  [HOST=name|path] [CONFIG=workflows/config/paper.yaml] [CORES=all] [SOURCES=dir] [SMK_ARGS=...]
+#                   SOURCES: pinned upstream archives for offline builds (default: ../shared/upstream
+#                   beside the checkout, when there is one; else GitHub)
 #   make test       C tests (sanitizers) + ruff + snakemake --lint + pytest (incl. dry runs, tiny
 #                   real runs, SIGINT, and the two-node QEMU guest)
 #   make test-vm    only the QEMU NUMA guest tests (hosts/qemu/)
@@ -14,6 +16,8 @@ HOST ?= auto
 CONFIG ?= workflows/config/quick.yaml
 CORES ?= all
 SMK_ARGS ?=
+SOURCES ?= $(firstword $(wildcard $(CURDIR)/../shared/upstream))
+SOURCES_ARG = $(if $(SOURCES),sources='$(SOURCES)')
 BUILD := $(CURDIR)/build
 PYTHON := $$(cat build/python)
 # C components, in dependency order (libcolloid before what links it).
@@ -23,7 +27,7 @@ C_PRESENT = $(foreach d,$(C_DIRS),$(if $(wildcard $(d)/Makefile),$(d)))
 .PHONY: help run test build setup lint report clean distclean c-test py-test test-vm
 
 help:
-	@sed -n '1,8p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@python3 -m workflows.harness.bootstrap
@@ -37,7 +41,7 @@ build: setup
 run: build
 	@host=$$($(PYTHON) -m workflows.harness.cli name --host '$(HOST)' --configfile '$(CONFIG)') && \
 	echo "[run] host profile '$(HOST)' -> results/$$host/ (config $(CONFIG))" && \
-	$(PYTHON) -m snakemake --cores $(CORES) --rerun-incomplete --configfile '$(CONFIG)' --config host='$(HOST)' $(SMK_ARGS) && \
+	$(PYTHON) -m snakemake --cores $(CORES) --rerun-incomplete --configfile '$(CONFIG)' --config host='$(HOST)' $(SOURCES_ARG) $(SMK_ARGS) && \
 	$(PYTHON) -m snakemake --cores 1 --configfile '$(CONFIG)' --config host='$(HOST)' --report "results/$$host/report.html" && \
 	echo "[run] done: results/$$host/report.html, figures in results/$$host/figures/"
 

@@ -27,6 +27,7 @@ FAMILIES = [
     "characterize",
     "storage",
     "tiering",
+    "apps",
 ]
 
 

@@ -90,6 +90,7 @@ CONFIG = """scale: demo
 characterize: {enabled: false}
 storage: {enabled: false}
 tiering: {enabled: false}
+apps: {enabled: false}
 demo: {enabled: true, sizes: [3, 5]}
 """
 

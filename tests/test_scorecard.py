@@ -240,3 +240,17 @@ def test_calibration_targets_are_marked_and_counted_apart(ref: pd.DataFrame) -> 
     assert "1 of them are calibration targets" in md
     # without the profile's list nothing is marked
     assert not scorecard.build(frame(rows), ref)["calibrated"].any()
+
+
+def test_apps_speedup_from_a_time_metric(ref: pd.DataFrame) -> None:
+    """PageRank reports a time (lower is better): the speedup is t(alone) / t(+Colloid)."""
+    rows = []
+    for i, (off, on) in {0: (2.0, 1.9), 3: (3.0, 1.5)}.items():
+        for colloid, t in ((False, off), (True, on)):
+            rows.append({"host": "h", "backend": "model", "family": "apps", "workload": "gapbs-pr", "rep": 0,
+                         "experiment": "steady_state", "system": "hemem", "colloid": colloid, "intensity": i,
+                         "metric": "average_trial_time", "unit": "s", "value": t})
+    sc = scorecard.build(frame(rows), ref)
+    r = row(sc, "apps-gapbs-pr", "hemem", "colloid_speedup")
+    assert r["ours_low"] == pytest.approx(2.0 / 1.9) and r["ours_high"] == pytest.approx(2.0)
+    assert "no tiering runs" in row(sc, "apps-gapbs-pr", "tpp", "colloid_speedup")["note"]

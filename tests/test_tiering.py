@@ -23,6 +23,7 @@ tiering:
   object_bytes: [64]
   dynamics: {event_at_s: 10, after_event_s: 10, system_event_at_s: {}, system_after_event_s: {}, hotset_move_intensities: [3]}
   contention: {enabled: false}
+apps: {enabled: false}
 """
 
 

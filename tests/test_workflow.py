@@ -26,6 +26,7 @@ characterize:
   objsize: {ops: [read, write], sizes: [64, 4096], duration_s: 0.1}
 storage: {file_size_mib: 16, iodepths: [1, 4], runtime_s: 0.5}
 tiering: {enabled: false}
+apps: {enabled: false}
 """
 
 
@@ -168,7 +169,7 @@ def test_sigint_leaves_no_benchmark_behind(tmp_path, workdir):
     name = "pytest-sigint"
     out = workdir / "results" / name
     cfg = tmp_path / "slow.yaml"
-    cfg.write_text("scale: slow\ncharacterize: {latency: {buffer_mib: 64, duration_s: 60}}\nstorage: {enabled: false}\ntiering: {enabled: false}\n")
+    cfg.write_text("scale: slow\ncharacterize: {latency: {buffer_mib: 64, duration_s: 60}}\nstorage: {enabled: false}\ntiering: {enabled: false}\napps: {enabled: false}\n")
     p = subprocess.Popen([*SMK, f"results/{name}/characterize/idle_latency/c0-m0/rep0/result.csv", "--cores", "1",
                           "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}"],
                          cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)

@@ -29,6 +29,7 @@ WORKLOADS = {
     "antagonist": "antagonists.workload",
     "fio": "workloads.fio.workload",
     "mlc": "workloads.mlc.workload",
+    "gapbs": "workloads.gapbs.workload",
 }
 
 

@@ -12,7 +12,7 @@ import os
 
 from antagonists import workload as antagonist
 from workflows.harness import ConfigError
-from workflows.harness.plan import Host, antagonist_threads, fmt, measured, mib, point
+from workflows.harness.plan import Host, antagonist_threads, fmt, intensity_levels, measured, mib, point
 from workflows.harness.scenario import scenario
 from workflows.harness.settings import KNOWN
 from workloads.gups import workload as gups
@@ -157,19 +157,8 @@ def contention_points(config: dict, host: Host) -> list[dict]:
     app, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
     if not app:
         raise ConfigError(f"host profile {prof['source']}: cpus/app: no CPU left for the application")
-    if cc["intensities"] == "auto":
-        n = len(ant)
-        levels = sorted({(round(k * n / 3), k) for k in (0, 1, 2, 3)}, key=lambda x: x[1])
-        seen, chosen = set(), []
-        for threads, _k in levels:
-            if threads not in seen:
-                seen.add(threads)
-                chosen.append((3 * threads / n if n else 0.0, threads))
-    else:
-        chosen = [(float(k), antagonist_threads(prof, k, "experiment config: tiering/contention/intensities"))
-                  for k in cc["intensities"]]
     rows = []
-    for k, threads in chosen:
+    for k, threads in intensity_levels(prof, cc["intensities"], "experiment config: tiering/contention/intensities"):
         pid = f"i{k:.3g}-t{threads}"
         w = gups.role(gups.argv(cpus=app, node=node, working_set=cc["working_set"], hot_set=cc["hot_set"],
                                 hot_share=cc["hot_share"], object_bytes=cc["object_bytes"], op=cc["op"],

@@ -1,7 +1,7 @@
 """Set up what `make run` / `make test` need, using only the standard library.
 
-1. System packages (Debian names): a C compiler, make, libnuma headers, numactl,
-   fio, python3-venv. Missing ones are installed with apt-get when we are root;
+1. System packages (Debian names): C and C++ compilers (g++ with OpenMP builds GAPBS),
+   make, libnuma headers, numactl, fio, python3-venv. Missing ones are installed with apt-get when we are root;
    otherwise the exact command is printed and we stop.
 2. A Python environment: an already active virtualenv/conda environment that has
    every requirement is used as it is; otherwise ``.venv`` is created (or
@@ -27,6 +27,7 @@ MODULES = ["snakemake", "pandas", "seaborn", "matplotlib", "yaml", "jsonschema",
 # (how to tell it is present, Debian package)
 SYSTEM = [
     (lambda: shutil.which("cc") or shutil.which("gcc"), "gcc"),
+    (lambda: shutil.which("g++"), "g++"),
     (lambda: shutil.which("make"), "make"),
     (lambda: Path("/usr/include/numa.h").exists(), "libnuma-dev"),
     (lambda: shutil.which("numactl"), "numactl"),

@@ -71,16 +71,18 @@ class FamilyPlan:
 
 
 def point(family: str, experiment: str, pid: str, *, executor: str, context: dict, run: dict,
-          columns: dict | list, tools: list[str] | None = None) -> dict:
+          columns: dict | list, tools: list[str] | None = None, inputs: list[str] | None = None) -> dict:
     """One point row (rep 0; :func:`replicate` makes the others). ``tools``: the programs it runs
-    (a scenario's roles' by default); those the workflow builds are its build inputs."""
+    (a scenario's roles' by default); those the workflow builds are its build inputs. ``inputs``:
+    further files it needs (e.g. a graph a rule makes)."""
     if executor not in EXECUTORS:
         raise ValueError(f"unknown executor {executor!r}")
     if tools is None:
         tools = [r["tool"] for r in run["scenario"]["roles"]]
     ctx = {"family": family, "experiment": experiment, "point": pid, "rep": 0, **context}
     return {"family": family, "experiment": experiment, "point": pid, "rep": 0, "executor": executor,
-            "context": ctx, "columns": list(columns), "tools": sorted(set(tools)), "run": run}
+            "context": ctx, "columns": list(columns), "tools": sorted(set(tools)), "inputs": list(inputs or []),
+            "run": run}
 
 
 def replicate(rows: list[dict], reps: int, reseed: Callable[[dict, int], None] | None = None) -> list[dict]:
@@ -165,6 +167,22 @@ def antagonist_threads(prof: dict, k: float, what: str = "experiment config: tie
         raise ConfigError(f"{what}: intensity {k:g} needs {n} antagonist cores ({k:g} x {cpu} per unit) but host "
                           f"profile {prof['source']} grants {len(ant)} ({cpulist.format(ant) or 'none'})")
     return n
+
+
+def intensity_levels(prof: dict, intensities: str | list, what: str) -> list[tuple[float, int]]:
+    """(intensity, antagonist threads) for a single-node contention sweep: ``auto`` is 0x..3x
+    scaled to the antagonist CPUs the profile grants (3x = all of them; levels that round to the
+    same thread count are run once), or the listed intensities (k x cores_per_unit threads)."""
+    if intensities == "auto":
+        n = len(prof["cpus"]["antagonist"])
+        levels = sorted({(round(k * n / 3), k) for k in (0, 1, 2, 3)}, key=lambda x: x[1])
+        seen, chosen = set(), []
+        for threads, _k in levels:
+            if threads not in seen:
+                seen.add(threads)
+                chosen.append((3 * threads / n if n else 0.0, threads))
+        return chosen
+    return [(float(k), antagonist_threads(prof, k, what)) for k in intensities]
 
 
 def measured(config: dict, host: Host, sc: dict, *, note: str = "", parse: dict | None = None,

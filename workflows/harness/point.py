@@ -204,7 +204,7 @@ def write_scenario_point(row: dict, outdir: Path, meta: dict) -> int:
     from .scenario import parse_rows  # noqa: PLC0415
 
     run = row["run"]
-    rows = parse_rows(run["scenario"], outdir, run.get("parse", {}))
+    rows = parse_rows(run["scenario"], outdir, run.get("parse", {}), meta.get("usage"))
     if run.get("event_t_s") is not None:  # when the phase event happened (configured, not a result)
         rows.append({"metric": "event_t_s", "value": run["event_t_s"], "unit": "s"})
     write_point(outdir, with_context(row["context"], rows), meta, row["columns"])

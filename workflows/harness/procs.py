@@ -54,6 +54,26 @@ class Child:
     started: float = field(default_factory=time.monotonic)
     files: list = field(default_factory=list)
     stopped: bool = False  # set once its group was cleaned up: never signal that pid again
+    usage: dict | None = None  # once reaped by Supervisor.wait: peak RSS, CPU and wall time
+
+    def reap(self, timeout: float | None) -> int | None:
+        """Wait up to ``timeout`` seconds for the child to exit and reap it with wait4(2), keeping
+        its resource usage; returns its exit status (as Popen's returncode), None while it runs."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.popen.returncode is None:
+            try:
+                pid, status, ru = os.wait4(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere
+                return self.popen.wait()
+            if pid:
+                self.popen.returncode = os.waitstatus_to_exitcode(status)
+                self.usage = {"max_rss_kib": ru.ru_maxrss, "user_s": round(ru.ru_utime, 3),
+                              "system_s": round(ru.ru_stime, 3), "wall_s": round(time.monotonic() - self.started, 3)}
+                break
+            if end is not None and time.monotonic() >= end:
+                return None
+            time.sleep(0.02)
+        return self.popen.returncode
 
     @property
     def pid(self) -> int:
@@ -124,10 +144,10 @@ class Supervisor:
         return child
 
     def wait(self, child: Child, timeout: float | None = None) -> int:
-        """Wait for a child; on timeout stop it and raise TimeoutError."""
-        try:
-            rc = child.popen.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        """Wait for a child (its resource usage kept in ``child.usage``); on timeout stop it and
+        raise TimeoutError."""
+        rc = child.reap(timeout)
+        if rc is None:
             self.stop(child)
             raise TimeoutError(f"{child.name} (pid {child.pid}) ran past its {timeout:.0f} s limit and was stopped") from None
         self.stop(child)  # leader exited: end anything it left in its group, once

@@ -123,7 +123,10 @@ def validate_schema(data: dict, schema: Path | dict, what: str) -> dict:
 
 def validate_config(config: dict) -> dict:
     """Validate an experiment config against the composed schema (:func:`config_schema`), filling defaults."""
-    return validate_schema(config, config_schema(), "experiment config")
+    config = validate_schema(config, config_schema(), "experiment config")
+    if config["sources"] and not Path(config["sources"]).is_dir():
+        raise ConfigError(f"experiment config: sources: {config['sources']!r} is not a directory (pinned upstream archives)")
+    return config
 
 
 def _resolve_cpus(spec, facts: dict, default_pool: list[int], label: str, src: str) -> list[int] | None:

@@ -45,18 +45,20 @@ PROBE_TIMEOUT_S = 600
 
 def role(tool: str, argv: list, *, parse: str, output: str | None = None, output_flag: str = "--output",
          pid_file: str | None = None, ready_file: str | None = None, stdout: str | None = None,
-         target_pid: str | None = None, name: str | None = None, opts: dict | None = None) -> dict:
+         target_pid: str | None = None, name: str | None = None, opts: dict | None = None, usage: bool = False) -> dict:
     """One program of a scenario and its protocol.
 
     ``output``: data file it writes, passed as ``output_flag FILE``; ``stdout``: file its standard
     output goes to; ``pid_file`` / ``ready_file``: flags taking a file it writes once its pid is
     final / once it is ready; ``target_pid``: flag taking the workload's pid (attach roles);
     ``parse``: "module:function" turning its files into long-form rows; ``opts``: what the parser
-    needs besides the files.
+    needs besides the files; ``usage``: also report its peak RSS, CPU and run time as rows (where
+    the executor measures them: wait4(2) on a host).
     """
     return {"name": name or tool, "tool": tool, "argv": [str(a) for a in argv], "parse": parse,
             "output": [output_flag, output] if output else None, "stdout": stdout,
-            "pid_file": pid_file, "ready_file": ready_file, "target_pid": target_pid, "opts": opts or {}}
+            "pid_file": pid_file, "ready_file": ready_file, "target_pid": target_pid, "opts": opts or {},
+            "usage": usage}
 
 
 def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: list[dict] | tuple = (),
@@ -122,10 +124,11 @@ def tools(sc: dict) -> list[str]:
 
 
 def role_argv(r: dict, data: Callable[[str], str], ctl: Callable[[str], str], pid: str) -> list[str]:
-    """A role's command line with its protocol: the role's argv, then its output file, pid and
-    ready files (``data`` / ``ctl`` map a file name to where the backend keeps it) and the
-    workload's pid for an attach role (``pid``)."""
-    argv = list(r["argv"])
+    """A role's command line with its protocol: its wrapper (``wrap``, e.g. numactl binding it to
+    CPUs and a node), the role's argv, then its output file, pid and ready files (``data`` /
+    ``ctl`` map a file name to where the backend keeps it) and the workload's pid for an attach
+    role (``pid``)."""
+    argv = list(r.get("wrap") or []) + list(r["argv"])
     if r["output"]:
         argv += [r["output"][0], data(r["output"][1])]
     for flag in ("pid_file", "ready_file"):
@@ -215,6 +218,7 @@ class HostRun:
     def op_wait(self, name: str, timeout: float) -> None:
         rc = self.sup.wait(self.children[name], timeout=timeout)
         self.meta["exit"][name] = rc
+        self.meta.setdefault("usage", {})[name] = self.children[name].usage
         if rc != 0:
             raise PointFailed(f"{name} exited with status {rc}; see the log")
 
@@ -383,13 +387,23 @@ def parser(spec: str):
     return getattr(importlib.import_module(mod), fn)
 
 
-def parse_rows(sc: dict, outdir: Path, opts: dict) -> list[dict]:
-    """Every role's long-form rows (without the point's context), in role order. The workload
-    must give some."""
+def usage_rows(r: dict, usage: dict | None) -> list[dict]:
+    """A role's resource usage as rows: footprint (peak RSS), CPU time, wall time."""
+    if not (r.get("usage") and usage):
+        return []
+    return [{"metric": "peak_rss", "value": round(usage["max_rss_kib"] / 1024, 3), "unit": "MiB", "tool": r["tool"]},
+            {"metric": "cpu_time", "value": round(usage["user_s"] + usage["system_s"], 3), "unit": "s", "tool": r["tool"]},
+            {"metric": "run_time", "value": usage["wall_s"], "unit": "s", "tool": r["tool"]}]
+
+
+def parse_rows(sc: dict, outdir: Path, opts: dict, usage: dict | None = None) -> list[dict]:
+    """Every role's long-form rows (without the point's context), in role order, with the resource
+    usage of the roles that ask for it (``usage``: name -> what the executor measured). The
+    workload must give some."""
     rows: list[dict] = []
     for r in sc["roles"]:
         got = parser(r["parse"])(outdir, r, {**opts, **r["opts"]})
         if r["kind"] == "workload" and not got:
             raise PointFailed(f"{r['name']} produced no rows (see its output in {outdir})")
-        rows += got
+        rows += got + usage_rows(r, (usage or {}).get(r["name"]))
     return rows

@@ -41,8 +41,23 @@ rule build_tool:
     log:
         "build/logs/{tool}.log",
     wildcard_constraints:
-        tool="|".join(BUILD),
+        tool="|".join(re.escape(t) for t in BUILD),
     params:
-        dirs=lambda wc: " ".join(BUILD[wc.tool]["make"]),
+        command=lambda wc: tools.command(wc.tool, BUILD[wc.tool]),
     shell:
-        "for d in {params.dirs}; do make --no-print-directory -C $d; done > {log} 2>&1"
+        "( {params.command} ) > {log} 2>&1"
+
+
+rule source_archive:
+    """A pinned upstream archive, from the sources directory (config `sources`) or GitHub, verified
+    by its SHA-256 (workloads/upstream.py)."""
+    output:
+        "build/src/archives/{archive}",
+    conda:
+        "../../environment.yml"
+    log:
+        "build/logs/archive-{archive}.log",
+    wildcard_constraints:
+        archive="|".join(re.escape(a) for a in PINS),
+    shell:
+        "python -m workloads.upstream fetch {wildcards.archive:q} --out {output:q} > {log} 2>&1"

@@ -15,6 +15,7 @@ from snakemake.utils import update_config
 import families
 from analysis import registry as figure_registry
 from workflows.harness import ConfigError, hostdetect, plan as planning, profile as host_profile, runner as guest_runner, tools
+from workloads import upstream
 
 
 def fail(msg):
@@ -42,6 +43,7 @@ try:
     PLAN = planning.build(config, planning.Host(PROFILE, FACTS, RUNNER))
     FIGURE_INFO = figure_registry.discover()
     BUILD = tools.recipes()
+    PINS = upstream.pins()
 except ConfigError as e:
     fail(e)
 
@@ -52,10 +54,12 @@ FIGURES = {name: fam for fam, fp in PLAN.families.items() for name in fp.figures
 ACTIVE = [f for f in families.FAMILIES if PLAN.families[f].rows]
 SCORED = [f for f in ACTIVE if families.get(f).SCORED]
 FAMILY_RULES = [os.path.relpath(p, workflow.basedir) for p in families.rules_files()]
-# Jobs run the same Python as snakemake itself (the project's environment); the scale's name goes
-# into every meta.json without being a rerun trigger.
+# Jobs run the same Python as snakemake itself (the project's environment). The scale's name goes
+# into every meta.json, and the sources directory is where pinned archives are looked for: neither
+# is a rerun trigger (an archive is the same bytes wherever it comes from: its SHA-256 is pinned).
 shell.prefix(f"set -euo pipefail; export PATH={os.path.dirname(sys.executable)}:$PATH; "
-             f"export TIERBENCH_SCALE={shlex.quote(str(config['scale']))}; ")
+             f"export TIERBENCH_SCALE={shlex.quote(str(config['scale']))}; "
+             + (f"export {upstream.ENV}={shlex.quote(os.path.abspath(config['sources']))}; " if config.get("sources") else ""))
 
 if "measure" not in workflow.global_resources:
     # Measurement points on a real host never run concurrently.
@@ -77,7 +81,8 @@ def point_inputs(wc):
     r = row_of(wc)
     if r["executor"] == "guest":  # the guest runs its own static build (hosts/qemu/)
         return {"facts": f"results/{wc.host}/host_facts.json", "batch": f"results/{wc.host}/guest/batch"}
-    return {"facts": f"results/{wc.host}/host_facts.json", "tools": [f"build/bin/{t}" for t in r["tools"] if t in BUILD]}
+    return {"facts": f"results/{wc.host}/host_facts.json", "tools": [f"build/bin/{t}" for t in r["tools"] if t in BUILD],
+            "inputs": r["inputs"]}
 
 
 def point_results(family=None):

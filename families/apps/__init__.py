@@ -1,0 +1,91 @@
+"""The apps family: real applications from pinned upstream sources, as the Colloid paper runs them
+(GAPBS PageRank so far). On a single-node host each runs at small scale alone and beside the memory
+antagonist on the one node there is (``contention_single_node``, measured): its metric (PageRank's
+mean trial time), footprint (peak RSS) and run time. Points: ``apps/contention_single_node/{app}-i{k}-t{threads}``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from analysis.registry import figures_of
+from antagonists import workload as antagonist
+from workflows.harness import ConfigError
+from workflows.harness.plan import FamilyPlan, Host, intensity_levels, measured, point, replicate
+from workflows.harness.scenario import scenario
+from workloads.gapbs import workload as gapbs
+
+NAME = "apps"
+SCORED = True
+TOOLS: list = []
+COLUMNS = {"threads": "number", "mem_node": "number", "trial": "number", "graph": "text", "footprint_mib": "number"}
+# headline metric of each application and whether more is better (figures, scorecard)
+METRIC = {"gapbs-pr": ("average_trial_time", False)}
+
+
+def gapbs_footprint_mib(graph: str) -> float:
+    """What PageRank's resident set will be, roughly: the graph (CSR out and in edges, 4 B each,
+    offsets 8 B per vertex) and three 4-8 B arrays per vertex; measured peak RSS is reported too."""
+    if graph.startswith("kron:"):
+        n = 2 ** int(graph[5:])
+        return (n * gapbs.DEGREE * 2 * 4 + n * 8 * 2 + n * 24) / 2**20
+    return 1.3 * Path(graph).stat().st_size / 2**20
+
+
+def check_graph(graph: str) -> None:
+    if graph.startswith("kron:"):
+        scale = graph[5:]
+        if not scale.isdigit() or not 8 <= int(scale) <= 31:
+            raise ConfigError(f"experiment config: apps/gapbs-pr/graph: {graph!r}: kron:SCALE takes a scale of 8..31")
+        return
+    p = Path(graph)
+    if p.suffix not in (".sg", ".el"):
+        raise ConfigError(f"experiment config: apps/gapbs-pr/graph: {graph!r} is neither kron:SCALE nor a .sg/.el file")
+    if not p.is_file():
+        raise ConfigError(f"experiment config: apps/gapbs-pr/graph: {graph!r} does not exist")
+
+
+def app_role(app: str, cfg: dict) -> tuple[dict, list[str], dict]:
+    """The application's scenario role, the files it needs, its parameter columns."""
+    if app == "gapbs-pr":
+        check_graph(cfg["graph"])
+        graph = cfg["graph"]
+        inputs = [gapbs.graph_file(graph)] if graph.startswith("kron:") else []
+        role = gapbs.role(gapbs.argv(graph=graph, trials=cfg["trials"]))
+        return {**role, "usage": True}, inputs, {"graph": graph, "footprint_mib": round(gapbs_footprint_mib(graph), 1)}
+    raise ConfigError(f"experiment config: apps/apps: unknown application {app!r}")
+
+
+def plan(config: dict, host: Host) -> FamilyPlan:
+    ac = config[NAME]
+    prof = host.profile
+    numa = [t for t in prof["tiers"] if t["kind"] == "numa"]
+    if host.runner:
+        return FamilyPlan(absent={NAME: f"host {host.name} is a {host.runner['kind']} guest: the apps family does not "
+                                        "run in it yet"})
+    if not (ac["enabled"] and ac["contention"]["enabled"]):
+        return FamilyPlan()
+    if prof["backend"] != "numa" or len(numa) != 1:
+        return FamilyPlan(absent={NAME: "the apps family runs only on one-node hosts so far (contention_single_node); "
+                                        "runs under the tiering systems on two tiers are not built yet"})
+    node = numa[0]["node"]
+    have = (host.facts["nodes"].get(str(node)) or {}).get("memory_mib", 0)
+    app_cpus, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
+    cc = ac["contention"]
+    rows = []
+    for app in ac["apps"]:
+        role, inputs, params = app_role(app, ac[app])
+        if params["footprint_mib"] > 0.8 * have:
+            raise ConfigError(f"experiment config: apps/{app}: about {params['footprint_mib']:.0f} MiB does not fit node "
+                              f"{node} ({have} MiB); use a smaller input")
+        role["wrap"] = ["numactl", f"--physcpubind={','.join(map(str, app_cpus))}", f"--membind={node}"]
+        for k, threads in intensity_levels(prof, cc["intensities"], f"experiment config: {NAME}/contention/intensities"):
+            bg = [antagonist.role(antagonist.argv(cpus=ant[:threads], node=node, buffer=cc["antagonist_buffer"],
+                                                  write_fraction=cc["write_fraction"], access_size=cc["access_size"]))] \
+                if threads else []
+            sc = scenario(role, background=bg, warmup_s=cc["warmup_s"], timeout_s=cc["timeout_s"])
+            ctx = {"host": host.name, "backend": "numa", "workload": app, "system": "none", "intensity": k,
+                   "threads": threads, "mem_node": node, "target": f"node:{node}", **params}
+            rows.append(point(NAME, "contention_single_node", f"{app}-i{k:.3g}-t{threads}", executor=host.executor,
+                              context=ctx, columns=COLUMNS, run=measured(config, host, sc), inputs=inputs))
+    return FamilyPlan(rows=replicate(rows, config["reps"]), figures=figures_of(NAME))

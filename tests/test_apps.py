@@ -1,0 +1,135 @@
+"""The apps family: pinned upstream sources, GAPBS PageRank built and run for real, bad input.
+
+The real build and run need GAPBS's pinned archive: from the sources directory beside the
+checkout (``../shared/upstream``, this project's offline cache), $TIERBENCH_SOURCES, or GitHub;
+they skip with the reason when none is reachable.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from analysis.frame import load
+from families import apps
+from workflows.harness import ConfigError, plan, profile
+from workloads import upstream
+from workloads.gapbs import workload as gapbs
+
+DATA = Path(__file__).parent / "data" / "gapbs"
+PIN = gapbs.PINS[0]
+
+
+def sources_dir() -> Path | None:
+    for d in (os.environ.get(upstream.ENV), REPO.parent / "shared" / "upstream"):
+        if d and (Path(d) / PIN.archive).is_file():
+            return Path(d)
+    return None
+
+
+def test_pagerank_parser_on_real_output():
+    rows = gapbs.parse((DATA / "pr-kron14-n3.out").read_text())
+    trials = [r for r in rows if r["metric"] == "trial_time"]
+    assert [r["trial"] for r in trials] == [0, 1, 2]
+    assert [r["value"] for r in trials] == ["0.00939", "0.05580", "0.02933"]
+    avg = [r for r in rows if r["metric"] == "average_trial_time"]
+    assert avg == [{"metric": "average_trial_time", "value": "0.03151", "unit": "s", "tool": "gapbs-pr"}]
+    assert {r["metric"] for r in rows} == {"read_time", "trial_time", "average_trial_time"}
+    assert gapbs.parse("Couldn't open file /nonexistent.sg\n") == []
+
+
+def test_graph_parameter():
+    assert gapbs.graph_file("kron:20") == "build/graphs/kron20-k16.sg"
+    assert gapbs.argv(graph="kron:20", trials=3)[1:] == ["-f", "build/graphs/kron20-k16.sg", "-n", "3"]
+    assert gapbs.argv(graph="/data/twitter.el", trials=1)[-1] == "-s", "an edge list is symmetrized"
+
+
+def one_node_host(memory_mib: int = 8192) -> plan.Host:
+    facts = {"hostname": "h", "nodes": {"0": {"cpus": [0, 1], "memory_mib": memory_mib}}, "memory_nodes": [0],
+             "cpu_nodes": [0], "online_cpus": [0, 1], "allowed_cpus": [0, 1], "tools": {"fio": "/usr/bin/fio"},
+             "privileges": {"root": True}}
+    return plan.Host(profile.resolve("auto", facts), facts)
+
+
+def apps_config(**gapbs_cfg) -> dict:
+    return profile.validate_config({"scale": "t", "apps": {"gapbs-pr": gapbs_cfg}})
+
+
+def test_points_run_beside_the_antagonist_with_the_graph_as_input():
+    fp = apps.plan(apps_config(graph="kron:18"), one_node_host())
+    assert [r["point"] for r in fp.rows] == ["gapbs-pr-i0-t0", "gapbs-pr-i3-t1"]
+    r = fp.rows[1]
+    roles = {x["name"]: x for x in r["run"]["scenario"]["roles"]}
+    assert set(roles) == {"antagonist", "gapbs-pr"} and roles["gapbs-pr"]["usage"]
+    assert roles["gapbs-pr"]["wrap"] == ["numactl", "--physcpubind=0", "--membind=0"]
+    assert r["inputs"] == ["build/graphs/kron18-k16.sg"] and r["tools"] == ["antagonist", "gapbs-pr"]
+    assert r["context"]["workload"] == "gapbs-pr" and r["context"]["graph"] == "kron:18"
+    assert fp.figures == ["app_contention"]
+
+
+@pytest.mark.parametrize("cfg, needle", [
+    ({"graph": "/nonexistent/twitter.sg"}, r"apps/gapbs-pr/graph: '/nonexistent/twitter.sg' does not exist"),
+    ({"graph": "twitter.txt"}, r"neither kron:SCALE nor a .sg/.el file"),
+    ({"graph": "kron:40"}, r"kron:SCALE takes a scale of 8..31"),
+    ({"graph": "kron:28"}, r"apps/gapbs-pr: about \d+ MiB does not fit node 0 \(8192 MiB\); use a smaller input"),
+])
+def test_bad_input_is_one_line_before_any_job(cfg, needle):
+    with pytest.raises(ConfigError, match=needle) as e:
+        apps.plan(apps_config(**cfg), one_node_host())
+    assert "\n" not in str(e.value)
+
+
+def test_unknown_application_is_refused_by_the_schema():
+    with pytest.raises(ConfigError, match=r"experiment config: apps/apps/0: 'gups' is not one of"):
+        profile.validate_config({"scale": "t", "apps": {"apps": ["gups"]}})
+
+
+def test_fetch_verifies_the_pin(tmp_path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / PIN.archive).write_bytes(b"not the archive")
+    with pytest.raises(upstream.SourceError, match="is not the pinned"):
+        upstream.fetch(PIN, tmp_path / "out.tar.gz", [bad])
+    assert not (tmp_path / "out.tar.gz").exists()
+    src = sources_dir()
+    if src is None:
+        pytest.skip("GAPBS's pinned archive is not in a sources directory here")
+    assert upstream.fetch(PIN, tmp_path / "out.tar.gz", [bad.parent / "nothing", src]) == str(src / PIN.archive)
+    assert upstream.sha256(tmp_path / "out.tar.gz") == PIN.sha256
+
+
+def test_missing_archive_offline_names_the_remedy(tmp_path, monkeypatch):
+    def offline(*a, **k):
+        raise OSError("network unreachable")
+
+    monkeypatch.setattr(upstream.urllib.request, "urlopen", offline)
+    with pytest.raises(upstream.SourceError, match=r"not in .*download .* failed.*sources: DIR"):
+        upstream.fetch(PIN, tmp_path / "out.tar.gz", [tmp_path])
+
+
+def test_gapbs_built_from_pinned_sources_and_run(workdir, tmp_path):
+    """make: the archive fetched and verified, GAPBS built, a graph made, PageRank run alone and
+    beside the antagonist; rows with its trial times, footprint and run time."""
+    src = sources_dir()
+    if src is None:
+        pytest.skip("GAPBS's pinned archive is not in a sources directory here (nor TIERBENCH_SOURCES)")
+    cfg = tmp_path / "apps.yaml"
+    cfg.write_text("scale: apps-tiny\ncharacterize: {enabled: false}\nstorage: {enabled: false}\ntiering: {enabled: false}\n"
+                   "apps: {gapbs-pr: {graph: 'kron:12', trials: 2}, contention: {warmup_s: 0.2, antagonist_buffer: 64M}}\n")
+    host = tmp_path / "h.yaml"
+    host.write_text("name: apps-host\ndetect: true\ntiers: []\n")
+    r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", str(cfg), "--config",
+                        f"host={host}", f"sources={src}"], cwd=workdir, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    df = load(workdir / "results/apps-host/apps/measurements.csv")
+    summ = df[df["t_s"].isna()]
+    avg = summ[summ["metric"] == "average_trial_time"]
+    assert len(avg) == 2 and (avg["value"] > 0).all() and set(avg["workload"]) == {"gapbs-pr"}
+    assert (summ[summ["metric"] == "peak_rss"]["value"] > 1).all()
+    assert len(df[df["metric"] == "trial_time"]) == 4
+    assert (workdir / "results/apps-host/figures/app_contention.png").stat().st_size > 1000
