@@ -20,6 +20,7 @@ from families import apps
 from workflows.harness import ConfigError, plan, profile
 from workloads import upstream
 from workloads.gapbs import workload as gapbs
+from workloads.silo import workload as silo
 
 DATA = Path(__file__).parent / "data" / "gapbs"
 PIN = gapbs.PINS[0]
@@ -43,6 +44,18 @@ def test_pagerank_parser_on_real_output():
     assert gapbs.parse("Couldn't open file /nonexistent.sg\n") == []
 
 
+def test_silo_parser_on_real_output():
+    rows = silo.parse((REPO / "tests/data/silo/ycsb-c-zipf0.5-report1s.stdout").read_text())
+    series = [(r["t_s"], r["value"]) for r in rows if r.get("t_s")]
+    assert series == [("1.003", "939579.4"), ("2.000", "967698.2"), ("3.004", "1059002.5")]
+    summary = {r["metric"]: (r["value"], r["unit"]) for r in rows if not r.get("t_s")}
+    assert summary == {"throughput": ("988770", "ops/s"), "avg_latency": ("0.000979766", "ms"), "abort_rate": ("0", "aborts/s")}
+    uniform = silo.parse((REPO / "tests/data/silo/ycsb-default-uniform.stdout").read_text())
+    assert [r["metric"] for r in uniform] == ["throughput", "avg_latency", "abort_rate"], "no report lines without the option"
+    assert silo.parse((REPO / "tests/data/silo/bad-option.stdout").read_text()) == []
+    assert silo.parse("1.02065e+06 1.02065e+06 0.0009 0 0\n")[0]["value"] == "1.02065e+06"
+
+
 def test_graph_parameter():
     assert gapbs.graph_file("kron:20") == "build/graphs/kron20-k16.sg"
     assert gapbs.argv(graph="kron:20", trials=3)[1:] == ["-f", "build/graphs/kron20-k16.sg", "-n", "3"]
@@ -62,7 +75,7 @@ def apps_config(**gapbs_cfg) -> dict:
 
 def test_points_run_beside_the_antagonist_with_the_graph_as_input():
     fp = apps.plan(apps_config(graph="kron:18"), one_node_host())
-    assert [r["point"] for r in fp.rows] == ["gapbs-pr-i0-t0", "gapbs-pr-i3-t1"]
+    assert [r["point"] for r in fp.rows] == ["gapbs-pr-i0-t0", "gapbs-pr-i3-t1", "silo-i0-t0", "silo-i3-t1"]
     r = fp.rows[1]
     roles = {x["name"]: x for x in r["run"]["scenario"]["roles"]}
     assert set(roles) == {"antagonist", "gapbs-pr"} and roles["gapbs-pr"]["usage"]
@@ -70,6 +83,16 @@ def test_points_run_beside_the_antagonist_with_the_graph_as_input():
     assert r["inputs"] == ["build/graphs/kron18-k16.sg"] and r["tools"] == ["antagonist", "gapbs-pr"]
     assert r["context"]["workload"] == "gapbs-pr" and r["context"]["graph"] == "kron:18"
     assert fp.figures == ["app_contention"]
+
+
+def test_silo_workers_need_application_cpus():
+    c = profile.validate_config({"scale": "t", "apps": {"silo": {"threads": 8}}})
+    with pytest.raises(ConfigError, match=r"apps/silo/threads: 8 workers but the host profile grants 1 application CPU"):
+        apps.plan(c, one_node_host())
+    rows = apps.plan(profile.validate_config({"scale": "t"}), one_node_host()).rows
+    assert {r["context"]["workload"] for r in rows} == {"gapbs-pr", "silo"}
+    s = next(r for r in rows if r["context"]["workload"] == "silo")
+    assert s["context"]["app_threads"] == 1 and "--zipf-theta 0.5" in " ".join(s["run"]["scenario"]["roles"][-1]["argv"])
 
 
 @pytest.mark.parametrize("cfg, needle", [
@@ -112,15 +135,17 @@ def test_missing_archive_offline_names_the_remedy(tmp_path, monkeypatch):
         upstream.fetch(PIN, tmp_path / "out.tar.gz", [tmp_path])
 
 
-def test_gapbs_built_from_pinned_sources_and_run(workdir, tmp_path):
-    """make: the archive fetched and verified, GAPBS built, a graph made, PageRank run alone and
-    beside the antagonist; rows with its trial times, footprint and run time."""
+def test_apps_built_from_pinned_sources_and_run(workdir, tmp_path):
+    """The archives fetched and verified, GAPBS and Silo built with our scripts (and patches), a
+    graph made, PageRank and YCSB-C run alone and beside the antagonist; rows with their metric,
+    footprint and run time."""
     src = sources_dir()
-    if src is None:
-        pytest.skip("GAPBS's pinned archive is not in a sources directory here (nor TIERBENCH_SOURCES)")
+    if src is None or not all((src / p.archive).is_file() for p in silo.PINS):
+        pytest.skip("the pinned GAPBS and Silo archives are not in a sources directory here (nor TIERBENCH_SOURCES)")
     cfg = tmp_path / "apps.yaml"
     cfg.write_text("scale: apps-tiny\ncharacterize: {enabled: false}\nstorage: {enabled: false}\ntiering: {enabled: false}\n"
-                   "apps: {gapbs-pr: {graph: 'kron:12', trials: 2}, contention: {warmup_s: 0.2, antagonist_buffer: 64M}}\n")
+                   "apps: {gapbs-pr: {graph: 'kron:12', trials: 2}, silo: {scale_factor: 50, runtime_s: 1},\n"
+                   "       contention: {warmup_s: 0.2, antagonist_buffer: 64M}}\n")
     host = tmp_path / "h.yaml"
     host.write_text("name: apps-host\ndetect: true\ntiers: []\n")
     r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", str(cfg), "--config",
@@ -132,4 +157,7 @@ def test_gapbs_built_from_pinned_sources_and_run(workdir, tmp_path):
     assert len(avg) == 2 and (avg["value"] > 0).all() and set(avg["workload"]) == {"gapbs-pr"}
     assert (summ[summ["metric"] == "peak_rss"]["value"] > 1).all()
     assert len(df[df["metric"] == "trial_time"]) == 4
+    thr = summ[(summ["workload"] == "silo") & (summ["metric"] == "throughput")]
+    assert len(thr) == 2 and (thr["value"] > 0).all()
+    assert len(df[(df["workload"] == "silo") & df["t_s"].notna()]) >= 2, "a throughput report per second"
     assert (workdir / "results/apps-host/figures/app_contention.png").stat().st_size > 1000

@@ -30,6 +30,7 @@ WORKLOADS = {
     "fio": "workloads.fio.workload",
     "mlc": "workloads.mlc.workload",
     "gapbs": "workloads.gapbs.workload",
+    "silo": "workloads.silo.workload",
 }
 
 

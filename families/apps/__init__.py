@@ -1,7 +1,7 @@
 """The apps family: real applications from pinned upstream sources, as the Colloid paper runs them
-(GAPBS PageRank so far). On a single-node host each runs at small scale alone and beside the memory
-antagonist on the one node there is (``contention_single_node``, measured): its metric (PageRank's
-mean trial time), footprint (peak RSS) and run time. Points: ``apps/contention_single_node/{app}-i{k}-t{threads}``.
+(GAPBS PageRank and Silo YCSB-C so far). On a single-node host each runs at small scale alone and
+beside the memory antagonist on the one node there is (``contention_single_node``, measured): its
+metric (PageRank's mean trial time, Silo's throughput), footprint (peak RSS) and run time. Points: ``apps/contention_single_node/{app}-i{k}-t{threads}``.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from workflows.harness import ConfigError
 from workflows.harness.plan import FamilyPlan, Host, intensity_levels, measured, point, replicate
 from workflows.harness.scenario import scenario
 from workloads.gapbs import workload as gapbs
+from workloads.silo import workload as silo
 
 NAME = "apps"
 SCORED = True
 TOOLS: list = []
-COLUMNS = {"threads": "number", "mem_node": "number", "trial": "number", "graph": "text", "footprint_mib": "number"}
-# headline metric of each application and whether more is better (figures, scorecard)
-METRIC = {"gapbs-pr": ("average_trial_time", False)}
+COLUMNS = {"threads": "number", "mem_node": "number", "trial": "number", "graph": "text", "footprint_mib": "number",
+           "app_threads": "number", "scale_factor": "number", "zipf_theta": "number"}
 
 
 def gapbs_footprint_mib(graph: str) -> float:
@@ -45,8 +45,18 @@ def check_graph(graph: str) -> None:
         raise ConfigError(f"experiment config: apps/gapbs-pr/graph: {graph!r} does not exist")
 
 
-def app_role(app: str, cfg: dict) -> tuple[dict, list[str], dict]:
+def app_role(app: str, cfg: dict, app_cpus: list[int]) -> tuple[dict, list[str], dict]:
     """The application's scenario role, the files it needs, its parameter columns."""
+    if app == "silo":
+        threads = len(app_cpus) if cfg["threads"] == "auto" else cfg["threads"]
+        if threads > len(app_cpus):
+            raise ConfigError(f"experiment config: apps/silo/threads: {threads} workers but the host profile "
+                              f"grants {len(app_cpus)} application CPU(s)")
+        role = silo.role(silo.argv(threads=threads, scale_factor=cfg["scale_factor"], runtime_s=cfg["runtime_s"],
+                                   zipf_theta=cfg["zipf_theta"]))
+        return {**role, "usage": True}, [], {"app_threads": threads, "scale_factor": cfg["scale_factor"],
+                                             "zipf_theta": cfg["zipf_theta"],
+                                             "footprint_mib": round(silo.footprint_mib(cfg["scale_factor"]), 1)}
     if app == "gapbs-pr":
         check_graph(cfg["graph"])
         graph = cfg["graph"]
@@ -74,7 +84,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     cc = ac["contention"]
     rows = []
     for app in ac["apps"]:
-        role, inputs, params = app_role(app, ac[app])
+        role, inputs, params = app_role(app, ac[app], app_cpus)
         if params["footprint_mib"] > 0.8 * have:
             raise ConfigError(f"experiment config: apps/{app}: about {params['footprint_mib']:.0f} MiB does not fit node "
                               f"{node} ({have} MiB); use a smaller input")

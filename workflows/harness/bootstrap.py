@@ -1,7 +1,8 @@
 """Set up what `make run` / `make test` need, using only the standard library.
 
 1. System packages (Debian names): C and C++ compilers (g++ with OpenMP builds GAPBS),
-   make, libnuma headers, numactl, fio, python3-venv. Missing ones are installed with apt-get when we are root;
+   make, libnuma headers, numactl, fio, python3-venv, and what Silo's build needs (jemalloc,
+   Berkeley DB C++, libaio, OpenSSL, zlib headers; patch, autoconf, automake, libtool). Missing ones are installed with apt-get when we are root;
    otherwise the exact command is printed and we stop.
 2. A Python environment: an already active virtualenv/conda environment that has
    every requirement is used as it is; otherwise ``.venv`` is created (or
@@ -32,6 +33,16 @@ SYSTEM = [
     (lambda: Path("/usr/include/numa.h").exists(), "libnuma-dev"),
     (lambda: shutil.which("numactl"), "numactl"),
     (lambda: shutil.which("fio"), "fio"),
+    # Silo (workloads/silo/build.sh)
+    (lambda: Path("/usr/include/jemalloc/jemalloc.h").exists(), "libjemalloc-dev"),
+    (lambda: Path("/usr/include/db_cxx.h").exists(), "libdb5.3++-dev"),
+    (lambda: Path("/usr/include/libaio.h").exists(), "libaio-dev"),
+    (lambda: Path("/usr/include/openssl/ssl.h").exists(), "libssl-dev"),
+    (lambda: Path("/usr/include/zlib.h").exists(), "zlib1g-dev"),
+    (lambda: shutil.which("patch"), "patch"),
+    (lambda: shutil.which("autoreconf"), "autoconf"),
+    (lambda: shutil.which("automake"), "automake"),
+    (lambda: shutil.which("libtoolize"), "libtool"),
     (lambda: _has_ensurepip(), "python3-venv"),
 ]
 
