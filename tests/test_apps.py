@@ -75,21 +75,44 @@ def apps_config(**gapbs_cfg) -> dict:
 
 def test_points_run_beside_the_antagonist_with_the_graph_as_input():
     fp = apps.plan(apps_config(graph="kron:18"), one_node_host())
-    assert [r["point"] for r in fp.rows] == ["gapbs-pr-i0-t0", "gapbs-pr-i3-t1", "silo-i0-t0", "silo-i3-t1"]
-    r = fp.rows[1]
+    measured = [r for r in fp.rows if r["experiment"] == "contention_single_node"]
+    assert [r["point"] for r in measured] == ["gapbs-pr-i0-t0", "gapbs-pr-i3-t1", "silo-i0-t0", "silo-i3-t1"]
+    r = measured[1]
     roles = {x["name"]: x for x in r["run"]["scenario"]["roles"]}
     assert set(roles) == {"antagonist", "gapbs-pr"} and roles["gapbs-pr"]["usage"]
     assert roles["gapbs-pr"]["wrap"] == ["numactl", "--physcpubind=0", "--membind=0"]
     assert r["inputs"] == ["build/graphs/kron18-k16.sg"] and r["tools"] == ["antagonist", "gapbs-pr"]
     assert r["context"]["workload"] == "gapbs-pr" and r["context"]["graph"] == "kron:18"
-    assert fp.figures == ["app_contention"]
+    assert fp.figures == ["app_contention", "app_speedup"]
+
+
+def test_model_points_run_each_access_model_under_every_system():
+    """Modelled: each application's model (models.yaml) with HeMem, TPP and MEMTIS, with and
+    without Colloid, at 0x-3x; the default tier holds a third of the working set; labelled model."""
+    fp = apps.plan(profile.validate_config({"scale": "t", "apps": {"contention": {"enabled": False}}}), one_node_host())
+    assert {r["experiment"] for r in fp.rows} == {"steady_state"} and fp.figures == ["app_speedup"]
+    assert len(fp.rows) == 3 * 3 * 2 * 4 and {r["context"]["backend"] for r in fp.rows} == {"model"}
+    by = {r["point"]: r["run"]["argv"] for r in fp.rows}
+    pr, s = by["gapbs-pr-hemem-c1-i3"], by["silo-tpp-c0-i0"]
+    assert pr[pr.index("--workload") + 1] == "gups" and pr[pr.index("--hot-share") + 1] == "0.918"
+    assert pr[pr.index("--hot-set") + 1] == "696M", "5.23 % of 13 GiB"
+    assert any(a.startswith("default:") and a.endswith(":capacity=4.333") for a in pr), "a third of 13 GiB"
+    assert s[s.index("--workload") + 1] == "zipf" and s[s.index("--zipf-theta") + 1] == "0.5"
+    c = by["cachelib-memtis-c1-i2"]
+    assert c[c.index("--object-size") + 1] == "4096" and c[c.index("--hot-share") + 1] == "0.9"
+    assert fp.info["profile"] == "paper-testbed"
+    two = apps.plan(profile.validate_config({"scale": "t", "reps": 2, "apps": {"contention": {"enabled": False}}}),
+                    one_node_host()).rows
+    a1 = next(r["run"]["argv"] for r in two if r["rep"] == 1 and r["point"] == "silo-tpp-c0-i0")
+    assert a1[a1.index("--seed") + 1] == "2", "a repetition of a model point runs with seed + rep"
 
 
 def test_silo_workers_need_application_cpus():
     c = profile.validate_config({"scale": "t", "apps": {"silo": {"threads": 8}}})
     with pytest.raises(ConfigError, match=r"apps/silo/threads: 8 workers but the host profile grants 1 application CPU"):
         apps.plan(c, one_node_host())
-    rows = apps.plan(profile.validate_config({"scale": "t"}), one_node_host()).rows
+    rows = [r for r in apps.plan(profile.validate_config({"scale": "t"}), one_node_host()).rows
+            if r["experiment"] == "contention_single_node"]
     assert {r["context"]["workload"] for r in rows} == {"gapbs-pr", "silo"}
     s = next(r for r in rows if r["context"]["workload"] == "silo")
     assert s["context"]["app_threads"] == 1 and "--zipf-theta 0.5" in " ".join(s["run"]["scenario"]["roles"][-1]["argv"])
@@ -145,7 +168,7 @@ def test_apps_built_from_pinned_sources_and_run(workdir, tmp_path):
     cfg = tmp_path / "apps.yaml"
     cfg.write_text("scale: apps-tiny\ncharacterize: {enabled: false}\nstorage: {enabled: false}\ntiering: {enabled: false}\n"
                    "apps: {gapbs-pr: {graph: 'kron:12', trials: 2}, silo: {scale_factor: 50, runtime_s: 1},\n"
-                   "       contention: {warmup_s: 0.2, antagonist_buffer: 64M}}\n")
+                   "       contention: {warmup_s: 0.2, antagonist_buffer: 64M}, model: {enabled: false}}\n")
     host = tmp_path / "h.yaml"
     host.write_text("name: apps-host\ndetect: true\ntiers: []\n")
     r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", str(cfg), "--config",
@@ -161,3 +184,43 @@ def test_apps_built_from_pinned_sources_and_run(workdir, tmp_path):
     assert len(thr) == 2 and (thr["value"] > 0).all()
     assert len(df[(df["workload"] == "silo") & df["t_s"].notna()]) >= 2, "a throughput report per second"
     assert (workdir / "results/apps-host/figures/app_contention.png").stat().st_size > 1000
+
+
+def test_trace_filter_counts_memory_accesses_not_words():
+    """Sixteen 4-byte loads of one line are one access; a line evicted and read again is two."""
+    from families.apps import trace
+
+    lines = ["I  04000000,3\n"] + [f" L {0x10000 + 4 * i:08x},4\n" for i in range(16)]  # one line, word by word
+    lines += [f" L {0x10000 + 512 * 64:08x},8\n", " L 00010000,4\n"]  # a line mapping to the same slot, then back
+    assert trace.page_misses(lines) == {0x10: 2, (0x10000 + 512 * 64) >> 12: 1}
+
+
+def test_trace_two_level_knee_and_zipf():
+    from families.apps import trace
+
+    counts = {p: (100 if p < 5 else 1) for p in range(100)}  # 5 % of pages take 500 of 595 accesses
+    assert trace.two_level(counts) == {"hot_fraction": 0.05, "hot_share": round(500 / 595, 4), "hot_pages": 5}
+    zipf = {p: round(1e6 * (p + 1) ** -0.8) for p in range(2000)}
+    assert trace.zipf_theta(zipf) == pytest.approx(0.8, abs=0.02)
+    segs = trace.segments({1: 5, 2: 5, 10: 90})
+    assert segs[0] == {"pages": 1, "page_share": round(1 / 3, 4), "access_share": 0.9}
+
+
+def test_trace_of_real_pagerank_finds_the_vertex_arrays(tmp_path):
+    """On a real (tiny) PageRank: a minority of the pages takes most accesses (models.yaml's trace
+    is 16 times larger: 5.23 % of the pages, 91.8 % of the accesses)."""
+    import shutil
+
+    from families.apps import trace
+
+    if not shutil.which("valgrind"):
+        pytest.skip("valgrind is not installed")
+    pr, conv = REPO / "build/bin/gapbs-pr", REPO / "build/bin/gapbs-converter"
+    if not (pr.exists() and conv.exists()):
+        pytest.skip("GAPBS is not built here (the apps family builds it from its pinned archive)")
+    g = tmp_path / "k12.sg"
+    subprocess.run([str(conv), "-g", "12", "-k", "16", "-b", str(g)], check=True, capture_output=True)
+    t = trace.trace([str(pr), "-f", str(g), "-n", "1"])
+    hot = t["two_level"]  # at this size the program's own pages still weigh: a loose knee
+    assert hot["hot_fraction"] < 0.35 and hot["hot_share"] > 0.8, t
+    assert t["misses"] > 1e5 and t["segments"][0]["access_share"] > 0.3

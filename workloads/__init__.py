@@ -31,6 +31,8 @@ WORKLOADS = {
     "mlc": "workloads.mlc.workload",
     "gapbs": "workloads.gapbs.workload",
     "silo": "workloads.silo.workload",
+    "tiersim": "workloads.tiersim.workload",
+    "tierd": "workloads.tierd.workload",
 }
 
 

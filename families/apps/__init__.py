@@ -1,7 +1,9 @@
 """The apps family: real applications from pinned upstream sources, as the Colloid paper runs them
 (GAPBS PageRank and Silo YCSB-C so far). On a single-node host each runs at small scale alone and
 beside the memory antagonist on the one node there is (``contention_single_node``, measured): its
-metric (PageRank's mean trial time, Silo's throughput), footprint (peak RSS) and run time. Points: ``apps/contention_single_node/{app}-i{k}-t{threads}``.
+metric (PageRank's mean trial time, Silo's throughput), footprint (peak RSS) and run time. On
+modelled tiers (model.py) each application's access model runs under HeMem, TPP and MEMTIS with
+and without Colloid (``steady_state``, simulated), for the paper's Figure 8 and scorecard rows. Points: ``apps/contention_single_node/{app}-i{k}-t{threads}``.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ from workflows.harness.plan import FamilyPlan, Host, intensity_levels, measured,
 from workflows.harness.scenario import scenario
 from workloads.gapbs import workload as gapbs
 from workloads.silo import workload as silo
+from workloads.tiersim import workload as tiersim
+
+from . import model
 
 NAME = "apps"
 SCORED = True
 TOOLS: list = []
 COLUMNS = {"threads": "number", "mem_node": "number", "trial": "number", "graph": "text", "footprint_mib": "number",
-           "app_threads": "number", "scale_factor": "number", "zipf_theta": "number"}
+           "app_threads": "number", "scale_factor": "number", "zipf_theta": "number", "object_bytes": "number"}
 
 
 def gapbs_footprint_mib(graph: str) -> float:
@@ -66,18 +71,15 @@ def app_role(app: str, cfg: dict, app_cpus: list[int]) -> tuple[dict, list[str],
     raise ConfigError(f"experiment config: apps/apps: unknown application {app!r}")
 
 
-def plan(config: dict, host: Host) -> FamilyPlan:
-    ac = config[NAME]
-    prof = host.profile
+def contention_points(config: dict, host: Host) -> tuple[list[dict], dict]:
+    """Measured: each application alone and beside the antagonist on a one-node host."""
+    ac, prof = config[NAME], host.profile
     numa = [t for t in prof["tiers"] if t["kind"] == "numa"]
-    if host.runner:
-        return FamilyPlan(absent={NAME: f"host {host.name} is a {host.runner['kind']} guest: the apps family does not "
-                                        "run in it yet"})
-    if not (ac["enabled"] and ac["contention"]["enabled"]):
-        return FamilyPlan()
-    if prof["backend"] != "numa" or len(numa) != 1:
-        return FamilyPlan(absent={NAME: "the apps family runs only on one-node hosts so far (contention_single_node); "
-                                        "runs under the tiering systems on two tiers are not built yet"})
+    if not ac["contention"]["enabled"] or prof["backend"] != "numa":
+        return [], {}
+    if len(numa) != 1:
+        return [], {f"{NAME}:real": "the apps family's runs under the tiering systems on two real tiers are not built yet; "
+                                    "this host runs its modelled points only"}
     node = numa[0]["node"]
     have = (host.facts["nodes"].get(str(node)) or {}).get("memory_mib", 0)
     app_cpus, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
@@ -98,4 +100,28 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                    "threads": threads, "mem_node": node, "target": f"node:{node}", **params}
             rows.append(point(NAME, "contention_single_node", f"{app}-i{k:.3g}-t{threads}", executor=host.executor,
                               context=ctx, columns=COLUMNS, run=measured(config, host, sc), inputs=inputs))
-    return FamilyPlan(rows=replicate(rows, config["reps"]), figures=figures_of(NAME))
+    return rows, {}
+
+
+def plan(config: dict, host: Host) -> FamilyPlan:
+    ac = config[NAME]
+    if host.runner:
+        return FamilyPlan(absent={NAME: f"host {host.name} is a {host.runner['kind']} guest: the apps family does not "
+                                        "run in it yet"})
+    if not ac["enabled"]:
+        return FamilyPlan()
+    fp = FamilyPlan()
+    contention, fp.absent = contention_points(config, host)
+    rows = list(contention)
+    mc = ac["model"]
+    if mc["enabled"]:
+        if mc["average_last_s"] > mc["duration_s"]:
+            raise ConfigError(f"experiment config: apps/model/average_last_s: {mc['average_last_s']} s is longer than the run "
+                              f"({mc['duration_s']} s)")
+        modelled, mprof = model.points(config, host, COLUMNS)
+        rows += modelled
+        fp.info = {"profile": mprof["name"], "calibrated_on": mprof.get("calibrated_on", [])}
+    fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: tiersim.reseed(r, k) if r["executor"] == "model" else None)
+    fp.figures = [f for f in figures_of(NAME) if (f == "app_contention" and contention) or
+                  (f == "app_speedup" and len(rows) > len(contention))]
+    return fp

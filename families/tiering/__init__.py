@@ -14,10 +14,11 @@ COLUMNS = {"threads": "number", "mem_node": "number", "alt_latency_ns": "number"
 
 from analysis.registry import figures_of  # noqa: E402 - COLUMNS first: model/real import it
 from workflows.harness.plan import FamilyPlan, Host, replicate  # noqa: E402
+from workloads.tiersim import workload as tiersim  # noqa: E402
 
-from . import model, real, tierd, tiersim  # noqa: E402
+from . import model, real  # noqa: E402
 
-TOOLS = [tiersim, tierd]
+TOOLS: list = []  # its programs (tiersim, tierd) are in workloads/, shared with other families
 
 
 def plan(config: dict, host: Host) -> FamilyPlan:
@@ -28,10 +29,10 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     rows = contention + measured
     if tc["enabled"] and not measured and not host.runner:
         # no two real tiers here (or a model profile): the family runs on modelled tiers
-        mprof = model.model_profile_for(config, host)
+        mprof = model.model_profile_for(tc["model_profile"], host)
         fp.info = {"profile": mprof["name"], "calibrated_on": mprof.get("calibrated_on", [])}
         rows += model.points(config, host, mprof)
-    fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: model.reseed(r, k) if r["executor"] == "model" else None)
+    fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: tiersim.reseed(r, k) if r["executor"] == "model" else None)
     # the contention figure shows the single-node runs, every other figure the tiering systems
     fp.figures = [f for f in figures_of(NAME) if (f == "contention" and contention) or
                   (f != "contention" and len(rows) > len(contention))]

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from workflows.harness import ConfigError
 from workflows.harness.plan import Host, fmt, point, size_bytes
+from workloads.tiersim import workload as tiersim
 
 from . import COLUMNS
 
 
-def model_profile_for(config: dict, host: Host) -> dict:
-    """The profile whose model tiers the family runs on: the host's own, or tiering/model_profile."""
+def model_profile_for(name: str, host: Host) -> dict:
+    """The profile whose model tiers a family runs on: the host's own (a model profile), or ``name``."""
     if host.profile["backend"] == "model":
         return host.profile
     from workflows.harness import profile as host_profile  # noqa: PLC0415 - avoid an import cycle at load
 
-    return host_profile.resolve(config["tiering"]["model_profile"], host.facts)
+    return host_profile.resolve(name, host.facts)
 
 
 def event_times(dyn: dict, system: str) -> tuple[float, float]:
@@ -66,13 +67,6 @@ def check(tc: dict, tiers: dict, src: str) -> None:
                           f"do not hold the working set ({w['working_set']})")
 
 
-def reseed(row: dict, rep: int) -> None:
-    """Repetition ``rep`` of a model point: the same run with seed + rep (tiersim is deterministic)."""
-    a = row["run"]["argv"]
-    i = a.index("--seed") + 1
-    a[i] = str(int(a[i]) + rep)
-
-
 def points(config: dict, host: Host, mprof: dict, checked: bool = True) -> list[dict]:
     """Every tiersim point (rep 0). ``checked=False`` skips :func:`check` (tests compare it with tiersim's own)."""
     tc = config["tiering"]
@@ -92,29 +86,18 @@ def points(config: dict, host: Host, mprof: dict, checked: bool = True) -> list[
                           f"profile {mprof['source']} (has {sorted(curves)})")
     w = tc["workload"]
 
-    def tier_args(alt_ns: int) -> list[str]:
-        d, a = tiers["default"], tiers["alternate"]
-        return ["--tier", f"default:{d['curve']}:capacity={fmt(d['capacity_gib'])}",
-                "--tier", f"alternate:{curves[alt_ns]}:capacity={fmt(a['capacity_gib'])}"]
-
     def steady_s(system: str) -> float:
         return tc["system_duration_s"].get(system, tc["duration_s"])
 
     def argv(system: str, colloid: bool, intensity: float, alt_ns: int = base_lat, obj: int | None = None,
              duration: float | None = None, extra: list[str] | None = None) -> list[str]:
-        a = ["build/bin/tiersim", "--system", system]
-        if system != "static":
-            a += ["--colloid", "on" if colloid else "off", "--delta-p", tc["delta_p"]]
-        a += tier_args(alt_ns)
-        if duration is None:
-            duration = steady_s(system)
-        a += ["--workload", "gups", "--working-set", w["working_set"], "--hot-set", w["hot_set"],
-              "--hot-share", fmt(w["hot_share"]), "--object-size", str(obj or w["object_bytes"]), "--op", w["op"],
-              "--app-cores", str(w["app_cores"]), "--antagonist-cores-per-unit", str(mprof["cpus"]["cores_per_unit"]),
-              "--intensity", fmt(intensity), "--region-size", w["region_size"],
-              "--duration", fmt(duration), "--average-last", fmt(tc["average_last_s"]),
-              "--seed", str(tc["seed"])]
-        return a + (extra or [])
+        d, a = tiers["default"], tiers["alternate"]
+        return tiersim.argv(system=system, colloid=colloid, delta_p=tc["delta_p"],
+                            tiers=tiersim.tier_args(d["curve"], d["capacity_gib"], curves[alt_ns], a["capacity_gib"]),
+                            workload={"kind": "gups", **w, "object_bytes": obj or w["object_bytes"]},
+                            app_cores=w["app_cores"], cores_per_unit=mprof["cpus"]["cores_per_unit"], intensity=intensity,
+                            region_size=w["region_size"], duration_s=steady_s(system) if duration is None else duration,
+                            average_last_s=tc["average_last_s"], seed=tc["seed"], extra=extra or [])
 
     rows: list[dict] = []
 

@@ -17,8 +17,9 @@ from workflows.harness.scenario import scenario
 from workflows.harness.settings import KNOWN
 from workloads.gups import workload as gups
 from workloads.memchar import workload as memchar
+from workloads.tierd import workload as tierd
 
-from . import COLUMNS, tierd
+from . import COLUMNS
 
 KERNEL_TPP = {"numa_balancing": "2", "demotion_enabled": "true"}
 KNOBS = {k: KNOWN[k] for k in KERNEL_TPP}  # what the kernel's tiering mode needs

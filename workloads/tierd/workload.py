@@ -29,7 +29,7 @@ def argv(*, policy: str, colloid: bool, nodes: tuple[int, int], default_capacity
 
 
 def role(argv_: list[str]) -> dict:
-    return scenario_role("tierd", argv_, output="tierd.csv", target_pid="--pid", parse="families.tiering.tierd:rows")
+    return scenario_role("tierd", argv_, output="tierd.csv", target_pid="--pid", parse="workloads.tierd.workload:rows")
 
 
 def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
