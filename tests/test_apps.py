@@ -224,3 +224,48 @@ def test_trace_of_real_pagerank_finds_the_vertex_arrays(tmp_path):
     hot = t["two_level"]  # at this size the program's own pages still weigh: a loose knee
     assert hot["hot_fraction"] < 0.35 and hot["hot_share"] > 0.8, t
     assert t["misses"] > 1e5 and t["segments"][0]["access_share"] > 0.3
+
+
+def test_two_tier_host_runs_the_applications_under_each_system():
+    """On a host with two NUMA tiers: each application bound to the alternate tier at start, the
+    antagonist on the default tier, tierd attached once the application printed its ready line
+    (the kernel's TPP without Colloid), a default-tier share of its footprint; no model points."""
+    from test_profiles import two_socket_facts
+
+    facts = two_socket_facts()
+    facts["privileges"] = {"root": True}
+    host = plan.Host(profile.resolve("icelake-2s", facts), facts)
+    fp = apps.plan(profile.validate_config({"scale": "t", "apps": {"gapbs-pr": {"graph": "kron:20"}}}), host)
+    assert {r["context"]["backend"] for r in fp.rows} == {"numa"} and {r["experiment"] for r in fp.rows} == {"steady_state"}
+    by = {r["point"]: r for r in fp.rows}
+    assert len(by) == 2 * 3 * 2 * 4
+    roles = {x["name"]: x for x in by["numa-gapbs-pr-hemem-c1-i3"]["run"]["scenario"]["roles"]}
+    assert roles["gapbs-pr"]["wrap"] == ["numactl", "--physcpubind=0-14", "--membind=1"] and roles["gapbs-pr"]["ready_line"]
+    t = roles["tierd"]["argv"]
+    assert t[t.index("--capacity") + 1] == "56M,auto", "a third of PageRank's 168 MiB"
+    assert roles["antagonist"]["argv"][roles["antagonist"]["argv"].index("--mem-node") + 1] == "0"
+    kernel = by["numa-silo-tpp-c0-i1"]["run"]["scenario"]
+    assert kernel["settings"] == {"numa_balancing": "2", "demotion_enabled": "true"}
+    assert "tierd" not in {x["name"] for x in kernel["roles"]}
+    assert fp.figures == ["app_speedup"]
+
+
+def test_guest_batch_ships_what_the_guest_build_lacks():
+    """In the QEMU guest: the applications and numactl (with their libraries) and the graph are
+    shipped with the batch; GUPS, the antagonist and tierd are the guest's own static build."""
+    from test_qemu_workflow import guest_host
+
+    from workflows.harness import guestrun
+
+    cfg = profile.validate_config(__import__("yaml").safe_load((REPO / "workflows/config/qemu.yaml").read_text()))
+    rows = apps.plan(cfg, guest_host()).rows
+    assert rows and {r["executor"] for r in rows} == {"guest"}
+    files = guestrun.shipped(rows, {"antagonist", "gups", "memchar", "tbprobe", "tierd"})
+    assert {"opt/tierbench/bin/gapbs-pr", "opt/tierbench/bin/silo-dbtest", "opt/tierbench/graphs/kron16-k16.sg"} <= set(files)
+    assert any(k.endswith("bin/numactl") for k in files)
+    assert not any(k.endswith(("/antagonist", "/tierd")) for k in files)
+    from workflows.harness.scenario import render_batch
+
+    text = render_batch([(f"/out/{plan.key(r)}", r["run"]["scenario"]) for r in rows])
+    assert "/opt/tierbench/graphs/kron16-k16.sg" in text and "build/" not in text
+    assert "wait_for_line" in text, "tierd waits for the application's ready line"

@@ -2,9 +2,11 @@
 
 The ``vm`` test runs ``snakemake --configfile workflows/config/qemu.yaml --config
 host=qemu-numa`` in a scratch copy of the repository: the profile is resolved against the
-guest's facts, the real tiering family runs inside the guest in one boot (the scenario
-executor's shell backend), and the host parses each point's raw output into
-measurements.csv and figures marked "functional host". It skips with the reason when this
+guest's facts, the real tiering family and the applications (GAPBS and Silo, built here and
+shipped into the guest) run inside the guest in one boot (the scenario executor's shell
+backend), and the host parses each point's raw output into measurements.csv and figures marked
+"functional host". The applications' pinned archives come from the sources directory beside the
+checkout (or $TIERBENCH_SOURCES); without them the test skips. It skips with the reason when this
 machine cannot build or boot the guest.
 
 The unmarked tests need no VM: the guest plan and the shell script it exports.
@@ -120,6 +122,11 @@ def test_workflow_in_qemu_guest(tmp_path):
     results = work / "results" / "qemu-numa"
     cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "workflows/config/qemu.yaml",
            "--config", "host=qemu-numa"]
+    src = next((d for d in (os.environ.get("TIERBENCH_SOURCES"), REPO.parent / "shared" / "upstream")
+                if d and Path(d).is_dir()), None)
+    if src is None:
+        pytest.skip("no sources directory with the applications' pinned archives (../shared/upstream or TIERBENCH_SOURCES)")
+    cmd.append(f"sources={src}")
     p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=VM_TIMEOUT_S)
     log = results / "logs" / "guest_batch.log"
     assert p.returncode == 0, (p.stderr[-3000:] + "\n" + (log.read_text()[-3000:] if log.exists() else ""))
@@ -137,3 +144,12 @@ def test_workflow_in_qemu_guest(tmp_path):
     assert meta["functional"] and meta["exit"]["gups"] == 0 and meta["started_after_s"] == {"antagonist": 3.0}
     assert (results / "figures" / "steady_state.png").stat().st_size > 0
     assert (results / "figures" / "dynamics.png").stat().st_size > 0
+    # the applications, shipped into the guest and run under the same systems
+    a = df[df["family"] == "apps"]
+    assert set(a["backend"]) == {"numa"} and set(a["workload"]) == {"gapbs-pr", "silo"}
+    s = a[a["t_s"].isna()]
+    assert (s[s["metric"] == "average_trial_time"]["value"] > 0).sum() == 8
+    assert (s[(s["metric"] == "throughput") & (s["workload"] == "silo")]["value"] > 0).sum() == 8
+    moved = a[(a["metric"] == "bytes_moved") & (a["tool"] == "tierd")]
+    assert (moved["value"] > 0).any(), "tierd moved no application pages in any point"
+    assert (results / "figures" / "app_speedup.png").stat().st_size > 0

@@ -12,14 +12,14 @@ from pathlib import Path
 
 from analysis.registry import figures_of
 from antagonists import workload as antagonist
-from workflows.harness import ConfigError
+from workflows.harness import ConfigError, cpulist
 from workflows.harness.plan import FamilyPlan, Host, intensity_levels, measured, point, replicate
 from workflows.harness.scenario import scenario
 from workloads.gapbs import workload as gapbs
 from workloads.silo import workload as silo
 from workloads.tiersim import workload as tiersim
 
-from . import model
+from . import model, real
 
 NAME = "apps"
 SCORED = True
@@ -75,11 +75,8 @@ def contention_points(config: dict, host: Host) -> tuple[list[dict], dict]:
     """Measured: each application alone and beside the antagonist on a one-node host."""
     ac, prof = config[NAME], host.profile
     numa = [t for t in prof["tiers"] if t["kind"] == "numa"]
-    if not ac["contention"]["enabled"] or prof["backend"] != "numa":
+    if not ac["contention"]["enabled"] or prof["backend"] != "numa" or len(numa) != 1 or host.runner:
         return [], {}
-    if len(numa) != 1:
-        return [], {f"{NAME}:real": "the apps family's runs under the tiering systems on two real tiers are not built yet; "
-                                    "this host runs its modelled points only"}
     node = numa[0]["node"]
     have = (host.facts["nodes"].get(str(node)) or {}).get("memory_mib", 0)
     app_cpus, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
@@ -90,7 +87,7 @@ def contention_points(config: dict, host: Host) -> tuple[list[dict], dict]:
         if params["footprint_mib"] > 0.8 * have:
             raise ConfigError(f"experiment config: apps/{app}: about {params['footprint_mib']:.0f} MiB does not fit node "
                               f"{node} ({have} MiB); use a smaller input")
-        role["wrap"] = ["numactl", f"--physcpubind={','.join(map(str, app_cpus))}", f"--membind={node}"]
+        role["wrap"] = ["numactl", f"--physcpubind={cpulist.format(app_cpus)}", f"--membind={node}"]
         for k, threads in intensity_levels(prof, cc["intensities"], f"experiment config: {NAME}/contention/intensities"):
             bg = [antagonist.role(antagonist.argv(cpus=ant[:threads], node=node, buffer=cc["antagonist_buffer"],
                                                   write_fraction=cc["write_fraction"], access_size=cc["access_size"]))] \
@@ -105,16 +102,14 @@ def contention_points(config: dict, host: Host) -> tuple[list[dict], dict]:
 
 def plan(config: dict, host: Host) -> FamilyPlan:
     ac = config[NAME]
-    if host.runner:
-        return FamilyPlan(absent={NAME: f"host {host.name} is a {host.runner['kind']} guest: the apps family does not "
-                                        "run in it yet"})
     if not ac["enabled"]:
         return FamilyPlan()
     fp = FamilyPlan()
     contention, fp.absent = contention_points(config, host)
-    rows = list(contention)
+    measured_tiers = real.points(config, host, app_role, COLUMNS)
+    rows = contention + measured_tiers
     mc = ac["model"]
-    if mc["enabled"]:
+    if mc["enabled"] and not measured_tiers and not host.runner:  # no two real tiers here: the model's
         if mc["average_last_s"] > mc["duration_s"]:
             raise ConfigError(f"experiment config: apps/model/average_last_s: {mc['average_last_s']} s is longer than the run "
                               f"({mc['duration_s']} s)")

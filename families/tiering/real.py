@@ -14,17 +14,11 @@ from antagonists import workload as antagonist
 from workflows.harness import ConfigError
 from workflows.harness.plan import Host, antagonist_threads, fmt, intensity_levels, measured, mib, point
 from workflows.harness.scenario import scenario
-from workflows.harness.settings import KNOWN
 from workloads.gups import workload as gups
 from workloads.memchar import workload as memchar
 from workloads.tierd import workload as tierd
 
 from . import COLUMNS
-
-KERNEL_TPP = {"numa_balancing": "2", "demotion_enabled": "true"}
-KNOBS = {k: KNOWN[k] for k in KERNEL_TPP}  # what the kernel's tiering mode needs
-TIERD_NOTE = "tierd"
-TPP_COLLOID_NOTE = "tierd's TPP with Colloid's sign-only control (the kernel's TPP cannot take Colloid's signal)"
 
 
 def numa_tiers(prof: dict) -> list[dict]:
@@ -33,7 +27,7 @@ def numa_tiers(prof: dict) -> list[dict]:
 
 def guest_knobs(facts: dict):
     """The guest's kernel settings as its /init read them (present and readable = the knob exists)."""
-    present = {KNOBS[k] for k, v in (facts.get("settings") or {}).items() if k in KNOBS and v not in (None, "")}
+    present = {tierd.KNOBS[k] for k, v in (facts.get("settings") or {}).items() if k in tierd.KNOBS and v not in (None, "")}
     return lambda p: p in present
 
 
@@ -81,10 +75,7 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     for k in tc["intensities"]:
         antagonist_threads(prof, k)
     if "tpp" in tc["systems"]:
-        for name, path in KNOBS.items():
-            if not knob_exists(path):
-                raise ConfigError(f"host profile {src}: TPP needs the kernel's tiering mode but {path} ({name}) does not exist "
-                                  "on this kernel (Linux >= 5.18 with NUMA balancing); drop tpp from tiering/systems")
+        tierd.check_kernel_tpp(knob_exists, src, "tiering/systems")
     start = d if rc["start_tier"] == "default" else a
     if mib(rc["hot_set"]) > mib(rc["working_set"]):
         raise ConfigError(f"experiment config: tiering/real/hot_set: {rc['hot_set']} is larger than the working set ({rc['working_set']})")
@@ -108,14 +99,8 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     rows: list[dict] = []
     for s in tc["systems"]:
         for c in (False, True):
-            if s == "tpp" and not c:
-                attach, settings, note = [], KERNEL_TPP, "kernel TPP (numa_balancing=2)"
-            else:
-                attach = [tierd.role(tierd.argv(policy=s, colloid=c, nodes=(d, a), default_capacity=rc["default_capacity"],
-                                                observe=rc["observe"]))]
-                settings, note = {"numa_balancing": "0"}, TPP_COLLOID_NOTE if s == "tpp" else TIERD_NOTE
-                if rc["observe"] == "none":
-                    note += "; no access samples (--observe none): only capacity-driven moves"
+            attach, settings, note = tierd.system(s, c, nodes=(d, a), default_capacity=rc["default_capacity"],
+                                                  observe=rc["observe"])
             base = {"host": host.name, "backend": "numa", "system": s, "colloid": c, "object_bytes": rc["object_bytes"],
                     "workload": "gups", "target": f"node:{d},{a}"}
 

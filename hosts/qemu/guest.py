@@ -539,9 +539,27 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def with_libraries(files: dict[str, Path]) -> dict[str, Path]:
+    """``files`` (path in the guest -> file here) plus the shared libraries and the dynamic loader
+    each dynamically linked one needs (``ldd``), at the paths the loader looks for them."""
+    out = dict(files)
+    for path in list(files.values()):
+        r = subprocess.run(["ldd", str(path)], capture_output=True, text=True)
+        if r.returncode != 0:  # a static binary, or not an ELF file at all
+            continue
+        for line in r.stdout.splitlines():
+            m = re.search(r"(?:=>\s*)?(/\S+)\s+\(0x", line)
+            if m:
+                out.setdefault(m.group(1).lstrip("/"), Path(m.group(1)))
+    return out
+
+
 def run(timeout: float = 300, script: Path | None = None, out: Path | None = None, accel: str = "tcg",
-        mem_mib: tuple[int, int] = (512, 512), append: str = "", stream: bool = True) -> RunResult:
-    """Boot the guest, run SCRIPT (default guest/tests.sh), collect results into OUT."""
+        mem_mib: tuple[int, int] = (512, 512), append: str = "", stream: bool = True,
+        files: dict[str, Path] | None = None) -> RunResult:
+    """Boot the guest, run SCRIPT (default guest/tests.sh), collect results into OUT. ``files``:
+    further files for this boot (path in the guest -> file here, e.g. from :func:`with_libraries`),
+    added beside the script."""
     man = _manifest()
     kernel = CACHE / "kernel" / "vmlinuz"
     base = CACHE / "initramfs.cpio.gz"
@@ -560,7 +578,15 @@ def run(timeout: float = 300, script: Path | None = None, out: Path | None = Non
 
     # the script goes in a second cpio appended to the cached one (the kernel
     # unpacks concatenated archives in order)
-    extra = _gzip(_cpio([("run.sh", 0o100755, script.read_bytes(), (0, 0))]))
+    entries = [("run.sh", 0o100755, script.read_bytes(), (0, 0))]
+    dirs: set[str] = set()
+    for gpath, hpath in sorted((files or {}).items()):
+        parts = gpath.split("/")[:-1]
+        dirs.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+        mode = 0o100755 if os.access(hpath, os.X_OK) else 0o100644
+        entries.append((gpath, mode, Path(hpath).read_bytes(), (0, 0)))
+    entries += [(d, 0o040755, b"", (0, 0)) for d in dirs]
+    extra = _gzip(_cpio(sorted(entries, key=lambda e: e[0])))
     initrd = out / "initrd.img"
     initrd.write_bytes(base.read_bytes() + extra)
     console, data = out / "console.log", out / "data.log"

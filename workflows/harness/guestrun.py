@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -24,7 +25,28 @@ from . import ConfigError
 from .plan import key
 from .point import host_lock
 from .runner import launcher
-from .scenario import read_status, render_batch
+from .scenario import GUEST_ROOT, read_status, render_batch
+
+
+def shipped(rows: list[dict], built_in: set[str]) -> dict[str, Path]:
+    """What the guest's points need that its own static build lacks: programs of this tree
+    (build/bin/X -> /opt/tierbench/bin/X) and of the system (a wrapper such as numactl, at its own
+    path), each with its shared libraries, and the input files rules made (build/X -> /opt/tierbench/X)."""
+    files: dict[str, Path] = {}
+    for r in rows:
+        for role in r["run"]["scenario"]["roles"]:
+            for exe in [*(role.get("wrap") or [])[:1], role["argv"][0]]:
+                if exe.startswith("build/bin/"):
+                    if Path(exe).name not in built_in:
+                        files[f"{GUEST_ROOT.lstrip('/')}/bin/{Path(exe).name}"] = Path(exe)
+                elif exe:
+                    path = shutil.which(exe)
+                    if path is None:
+                        raise RuntimeError(f"{exe} is not on this machine's PATH; the guest's points need it")
+                    files[path.lstrip("/")] = Path(path)
+        for f in r.get("inputs", []):
+            files[f"{GUEST_ROOT.lstrip('/')}/{f[len('build/'):]}" if f.startswith("build/") else f.lstrip("/")] = Path(f)
+    return files
 
 
 def run(spec: dict, out: Path, results: Path) -> int:
@@ -34,12 +56,15 @@ def run(spec: dict, out: Path, results: Path) -> int:
     rows = [spec["points"][k] for k in sorted(spec["points"])]
     script = out / "run.sh"
     script.write_text(render_batch([(f"/out/{key(r)}", r["run"]["scenario"]) for r in rows]))
-    print(f"guestrun: {len(rows)} point(s) in one {runner['kind']} boot; script {script}", file=sys.stderr, flush=True)
+    built_in = set(json.loads((Path(g.CACHE) / "manifest.json").read_text()).get("binaries", []))
+    files = g.with_libraries(shipped(rows, built_in))
+    print(f"guestrun: {len(rows)} point(s) in one {runner['kind']} boot; script {script}; "
+          f"{len(files)} file(s) shipped beside it: {', '.join(sorted(files)) or 'none'}", file=sys.stderr, flush=True)
     with host_lock(results / ".measure.lock"):
         old = sys.stdout
         sys.stdout = sys.stderr  # the launcher's progress goes to the log
         try:
-            res = g.run(timeout=runner.get("timeout_s", 1800), script=script, out=out, stream=True)
+            res = g.run(timeout=runner.get("timeout_s", 1800), script=script, out=out, stream=True, files=files)
         finally:
             sys.stdout = old
     if res.outcome != "exited":

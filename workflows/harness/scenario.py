@@ -44,21 +44,24 @@ PROBE_TIMEOUT_S = 600
 
 
 def role(tool: str, argv: list, *, parse: str, output: str | None = None, output_flag: str = "--output",
-         pid_file: str | None = None, ready_file: str | None = None, stdout: str | None = None,
-         target_pid: str | None = None, name: str | None = None, opts: dict | None = None, usage: bool = False) -> dict:
+         pid_file: str | None = None, ready_file: str | None = None, ready_line: str | None = None,
+         stdout: str | None = None, target_pid: str | None = None, name: str | None = None, opts: dict | None = None,
+         usage: bool = False) -> dict:
     """One program of a scenario and its protocol.
 
     ``output``: data file it writes, passed as ``output_flag FILE``; ``stdout``: file its standard
     output goes to; ``pid_file`` / ``ready_file``: flags taking a file it writes once its pid is
-    final / once it is ready; ``target_pid``: flag taking the workload's pid (attach roles);
+    final / once it is ready; ``ready_line``: a text its standard output shows once it is ready
+    (a program that writes no ready file: an attached daemon waits for it, so that it sees the
+    program's memory); ``target_pid``: flag taking the workload's pid (attach roles);
     ``parse``: "module:function" turning its files into long-form rows; ``opts``: what the parser
     needs besides the files; ``usage``: also report its peak RSS, CPU and run time as rows (where
     the executor measures them: wait4(2) on a host).
     """
     return {"name": name or tool, "tool": tool, "argv": [str(a) for a in argv], "parse": parse,
             "output": [output_flag, output] if output else None, "stdout": stdout,
-            "pid_file": pid_file, "ready_file": ready_file, "target_pid": target_pid, "opts": opts or {},
-            "usage": usage}
+            "pid_file": pid_file, "ready_file": ready_file, "ready_line": ready_line, "target_pid": target_pid,
+            "opts": opts or {}, "usage": usage}
 
 
 def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: list[dict] | tuple = (),
@@ -210,7 +213,19 @@ class HostRun:
 
     def op_pid(self, name: str, timeout: float) -> None:
         r = self.roles[name]
-        self._wait_file(name, r["pid_file"] or r["ready_file"], timeout, "ready (pid file)")
+        if r["pid_file"] or r["ready_file"] or not r.get("ready_line"):
+            self._wait_file(name, r["pid_file"] or r["ready_file"], timeout, "ready (pid file)")
+            return
+        child, out = self.children[name], self.path(r["stdout"])
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if out.exists() and r["ready_line"] in out.read_text(errors="replace"):
+                return
+            if not child.alive():
+                raise PointFailed(f"{name} exited (status {child.popen.returncode}) before it printed "
+                                  f"{r['ready_line']!r}; see the log")
+            time.sleep(0.05)
+        raise PointFailed(f"{name} did not print {r['ready_line']!r} within {timeout:.0f} s")
 
     def op_sleep(self, seconds: float) -> None:
         time.sleep(seconds)
@@ -246,7 +261,8 @@ class HostRun:
 
 # ---- a guest host (busybox sh) ----------------------------------------------------------------
 
-GUEST_BIN = "/opt/tierbench/bin"
+GUEST_ROOT = "/opt/tierbench"  # build/X of this tree is GUEST_ROOT/X in the guest
+GUEST_BIN = f"{GUEST_ROOT}/bin"
 GUEST_LIB = "/lib/tierbench/lib.sh"
 GUEST_CTL = "/tmp/tb"  # control files (pid, ready): not sent back
 
@@ -282,6 +298,8 @@ def _sh_argv(argv: list[str]) -> str:
             out.append(f'"{a}"')
         elif a.startswith("build/bin/"):
             out.append(f'"$BIN/{a[len("build/bin/"):]}"')
+        elif a.startswith("build/"):  # an input file a rule made (shipped to the guest with the batch)
+            out.append(shlex.quote(f"{GUEST_ROOT}/{a[len('build/'):]}"))
         else:
             out.append(shlex.quote(a))
     return " ".join(out)
@@ -333,6 +351,9 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
             f = r["ready_file"] if kind == "ready" else (r["pid_file"] or r["ready_file"])
             if f:
                 guard(f"wait_for_file {q(ctl + f)} {int(op[2])} \"${_var(name)}\" || fail {name}_not_ready")
+            elif kind == "pid" and r.get("ready_line"):
+                guard(f"wait_for_line \"$D/{r['stdout']}\" {q(r['ready_line'])} {int(op[2])} \"${_var(name)}\" "
+                      f"|| fail {name}_not_ready")
         elif kind == "sleep":
             guard(f"sleep {name:g}")
         elif kind == "wait":

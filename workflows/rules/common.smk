@@ -85,6 +85,15 @@ def point_inputs(wc):
             "inputs": r["inputs"]}
 
 
+def guest_batch_inputs(wc):
+    """What a guest host's batch ships that the guest's own static build lacks: programs built here
+    and input files rules make (workflows/harness/guestrun.py)."""
+    built_in = set((FACTS.get("guest_build") or {}).get("binaries", []))
+    rows = [r for r in POINTS.values() if r["executor"] == "guest"]
+    tools = {f"build/bin/{t}" for r in rows for t in r["tools"] if t in BUILD and t not in built_in}
+    return sorted(tools | {f for r in rows for f in r["inputs"]})
+
+
 def point_results(family=None):
     return [f"results/{HOST}/{planning.key(r)}/result.csv" for r in POINTS.values() if family in (None, r["family"])]
 

@@ -58,6 +58,7 @@ rule guest_batch:
         spec="results/{host}/guest/batch.json",
         facts="results/{host}/host_facts.json",
         initramfs="build/qemu/initramfs.cpio.gz",
+        shipped=guest_batch_inputs,
     output:
         directory("results/{host}/guest/batch"),
     conda:

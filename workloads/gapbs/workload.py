@@ -46,7 +46,9 @@ def argv(*, graph: str, trials: int) -> list[str]:
 
 
 def role(argv_: list[str]) -> dict:
-    return scenario_role("gapbs-pr", argv_, stdout="gapbs-pr.out", parse="workloads.gapbs.workload:rows")
+    # ready once the graph is in memory (an attached policy daemon then sees all of it)
+    return scenario_role("gapbs-pr", argv_, stdout="gapbs-pr.out", ready_line="Read Time:",
+                         parse="workloads.gapbs.workload:rows")
 
 
 TIME = re.compile(r"^(Read|Generate|Build|Trial|Average) Time:\s+([0-9.eE+-]+)\s*$")

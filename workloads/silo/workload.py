@@ -38,7 +38,9 @@ def argv(*, threads: int, scale_factor: int, runtime_s: float, zipf_theta: float
 
 
 def role(argv_: list[str]) -> dict:
-    return scenario_role("silo-dbtest", argv_, stdout="silo.out", parse="workloads.silo.workload:rows")
+    # ready once loaded: the first throughput report, one interval into the measured phase
+    return scenario_role("silo-dbtest", argv_, stdout="silo.out", ready_line="tierbench-throughput",
+                         parse="workloads.silo.workload:rows")
 
 
 REPORT = re.compile(r"^tierbench-throughput t_s=([0-9.]+) ops=(\d+) ops_per_s=([0-9.eE+-]+)$")

@@ -138,6 +138,21 @@ wait_for_file() {
 	[ -e "$1" ]
 }
 
+# wait_for_line FILE TEXT SECONDS [PID]: poll (0.1 s) until FILE has a line containing TEXT;
+# give up early when process PID (if given) is gone.
+wait_for_line() {
+	_n=$(($3 * 10))
+	while ! grep -qF -- "$2" "$1" 2>/dev/null && [ "$_n" -gt 0 ]; do
+		if [ -n "${4:-}" ] && { ! kill -0 "$4" 2>/dev/null ||
+			[ "$(awk '{ print $3 }' "/proc/$4/stat" 2>/dev/null)" = Z ]; }; then
+			break
+		fi
+		sleep 0.1
+		_n=$((_n - 1))
+	done
+	grep -qF -- "$2" "$1" 2>/dev/null
+}
+
 # stop_pid PID: SIGTERM, wait up to 10 s, then SIGKILL; returns the exit
 # status (only for children of this shell).
 stop_pid() {

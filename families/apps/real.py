@@ -1,0 +1,69 @@
+"""The apps family on real tiers: each application under HeMem, TPP and MEMTIS, with and without
+Colloid, at 0x-3x antagonist intensity, on a host with two NUMA memory tiers (or inside a guest
+host such as qemu-numa). Points: ``apps/steady_state/numa-{app}-{system}-c{0|1}-i{k}``.
+
+The application starts with its memory bound to the alternate tier (``start_tier``; the policy
+promotes what it finds hot) and the policy may keep a share of its footprint in the default tier
+(``default_fraction``: the Colloid paper gives GAPBS a third); the antagonist streams on the
+default tier; tierd attaches to the application once it has its data in memory (its ready line).
+"""
+
+from __future__ import annotations
+
+import os
+
+from antagonists import workload as antagonist
+from workflows.harness import ConfigError, cpulist
+from workflows.harness.plan import Host, antagonist_threads, fmt, measured, point
+from workflows.harness.scenario import scenario
+from workloads.tierd import workload as tierd
+
+
+def points(config: dict, host: Host, app_role, columns: dict, knob_exists=None) -> list[dict]:
+    ac, rc = config["apps"], config["apps"]["real"]
+    prof, facts = host.profile, host.facts
+    numa = [t for t in prof["tiers"] if t["kind"] == "numa"]
+    if not rc["enabled"] or prof["backend"] != "numa" or len(numa) < 2:
+        return []
+    if host.runner:
+        from families.tiering.real import guest_knobs  # noqa: PLC0415 - how a guest says which knobs it has
+
+        knob_exists = knob_exists or guest_knobs(facts)
+    knob_exists = knob_exists or os.path.exists
+    d, a = numa[0]["node"], numa[1]["node"]
+    start = d if rc["start_tier"] == "default" else a
+    app_cpus, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
+    src = prof["source"]
+    if not app_cpus:
+        raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
+    if not facts.get("privileges", {}).get("root", os.geteuid() == 0):
+        raise ConfigError(f"host profile {src}: the apps family on real tiers moves another process's pages and sets "
+                          "numa_balancing; run as root (or set apps/real/enabled: false)")
+    for k in rc["intensities"]:
+        antagonist_threads(prof, k, "experiment config: apps/real/intensities")
+    if "tpp" in rc["systems"]:
+        tierd.check_kernel_tpp(knob_exists, src, "apps/real/systems")
+    have = (facts["nodes"].get(str(start)) or {}).get("memory_mib", 0)
+    rows = []
+    for app in ac["apps"]:
+        role, inputs, params = app_role(app, ac[app], app_cpus)
+        if params["footprint_mib"] > 0.8 * have:
+            raise ConfigError(f"experiment config: apps/{app}: about {params['footprint_mib']:.0f} MiB does not fit node "
+                              f"{start} ({have} MiB), where it starts (apps/real/start_tier: {rc['start_tier']}); "
+                              "use a smaller input")
+        role["wrap"] = ["numactl", f"--physcpubind={cpulist.format(app_cpus)}", f"--membind={start}"]
+        capacity = f"{max(1, round(params['footprint_mib'] * rc['default_fraction']))}M"
+        for s in rc["systems"]:
+            for c in (False, True):
+                attach, settings, note = tierd.system(s, c, nodes=(d, a), default_capacity=capacity, observe=rc["observe"],
+                                                      min_mapping="2M")  # an application's heap: many mappings
+                for k in rc["intensities"]:
+                    n = antagonist_threads(prof, k, "experiment config: apps/real/intensities")
+                    bg = [antagonist.role(antagonist.argv(cpus=ant[:n], node=d, buffer=rc["antagonist_buffer"]))] if n else []
+                    sc = scenario(role, background=bg, attach=attach, settings=settings, warmup_s=rc["warmup_s"],
+                                  timeout_s=ac["contention"]["timeout_s"])
+                    ctx = {"host": host.name, "backend": "numa", "workload": app, "system": s, "colloid": c, "intensity": k,
+                           "target": f"node:{d},{a}", **params}
+                    rows.append(point("apps", "steady_state", f"numa-{app}-{s}-c{int(c)}-i{fmt(k)}", executor=host.executor,
+                                      context=ctx, columns=columns, inputs=inputs, run=measured(config, host, sc, note=note)))
+    return rows
