@@ -7,6 +7,7 @@
 #   make test-vm    only the QEMU NUMA guest tests (hosts/qemu/)
 #   make build      all C binaries into build/bin/
 #   make setup      system packages + Python environment only
+#   make setup-cachebench   the Debian packages CacheLib's build needs (apps family, cachelib)
 #   make lint       ruff + snakemake --lint
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -24,13 +25,16 @@ PYTHON := $$(cat build/python)
 C_DIRS := lib colloid colloid/sim colloid/tierd workloads/memchar workloads/gups antagonists
 C_PRESENT = $(foreach d,$(C_DIRS),$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: help run test build setup lint report clean distclean c-test py-test test-vm
+.PHONY: help run test build setup setup-cachebench lint report clean distclean c-test py-test test-vm
 
 help:
-	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,11p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@python3 -m workflows.harness.bootstrap
+
+setup-cachebench:
+	@python3 -m workflows.harness.bootstrap --cachebench
 
 build: setup
 	@for d in $(C_PRESENT); do \

@@ -31,6 +31,7 @@ WORKLOADS = {
     "mlc": "workloads.mlc.workload",
     "gapbs": "workloads.gapbs.workload",
     "silo": "workloads.silo.workload",
+    "cachebench": "workloads.cachebench.workload",
     "tiersim": "workloads.tiersim.workload",
     "tierd": "workloads.tierd.workload",
 }

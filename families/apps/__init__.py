@@ -1,13 +1,16 @@
 """The apps family: real applications from pinned upstream sources, as the Colloid paper runs them
-(GAPBS PageRank and Silo YCSB-C so far). On a single-node host each runs at small scale alone and
-beside the memory antagonist on the one node there is (``contention_single_node``, measured): its
-metric (PageRank's mean trial time, Silo's throughput), footprint (peak RSS) and run time. On
+(GAPBS PageRank, Silo YCSB-C, CacheLib's CacheBench with the HeMemKV workload). On a single-node
+host each runs at small scale alone and beside the memory antagonist on the one node there is
+(``contention_single_node``, measured): its metric (PageRank's mean trial time, Silo's throughput,
+CacheBench's get rate), footprint (peak RSS) and run time. On
 modelled tiers (model.py) each application's access model runs under HeMem, TPP and MEMTIS with
 and without Colloid (``steady_state``, simulated), for the paper's Figure 8 and scorecard rows. Points: ``apps/contention_single_node/{app}-i{k}-t{threads}``.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 from analysis.registry import figures_of
@@ -15,17 +18,55 @@ from antagonists import workload as antagonist
 from workflows.harness import ConfigError, cpulist
 from workflows.harness.plan import FamilyPlan, Host, intensity_levels, measured, point, replicate
 from workflows.harness.scenario import scenario
+from workloads.cachebench import workload as cachebench
 from workloads.gapbs import workload as gapbs
 from workloads.silo import workload as silo
 from workloads.tiersim import workload as tiersim
 
 from . import model, real
 
+REPO = Path(__file__).resolve().parents[2]
 NAME = "apps"
 SCORED = True
 TOOLS: list = []
 COLUMNS = {"threads": "number", "mem_node": "number", "trial": "number", "graph": "text", "footprint_mib": "number",
-           "app_threads": "number", "scale_factor": "number", "zipf_theta": "number", "object_bytes": "number"}
+           "app_threads": "number", "scale_factor": "number", "zipf_theta": "number", "object_bytes": "number",
+           "keys": "number"}
+DEFAULT_APPS = ["gapbs-pr", "silo"]  # "auto": these, and cachelib where the host profile names a cachebench
+
+
+def apps_of(config: dict, host: Host) -> list[str]:
+    """The applications this host runs: the config's list, or for "auto" GAPBS and Silo, and
+    CacheLib where the host profile names a cachebench binary (building CacheLib's chain takes an
+    hour or more on a small machine: list cachelib to have the workflow build it)."""
+    apps = config[NAME]["apps"]
+    if apps != "auto":
+        return list(apps)
+    return DEFAULT_APPS + (["cachelib"] if host.profile["tools"].get("cachebench") and not host.runner else [])
+
+
+def cachebench_binary(host: Host) -> str:
+    """The host profile's cachebench, or the one the workflow builds (checking first that it can)."""
+    given = host.profile["tools"].get("cachebench")
+    if given:
+        return given
+    if host.runner:
+        raise ConfigError(f"experiment config: apps/apps: cachelib does not run in the guest host {host.name} "
+                          "(its static build has no CacheLib)")
+    missing = missing_packages(cachebench.debian_packages(REPO))
+    if missing:
+        raise ConfigError(f"experiment config: apps/apps: cachelib is built here from its pinned sources, which needs "
+                          f"Debian packages {' '.join(missing)} (make setup-cachebench), or name your cachebench "
+                          f"binary in the host profile ({host.profile['source']}: tools/cachebench)")
+    return cachebench.BUILT
+
+
+def missing_packages(packages: list[str]) -> list[str]:
+    if not shutil.which("dpkg-query"):
+        return []  # not Debian: the build script names what it lacks
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Status}\\n", *packages], capture_output=True, text=True)
+    ok = {line.split()[0] for line in r.stdout.splitlines() if line.endswith("install ok installed")}
+    return [p for p in packages if p not in ok]
 
 
 def gapbs_footprint_mib(graph: str) -> float:
@@ -50,13 +91,26 @@ def check_graph(graph: str) -> None:
         raise ConfigError(f"experiment config: apps/gapbs-pr/graph: {graph!r} does not exist")
 
 
-def app_role(app: str, cfg: dict, app_cpus: list[int]) -> tuple[dict, list[str], dict]:
+def app_threads(app: str, cfg: dict, app_cpus: list[int]) -> int:
+    threads = len(app_cpus) if cfg["threads"] == "auto" else cfg["threads"]
+    if threads > len(app_cpus):
+        raise ConfigError(f"experiment config: apps/{app}/threads: {threads} workers but the host profile "
+                          f"grants {len(app_cpus)} application CPU(s)")
+    return threads
+
+
+def app_role(app: str, cfg: dict, app_cpus: list[int], host: Host) -> tuple[dict, list[str], dict]:
     """The application's scenario role, the files it needs, its parameter columns."""
+    if app == "cachelib":
+        threads = app_threads(app, cfg, app_cpus)
+        keys = cachebench.keys_of(cfg["size_mib"])
+        shape = {"keys": keys, "ops_per_thread": cfg["ops_per_thread"], "threads": threads}
+        conf = cachebench.config_file(**shape)
+        role = cachebench.role(cachebench.argv(cachebench_binary(host), conf))
+        return {**role, "usage": True}, [conf], {"app_threads": threads, "keys": keys, "object_bytes": cachebench.VALUE_BYTES,
+                                                 "footprint_mib": round(cachebench.footprint_mib(**shape), 1)}
     if app == "silo":
-        threads = len(app_cpus) if cfg["threads"] == "auto" else cfg["threads"]
-        if threads > len(app_cpus):
-            raise ConfigError(f"experiment config: apps/silo/threads: {threads} workers but the host profile "
-                              f"grants {len(app_cpus)} application CPU(s)")
+        threads = app_threads(app, cfg, app_cpus)
         role = silo.role(silo.argv(threads=threads, scale_factor=cfg["scale_factor"], runtime_s=cfg["runtime_s"],
                                    zipf_theta=cfg["zipf_theta"]))
         return {**role, "usage": True}, [], {"app_threads": threads, "scale_factor": cfg["scale_factor"],
@@ -82,8 +136,8 @@ def contention_points(config: dict, host: Host) -> tuple[list[dict], dict]:
     app_cpus, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
     cc = ac["contention"]
     rows = []
-    for app in ac["apps"]:
-        role, inputs, params = app_role(app, ac[app], app_cpus)
+    for app in apps_of(config, host):
+        role, inputs, params = app_role(app, ac[app], app_cpus, host)
         if params["footprint_mib"] > 0.8 * have:
             raise ConfigError(f"experiment config: apps/{app}: about {params['footprint_mib']:.0f} MiB does not fit node "
                               f"{node} ({have} MiB); use a smaller input")
@@ -106,7 +160,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         return FamilyPlan()
     fp = FamilyPlan()
     contention, fp.absent = contention_points(config, host)
-    measured_tiers = real.points(config, host, app_role, COLUMNS)
+    measured_tiers = real.points(config, host, apps_of(config, host), app_role, COLUMNS)
     rows = contention + measured_tiers
     mc = ac["model"]
     if mc["enabled"] and not measured_tiers and not host.runner:  # no two real tiers here: the model's

@@ -19,7 +19,7 @@ from workflows.harness.scenario import scenario
 from workloads.tierd import workload as tierd
 
 
-def points(config: dict, host: Host, app_role, columns: dict, knob_exists=None) -> list[dict]:
+def points(config: dict, host: Host, apps: list[str], app_role, columns: dict, knob_exists=None) -> list[dict]:
     ac, rc = config["apps"], config["apps"]["real"]
     prof, facts = host.profile, host.facts
     numa = [t for t in prof["tiers"] if t["kind"] == "numa"]
@@ -45,8 +45,8 @@ def points(config: dict, host: Host, app_role, columns: dict, knob_exists=None) 
         tierd.check_kernel_tpp(knob_exists, src, "apps/real/systems")
     have = (facts["nodes"].get(str(start)) or {}).get("memory_mib", 0)
     rows = []
-    for app in ac["apps"]:
-        role, inputs, params = app_role(app, ac[app], app_cpus)
+    for app in apps:
+        role, inputs, params = app_role(app, ac[app], app_cpus, host)
         if params["footprint_mib"] > 0.8 * have:
             raise ConfigError(f"experiment config: apps/{app}: about {params['footprint_mib']:.0f} MiB does not fit node "
                               f"{start} ({have} MiB), where it starts (apps/real/start_tier: {rc['start_tier']}); "

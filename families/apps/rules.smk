@@ -1,8 +1,9 @@
-# The apps family's own rule: a Kronecker graph for PageRank, made once with GAPBS's converter
-# (the graph parameter kron:SCALE of workloads/gapbs/workload.py).
+# The apps family's own rules: the inputs its applications read, each made once into build/.
 
 
 rule gapbs_graph:
+    """A Kronecker graph for PageRank, made with GAPBS's converter (the graph parameter kron:SCALE
+    of workloads/gapbs/workload.py)."""
     input:
         "build/bin/gapbs-converter",
     output:
@@ -15,3 +16,23 @@ rule gapbs_graph:
         scale=r"\d+",
     shell:
         "build/bin/gapbs-converter -g {wildcards.scale} -k 16 -b {output} > {log} 2>&1"
+
+
+rule cachebench_config:
+    """CacheBench's HeMemKV test config for a size, length and thread count
+    (workloads/cachebench/workload.py)."""
+    input:
+        "workloads/cachebench/workload.py",
+    output:
+        "build/cachebench/hememkv-keys{nkeys}-ops{ops}-threads{threads}.json",
+    conda:
+        "../../environment.yml"
+    log:
+        "build/logs/cachebench-config-keys{nkeys}-ops{ops}-threads{threads}.log",
+    wildcard_constraints:
+        nkeys=r"\d+",
+        ops=r"\d+",
+        threads=r"\d+",
+    shell:
+        "python -m workloads.cachebench.workload config --keys {wildcards.nkeys} --ops-per-thread {wildcards.ops}"
+        " --threads {wildcards.threads} > {output} 2> {log}"

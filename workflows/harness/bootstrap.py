@@ -9,6 +9,9 @@
    refreshed when requirements.txt changed) and filled from requirements.txt.
 
 Prints the chosen interpreter to ``build/python`` for the Makefile.
+
+``--cachebench`` instead installs the Debian packages CacheLib's dependency chain builds against
+(workloads/cachebench/debian-packages.txt; about 1 GB, so not part of the default setup).
 """
 
 from __future__ import annotations
@@ -79,6 +82,26 @@ def system_packages() -> None:
         sys.exit(f"tierbench: error: still missing after apt-get: {' '.join(still)}")
 
 
+def debian_packages(listing: Path) -> None:
+    """Install the Debian packages a listing names (one per line, '#' comments) that are missing."""
+    wanted = [w for line in listing.read_text().splitlines() for w in line.split("#", 1)[0].split()]
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Status}\\n", *wanted], capture_output=True, text=True)
+    have = {line.split()[0] for line in r.stdout.splitlines() if line.endswith("install ok installed")}
+    missing = [p for p in wanted if p not in have]
+    if not missing:
+        say(f"the packages of {listing.relative_to(REPO)} are present")
+        return
+    cmd = ["apt-get", "install", "-y", "--no-install-recommends", *missing]
+    if os.geteuid() != 0:
+        sys.exit(f"tierbench: error: missing system packages: {' '.join(missing)}\n"
+                 f"run as root:  sudo apt-get update && sudo {' '.join(cmd)}")
+    say(f"installing {' '.join(missing)} with apt-get")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for c in (["apt-get", "update", "-qq"], cmd):
+        if subprocess.run(c, env=env).returncode != 0:
+            sys.exit(f"tierbench: error: '{' '.join(c)}' failed")
+
+
 def _has_modules(python: str) -> bool:
     code = "import " + ", ".join(MODULES)
     return subprocess.run([python, "-c", code], capture_output=True).returncode == 0
@@ -114,6 +137,12 @@ def python_env() -> str:
 
 
 def main() -> int:
+    if sys.argv[1:] == ["--cachebench"]:
+        if not shutil.which("dpkg-query"):
+            sys.exit("tierbench: error: --cachebench installs Debian packages; install the equivalents of "
+                     "workloads/cachebench/debian-packages.txt with your package manager")
+        debian_packages(REPO / "workloads/cachebench/debian-packages.txt")
+        return 0
     system_packages()
     python = python_env()
     out = REPO / "build/python"

@@ -73,12 +73,13 @@ class FamilyPlan:
 def point(family: str, experiment: str, pid: str, *, executor: str, context: dict, run: dict,
           columns: dict | list, tools: list[str] | None = None, inputs: list[str] | None = None) -> dict:
     """One point row (rep 0; :func:`replicate` makes the others). ``tools``: the programs it runs
-    (a scenario's roles' by default); those the workflow builds are its build inputs. ``inputs``:
+    (a scenario's roles' by default, but for a binary named by its path); those the workflow builds
+    are its build inputs. ``inputs``:
     further files it needs (e.g. a graph a rule makes)."""
     if executor not in EXECUTORS:
         raise ValueError(f"unknown executor {executor!r}")
-    if tools is None:
-        tools = [r["tool"] for r in run["scenario"]["roles"]]
+    if tools is None:  # a role running a binary the user named (an absolute path) needs no build
+        tools = [r["tool"] for r in run["scenario"]["roles"] if not r["argv"][0].startswith("/")]
     ctx = {"family": family, "experiment": experiment, "point": pid, "rep": 0, **context}
     return {"family": family, "experiment": experiment, "point": pid, "rep": 0, "executor": executor,
             "context": ctx, "columns": list(columns), "tools": sorted(set(tools)), "inputs": list(inputs or []),

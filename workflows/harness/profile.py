@@ -111,6 +111,9 @@ def validate_schema(data: dict, schema: Path | dict, what: str) -> dict:
     errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
     if errors:
         e = errors[0]
+        deeper = [c for c in e.context or [] if len(c.absolute_path) > len(e.absolute_path)]
+        if e.validator in ("oneOf", "anyOf") and deeper:  # a list's bad item, not "valid under none of"
+            e = max(deeper, key=lambda c: len(c.absolute_path))
         msg = e.message
         if e.validator == "additionalProperties":
             msg = msg.replace("Additional properties are not allowed", "unknown key")

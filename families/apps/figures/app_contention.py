@@ -13,7 +13,8 @@ NAME = "app_contention"
 TITLE = "Applications under memory contention (one node)"
 CAPTION = """\
 Measured on this host (no model): each application's own metric (GAPBS PageRank: the mean time of
-its trials, lower is better; Silo YCSB-C: transactions per second, higher is better) beside the memory antagonist at 0x to 3x on the one node there is,
+its trials, lower is better; Silo YCSB-C: transactions per second; CacheBench HeMemKV: gets per
+second; higher is better) beside the memory antagonist at 0x to 3x on the one node there is,
 relative to the same application alone (0x), with its absolute value and its footprint (peak
 resident set) in the panel title. Intensity is scaled to the antagonist CPUs the host profile
 grants (3x = all of them). With several repetitions: the mean, and a shaded band for their range
