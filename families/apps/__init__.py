@@ -9,13 +9,11 @@ and without Colloid (``steady_state``, simulated), for the paper's Figure 8 and 
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 from analysis.registry import figures_of
 from antagonists import workload as antagonist
-from workflows.harness import ConfigError, cpulist
+from workflows.harness import ConfigError, bootstrap, cpulist
 from workflows.harness.plan import FamilyPlan, Host, intensity_levels, measured, point, replicate
 from workflows.harness.scenario import scenario
 from workloads.cachebench import workload as cachebench
@@ -62,11 +60,7 @@ def cachebench_binary(host: Host) -> str:
 
 
 def missing_packages(packages: list[str]) -> list[str]:
-    if not shutil.which("dpkg-query"):
-        return []  # not Debian: the build script names what it lacks
-    r = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Status}\\n", *packages], capture_output=True, text=True)
-    ok = {line.split()[0] for line in r.stdout.splitlines() if line.endswith("install ok installed")}
-    return [p for p in packages if p not in ok]
+    return bootstrap.missing_debian(packages)  # not Debian: none; the build script names what it lacks
 
 
 def gapbs_footprint_mib(graph: str) -> float:

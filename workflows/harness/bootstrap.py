@@ -59,11 +59,17 @@ def say(msg: str) -> None:
     print(f"[setup] {msg}", flush=True)
 
 
-def system_packages() -> None:
-    missing = [pkg for ok, pkg in SYSTEM if not ok()]
-    if not missing:
-        say("system packages present")
-        return
+def missing_debian(packages: list[str]) -> list[str]:
+    """Those of ``packages`` dpkg does not list as installed (none where there is no dpkg)."""
+    if not shutil.which("dpkg-query"):
+        return []
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Status}\\n", *packages], capture_output=True, text=True)
+    have = {line.split()[0] for line in r.stdout.splitlines() if line.endswith("install ok installed")}
+    return [p for p in packages if p not in have]
+
+
+def apt_install(missing: list[str]) -> None:
+    """Install Debian packages with apt-get when we are root; otherwise print the command and stop."""
     cmd = ["apt-get", "install", "-y", "--no-install-recommends", *missing]
     if not shutil.which("apt-get"):
         sys.exit(f"tierbench: error: missing system packages (Debian names): {' '.join(missing)}; "
@@ -77,6 +83,14 @@ def system_packages() -> None:
         r = subprocess.run(c, env=env)
         if r.returncode != 0:
             sys.exit(f"tierbench: error: '{' '.join(c)}' failed with status {r.returncode}")
+
+
+def system_packages() -> None:
+    missing = [pkg for ok, pkg in SYSTEM if not ok()]
+    if not missing:
+        say("system packages present")
+        return
+    apt_install(missing)
     still = [pkg for ok, pkg in SYSTEM if not ok()]
     if still:
         sys.exit(f"tierbench: error: still missing after apt-get: {' '.join(still)}")
@@ -85,21 +99,11 @@ def system_packages() -> None:
 def debian_packages(listing: Path) -> None:
     """Install the Debian packages a listing names (one per line, '#' comments) that are missing."""
     wanted = [w for line in listing.read_text().splitlines() for w in line.split("#", 1)[0].split()]
-    r = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Status}\\n", *wanted], capture_output=True, text=True)
-    have = {line.split()[0] for line in r.stdout.splitlines() if line.endswith("install ok installed")}
-    missing = [p for p in wanted if p not in have]
-    if not missing:
+    missing = missing_debian(wanted)
+    if missing:
+        apt_install(missing)
+    else:
         say(f"the packages of {listing.relative_to(REPO)} are present")
-        return
-    cmd = ["apt-get", "install", "-y", "--no-install-recommends", *missing]
-    if os.geteuid() != 0:
-        sys.exit(f"tierbench: error: missing system packages: {' '.join(missing)}\n"
-                 f"run as root:  sudo apt-get update && sudo {' '.join(cmd)}")
-    say(f"installing {' '.join(missing)} with apt-get")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for c in (["apt-get", "update", "-qq"], cmd):
-        if subprocess.run(c, env=env).returncode != 0:
-            sys.exit(f"tierbench: error: '{' '.join(c)}' failed")
 
 
 def _has_modules(python: str) -> bool:
@@ -138,9 +142,6 @@ def python_env() -> str:
 
 def main() -> int:
     if sys.argv[1:] == ["--cachebench"]:
-        if not shutil.which("dpkg-query"):
-            sys.exit("tierbench: error: --cachebench installs Debian packages; install the equivalents of "
-                     "workloads/cachebench/debian-packages.txt with your package manager")
         debian_packages(REPO / "workloads/cachebench/debian-packages.txt")
         return 0
     system_packages()
