@@ -4,8 +4,8 @@
 #   build.sh ARCHIVE... PREFIX OUT
 # ARCHIVEs: the git-archive tarballs NAME-COMMIT.tar.gz of the chain (already verified against
 # their pins by the workflow); PREFIX: install prefix (sources in PREFIX/src, build trees in
-# PREFIX/build, a log per step in PREFIX/logs, step stamps in PREFIX/.stamps); OUT: where the
-# cachebench binary is installed (its RUNPATH names PREFIX/lib, so keep PREFIX where it is).
+# PREFIX/build, a log per step in PREFIX/logs, step stamps in PREFIX/.stamps); OUT: a link made
+# to PREFIX/bin/cachebench (which finds its libraries in PREFIX/lib by RUNPATH $ORIGIN/../lib).
 # env: JOBS (parallel compile jobs, default nproc), BUILD_TYPE (default Release).
 #
 # Steps in order, as CacheLib's contrib/build-package.sh builds them: fmt, zstd, sparse-map,
@@ -123,5 +123,7 @@ echo "$STEPS" | while read -r name arname subdir extra; do
 done
 echo "==> chain done in $(( $(date +%s) - t_all )) s (seconds per step: $PREFIX/logs/timings.txt)"
 [ -x "$PREFIX/bin/cachebench" ] || die "$PREFIX/bin/cachebench was not installed"
+# a link, not a copy: cachebench finds its libraries by RUNPATH $ORIGIN/../lib (CacheLib's CMake
+# sets it), i.e. beside its real path in the prefix
 mkdir -p "$(dirname "$OUT")"
-install -m 0755 "$PREFIX/bin/cachebench" "$OUT"
+ln -sfn "$(realpath --relative-to="$(dirname "$OUT")" "$PREFIX/bin/cachebench")" "$OUT"
