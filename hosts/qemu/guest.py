@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import base64
 import dataclasses
+import fcntl
 import gzip
 import hashlib
 import io
@@ -394,8 +395,13 @@ def make_initramfs(bins: dict[str, Path], missing: dict[str, str]) -> Path:
     entries.append(("etc/tierbench/missing", 0o100644, miss.encode(), (0, 0)))
     entries.sort(key=lambda e: e[0])
     data = _gzip(_cpio(entries))
-    out = CACHE / "initramfs.cpio.gz"
-    tmp = out.with_suffix(".tmp")
+    return _write_atomic(CACHE / "initramfs.cpio.gz", data)
+
+
+def _write_atomic(out: Path, data: bytes) -> Path:
+    """Write a file of the shared build cache so that a concurrent reader (another job or test
+    building or reading the guest) sees the old or the new file, never a partial one."""
+    tmp = out.with_name(f"{out.name}.tmp.{os.getpid()}")
     tmp.write_bytes(data)
     os.replace(tmp, out)
     return out
@@ -410,8 +416,16 @@ def _sha256(p: Path) -> str:
 
 
 def build(refresh: bool = False, kernel_package: str | None = None, install: bool = True) -> dict:
-    """Fetch, extract, build, pack; cached and incremental. Returns the manifest."""
+    """Fetch, extract, build, pack; cached and incremental. Returns the manifest. One build at a
+    time: Snakemake re-reads the workflow (and so builds the guest) in each job it runs as a
+    subprocess, and tests share build/ with the checkout."""
     CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(refresh, kernel_package, install)
+
+
+def _build(refresh: bool, kernel_package: str | None, install: bool) -> dict:
     t0 = time.monotonic()
     ensure_qemu(install)
     for tool in ("apt-get", "apt-cache", "dpkg-deb", "make"):
@@ -438,7 +452,7 @@ def build(refresh: bool = False, kernel_package: str | None = None, install: boo
            "initramfs_bytes": initrd.stat().st_size,
            "timings_s": {"fetch_extract": round(t1 - t0, 2), "static_build": round(t2 - t1, 2),
                          "initramfs": round(t3 - t2, 2), "total": round(t3 - t0, 2)}}
-    (CACHE / "manifest.json").write_text(json.dumps(man, indent=1) + "\n")
+    _write_atomic(CACHE / "manifest.json", (json.dumps(man, indent=1) + "\n").encode())
     say(f"guest ready: kernel {man['kernel']['package']} {man['kernel']['version']}, "
         f"initramfs {man['initramfs_bytes'] // 1024} KiB, binaries {', '.join(man['binaries'])} "
         f"({man['timings_s']['total']} s)")
