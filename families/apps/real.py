@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from antagonists import workload as antagonist
+from families.tiering.real import check_real_host, guest_knobs
 from workflows.harness import ConfigError, cpulist
 from workflows.harness.plan import Host, antagonist_threads, fmt, measured, point
 from workflows.harness.scenario import scenario
@@ -26,23 +27,13 @@ def points(config: dict, host: Host, apps: list[str], app_role, columns: dict, k
     if not rc["enabled"] or prof["backend"] != "numa" or len(numa) < 2:
         return []
     if host.runner:
-        from families.tiering.real import guest_knobs  # noqa: PLC0415 - how a guest says which knobs it has
-
         knob_exists = knob_exists or guest_knobs(facts)
     knob_exists = knob_exists or os.path.exists
     d, a = numa[0]["node"], numa[1]["node"]
     start = d if rc["start_tier"] == "default" else a
     app_cpus, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
-    src = prof["source"]
-    if not app_cpus:
-        raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
-    if not facts.get("privileges", {}).get("root", os.geteuid() == 0):
-        raise ConfigError(f"host profile {src}: the apps family on real tiers moves another process's pages and sets "
-                          "numa_balancing; run as root (or set apps/real/enabled: false)")
-    for k in rc["intensities"]:
-        antagonist_threads(prof, k, "experiment config: apps/real/intensities")
-    if "tpp" in rc["systems"]:
-        tierd.check_kernel_tpp(knob_exists, src, "apps/real/systems")
+    check_real_host(host, "the apps family on real tiers", "apps/real/enabled", rc["intensities"],
+                    "experiment config: apps/real/intensities", rc["systems"], "apps/real/systems", knob_exists)
     have = (facts["nodes"].get(str(start)) or {}).get("memory_mib", 0)
     rows = []
     for app in apps:

@@ -31,6 +31,22 @@ def guest_knobs(facts: dict):
     return lambda p: p in present
 
 
+def check_real_host(host: Host, what: str, enable_key: str, intensities: list, intensities_where: str,
+                    systems: list, systems_where: str, knob_exists) -> None:
+    """What a family running tierd on a host's real tiers needs of the host: an application CPU,
+    root, antagonist CPUs for every intensity, and the kernel's TPP knobs where TPP is asked for."""
+    prof, src = host.profile, host.profile["source"]
+    if not prof["cpus"]["app"]:
+        raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
+    if not host.facts.get("privileges", {}).get("root", os.geteuid() == 0):
+        raise ConfigError(f"host profile {src}: {what} moves another process's pages and sets "
+                          f"numa_balancing; run as root (or set {enable_key}: false)")
+    for k in intensities:
+        antagonist_threads(prof, k, intensities_where)
+    if "tpp" in systems:
+        tierd.check_kernel_tpp(knob_exists, src, systems_where)
+
+
 def check_guest(config: dict, host: Host) -> None:
     """A guest host runs only the real tiering family, sized for the guest."""
     kind = host.runner["kind"]
@@ -66,16 +82,8 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     knob_exists = knob_exists or os.path.exists
     d, a = numa[0]["node"], numa[1]["node"]
     app, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
-    src = prof["source"]
-    if not app:
-        raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
-    if not facts.get("privileges", {}).get("root", os.geteuid() == 0):
-        raise ConfigError(f"host profile {src}: the real tiering family moves another process's pages and sets "
-                          "numa_balancing; run as root (or set tiering/real/enabled: false)")
-    for k in tc["intensities"]:
-        antagonist_threads(prof, k)
-    if "tpp" in tc["systems"]:
-        tierd.check_kernel_tpp(knob_exists, src, "tiering/systems")
+    check_real_host(host, "the real tiering family", "tiering/real/enabled", tc["intensities"],
+                    "experiment config: tiering/intensities", tc["systems"], "tiering/systems", knob_exists)
     start = d if rc["start_tier"] == "default" else a
     if mib(rc["hot_set"]) > mib(rc["working_set"]):
         raise ConfigError(f"experiment config: tiering/real/hot_set: {rc['hot_set']} is larger than the working set ({rc['working_set']})")
