@@ -8,6 +8,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from workloads import upstream
+
 from .profile import REPO
 
 
@@ -32,11 +34,7 @@ def digest(data: object) -> str:
 
 def file_sha256(path: Path) -> str | None:
     try:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-        return h.hexdigest()
+        return upstream.sha256(path)
     except OSError:
         return None
 
