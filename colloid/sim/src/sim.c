@@ -680,7 +680,7 @@ static int sim_migrate(void *priv, const struct colloid_move *plan, size_t n, si
 {
 	struct sim *s = priv;
 
-	CALLBACK(s, s->migr = apply_plan(s, plan, n));
+	CALLBACK(s, s->migr += apply_plan(s, plan, n));
 	*done = n;
 	return 0;
 }
@@ -698,8 +698,6 @@ static int policy_step(struct sim *s, uint64_t now, uint64_t qns)
 	int ret;
 
 	s->cb_ns = 0;
-	s->migr = 0;
-	s->mig_to_d = 0;
 	ret = colloid_step(s->ctx, &sim_ops, s, now, qns, s->plan, s->plan_cap, NULL);
 	if (s->cfg->timing)
 		s->cpu_ns += cpu_now_ns() - t0 - s->cb_ns;
@@ -1159,6 +1157,16 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 		s->rr_d = rd_r + rd_w > 0 ? rd_r / (rd_r + rd_w) : s->rr_d;
 		s->rr_a = ra_r + ra_w > 0 ? ra_r / (ra_r + ra_w) : s->rr_a;
 
+		/* what this quantum's plan moves, and how much of it into the
+		 * default tier: nothing unless the policy steps.  Both are reset
+		 * here for every quantum, not in policy_step(), which a frozen
+		 * quantum skips: after --freeze-at a stale mig_to_d (the last
+		 * plan's promotions) with migr = 0 would count phantom migration
+		 * reads on the alternate tier and writes on the default tier (and
+		 * negative ones on the other side) in every later read ratio
+		 * (tests/freeze.c). */
+		s->migr = 0;
+		s->mig_to_d = 0;
 		if (s->ctx && !(c->freeze_at_s > 0 && (double)t0 >= c->freeze_at_s * 1e9)) {
 			ret = policy_step(s, t1, qns);
 			if (ret)
