@@ -192,12 +192,13 @@ def model_profile(tmp_path, alternate: str, variant: str | None = None, extra: s
     [
         ("rr,bw,lat\n1,0,100\n1,10,200\n", "header must be read_ratio,bandwidth_mbps,latency_ns"),
         (CURVE_HEADER, "no data rows"),
-        (CURVE_HEADER + "1,-5,100\n1,10,200\n", "line 2: read_ratio must be 0..1"),
+        (CURVE_HEADER + "1,-5,100\n1,10,200\n", "fewer than 2 usable points"),  # a negative bandwidth is noise
         (CURVE_HEADER + "1.5,0,100\n1.5,10,200\n", "line 2: read_ratio must be 0..1"),
         (CURVE_HEADER + "1,abc,100\n1,10,200\n", "line 2: malformed row"),
         (CURVE_HEADER + "1,0,300\n", "fewer than 2 usable points"),
         (CURVE_HEADER + "1,0,300\n1,10,200\n", "fewer than 2 usable points"),  # latency falls as bandwidth rises
-        (CURVE_HEADER + "# comment\n\n1,0,30\n1,9000,40\n", "must be below this alternate curve"),  # faster than default
+        (CURVE_HEADER + "1,0,100\n1,10,200\n", "only 2 usable points at read ratio 1"),  # too few to be measured
+        (CURVE_HEADER + "# comment\n\n1,0,30\n1,4000,35\n1,9000,40\n", "must be below this alternate curve"),  # faster than default
     ],
 )
 def test_model_curve_contents_checked_before_jobs(tmp_path, content, needle):
@@ -213,7 +214,7 @@ def test_model_curve_forms_accepted(tmp_path):
     mess = tmp_path / "mess"
     mess.mkdir()
     (mess / "bwlat_100.txt").write_text("0 140\n30000 150\n60000 400\n")
-    (mess / "bwlat_50.txt").write_text("0 140\n50000 160\n")
+    (mess / "bwlat_50.txt").write_text("0 140\n25000 145\n50000 160\n")
     (mess / "notes.txt").write_text("ignored\n")
     prof = profile.resolve(model_profile(tmp_path, str(mess), variant="param:L0=192,a=20,k=3,bsat=42000"), FACTS)
     assert prof["backend"] == "model" and prof["alternate_variants"] == {192: "param:L0=192,a=20,k=3,bsat=42000"}
@@ -240,7 +241,8 @@ def test_mess_directory_checked(tmp_path, setup, needle):
     [
         ("param:L0=abc,a=20,k=3,bsat=40000", "", "alternate_variants/192: parametric curve .*bad value for L0"),
         ("param:L0=192,a=20,k=3", "", "needs L0>0, a>=0, k>0, bsat>0"),
-        ("param:L0=50,a=20,k=3,bsat=40000", "", "alternate_variants/192: the default tier's unloaded latency"),
+        ("param:L0=50,a=20,k=3,bsat=40000", "", "alternate_variants/192: unloaded_latency_ns 192 contradicts its curve, "
+                                                "whose unloaded latency at reads only is 50 ns"),
         # tools and storage are used on this machine, model tiers or not
         (None, "tools: {mlc: /nonexistent/mlc}\n", "tools/mlc: '/nonexistent/mlc' is not an executable file"),
         (None, "storage: {directory: /nonexistent/dir}\n", "storage/directory: '/nonexistent/dir' is not an existing directory"),

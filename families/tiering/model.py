@@ -23,6 +23,13 @@ def model_profile_for(name: str, host: Host) -> dict:
     return host_profile.resolve(name, host.facts)
 
 
+def plan_info(prof: dict) -> dict:
+    """:func:`workflows.harness.profile.plan_info` (imported here, at call time: profile imports families)."""
+    from workflows.harness import profile as host_profile  # noqa: PLC0415
+
+    return host_profile.plan_info(prof)
+
+
 def event_times(dyn: dict, system: str) -> tuple[float, float]:
     """A system's dynamics run: (event time, seconds after it)."""
     return (dyn["system_event_at_s"].get(system, dyn["event_at_s"]),
@@ -78,12 +85,13 @@ def points(config: dict, host: Host, mprof: dict, checked: bool = True) -> list[
             raise ConfigError(f"host profile {mprof['source']}: tiers/{name}: a model tier needs capacity_gib")
     if checked:
         check(tc, tiers, mprof["source"])
-    base_lat = int(tiers["alternate"].get("unloaded_latency_ns", 135))
+    base_lat = round(tiers["alternate"]["unloaded_latency_ns"])
     curves = {base_lat: tiers["alternate"]["curve"], **mprof.get("alternate_variants", {})}
-    missing = [ns for ns in tc["unloaded_latency_ns"] if ns not in curves]
+    sweep = sorted(curves) if tc["unloaded_latency_ns"] == "auto" else tc["unloaded_latency_ns"]
+    missing = [ns for ns in sweep if ns not in curves]
     if missing:
         raise ConfigError(f"experiment config: tiering/unloaded_latency_ns: no alternate-tier curve for {missing} ns in host "
-                          f"profile {mprof['source']} (has {sorted(curves)})")
+                          f"profile {mprof['source']} (it has {sorted(curves)}; 'auto' sweeps what the profile has)")
     w = tc["workload"]
 
     def steady_s(system: str) -> float:
@@ -120,7 +128,7 @@ def points(config: dict, host: Host, mprof: dict, checked: bool = True) -> list[
                     # same seed, same placement at that moment, no migrations after it
                     freeze = fmt(max(steady_s(s) - tc["average_last_s"], 1))
                     add("migration_frozen", f"{s}-c1-i{fmt(k)}", ctx(s, c, k), argv(s, c, k, extra=["--freeze-at", freeze]))
-                for ns in tc["unloaded_latency_ns"]:
+                for ns in sweep:
                     if ns != base_lat:
                         add("unloaded_latency", f"{s}-c{int(c)}-i{fmt(k)}-l{ns}", ctx(s, c, k, ns), argv(s, c, k, ns))
                 for ob in tc["object_bytes"]:

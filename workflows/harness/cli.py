@@ -1,7 +1,8 @@
 """Small command-line entry points used by the Makefile and by users.
 
     python -m workflows.harness.cli name --host auto       # results/<name>/
-    python -m workflows.harness.cli validate --host FILE   # check a profile + config
+    python -m workflows.harness.cli validate --host FILE   # check a profile (and plan the quick config on it)
+    python -m workflows.harness.cli curve SRC... [--out F]  # load, check and import a tier curve
     python -m workflows.harness.cli points --host auto     # what would run, one line per point
     python -m workflows.harness.cli facts                  # print detected host facts
 """
@@ -12,7 +13,7 @@ import argparse
 import json
 import sys
 
-from . import ConfigError, hostdetect, plan, profile, runner
+from . import ConfigError, curvecheck, hostdetect, plan, profile, runner
 
 
 def _resolve(args) -> tuple[dict, dict, plan.Plan]:
@@ -26,6 +27,31 @@ def _resolve(args) -> tuple[dict, dict, plan.Plan]:
     return config, prof, plan.build(config, plan.Host(prof, facts, r))
 
 
+def _curve(args) -> int:
+    """``curve``: each source loaded and judged as a host profile's model tier would be; merged and
+    written in the suite's CSV form with --out (exit 1 and no file when one is implausible)."""
+    curves = []
+    for src in args.sources:
+        c = curvecheck.load(src, mlc_read_ratio=args.read_ratio)
+        print(f"curve: {c.summary()}")
+        curves.append(c)
+    c = curves[0] if len(curves) == 1 else curvecheck.merge(curves, " + ".join(args.sources))
+    bad = curvecheck.implausible(c)
+    if bad:
+        raise ConfigError(f"implausible curve: {bad}")
+    print("read_ratio,unloaded_latency_ns,wall_mbps")
+    for rr, r in sorted(c.ratios.items()):
+        print(f"{rr:g},{r.unloaded_ns:.4g},{r.wall_mbps:.6g}")
+    if args.out:
+        if c.param:
+            raise ConfigError("a parametric curve is used as it is: name it in the profile (param:...)")
+        tmp = profile.Path(args.out + ".tmp")
+        tmp.write_text(c.to_csv())
+        tmp.replace(args.out)
+        print(f"wrote {args.out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -37,8 +63,16 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--family", default=None, help="only this family's points")
     p = sub.add_parser("facts", help="detected facts (+ the resolved profile with --host)")
     p.add_argument("--host", default=None)
+    p = sub.add_parser("curve", help="load and check tier curves (CSV, Mess directory, param:, Intel MLC "
+                                     "--loaded_latency output); with --out, write them as one curve CSV")
+    p.add_argument("sources", nargs="+", help="curve specs; several are merged (each read ratio once)")
+    p.add_argument("--out", default=None, help="write the kept points as read_ratio,bandwidth_mbps,latency_ns")
+    p.add_argument("--read-ratio", type=float, default=None, help="the read ratio of MLC output whose traffic "
+                                                                    "type line is not known")
     args = ap.parse_args(argv)
     try:
+        if args.cmd == "curve":
+            return _curve(args)
         if args.cmd == "facts":
             facts = hostdetect.detect()
             if args.host:  # a guest host (profile with `runner`): the guest's facts
@@ -47,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(facts, indent=1))
             return 0
         config, prof, pl = _resolve(args)
-    except ConfigError as e:
+    except (ConfigError, curvecheck.CurveError) as e:
         print(f"tierbench: error: {e}", file=sys.stderr)
         return 1
     if args.cmd == "name":
@@ -56,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = [r for r in pl.points.values() if args.family in (None, r["family"])]
         sys.stdout.write(plan.table(rows))
     else:
+        for note in prof.get("curve_notes", []):
+            print(f"curve: {note}")
+        print(f"tiers: {profile.tiers_text(prof)}")
         counts = ", ".join(f"{f} {len(fp.rows)}" for f, fp in pl.families.items())
         print(f"ok: host profile {prof['source']} -> {prof['name']} ({prof['backend']}, tiers: "
               f"{', '.join(t['name'] + '=' + t['kind'] for t in prof['tiers'])}); config scale {config['scale']}; "

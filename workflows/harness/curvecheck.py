@@ -1,30 +1,128 @@
-"""Check a model tier's curve before any job starts, with the rules tiersim's loader applies.
+"""Load and check a tier's bandwidth-latency curve before any job starts.
 
-tiersim (colloid/sim/src/curve.c) is the authority; this is the same check in Python so that a
-host profile with a malformed curve stops the run at validation, with one line naming the file,
-instead of failing inside every tiersim job. The forms (hosts/curves/README.md):
+tiersim (colloid/sim/src/curve.c) is the authority on what a run reads; this module reads the
+same forms with the same rules, so that a host profile with a malformed curve stops the run at
+validation with one line naming the file, instead of failing inside every tiersim job. On top of
+tiersim's rules it judges whether a measured curve is *plausible* (:func:`implausible`), and it
+imports the other tools' output into the suite's CSV form (``python -m workflows.harness.cli
+curve``). The forms (hosts/curves/README.md):
 
-- a CSV file with the header ``read_ratio,bandwidth_mbps,latency_ns``;
-- a Mess-style directory of ``bwlat_<readpct>.txt`` files (``bandwidth latency`` per line);
-- ``param:L0=NS,a=NS,k=EXP,bsat=MBPS``.
+- a CSV file with the header ``read_ratio,bandwidth_mbps,latency_ns`` (memchar writes it);
+- a Mess-style directory of ``bwlat_<readpct>.txt`` files (``bandwidth latency`` per line, space
+  or tab separated), up to one per whole read percentage (Mess writes 51: 0, 2, ..., 100);
+- ``param:L0=NS,a=NS,k=EXP,bsat=MBPS``;
+- for import only: Intel MLC ``--loaded_latency`` output (one read ratio per MLC run).
 
-Each read ratio's curve keeps, in latency order, only the points whose bandwidth exceeds every
-earlier one's, and needs at least two of them. :func:`check_curve` returns the unloaded latency
-per read ratio (the first kept point's), which :func:`unloaded_at` interpolates as tiersim does.
+Noise: a point with a negative bandwidth (seen around idle, e.g. ``-6.44 65.8``) is dropped and
+counted. Then each read ratio's curve keeps, in latency order, only the points whose bandwidth
+exceeds every earlier one's, and needs at least two of them; the first kept point's latency is the
+curve's unloaded latency, the last kept point its saturation wall.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import statistics
+from dataclasses import dataclass, field
 from pathlib import Path
 
-MAX_RATIOS = 16
+MAX_RATIOS = 101  # every whole read percentage 0..100 (colloid/sim/src/tiersim.h CURVE_MAX_RATIOS)
 HEADER = "read_ratio,bandwidth_mbps,latency_ns"
+MESS_NAME = re.compile(r"bwlat_([0-9]+)\.txt")
+
+# Plausibility of a measured curve (docs/tier-model.md, "Checking a measured curve"):
+MIN_POINTS = 3          # kept points of one read ratio
+FAILED_FRACTION = 0.2   # a read ratio whose wall is below this share of the device's median wall failed
+REVERSAL_SHARE = 0.1    # a point whose bandwidth falls this share of the wall below an earlier,
+MAX_REVERSALS = 0.25    # faster one is a reversal; more than this share of the points below the wall is implausible
 
 
 class CurveError(ValueError):
     pass
+
+
+@dataclass
+class Ratio:
+    """One read ratio's curve: its points (MB/s, ns) as measured, and what the loader keeps."""
+
+    ratio: float
+    source: str                                   # the file (and, for a CSV, the read ratio) it came from
+    points: list[tuple[float, float]]             # usable points, noise removed
+    noise: int = 0                                # points with a negative bandwidth, dropped
+    kept: list[tuple[float, float]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        best = -1.0
+        for b, lat in sorted(self.points, key=lambda p: (p[1], p[0])):
+            if b > best:
+                self.kept.append((b, lat))
+                best = b
+
+    @property
+    def unloaded_ns(self) -> float:
+        return self.kept[0][1]
+
+    @property
+    def wall_mbps(self) -> float:
+        return self.kept[-1][0]
+
+    @property
+    def past_wall(self) -> int:
+        """Points slower than the wall and no faster: an over-saturated curve bending back (Mess)."""
+        wall_lat = self.kept[-1][1]
+        return sum(1 for b, lat in self.points if lat > wall_lat or (lat == wall_lat and b < self.wall_mbps))
+
+    @property
+    def reversals(self) -> int:
+        """Points below the wall whose bandwidth is well below an earlier (lower-latency) point's."""
+        wall_b, wall_lat = self.kept[-1]
+        best, n = -1.0, 0
+        for b, lat in sorted(self.points, key=lambda p: (p[1], p[0])):
+            if lat >= wall_lat:
+                break
+            if b < best - REVERSAL_SHARE * wall_b:
+                n += 1
+            best = max(best, b)
+        return n
+
+
+@dataclass
+class Curve:
+    spec: str
+    form: str                                    # csv, mess, param, mlc
+    ratios: dict[float, Ratio] = field(default_factory=dict)
+    param: dict[str, float] | None = None
+
+    def unloaded(self) -> dict[float, float]:
+        """Unloaded latency (ns) per read ratio, as tiersim derives it."""
+        if self.param:
+            return {1.0: self.param["L0"]}
+        return {rr: r.unloaded_ns for rr, r in sorted(self.ratios.items())}
+
+    @property
+    def noise(self) -> int:
+        return sum(r.noise for r in self.ratios.values())
+
+    def summary(self) -> str:
+        """One line: what was loaded and what was dropped."""
+        if self.param:
+            return f"{self.spec}: parametric, L0 {self.param['L0']:g} ns, wall {self.param['bsat']:g} MB/s"
+        rs = sorted(self.ratios)
+        pts = sum(len(r.points) for r in self.ratios.values())
+        bend = sum(r.past_wall for r in self.ratios.values())
+        kept = sum(len(r.kept) for r in self.ratios.values())
+        span = f"read ratio {rs[0]:g}" if len(rs) == 1 else f"{len(rs)} read ratios {rs[0]:g}..{rs[-1]:g}"
+        return (f"{self.spec}: {self.form}, {span}, {pts + self.noise} points; {self.noise} dropped as noise "
+                f"(negative bandwidth), {bend} past the saturation wall, {pts - bend - kept} non-increasing below "
+                f"it; {kept} kept; unloaded {unloaded_at(self.unloaded(), 1.0):.4g} ns at reads only")
+
+    def to_csv(self) -> str:
+        """The kept points in the suite's CSV form (hosts/curves/README.md)."""
+        lines = [HEADER]
+        for rr, r in sorted(self.ratios.items()):
+            lines += [f"{rr:.6g},{b:.6g},{lat:.6g}" for b, lat in r.kept]
+        return "\n".join(lines) + "\n"
 
 
 def _lines(path: Path):
@@ -43,22 +141,27 @@ def _num(text: str) -> float:
     return v
 
 
-def _unloaded(src: str, ratio: float, pts: list[tuple[float, float]]) -> float:
-    kept, best = [], -1.0
-    for b, lat in sorted(pts, key=lambda p: (p[1], p[0])):
-        if b > best:
-            kept.append(lat)
-            best = b
-    if len(kept) < 2:
-        raise CurveError(f"{src}: read ratio {ratio:g}: fewer than 2 usable points (a point counts only if its "
+def _ratio(src: str, rr: float, raw: list[tuple[float, float]]) -> Ratio:
+    r = Ratio(rr, src, [p for p in raw if p[0] >= 0], noise=sum(1 for p in raw if p[0] < 0))
+    if len(r.kept) < 2:
+        raise CurveError(f"{src}: read ratio {rr:g}: fewer than 2 usable points (a point counts only if its "
                          "bandwidth exceeds that of every lower-latency point)")
-    return kept[0]
+    return r
 
 
-def _csv(path: Path) -> dict[float, float]:
+def _add(curve: Curve, r: Ratio) -> None:
+    if len(curve.ratios) >= MAX_RATIOS:
+        raise CurveError(f"{curve.spec}: more than {MAX_RATIOS} read ratios")
+    curve.ratios[r.ratio] = r
+
+
+def _csv(path: Path) -> Curve:
     rows = _lines(path)
     first = next(rows, None)
     if first is None or not first[1].startswith(HEADER):
+        if MESS_NAME.fullmatch(path.name) or (first and len(first[1].split()) == 2):
+            raise CurveError(f"{path}: this is one Mess curve file (bandwidth latency per line); name the directory "
+                             "that holds its bwlat_<readpct>.txt files instead")
         raise CurveError(f"{path}: header must be {HEADER}")
     by_ratio: dict[float, list[tuple[float, float]]] = {}
     for n, text in rows:
@@ -66,30 +169,29 @@ def _csv(path: Path) -> dict[float, float]:
             rr, b, lat = (_num(x) for x in text.split(","))
         except ValueError:
             raise CurveError(f"{path}: line {n}: malformed row {text!r} (three numbers expected)") from None
-        if not (0 <= rr <= 1) or b < 0 or lat <= 0:
-            raise CurveError(f"{path}: line {n}: read_ratio must be 0..1, bandwidth >= 0 and latency > 0, got {text!r}")
+        if not (0 <= rr <= 1) or lat <= 0:
+            raise CurveError(f"{path}: line {n}: read_ratio must be 0..1 and latency > 0, got {text!r}")
         # one read ratio: within 1e-9 of one already seen (as curve.c groups them)
         rr = next((r for r in by_ratio if abs(r - rr) <= 1e-9), rr)
         by_ratio.setdefault(rr, []).append((b, lat))
     if not by_ratio:
         raise CurveError(f"{path}: no data rows")
-    if len(by_ratio) > MAX_RATIOS:
-        raise CurveError(f"{path}: more than {MAX_RATIOS} read ratios")
-    return {rr: _unloaded(str(path), rr, pts) for rr, pts in by_ratio.items()}
+    curve = Curve(str(path), "csv")
+    for rr, pts in by_ratio.items():
+        _add(curve, _ratio(f"{path} (read ratio {rr:g})", rr, pts))
+    return curve
 
 
-def _mess(path: Path) -> dict[float, float]:
-    files = sorted(p for p in path.iterdir() if re.fullmatch(r"bwlat_[0-9]+\.txt", p.name))
+def _mess(path: Path) -> Curve:
+    files = sorted(p for p in path.iterdir() if MESS_NAME.fullmatch(p.name))
     if not files:
         raise CurveError(f"{path}: no bwlat_<readpct>.txt files")
-    if len(files) > MAX_RATIOS:
-        raise CurveError(f"{path}: more than {MAX_RATIOS} bwlat_*.txt files")
-    out: dict[float, float] = {}
+    curve = Curve(str(path), "mess")
     for f in files:
-        pct = int(f.name[6:-4])
+        pct = int(MESS_NAME.fullmatch(f.name).group(1))
         if pct > 100:
             raise CurveError(f"{f}: read percentage above 100")
-        if pct / 100 in out:
+        if pct / 100 in curve.ratios:
             raise CurveError(f"{f}: read ratio {pct / 100:g} given twice")
         pts = []
         for n, text in _lines(f):
@@ -97,14 +199,14 @@ def _mess(path: Path) -> dict[float, float]:
                 b, lat = (_num(x) for x in text.split())
             except ValueError:
                 raise CurveError(f"{f}: line {n}: malformed line {text!r} (bandwidth latency expected)") from None
-            if b < 0 or lat <= 0:
-                raise CurveError(f"{f}: line {n}: bandwidth must be >= 0 and latency > 0, got {text!r}")
+            if lat <= 0:
+                raise CurveError(f"{f}: line {n}: latency must be > 0, got {text!r}")
             pts.append((b, lat))
-        out[pct / 100] = _unloaded(str(f), pct / 100, pts)
-    return out
+        _add(curve, _ratio(str(f), pct / 100, pts))
+    return curve
 
 
-def _param(spec: str) -> dict[float, float]:
+def _param(spec: str) -> Curve:
     vals: dict[str, float] = {}
     for tok in spec[len("param:"):].split(","):
         if not tok:  # an empty item (",," or a trailing comma) is skipped, as curve.c does
@@ -120,18 +222,109 @@ def _param(spec: str) -> dict[float, float]:
             raise CurveError(f"parametric curve {spec!r}: bad value for {name}") from None
     if not (vals.get("L0", 0) > 0 and vals.get("a", -1) >= 0 and vals.get("k", 0) > 0 and vals.get("bsat", 0) > 0):
         raise CurveError(f"parametric curve {spec!r} needs L0>0, a>=0, k>0, bsat>0 (MB/s)")
-    return {1.0: vals["L0"]}
+    return Curve(spec, "param", param=vals)
 
 
-def check_curve(spec: str) -> dict[float, float]:
-    """Unloaded latency (ns) per read ratio of a curve spec; CurveError naming the problem otherwise."""
+# -- Intel MLC --loaded_latency output (import only) ------------------------------------------------
+
+_MLC_ROW = re.compile(r"^\s*(\d+)\s+([\d.]+)\s+([\d.]+)\s*$")
+_MLC_RW = re.compile(r"(\d+)\s*:\s*(\d+)\s*read[- ]write", re.IGNORECASE)
+
+
+def _is_mlc(path: Path) -> bool:
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace")[:20000]
+    except OSError:
+        return False
+    return "Inject" in head and "MB/sec" in head
+
+
+def mlc_read_ratio(text: str) -> float | None:
+    """The read ratio of an MLC run's traffic: 'Read-only' -> 1, 'N:M read-write' -> N/(N+M)."""
+    for line in text.splitlines():
+        if "traffic" not in line.lower() and "read-write" not in line.lower():
+            continue
+        if re.search(r"read[- ]only", line, re.IGNORECASE):
+            return 1.0
+        m = _MLC_RW.search(line)
+        if m:
+            r, w = int(m.group(1)), int(m.group(2))
+            return r / (r + w)
+    return None
+
+
+def _mlc(path: Path, rr: float | None = None) -> Curve:
+    """One MLC run: its (latency, bandwidth) rows at the read ratio of its traffic (or ``rr``)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    rr = mlc_read_ratio(text) if rr is None else rr
+    if rr is None:
+        raise CurveError(f"{path}: MLC output without a traffic-type line this importer knows ('Using Read-only "
+                         "traffic type' or 'N:M read-write'); give the read ratio (cli curve --read-ratio R)")
+    pts = [(float(m.group(3)), float(m.group(2))) for m in map(_MLC_ROW.match, text.splitlines()) if m]
+    curve = Curve(str(path), "mlc")
+    _add(curve, _ratio(str(path), rr, pts))
+    return curve
+
+
+def load(spec: str, mlc_read_ratio: float | None = None) -> Curve:
+    """Load a curve spec (any form above); CurveError naming the file and the problem otherwise.
+    ``mlc_read_ratio`` gives the read ratio of MLC output whose traffic-type line is not known."""
     if spec.startswith("param:"):
         return _param(spec)
     p = Path(spec)
     try:
-        return _mess(p) if p.is_dir() else _csv(p)
+        if p.is_dir():
+            return _mess(p)
+        return _mlc(p, mlc_read_ratio) if _is_mlc(p) else _csv(p)
     except OSError as e:
         raise CurveError(f"curve {spec}: {e.strerror or e}") from None
+
+
+def merge(curves: list[Curve], spec: str) -> Curve:
+    """Several measured curves (e.g. one MLC run per traffic type) as one, each read ratio once."""
+    out = Curve(spec, "+".join(sorted({c.form for c in curves})))
+    for c in curves:
+        if c.param:
+            raise CurveError(f"{c.spec}: a parametric curve cannot be merged with measured ones")
+        for rr, r in c.ratios.items():
+            if rr in out.ratios:
+                raise CurveError(f"{c.spec}: read ratio {rr:g} given twice (also in {out.ratios[rr].source})")
+            _add(out, r)
+    return out
+
+
+def implausible(curve: Curve) -> str | None:
+    """Why a measured curve cannot be right (naming the file), or None. Judged per read ratio against
+    the rest of the device: too few points, bandwidth not rising with latency, or a wall far below the
+    device's other read ratios (a failed measurement, e.g. a whole file of 3-64 MB/s)."""
+    if curve.param:
+        return None
+    walls = [r.wall_mbps for r in curve.ratios.values()]
+    median = statistics.median(walls)
+    for rr, r in sorted(curve.ratios.items()):
+        if len(r.kept) < MIN_POINTS:
+            return (f"{r.source}: only {len(r.kept)} usable points at read ratio {rr:g} (at least {MIN_POINTS} needed "
+                    "for a measured curve)")
+        below = sum(1 for _b, lat in r.points if lat < r.kept[-1][1])
+        if below >= 4 and r.reversals > MAX_REVERSALS * below:
+            return (f"{r.source}: bandwidth does not rise with latency at read ratio {rr:g} ({r.reversals} of {below} "
+                    f"points below the wall fall more than {REVERSAL_SHARE:.0%} of the wall below a faster point): "
+                    "not a loaded-latency curve")
+        if len(walls) >= 2 and r.wall_mbps < FAILED_FRACTION * median:
+            return (f"{r.source}: a failed measurement? read ratio {rr:g} reaches only {r.wall_mbps:.4g} MB/s, below "
+                    f"{FAILED_FRACTION:.0%} of this device's median wall ({median:.4g} MB/s over {len(walls)} read "
+                    "ratios); remove or rename the file (e.g. to .failed) and the rest is used")
+    return None
+
+
+def check_curve(spec: str) -> dict[float, float]:
+    """Unloaded latency (ns) per read ratio of a curve spec tiersim reads (not MLC output: import it
+    first); CurveError naming the problem otherwise."""
+    c = load(spec)
+    if c.form == "mlc":
+        raise CurveError(f"{spec}: this is Intel MLC --loaded_latency output; import it once: python -m "
+                         f"workflows.harness.cli curve {spec} --out CURVE.csv, and name CURVE.csv")
+    return c.unloaded()
 
 
 def unloaded_at(curve: dict[float, float], ratio: float) -> float:

@@ -32,12 +32,30 @@ def _model_curve(c: str, path: Path, where: str) -> str:
     return str(cp.resolve())
 
 
-def _curve_unloaded(c: str, where: str) -> dict[float, float]:
-    """The curve checked as tiersim will read it (curvecheck); its unloaded latency per read ratio."""
+LABEL_TOLERANCE = 0.05  # a tier's unloaded_latency_ns label may differ this much from its curve's
+
+
+def _model_tier_curve(c: str, where: str, label: float | None, notes: list[str]) -> dict[float, float]:
+    """The curve loaded as tiersim will read it and judged plausible (curvecheck); what was dropped
+    goes into ``notes``. A latency label must agree with the curve. Returns the unloaded latency per
+    read ratio."""
     try:
-        return curvecheck.check_curve(c)
+        curve = curvecheck.load(c)
+        if curve.form == "mlc":
+            curvecheck.check_curve(c)  # raises: MLC output is imported first
+        bad = curvecheck.implausible(curve)
     except curvecheck.CurveError as e:
         raise ConfigError(f"{where}: {e}") from None
+    if bad:
+        raise ConfigError(f"{where}: implausible curve: {bad}")
+    notes.append(curve.summary())
+    u = curve.unloaded()
+    derived = curvecheck.unloaded_at(u, 1.0)
+    if label is not None and abs(label - derived) > LABEL_TOLERANCE * derived:
+        raise ConfigError(f"{where}: unloaded_latency_ns {label:g} contradicts its curve, whose unloaded latency at "
+                          f"reads only is {derived:.4g} ns ({c}); drop the label (it is derived from the curve) or "
+                          "fix the curve")
+    return u
 
 
 def _check_tier_order(default: dict[float, float], others: list[tuple[str, dict[float, float]]]) -> None:
@@ -198,6 +216,7 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     # model curves' unloaded latency per read ratio: the default tier's, and (where, curve) of the others
     default_unloaded: dict[float, float] | None = None
     others: list[tuple[str, dict[float, float]]] = []
+    notes: list[str] = []  # what loading each model curve dropped, said once before the run
     for i, t in enumerate(tiers):
         where = f"{src}: tiers/{i} ({t['name']})"
         kind = t["kind"]
@@ -213,9 +232,10 @@ def resolve(name_or_path: str, facts: dict) -> dict:
             if "curve" not in t:
                 raise ConfigError(f"{where}: a model tier needs 'curve'")
             c = _model_curve(t["curve"], path, where)
-            t = dict(t, curve=c)
+            u = _model_tier_curve(c, where, t.get("unloaded_latency_ns"), notes)
+            # the tier's unloaded latency is its curve's at reads only (a label only names it)
+            t = dict(t, curve=c, curve_source=t["curve"], unloaded_latency_ns=round(curvecheck.unloaded_at(u, 1.0), 1))
             tiers[i] = t
-            u = _curve_unloaded(c, where)
             if t["name"] == "default":
                 default_unloaded = u
             else:
@@ -241,9 +261,10 @@ def resolve(name_or_path: str, facts: dict) -> dict:
             raise ConfigError(f"{src}: alternate_variants: only model profiles have curve variants")
         where = f"{src}: alternate_variants/{ns}"
         c = _model_curve(c, path, where)
-        others.append((where, _curve_unloaded(c, where)))
+        others.append((where, _model_tier_curve(c, where, float(ns), notes)))
         variants[int(ns)] = c
     prof["alternate_variants"] = variants
+    prof["curve_notes"] = notes
     if default_unloaded is not None:
         _check_tier_order(default_unloaded, others)
     # Tools and storage are used on this machine whatever the tiers are.
@@ -286,3 +307,25 @@ def resolve(name_or_path: str, facts: dict) -> dict:
         raise ConfigError(f"{src}: cpus: CPU {cpulist.format(overlap)} is given to both app and antagonist")
     prof["cpus"] = {"app": app, "antagonist": ant, "cores_per_unit": cpus.get("cores_per_unit", 5), "node": pool_node}
     return prof
+
+
+def tiers_text(prof: dict) -> str:
+    """The tiers a profile describes, for figure titles and tables: each tier's name and what it is
+    (a model tier: its curve source and unloaded latency; a NUMA node; a DAX path)."""
+    out = []
+    for t in prof["tiers"]:
+        if t["kind"] == "model":
+            out.append(f"{t['name']} = {t.get('curve_source', t['curve'])} ({t['unloaded_latency_ns']:g} ns)")
+        elif t["kind"] == "numa":
+            out.append(f"{t['name']} = node {t['node']}")
+        else:
+            out.append(f"{t['name']} = {t['kind']} {t.get('path', '')}".rstrip())
+    return "; ".join(out)
+
+
+def plan_info(prof: dict) -> dict:
+    """What a family's plan says about the profile its results ran on (FamilyPlan.info): its name,
+    tiers, the published numbers it was calibrated on, and the published sources its hardware
+    matches (``comparable_to``: only those are scored)."""
+    return {"profile": prof["name"], "tiers": tiers_text(prof), "calibrated_on": prof.get("calibrated_on", []),
+            "comparable_to": list(prof.get("comparable_to") or []), "curve_notes": prof.get("curve_notes", [])}

@@ -5,7 +5,12 @@
  * Sources: "param:L0=..,a=..,k=..,bsat=.." (L = L0 + a*rho^k/(1-rho),
  * rho = B/bsat, bsat in MB/s), a CSV file with header
  * read_ratio,bandwidth_mbps,latency_ns, or a Mess-style directory of
- * bwlat_<readpct>.txt files ("bandwidth_MBps latency_ns" per line).
+ * bwlat_<readpct>.txt files ("bandwidth_MBps latency_ns" per line, space or
+ * tab separated; up to one file per whole read percentage).
+ *
+ * A point with a negative bandwidth (noise around an idle measurement, e.g.
+ * "-6.44 65.8") is dropped and counted in cs->noise; a negative or zero
+ * latency, or anything not a number, is an error.
  *
  * Every tabulated curve is normalised to be increasing in both coordinates:
  * points are ordered by latency and a point is kept only if its bandwidth
@@ -210,10 +215,14 @@ static int load_csv(struct curve_set *cs, const char *path, char *err, size_t er
 		lineno++;
 		if (sscanf(line, "%lf,%lf,%lf %c", &rr, &b, &l, &extra) != 3 ||
 		    !isfinite(rr) || !isfinite(b) || !isfinite(l) || rr < 0 || rr > 1 ||
-		    b < 0 || l <= 0) {
+		    l <= 0) {
 			seterr(err, errlen, "%s: malformed row %zu", path, lineno);
 			ret = -EINVAL;
 			goto out;
+		}
+		if (b < 0) {
+			cs->noise++;
+			continue;
 		}
 		if (n == cap) {
 			size_t nc = cap ? 2 * cap : 64;
@@ -294,11 +303,15 @@ static int load_mess_file(struct curve_set *cs, const char *path, double rr, cha
 
 		lineno++;
 		if (sscanf(line, "%lf %lf %c", &b, &l, &extra) != 2 || !isfinite(b) ||
-		    !isfinite(l) || b < 0 || l <= 0) {
+		    !isfinite(l) || l <= 0) {
 			seterr(err, errlen, "%s: malformed line %zu", path, lineno);
 			free(pts);
 			fclose(f);
 			return -EINVAL;
+		}
+		if (b < 0) {
+			cs->noise++;
+			continue;
 		}
 		if (n == cap) {
 			size_t nc = cap ? 2 * cap : 64;

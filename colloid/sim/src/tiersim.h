@@ -19,7 +19,8 @@
 
 /* ---------------------------------------------------------------- curve */
 
-#define CURVE_MAX_RATIOS 16
+/* read ratios of one tier: every whole read percentage, 0..100 */
+#define CURVE_MAX_RATIOS 101
 
 /* One bandwidth-latency curve at one read ratio. */
 struct curve1 {
@@ -40,13 +41,16 @@ struct curve_set {
 	int n;
 	struct curve1 c[CURVE_MAX_RATIOS];
 	char src[256];
+	/* measured points dropped as noise on loading (bandwidth below 0) */
+	size_t noise;
 };
 
 /*
  * curve_load() - load CURVE: "param:L0=..,a=..,k=..,bsat=.." (bsat in MB/s),
  * a CSV file (read_ratio,bandwidth_mbps,latency_ns) or a Mess-style directory
- * of bwlat_<readpct>.txt files.  On error returns -errno and writes a
- * one-line reason into @err.
+ * of bwlat_<readpct>.txt files (space or tab separated).  A point with a
+ * negative bandwidth is measurement noise at idle: it is dropped and counted
+ * in ->noise.  On error returns -errno and writes a one-line reason into @err.
  */
 int curve_load(struct curve_set *cs, const char *spec, char *err, size_t errlen);
 void curve_free(struct curve_set *cs);
