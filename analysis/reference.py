@@ -50,6 +50,20 @@ def select(ref: pd.DataFrame | None, **eq: str) -> pd.DataFrame:
     return ref[mask]
 
 
+def claims(family: str) -> bool:
+    """Whether a family's figures hold ours *against* published numbers (a scored family: its
+    published ranges read as targets), rather than drawing them as labelled references from other
+    hardware (e.g. seed 004's PMem numbers beside memchar's)."""
+    from families import get  # noqa: PLC0415 - families import analysis
+
+    return bool(get(family).SCORED)
+
+
+def comparable(ref: pd.DataFrame, sources: list[str]) -> pd.DataFrame:
+    """The rows of sources measured on hardware the profile matches (its ``comparable_to``)."""
+    return ref[ref["source"].isin(list(sources))].reset_index(drop=True)
+
+
 def source_label(source: str) -> str:
     return SOURCE_LABEL.get(source, source)
 

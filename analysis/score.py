@@ -20,22 +20,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--functional", action="store_true", help="the host's timings are not meaningful (an emulated guest)")
     ap.add_argument("--calibration", default="[]",
                     help="JSON list: the model profile's calibrated_on entries (published numbers it was fitted to)")
+    ap.add_argument("--comparable", default=None,
+                    help="JSON list: the published sources the profile's hardware matches (its comparable_to); "
+                         "the others get no verdict")
+    ap.add_argument("--tiers", default=None, help="the tiers the results ran on, for the provenance line")
     args = ap.parse_args(argv)
     df = frame.load(args.measurements)
     ref = reference.load(args.reference) if args.reference else reference.load()
-    card = scorecard.build(df, ref, json.loads(args.calibration))
+    comparable = json.loads(args.comparable) if args.comparable is not None else None
+    card = scorecard.build(df, ref, json.loads(args.calibration), comparable)
     tiering = df[df["family"] == "tiering"]
     backend = ", ".join(sorted(b for b in tiering["backend"].unique() if b)) or "none"
     host = str(df["host"].iloc[0]) if not df.empty else "?"
     card.to_csv(args.csv, index=False)
-    text = scorecard.to_markdown(card, host, backend, args.profile)
+    text = scorecard.to_markdown(card, host, backend, args.profile, args.tiers)
     if args.functional:
         title, rest = text.split("\n", 1)
         text = (f"{title}\n\n**Functional host: timings not meaningful.** This host emulates its tiers (both nodes "
                 "are the same physical memory), so *ours* below exercises the pipeline only; the comparison with "
                 "published numbers is no verdict.\n" + rest)
     args.md.write_text(text)
-    print(f"scorecard: {len(card)} published numbers, {int(card['within'].fillna(False).astype(bool).sum())} within tolerance")
+    print(f"scorecard: {len(card)} published numbers, {int(card['within'].fillna(False).astype(bool).sum())} within "
+          f"tolerance, {int((card['hardware'] == 'other').sum())} from other hardware (no verdict)")
     return 0
 
 

@@ -81,8 +81,10 @@ from .frame import typed
 
 COLUMNS = [
     "source", "figure", "system", "condition", "metric", "published_low", "published_high", "unit",
-    "ours", "ours_low", "ours_high", "ratio", "tolerance", "within", "calibrated", "backend", "note",
+    "ours", "ours_low", "ours_high", "ratio", "tolerance", "within", "calibrated", "backend", "hardware", "note",
 ]  # fmt: skip
+OTHER_HARDWARE = ("reference, other hardware: the profile does not declare itself comparable to this source's "
+                  "testbed (comparable_to), so ours is shown beside it without a verdict")
 
 TOL_RANGE = 0.15
 TOL_POINT = 0.25
@@ -408,11 +410,15 @@ def _calibration_for(row: pd.Series, calibrated: list[dict]) -> str | None:
 
 
 def build(df: pd.DataFrame | None, ref: pd.DataFrame | None = None,
-          calibrated: list[dict] | None = None) -> pd.DataFrame:
+          calibrated: list[dict] | None = None, comparable: list[str] | None = None) -> pd.DataFrame:
     """One row per published number: published range, ours, ratio, tolerance, within, note.
 
     ``calibrated`` lists the published numbers the model profile was fitted to (its
     ``calibrated_on``); their rows are marked, since matching them validates nothing.
+    ``comparable`` lists the sources measured on hardware the profile matches (its
+    ``comparable_to``; None: every source): ours is judged only against those, and the other
+    sources' rows keep ours beside the published number with no ratio and no verdict
+    (``hardware`` = "other").
     """
     ref = reference.load() if ref is None else ref
     d = typed(df)
@@ -426,8 +432,10 @@ def build(df: pd.DataFrame | None, ref: pd.DataFrame | None = None,
         else:
             o = rule(row, d)
         computed = not pd.isna(o.value)
-        fitted = _calibration_for(row, calibrated or []) if computed else None
+        other = computed and comparable is not None and row["source"] not in comparable
+        fitted = _calibration_for(row, calibrated or []) if computed and not other else None
         mid = (row["low"] + row["high"]) / 2
+        judged = computed and not other
         out.append({
             "source": row["source"], "figure": row["figure"], "system": row["system"],
             "condition": row["condition"], "metric": row["metric"],
@@ -435,12 +443,14 @@ def build(df: pd.DataFrame | None, ref: pd.DataFrame | None = None,
             "ours": o.value if computed else math.nan,
             "ours_low": o.low if computed else math.nan,
             "ours_high": o.high if computed else math.nan,
-            "ratio": o.value / mid if computed and mid != 0 else math.nan,
-            "tolerance": _tolerance_text(o) if computed else "",
-            "within": _within(o, row["low"], row["high"]) if computed else None,
+            "ratio": o.value / mid if judged and mid != 0 else math.nan,
+            "tolerance": _tolerance_text(o) if judged else "",
+            "within": _within(o, row["low"], row["high"]) if judged else None,
             "calibrated": fitted is not None,
             "backend": o.backend if computed else "",
-            "note": f"calibration target ({fitted}), not a validation; {o.note}" if fitted else o.note,
+            "hardware": "other" if other else ("same" if judged else ""),
+            "note": (f"calibration target ({fitted}), not a validation; {o.note}" if fitted else
+                     f"{OTHER_HARDWARE}; {o.note}".rstrip("; ") if other else o.note),
         })  # fmt: skip
     sc = pd.DataFrame(out, columns=COLUMNS)
     sc["within"] = sc["within"].astype("boolean")
@@ -481,8 +491,10 @@ def _cell(s: object) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(scorecard: pd.DataFrame, host: str, backend: str, profile: str | None = None) -> str:
-    """``scorecard.md``: provenance header, tolerance rules, scored rows, then rows not scored."""
+def to_markdown(scorecard: pd.DataFrame, host: str, backend: str, profile: str | None = None,
+                tiers: str | None = None) -> str:
+    """``scorecard.md``: provenance header, tolerance rules, scored rows, rows from other hardware
+    (ours beside theirs, no verdict), then rows not scored."""
     kinds = {b.strip() for b in str(backend).split(",") if b.strip()}
     model = ("Our numbers come from **modelled tiers (profile {host})**: simulated by tiersim, a "
              "deterministic model driving libcolloid's policy code. They are not measurements.")
@@ -493,7 +505,10 @@ def to_markdown(scorecard: pd.DataFrame, host: str, backend: str, profile: str |
                 "the *backend* column says which is which.")
     else:
         prov = f"Our numbers were **measured on {host}** (backend `{backend}`)."
-    scored = scorecard[scorecard["ours"].notna()]
+    if tiers:
+        prov += f" Tiers: {tiers}."
+    other = scorecard[scorecard["ours"].notna() & (scorecard["hardware"] == "other")]
+    scored = scorecard[scorecard["ours"].notna() & (scorecard["hardware"] != "other")]
     within = int(scored["within"].fillna(False).astype(bool).sum())
     fitted = scored[scored["calibrated"].fillna(False).astype(bool)]
     valid = scored.drop(fitted.index)
@@ -545,6 +560,17 @@ def to_markdown(scorecard: pd.DataFrame, host: str, backend: str, profile: str |
             w = "" if pd.isna(r["within"]) else ("yes" if r["within"] else "**no**")
             cells = [r["source"], r["figure"], r["system"], r["condition"], r["metric"], _published(r), _ours(r),
                      "" if pd.isna(r["ratio"]) else f"{r['ratio']:.2f}", r["tolerance"], w, r["note"]]
+            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        lines.append("")
+    if not other.empty:
+        lines += ["## Reference, other hardware", "",
+                  f"{len(other)} published numbers were measured on hardware this profile does not declare itself "
+                  "comparable to (host profile `comparable_to`). Ours is listed beside them for orientation; "
+                  "no ratio and no verdict.", "",
+                  "| source | figure | system | condition | metric | published (other hardware) | ours |",
+                  "|---|---|---|---|---|---|---|"]
+        for _, r in other.iterrows():
+            cells = [r["source"], r["figure"], r["system"], r["condition"], r["metric"], _published(r), _ours(r)]
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
         lines.append("")
     rest = scorecard[scorecard["ours"].isna()]

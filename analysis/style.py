@@ -203,6 +203,22 @@ def functional_suffix(functional: bool) -> str:
     return f"[{FUNCTIONAL_NOTE}]" if functional else ""
 
 
+def beyond_curve_note(df: pd.DataFrame | None) -> str:
+    """'[N of M points past the end of the alternate tier's curve ...]' when some shown points ran a
+    tier past its curve's last point (the ``beyond_curve`` column of modelled points), else ''."""
+    if df is None or df.empty or "beyond_curve" not in df.columns:
+        return ""
+    flag = df["beyond_curve"].map(_clean)
+    past = df[flag.notna()]
+    if past.empty:
+        return ""
+    key = "point" if "point" in df.columns else None
+    n, m = (past[key].nunique(), df[key].nunique()) if key else (len(past), len(df))
+    tiers = sorted({t for v in flag.dropna() for t in str(v).split("+") if t})
+    return (f"[{n} of {m} points ran past the end of the {' and '.join(tiers)} tier's curve: latency there is "
+            "extrapolated from its saturation wall]")
+
+
 def finish(
     fig: Figure,
     title: str,
@@ -211,11 +227,14 @@ def finish(
     profile: str | None = None,
     functional: bool | None = None,
     suffix: str | None = None,
+    tiers: str | None = None,
 ) -> Figure:
-    """Add the title with its provenance suffix, and the functional-host mark if needed."""
+    """Add the title with its provenance suffix, the tiers it ran on (``tiers``: names and curve
+    sources) and the functional-host mark if needed."""
     if suffix is None:
         suffix = provenance(df, profile) if df is not None else ""
-    lines = [title, suffix, functional_suffix(is_functional(df, functional))]
+    lines = [title, suffix, f"tiers: {tiers}" if tiers else "", beyond_curve_note(df),
+             functional_suffix(is_functional(df, functional))]
     fig.suptitle("\n".join(x for x in lines if x))
     return fig
 
@@ -227,13 +246,14 @@ def no_data(
     df: pd.DataFrame | None = None,
     profile: str | None = None,
     functional: bool | None = None,
+    tiers: str | None = None,
 ) -> Figure:
     """A one-panel figure with a centred 'no data: REASON' note (never raises)."""
     fig, axes = figure(1, 1, height=PANEL_HEIGHT_IN * 0.6)
     ax = axes[0, 0]
     ax.set_axis_off()
     ax.text(0.5, 0.5, f"no data: {reason}", ha="center", va="center", wrap=True, transform=ax.transAxes)
-    return finish(fig, title, df, profile=profile, functional=functional)
+    return finish(fig, title, df, profile=profile, functional=functional, tiers=tiers)
 
 
 def log2_axis(ax: Axes, values: Iterable[float], axis: str = "x") -> None:

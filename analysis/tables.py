@@ -62,7 +62,24 @@ def summary(df: pd.DataFrame) -> str:
     if not st.empty:
         piv = st.pivot_table(index=["block_bytes", "iodepth"], columns="metric", values="value").reset_index()
         out += [f"\n## Storage (fio random read on {st['target'].iloc[0]})\n", _md(piv)]
+    out += beyond_curve(df)
     return "\n".join(out)
+
+
+def beyond_curve(df: pd.DataFrame) -> list[str]:
+    """The modelled points whose demand ran a tier past the end of its curve (latency extrapolated
+    from the saturation wall): a section listing them, or saying there are none."""
+    if "beyond_curve" not in df.columns or df[df["backend"] == "model"].empty:
+        return []
+    flag = df["beyond_curve"].fillna("").astype(str).replace("nan", "")
+    past = df[flag != ""].assign(tiers=flag[flag != ""]).drop_duplicates(["family", "experiment", "point"])
+    head = "\n## Modelled points past the end of a tier's curve\n"
+    if past.empty:
+        return [head, "None: every modelled point stayed within its tiers' measured curves.\n"]
+    n = df[df["backend"] == "model"].drop_duplicates(["family", "experiment", "point"]).shape[0]
+    return [head, f"{len(past)} of {n} modelled points drove a tier past its curve's last point; their latency there is "
+                  "extrapolated from the saturation wall (Little's law), not read from the curve.\n",
+            _md(past[["family", "experiment", "point", "tiers"]])]
 
 
 def counters(metas: list[Path], absent: dict) -> str:

@@ -11,6 +11,7 @@ every figure understands:
 - ``functional``: mark the figure "functional host: timings not meaningful" (default: a true
   ``functional`` column in the frame, if any);
 - ``reference``: draw published reference marks (default True);
+- ``tiers``: the tiers the results ran on, with their curve sources, for a title line;
 - ``event_s`` (``dynamics`` only): event time in seconds, or {experiment: seconds}.
 
 A figure whose data is absent still renders, with a centred "no data: <reason>" note, so a

@@ -113,10 +113,12 @@ def fmt_range(low: float, high: float, unit: str = "", digits: int = 2) -> str:
 
 
 def finish(fig: Figure, title: str, shown: pd.DataFrame, kw: dict) -> Figure:
-    """:func:`analysis.style.finish` with the figure keyword options (profile, functional)."""
-    return style.finish(fig, title, shown, profile=kw.get("profile"), functional=kw.get("functional"))
+    """:func:`analysis.style.finish` with the figure keyword options (profile, functional, tiers)."""
+    return style.finish(fig, title, shown, profile=kw.get("profile"), functional=kw.get("functional"),
+                        tiers=kw.get("tiers"))
 
 
 def no_data(title: str, reason: str, kw: dict, shown: pd.DataFrame | None = None) -> Figure:
     """:func:`analysis.style.no_data` with the figure keyword options."""
-    return style.no_data(title, reason, df=shown, profile=kw.get("profile"), functional=kw.get("functional"))
+    return style.no_data(title, reason, df=shown, profile=kw.get("profile"), functional=kw.get("functional"),
+                         tiers=kw.get("tiers"))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from analysis.registry import figures_of
 from antagonists import workload as antagonist
+from families.tiering.model import plan_info
 from workflows.harness import ConfigError, bootstrap, cpulist
 from workflows.harness.plan import FamilyPlan, Host, intensity_levels, measured, point, replicate
 from workflows.harness.scenario import scenario
@@ -29,7 +30,7 @@ SCORED = True
 TOOLS: list = []
 COLUMNS = {"threads": "number", "mem_node": "number", "trial": "number", "graph": "text", "footprint_mib": "number",
            "app_threads": "number", "scale_factor": "number", "zipf_theta": "number", "object_bytes": "number",
-           "keys": "number"}
+           "keys": "number", "beyond_curve": "text"}
 DEFAULT_APPS = ["gapbs-pr", "silo"]  # "auto": these, and cachelib where the host profile names a cachebench
 
 
@@ -163,7 +164,9 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                               f"({mc['duration_s']} s)")
         modelled, mprof = model.points(config, host, COLUMNS)
         rows += modelled
-        fp.info = {"profile": mprof["name"], "calibrated_on": mprof.get("calibrated_on", [])}
+        fp.info = plan_info(mprof)
+    elif measured_tiers:
+        fp.info = plan_info(host.profile)
     fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: tiersim.reseed(r, k) if r["executor"] == "model" else None)
     fp.figures = [f for f in figures_of(NAME) if (f == "app_contention" and contention) or
                   (f == "app_speedup" and len(rows) > len(contention))]

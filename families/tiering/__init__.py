@@ -10,7 +10,7 @@ from __future__ import annotations
 NAME = "tiering"
 SCORED = True
 COLUMNS = {"threads": "number", "mem_node": "number", "alt_latency_ns": "number", "object_bytes": "number",
-           "static_hot_fraction": "number"}
+           "static_hot_fraction": "number", "beyond_curve": "text"}
 
 from analysis.registry import figures_of  # noqa: E402 - COLUMNS first: model/real import it
 from workflows.harness.plan import FamilyPlan, Host, replicate  # noqa: E402
@@ -30,8 +30,10 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     if tc["enabled"] and not measured and not host.runner:
         # no two real tiers here (or a model profile): the family runs on modelled tiers
         mprof = model.model_profile_for(tc["model_profile"], host)
-        fp.info = {"profile": mprof["name"], "calibrated_on": mprof.get("calibrated_on", [])}
+        fp.info = model.plan_info(mprof)
         rows += model.points(config, host, mprof)
+    elif measured:
+        fp.info = model.plan_info(host.profile)
     fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: tiersim.reseed(r, k) if r["executor"] == "model" else None)
     # the contention figure shows the single-node runs, every other figure the tiering systems
     fp.figures = [f for f in figures_of(NAME) if (f == "contention" and contention) or

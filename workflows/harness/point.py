@@ -115,6 +115,14 @@ def _metric_rows(path: Path, tool: str) -> list[dict]:
                  "tool": tool} for r in csv.DictReader(f)]
 
 
+def beyond_curve(rows: list[dict]) -> str:
+    """The tiers whose demand went past the end of their curve in the averaging window (tiersim's
+    summary ``<tier>_beyond_curve`` > 0): their latency there is extrapolated from the saturation
+    wall, not read from the curve. Every row of the point carries it, "" when none."""
+    return "+".join(t for t in ("default", "alternate")
+                    if any(r["metric"] == f"{t}_beyond_curve" and r["t_s"] == "" and float(r["value"]) > 0 for r in rows))
+
+
 def run_model(row: dict, outdir: Path, scale: str | None) -> int:
     run = row["run"]
     summary, series = outdir / "summary.csv", outdir / "timeseries.csv"
@@ -135,6 +143,8 @@ def run_model(row: dict, outdir: Path, scale: str | None) -> int:
     if not rows:
         print("tierbench: error: tiersim wrote no rows", file=sys.stderr)
         return 1
+    beyond = beyond_curve(rows)
+    rows = [{**r, "beyond_curve": beyond} for r in rows]
     meta = {**base_meta(row, scale), "argv": argv, "backend": "model",
             "note": "simulated on modelled tiers (tiersim); not a measurement; no hardware counters apply",
             "binary": {"path": argv[0], "sha256": file_sha256(Path(argv[0]))},

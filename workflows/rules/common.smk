@@ -61,6 +61,13 @@ shell.prefix(f"set -euo pipefail; export PATH={os.path.dirname(sys.executable)}:
              f"export TIERBENCH_SCALE={shlex.quote(str(config['scale']))}; "
              + (f"export {upstream.ENV}={shlex.quote(os.path.abspath(config['sources']))}; " if config.get("sources") else ""))
 
+onstart:
+    # what loading the model tiers' curves dropped (noise, the backward bend of saturated curves)
+    notes = PROFILE.get("curve_notes", []) + [n for fp in PLAN.families.values() for n in fp.info.get("curve_notes", [])]
+    for note in dict.fromkeys(notes):
+        print(f"tierbench: curve {note}", file=sys.stderr)
+
+
 if "measure" not in workflow.global_resources:
     # Measurement points on a real host never run concurrently.
     workflow.register_resource("measure", 1)
@@ -109,6 +116,17 @@ def family_info(family, key, default=None):
 def scored_info(key, default=None):
     """What the scored families' plans say (e.g. the model profile they ran on), first one wins."""
     return next((PLAN.families[f].info[key] for f in SCORED if key in PLAN.families[f].info), default)
+
+
+def figure_labels(family):
+    """analysis.render options naming the tiers a family's results ran on and the published sources
+    its profile matches (only those are drawn as targets); none for families that say neither."""
+    out = []
+    if family_info(family, "tiers"):
+        out.append(f"--tiers {shlex.quote(family_info(family, 'tiers'))}")
+    if "comparable_to" in PLAN.families[family].info:
+        out.append(f"--comparable {shlex.quote(json.dumps(family_info(family, 'comparable_to')))}")
+    return " ".join(out)
 
 
 def figure_code(figure):

@@ -55,9 +55,10 @@ rule figure:
         caption=lambda wc: FIGURE_INFO[wc.figure].caption,
         profile=lambda wc: family_info(FIGURES[wc.figure], "profile", HOST),
         functional="--functional" if PROFILE.get("functional") else "",
+        labels=lambda wc: figure_labels(FIGURES[wc.figure]),
     shell:
         "python -m analysis.render --figure {wildcards.figure} --measurements {input.csv} "
-        "--reference {input.ref} --profile {params.profile} {params.functional} "
+        "--reference {input.ref} --profile {params.profile} {params.functional} {params.labels} "
         "--out results/{wildcards.host}/figures/{wildcards.figure} > {log} 2>&1"
 
 
@@ -96,7 +97,10 @@ rule scorecard:
         profile=scored_info("profile", HOST),
         functional="--functional" if PROFILE.get("functional") else "",
         calibration=json.dumps(scored_info("calibrated_on", [])),
+        comparable=json.dumps(scored_info("comparable_to", [])),
+        tiers=scored_info("tiers", ""),
     shell:
         "python -m analysis.score --measurements {input.csv} --reference {input.ref} "
         "--profile {params.profile} {params.functional} --calibration {params.calibration:q} "
+        "--comparable {params.comparable:q} --tiers {params.tiers:q} "
         "--md {output.md} --csv {output.csv} > {log} 2>&1"

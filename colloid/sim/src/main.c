@@ -125,7 +125,9 @@ static void usage(FILE *f)
 "migration_rate, antagonist_bandwidth, bandwidth_default, bandwidth_alternate\n"
 "(MB/s), intensity (x), default_bandwidth_utilization,\n"
 "alternate_bandwidth_utilization (fraction of the tier's wall bandwidth at its\n"
-"read ratio).\n"
+"read ratio), default_beyond_curve, alternate_beyond_curve (share of the time\n"
+"the tier's demand was past its curve's last point: latency extrapolated from the\n"
+"closed-loop wall, not read from the curve).\n"
 "exit: 0 done, 1 runtime failure, 2 bad arguments, 130/143 interrupted.\n",
 		prog, prog, MAX_INTENSITY, DEF_APP_MLP, DEF_APP_STREAM_MLP, DEF_APP_THINK_NS,
 		DEF_ANTAG_MLP, DEF_ANTAG_THINK_NS);
@@ -280,6 +282,9 @@ static int check_curve(const char *spec)
 
 	if (curve_load(&cs, spec, err, sizeof(err)))
 		cli_bad_arg("%s", err);
+	if (cs.noise)
+		fprintf(stderr, "%s: %s: %zu point(s) with a negative bandwidth dropped as noise\n",
+			prog, spec, cs.noise);
 	printf("read_ratio,unloaded_latency_ns\n");
 	for (i = 0; i < cs.n; i++)
 		printf("%.6g,%.6g\n", cs.c[i].read_ratio, curve1_unloaded(&cs.c[i]));

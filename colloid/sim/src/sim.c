@@ -47,6 +47,8 @@ enum metric {
 	M_INTENSITY,
 	M_UTIL_D,
 	M_UTIL_A,
+	M_BEYOND_D,
+	M_BEYOND_A,
 	M_COUNT
 };
 
@@ -55,11 +57,12 @@ static const char *const metric_name[M_COUNT] = {
 	"hot_in_alternate",  "migration_rate",	  "antagonist_bandwidth",
 	"bandwidth_default", "bandwidth_alternate", "intensity",
 	"default_bandwidth_utilization", "alternate_bandwidth_utilization",
+	"default_beyond_curve", "alternate_beyond_curve",
 };
 
 static const char *const metric_unit[M_COUNT] = {
 	"Mops/s", "ns", "ns", "fraction", "GiB", "MB/s", "MB/s", "MB/s", "MB/s", "x",
-	"fraction", "fraction",
+	"fraction", "fraction", "fraction", "fraction",
 };
 
 struct sample_rec {
@@ -1187,6 +1190,10 @@ int sim_run(const struct sim_cfg *cfg, const char *prog)
 		/* share of the tier's wall bandwidth at this quantum's read ratio */
 		acc[M_UTIL_D] += s->tr.bd / s->tr.bmax_d;
 		acc[M_UTIL_A] += s->tr.ba / s->tr.bmax_a;
+		/* demand past the curve's last point: latency from the closed-loop
+		 * wall (Little's law), beyond what the curve measured */
+		acc[M_BEYOND_D] += s->tr.wall_d ? 1.0 : 0.0;
+		acc[M_BEYOND_A] += s->tr.wall_a ? 1.0 : 0.0;
 		nacc++;
 		s->mig_bytes_prev = migr;
 		s->mig_to_d_prev = s->mig_to_d;
