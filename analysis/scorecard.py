@@ -543,6 +543,7 @@ def to_markdown(scorecard: pd.DataFrame, host: str, backend: str, profile: str |
         "*ratio* = ours / published midpoint (for a range, the midpoint of ours).",
         "",
         f"**{len(scored)} of {len(scorecard)} published numbers computed; {within} of {len(scored)} within tolerance.**"
+        + (f" {len(other)} more are from other hardware: listed without a verdict." if len(other) else "")
         + (f" {len(fitted)} of them are calibration targets (the model was fitted to them); of the other "
            f"{len(valid)}, the validation numbers, {vwithin} are within tolerance." if len(fitted) else ""),
         "",
