@@ -118,15 +118,25 @@ def scored_info(key, default=None):
     return next((PLAN.families[f].info[key] for f in SCORED if key in PLAN.families[f].info), default)
 
 
-def figure_labels(family):
-    """analysis.render options naming the tiers a family's results ran on and the published sources
-    its profile matches (only those are drawn as targets); none for families that say neither."""
+def _labels(info):
+    """--tiers / --comparable options from a plan's info: the tiers its results ran on and the
+    published sources its profile matches; none where the plan says neither."""
     out = []
-    if family_info(family, "tiers"):
-        out.append(f"--tiers {shlex.quote(family_info(family, 'tiers'))}")
-    if "comparable_to" in PLAN.families[family].info:
-        out.append(f"--comparable {shlex.quote(json.dumps(family_info(family, 'comparable_to')))}")
+    if info.get("tiers"):
+        out.append(f"--tiers {shlex.quote(info['tiers'])}")
+    if "comparable_to" in info:
+        out.append(f"--comparable {shlex.quote(json.dumps(info['comparable_to']))}")
     return " ".join(out)
+
+
+def figure_labels(family):
+    """analysis.render's labels for a family's figures (only comparable sources are drawn as targets)."""
+    return _labels(PLAN.families[family].info)
+
+
+def scorecard_labels():
+    """analysis.score's labels: from the first scored family whose plan names its profile."""
+    return _labels(next((PLAN.families[f].info for f in SCORED if "comparable_to" in PLAN.families[f].info), {}))
 
 
 def figure_code(figure):

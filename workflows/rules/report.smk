@@ -97,10 +97,8 @@ rule scorecard:
         profile=scored_info("profile", HOST),
         functional="--functional" if PROFILE.get("functional") else "",
         calibration=json.dumps(scored_info("calibrated_on", [])),
-        comparable=json.dumps(scored_info("comparable_to", [])),
-        tiers=scored_info("tiers", ""),
+        labels=scorecard_labels(),
     shell:
         "python -m analysis.score --measurements {input.csv} --reference {input.ref} "
-        "--profile {params.profile} {params.functional} --calibration {params.calibration:q} "
-        "--comparable {params.comparable:q} --tiers {params.tiers:q} "
+        "--profile {params.profile} {params.functional} --calibration {params.calibration:q} {params.labels} "
         "--md {output.md} --csv {output.csv} > {log} 2>&1"
