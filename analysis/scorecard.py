@@ -362,7 +362,7 @@ RULES: dict[tuple[str, str], Callable[[pd.Series, pd.DataFrame], Ours]] = {
 
 NOT_SCORED = {
     "pm-numa-io": "not scored: Optane PMem characterization on the source's own server (different hardware); "
-    "drawn as reference marks in bandwidth_threads / object_latency",
+    "drawn as reference marks in bandwidth_threads / object_latency / thread_share",
     "cxl-hybrid-pool": "not scored: the DRAM+SSD memory-pool overcommit experiments are not a tierbench family",
 }
 

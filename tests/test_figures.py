@@ -24,7 +24,7 @@ COLUMNS = list(loader.types())
 SYNTHETIC_FIGURES = [
     "latency_matrix", "bandwidth_threads", "bandwidth_latency", "object_latency", "fio_iodepth",
     "steady_state", "hot_and_latency", "gain_unloaded_latency", "gain_object_size", "dynamics",
-    "cpu_overhead",
+    "cpu_overhead", "thread_share",
 ]  # fmt: skip
 
 
@@ -55,6 +55,15 @@ def synthetic_frame() -> pd.DataFrame:
                    mem_node=[0, 1], op=["read", "write", "write_persist"], size_bytes=[64, 256, 1024, 4096]):
         r["value"] = (90 + 50 * r["mem_node"]) * (1 + r["size_bytes"] / 512)
         rows.append(r)
+    share = {**meas, "experiment": "thread_share", "unit": "MB/s", "cpu_node": 0, "point": "c0-m0-m1", "op": "read",
+             "threads": 4}
+    for x in [0, 0.5, 1]:  # fast group 12 GB/s at share 0, slow group 4 GB/s at share 1; an empty group has no row
+        fast, slow = 12000.0 * (1 - x), 4000.0 * x
+        rows.append({**share, "share": x, "metric": "bandwidth_total", "target": "node:0+node:1", "value": fast + slow})
+        if x < 1:
+            rows.append({**share, "share": x, "metric": "bandwidth_a", "target": "node:0", "mem_node": 0, "value": fast})
+        if x > 0:
+            rows.append({**share, "share": x, "metric": "bandwidth_b", "target": "node:1", "mem_node": 1, "value": slow})
     fio = {"host": "box", "backend": "storage", "family": "storage", "experiment": "fio_randread", "tool": "fio",
            "target": "ssd", "block_bytes": 4096, "rep": 0}
     for qd in [1, 4, 16, 32]:
@@ -228,7 +237,7 @@ def test_style_tables() -> None:
 
 
 @pytest.mark.parametrize("name", ["steady_state", "hot_and_latency", "dynamics", "bandwidth_threads", "object_latency",
-                                  "fio_iodepth"])
+                                  "fio_iodepth", "thread_share"])
 def test_repetitions_show_their_spread(name: str, frame: pd.DataFrame) -> None:
     """With two repetitions that differ, a figure shades their range; with one, it shades nothing."""
     from matplotlib.collections import PolyCollection

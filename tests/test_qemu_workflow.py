@@ -27,6 +27,7 @@ import yaml
 from conftest import copy_tree
 
 from analysis.frame import load
+from families import characterize
 from workflows.harness import ConfigError, plan, profile
 from workflows.harness.scenario import render_batch
 
@@ -64,10 +65,13 @@ def role(row, name):
     return next((r for r in row["run"]["scenario"]["roles"] if r["name"] == name), None)
 
 
-def test_guest_plan_runs_only_real_tiering():
+def test_guest_plan_runs_real_tiering_and_thread_share():
     pl = plan.build(_guest_config(), guest_host())
-    assert pl.rows("characterize") == [] and pl.rows("storage") == []
-    assert "qemu guest" in pl.families["characterize"].absent["characterize"]
+    assert pl.rows("storage") == []
+    ch = pl.families["characterize"]
+    assert {r["experiment"] for r in ch.rows} == {"thread_share"}, "only thread_share of characterize in the guest"
+    assert "only characterize/thread_share runs in it" in ch.absent["characterize:idle_latency"]
+    assert ch.figures == ["thread_share"]
     pts = pl.rows("tiering")
     assert {p["executor"] for p in pts} == {"guest"}
     assert {p["experiment"] for p in pts} == {"steady_state", "hotset_move", "contention_change"}
@@ -78,6 +82,20 @@ def test_guest_plan_runs_only_real_tiering():
         t = role(p, "tierd")
         if t:
             assert t["argv"][t["argv"].index("--observe") + 1] == "none"
+
+
+def test_guest_thread_share_pairs_node_0_with_node_1():
+    """The guest's thread_share: both CPUs, the fast group on node 0, the slow one on the CPU-less node 1."""
+    rows = characterize.plan(_guest_config(), guest_host()).rows
+    assert [r["point"] for r in rows] == ["c0-m0-m1/read"]
+    r = rows[0]
+    a = r["run"]["scenario"]["roles"][0]["argv"]
+    assert a[:2] == ["build/bin/memchar", "share"] and r["executor"] == "guest"
+    assert {f: a[a.index(f) + 1] for f in ("--cpus", "--mem-node", "--mem-node-b", "--threads", "--shares")} == {
+        "--cpus": "0,1", "--mem-node": "0", "--mem-node-b": "1", "--threads": "2", "--shares": "0,0.5,1"}
+    assert r["context"]["target"] == "node:0+node:1"
+    text = render_batch([(f"/out/{plan.key(r)}", r["run"]["scenario"])])
+    assert '"$BIN/memchar" share --cpus 0,1 --mem-node 0 --mem-node-b 1' in text
 
 
 def test_guest_plan_rejects_a_working_set_larger_than_the_guest():
@@ -153,3 +171,49 @@ def test_workflow_in_qemu_guest(tmp_path):
     moved = a[(a["metric"] == "bytes_moved") & (a["tool"] == "tierd")]
     assert (moved["value"] > 0).any(), "tierd moved no application pages in any point"
     assert (results / "figures" / "app_speedup.png").stat().st_size > 0
+
+
+@pytest.mark.vm
+def test_thread_share_in_qemu_guest(tmp_path):
+    """characterize/thread_share for real in the guest, through the workflow's own path (guestrun's
+    batch, then each point parsed as its job would): the fast group's buffers on node 0, the slow
+    group's on the CPU-less node 1 (memchar checks the placement of both with move_pages and fails
+    if a page is elsewhere), a + b = total. TCG: the MB/s values mean nothing."""
+    if platform.machine() != "x86_64" or sys.platform != "linux":
+        pytest.skip("the QEMU guest is built from Debian amd64 packages (x86-64 Linux only)")
+    if not shutil.which("apt-get"):
+        pytest.skip("no apt-get: the guest is built from Debian packages")
+    from workflows.harness import guestrun, runner  # noqa: PLC0415
+    from workflows.harness.point import run_guest  # noqa: PLC0415
+
+    r = profile.runner_of("qemu-numa")
+    try:
+        facts = runner.guest_facts(r)  # builds the guest (memchar from these sources, static), boots once
+    except ConfigError as e:
+        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
+    host = plan.Host(profile.resolve("qemu-numa", facts), facts, r)
+    rows = characterize.plan(_guest_config(), host).rows
+    assert [x["point"] for x in rows] == ["c0-m0-m1/read"]
+    batch = tmp_path / "batch"
+    assert guestrun.run({"runner": r, "points": {plan.key(x): x for x in rows}}, batch, tmp_path / "results") == 0
+    (tmp_path / "facts.json").write_text(json.dumps(facts))
+    frames = []
+    for row in rows:
+        out = tmp_path / plan.key(row)
+        out.mkdir(parents=True)
+        assert run_guest(row, out, batch, tmp_path / "facts.json", "qemu") == 0
+        frames.append(load(out / "result.csv"))
+        meta = json.loads((out / "meta.json").read_text())
+        assert meta["functional"] and meta["exit"] == {"memchar": 0}
+    import pandas as pd  # noqa: PLC0415
+
+    df = pd.concat(frames, ignore_index=True)
+    print(df[["metric", "share", "threads", "cpus", "mem_node", "target", "value", "huge_pages"]].to_string())
+    assert sorted(df["share"].unique()) == [0.0, 0.5, 1.0] and (df["value"] > 0).all()
+    a, b = df[df["metric"] == "bandwidth_a"], df[df["metric"] == "bandwidth_b"]
+    assert set(a["mem_node"]) == {0} and set(a["target"]) == {"node:0"} and sorted(a["share"]) == [0.0, 0.5]
+    assert set(b["mem_node"]) == {1} and set(b["target"]) == {"node:1"} and sorted(b["share"]) == [0.5, 1.0]
+    t = df[df["metric"] == "bandwidth_total"].set_index("share")["value"]
+    assert set(df[df["metric"] == "bandwidth_total"]["target"]) == {"node:0+node:1"}
+    mid = a[a["share"] == 0.5]["value"].iloc[0] + b[b["share"] == 0.5]["value"].iloc[0]
+    assert abs(mid - t[0.5]) < 0.01 * t[0.5]

@@ -24,6 +24,7 @@ characterize:
   bandwidth: {ops: [read, "mix2:1"], threads: auto, duration_s: 0.2}
   loaded: {delays: [0, 2000], duration_s: 0.2}
   objsize: {ops: [read, write], sizes: [64, 4096], duration_s: 0.1}
+  thread_share: {shares: [0, 0.5, 1], buffer_mib: 16, duration_s: 0.2}
 storage: {file_size_mib: 16, iodepths: [1, 4], runtime_s: 0.5}
 tiering: {enabled: false}
 apps: {enabled: false}
@@ -126,10 +127,11 @@ def test_tiny_run_end_to_end(tmp_path, workdir):
     df = load(out / "measurements.csv")
     assert {"host", "backend", "family", "experiment", "metric", "value", "unit", "op", "threads",
             "cpu_node", "mem_node", "size_bytes"} <= set(df.columns)
-    assert set(df["metric"]) >= {"idle_latency", "bandwidth", "object_latency", "iops"}
+    assert set(df["metric"]) >= {"idle_latency", "bandwidth", "object_latency", "iops", "bandwidth_total"}
     lat = df[df["metric"] == "idle_latency"]["value"]
     assert ((lat > 5) & (lat < 5000)).all(), "idle latency in a plausible ns range"
-    for fig in ("latency_matrix", "bandwidth_threads", "bandwidth_latency", "object_latency", "fio_iodepth"):
+    for fig in ("latency_matrix", "bandwidth_threads", "bandwidth_latency", "object_latency", "fio_iodepth",
+                "thread_share"):
         assert (out / "figures" / f"{fig}.png").stat().st_size > 1000
         assert (out / "figures" / f"{fig}.pdf").exists()
     meta = json.loads(next(out.glob("characterize/idle_latency/*/rep0/meta.json")).read_text())

@@ -1,10 +1,14 @@
 """The characterize family: each memory tier's idle latency, bandwidth against threads, loaded
 latency (the bandwidth-latency curve the tier model consumes) and object-size latency, measured by
 memchar for every (CPU node, memory node or DAX path) pair; Intel MLC beside it when the host
-profile names it. Points: ``characterize/<experiment>/<pair>[/<op>]``.
+profile names it; and the total bandwidth as a share of a CPU node's threads stream over a slower
+tier while the rest stream over the node's local memory (thread_share; seed 004's Figure 4).
+Points: ``characterize/<experiment>/<pair>[/<op>]``. On a guest host only thread_share runs.
 """
 
 from __future__ import annotations
+
+import math
 
 from analysis.registry import figures_of
 from workflows.harness import ConfigError, cpulist
@@ -20,6 +24,7 @@ COLUMNS = {
     "op": "text", "threads": "number", "cpus": "text", "cpu_node": "number", "mem_node": "number",
     "size_bytes": "number", "buffer_bytes": "number", "delay": "number", "bandwidth_mbps": "number",
     "bytes_per_iter": "text", "huge_pages": "text", "flush": "text", "duration_s": "number",
+    "share": "number",
 }  # fmt: skip
 
 OP_SLUG = {"read": "read", "write": "write", "ntwrite": "ntwrite", "mix1:1": "mix1-1", "mix2:1": "mix2-1",
@@ -60,13 +65,74 @@ def pairs(config: dict, host: Host) -> list[dict]:
     return out
 
 
+def share_counts(shares: list[float], threads: int, where: str) -> list[tuple[float, list[float]]]:
+    """The distinct thread shares memchar runs for ``shares`` of ``threads``: (count / threads, the
+    configured shares that round to that count, half up as memchar does), in the configured order.
+    A share outside 0..1 -> ConfigError."""
+    out: dict[int, list[float]] = {}
+    for s in shares:
+        if not 0 <= s <= 1:
+            raise ConfigError(f"experiment config: {where}/shares: {s:g} is not a fraction of the threads (0..1)")
+        out.setdefault(math.floor(s * threads + 0.5), []).append(s)
+    return [(k / threads, given) for k, given in out.items()]
+
+
+def share_pairs(config: dict, host: Host) -> list[dict]:
+    """thread_share's (CPU node, fast target, slow target) triples: the fast group on the CPU node's
+    own memory (``a``), the slow group on each other tier of the profile (each other memory node on a
+    model-only profile); with no other tier, on the CPU node's memory too (``single``)."""
+    facts = host.facts
+    every = pairs({**config, NAME: {**config[NAME], "pairs": "all"}}, host)
+    out = []
+    for c in sorted({p["cpu_node"] for p in every} & set(facts["memory_nodes"])):
+        slow = [p for p in every if p["cpu_node"] == c and p["mem_node"] != c]
+        if not slow:  # one memory node: both groups on it, labelled so
+            slow = [{"mem_node": c, "target": f"node:{c}", "dax": None, "id": f"c{c}-m{c}", "cpu_node": c,
+                     "cpus": node_cpus(facts, c), "single": True}]
+        out += [{**p, "a": c, "id": f"c{c}-m{c}-{p['id'].split('-', 1)[1]}"} for p in slow]
+    return out
+
+
+def plan_thread_share(config: dict, host: Host, fp: FamilyPlan) -> list[dict]:
+    """thread_share points: per (CPU node, fast, slow) triple and op, one memchar share run over the
+    configured shares (fractions of the threads on the slow target)."""
+    ts = config[NAME]["thread_share"]
+    rows = []
+    every = pairs({**config, NAME: {**config[NAME], "pairs": "all"}}, host)
+    for c in sorted({p["cpu_node"] for p in every} - set(host.facts["memory_nodes"])):
+        fp.absent[f"thread_share:c{c}"] = f"CPU node {c} has no memory of its own for the fast group"
+    for t in share_pairs(config, host):
+        n = len(t["cpus"])
+        threads = n if ts["threads"] == "auto" else ts["threads"]
+        if threads > n:
+            raise ConfigError(f"experiment config: characterize/thread_share/threads: {threads} threads requested but "
+                              f"node {t['cpu_node']} has {n} usable CPU(s) ({cpulist.format(t['cpus'])})")
+        shares = share_counts(ts["shares"], threads, "characterize/thread_share")
+        for share, given in shares:
+            if len(given) > 1:
+                fp.absent[f"thread_share:{t['id']}:{'+'.join(f'{s:g}' for s in given)}"] = (
+                    f"shares {', '.join(f'{s:g}' for s in given)} of {threads} threads all round to "
+                    f"{round(share * threads)} thread(s): measured once, as share {share:g}")
+        note = (f"one memory node: both groups on node {t['a']} (the slow group is not on a slower tier)"
+                if t.get("single") else f"fast group on node {t['a']}, slow group on {t['target']}")
+        ctx = {"host": host.name, "backend": "numa" if t["mem_node"] is not None else "dax", "cpu_node": t["cpu_node"],
+               "mem_node": None, "target": f"node:{t['a']}+{t['target']}", "point": t["id"]}
+        for op in ts["ops"]:
+            a = memchar.share_argv(t["cpus"], {"mem_node": t["a"]}, {"mem_node": t["mem_node"], "dax": t["dax"]},
+                                   op=op, threads=threads, shares=[s for s, _ in shares],
+                                   duration_s=ts["duration_s"], buffer_mib=ts["buffer_mib"])
+            sc = scenario(memchar.role(a), timeout_s=MEMCHAR_TIMEOUT_S)
+            rows.append(point(NAME, "thread_share", f"{t['id']}/{OP_SLUG[op]}", executor=host.executor, context=ctx,
+                              columns=COLUMNS, run=measured(config, host, sc, note=note)))
+    return rows
+
+
 def plan(config: dict, host: Host) -> FamilyPlan:
     cc = config[NAME]
-    if host.runner:
-        why = f"host {host.name} is a {host.runner['kind']} guest: only the real tiering family runs in it"
-        return FamilyPlan(absent={NAME: why})
     if not cc["enabled"]:
         return FamilyPlan(absent={NAME: "disabled in the experiment config"})
+    if host.runner:
+        return plan_guest(config, host)
     fp = FamilyPlan()
     rows = []
 
@@ -110,6 +176,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
             base = "write" if op == "write_persist" else op
             add("object_latency", f"{p['id']}/{OP_SLUG[op]}", p,
                 mc("objsize", op=base, sizes=ob["sizes"], duration=ob["duration_s"], persist=op == "write_persist"))
+    shares = plan_thread_share(config, host, fp) if cc["thread_share"]["enabled"] else []
+    rows += shares
     if host.profile["tools"].get("mlc") and cc["mlc"]["enabled"]:
         for mode in mlc.MODES:
             a = mlc.argv(host.profile["tools"]["mlc"], mode)
@@ -117,6 +185,20 @@ def plan(config: dict, host: Host) -> FamilyPlan:
             rows.append(point(NAME, "mlc", mode, executor=host.executor, context=ctx, columns=COLUMNS,
                               run=measured(config, host, scenario(mlc.role(a, mode), timeout_s=MLC_TIMEOUT_S))))
     fp.rows = replicate(rows, config["reps"])
-    fp.figures = figures_of(NAME) if rows else []
+    fp.figures = [f for f in figures_of(NAME) if f != "thread_share" or shares] if rows else []
     return fp
 
+
+
+def plan_guest(config: dict, host: Host) -> FamilyPlan:
+    """On a guest host (e.g. the QEMU NUMA guest) only thread_share runs, inside the guest's batch;
+    the other experiments characterize this machine's own nodes."""
+    why = f"host {host.name} is a {host.runner['kind']} guest: only characterize/thread_share runs in it"
+    fp = FamilyPlan(absent={f"{NAME}:{e}": why for e in ("idle_latency", "bandwidth", "loaded_latency",
+                                                           "object_latency", "mlc")})
+    if not config[NAME]["thread_share"]["enabled"]:
+        fp.absent[f"{NAME}:thread_share"] = "disabled in the experiment config"
+        return fp
+    fp.rows = replicate(plan_thread_share(config, host, fp), config["reps"])
+    fp.figures = ["thread_share"] if fp.rows else []
+    return fp

@@ -2,8 +2,10 @@
 
 Protocol: one run per invocation, a CSV on standard output (one row per measured value; columns
 ``tool,mode,metric,value,unit,op,threads,cpus,cpu_node,mem_node,target,size_bytes,buffer_bytes,
-delay,bandwidth_mbps,bytes_per_iter,huge_pages,flush,verified,duration_s``); exit 0, or 1 when a
-result could not be verified (which the parser refuses too).
+delay,bandwidth_mbps,bytes_per_iter,huge_pages,flush,verified,duration_s,share``); exit 0, or 1 when a
+result could not be verified (which the parser refuses too). ``share`` rows: per share of the
+threads on target B, ``bandwidth_a`` and ``bandwidth_b`` (each non-empty group, its own target and
+CPUs) and ``bandwidth_total`` (target ``A+B``), MB/s (10^6 B/s) over one window, a + b = total.
 """
 
 from __future__ import annotations
@@ -18,13 +20,30 @@ BUILD = {"libs": ["lib"], "make": ["workloads/memchar"],
          "sources": ["workloads/memchar/Makefile", "workloads/memchar/src/*.[ch]"]}
 
 # memchar subcommand -> the experiment its rows belong to
-EXPERIMENT = {"latency": "idle_latency", "bandwidth": "bandwidth", "loaded": "loaded_latency", "objsize": "object_latency"}
+EXPERIMENT = {"latency": "idle_latency", "bandwidth": "bandwidth", "loaded": "loaded_latency", "objsize": "object_latency",
+              "share": "thread_share"}
+SHARE_METRICS = ("bandwidth_total", "bandwidth_a", "bandwidth_b")  # share mode's metrics, MB/s
 DROPPED = ("mode", "verified")  # mode becomes the experiment; verified is checked
 
 
 def target_args(cpus: list[int], mem_node: int | None, dax: str | None) -> list[str]:
     a = ["--cpus", ",".join(map(str, cpus))]
     return a + (["--mem-node", str(mem_node)] if mem_node is not None else ["--dax", str(dax)])
+
+
+def share_target_args(mem_node_b: int | None, dax_b: str | None) -> list[str]:
+    """Target B of ``memchar share`` (target A is :func:`target_args`'s)."""
+    return ["--mem-node-b", str(mem_node_b)] if mem_node_b is not None else ["--dax-b", str(dax_b)]
+
+
+def share_argv(cpus: list[int], a: dict, b: dict, *, op: str, shares: list[float], duration_s: float,
+               threads: int | None = None, buffer_mib: int | None = None) -> list[str]:
+    """``memchar share``: ``threads`` (default: every CPU of ``cpus``) stream together, the fraction
+    ``share`` of them (each of ``shares``, 0..1) over target ``b`` and the rest over target ``a``;
+    a target is ``{"mem_node": M}`` or ``{"dax": PATH}``; ``duration_s`` is timed per share."""
+    target = target_args(cpus, a.get("mem_node"), a.get("dax")) + share_target_args(b.get("mem_node"), b.get("dax"))
+    return argv("share", target, op=op, threads=threads, shares=[f"{s:g}" for s in shares], duration=duration_s,
+                buffer_mib=buffer_mib)
 
 
 def argv(mode: str, target: list[str], **opts: object) -> list[str]:

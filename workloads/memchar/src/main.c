@@ -44,18 +44,25 @@ void mc_ctx_row(const struct mc_ctx *c, struct mc_row *r, int ncpus_used,
 int mc_ctx_check_regions(const struct mc_ctx *c, const struct mc_region *r,
 			 int n, char *backing, size_t blen)
 {
+	return mc_check_regions(c, &c->tgt, r, n, backing, blen);
+}
+
+int mc_check_regions(const struct mc_ctx *c, const struct mc_target *t,
+		     const struct mc_region *r, int n, char *backing,
+		     size_t blen)
+{
 	enum mc_huge_req h = c->o->huge;
 	double frac;
 	int ret;
 
-	if (c->mem_node >= 0 && !c->tgt.dax_path) {
+	if (t->mem_node >= 0 && !t->dax_path) {
 		for (int i = 0; i < n; i++) {
 			int bad;
 
-			ret = mc_region_check_node(&r[i], c->mem_node, &bad);
+			ret = mc_region_check_node(&r[i], t->mem_node, &bad);
 			if (ret == -EFAULT) {
 				cli_fail("pages of the buffer are on node %d, not on node %d",
-					 bad, c->mem_node);
+					 bad, t->mem_node);
 				return ret;
 			}
 			if (ret) {
@@ -70,12 +77,50 @@ int mc_ctx_check_regions(const struct mc_ctx *c, const struct mc_region *r,
 		cli_fail("cannot read /proc/self/smaps: %s", strerror(-ret));
 		return ret;
 	}
-	if (!c->tgt.dax_path && frac <= 0 &&
+	if (!t->dax_path && frac <= 0 &&
 	    (h == MC_HUGE_ON || h == MC_HUGE_THP)) {
 		cli_fail("--huge %s: no huge pages back the buffer (THP disabled or memory fragmented?)",
 			 h == MC_HUGE_ON ? "on" : "thp");
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+/* A node to bind buffers to exists and has memory; else a usage error. */
+static int check_mem_node(const char *opt, int node)
+{
+	long long mem;
+
+	if (!mc_numa_ok())
+		return mc_usage_error("%s %d: NUMA is not available on this system",
+				      opt, node);
+	mem = mc_node_mem_bytes(node);
+	if (mem == -ENOENT)
+		return mc_usage_error("%s %d: no such NUMA node", opt, node);
+	if (mem <= 0)
+		return mc_usage_error("%s %d: node has no memory", opt, node);
+	return 0;
+}
+
+/* share: target B (--mem-node-b or --dax-b), and the thread count. */
+static int resolve_share(const struct mc_opts *o, struct mc_ctx *c)
+{
+	int ret;
+
+	c->mem_node_b = -1;
+	c->share_threads = o->nthreads ? (int)o->threads[0] : c->cpus.n;
+	if (c->share_threads > c->cpus.n)
+		return mc_usage_error("--threads %d exceeds the %d CPUs available",
+				      c->share_threads, c->cpus.n);
+	if (o->dax_b) {
+		snprintf(c->target_b, sizeof(c->target_b), "dax:%s", o->dax_b);
+		return 0;
+	}
+	ret = check_mem_node("--mem-node-b", o->mem_node_b);
+	if (ret)
+		return ret;
+	c->mem_node_b = o->mem_node_b;
+	snprintf(c->target_b, sizeof(c->target_b), "node:%d", c->mem_node_b);
 	return 0;
 }
 
@@ -141,18 +186,9 @@ static int resolve(const struct mc_opts *o, struct mc_ctx *c)
 	if (o->dax) {
 		snprintf(c->target, sizeof(c->target), "dax:%s", o->dax);
 	} else if (o->mem_node >= 0) {
-		long long mem;
-
-		if (!mc_numa_ok())
-			return mc_usage_error("--mem-node %d: NUMA is not available on this system",
-					      o->mem_node);
-		mem = mc_node_mem_bytes(o->mem_node);
-		if (mem == -ENOENT)
-			return mc_usage_error("--mem-node %d: no such NUMA node",
-					      o->mem_node);
-		if (mem <= 0)
-			return mc_usage_error("--mem-node %d: node has no memory",
-					      o->mem_node);
+		ret = check_mem_node("--mem-node", o->mem_node);
+		if (ret)
+			return ret;
 		c->mem_node = o->mem_node;
 	} else if (c->cpu_node >= 0 && mc_node_mem_bytes(c->cpu_node) > 0) {
 		c->mem_node = c->cpu_node;
@@ -165,6 +201,11 @@ static int resolve(const struct mc_opts *o, struct mc_ctx *c)
 			snprintf(c->target, sizeof(c->target), "local");
 	}
 
+	if (o->mode == MC_MODE_SHARE) {
+		ret = resolve_share(o, c);
+		if (ret)
+			return ret;
+	}
 	if (o->mode == MC_MODE_OBJSIZE) {
 		size_t buf = o->buffer_bytes ? o->buffer_bytes :
 			     mc_default_chain_bytes(c->llc);
@@ -194,6 +235,8 @@ static int run_mode(struct mc_ctx *c)
 		return mc_run_loaded(c);
 	case MC_MODE_OBJSIZE:
 		return mc_run_objsize(c);
+	case MC_MODE_SHARE:
+		return mc_run_share(c);
 	case MC_MODE_SELFTEST:
 		break;
 	}
@@ -224,6 +267,7 @@ int main(int argc, char **argv)
 	}
 	c.o = &o;
 	c.tgt.dax_fd = -1;
+	c.tgt_b.dax_fd = -1;
 	ret = resolve(&o, &c);
 	if (ret)
 		goto out;
@@ -251,6 +295,17 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	/* --dax-b of the same path as --dax: share A's mapping offsets */
+	if (o.mode == MC_MODE_SHARE && !(o.dax && o.dax_b &&
+					 !strcmp(o.dax, o.dax_b))) {
+		ret = mc_target_open(&c.tgt_b, c.mem_node_b, o.dax_b);
+		if (ret) {
+			cli_fail("cannot open --dax-b %s: %s", o.dax_b,
+				 strerror(-ret));
+			ret = 1;
+			goto out;
+		}
+	}
 	if (mc_csv_header(c.out)) {
 		cli_fail("cannot write the CSV output");
 		ret = 1;
@@ -265,6 +320,7 @@ int main(int argc, char **argv)
 	}
 out:
 	mc_target_close(&c.tgt);
+	mc_target_close(&c.tgt_b);
 	if (c.out && c.out != stdout && fclose(c.out) && !ret) {
 		cli_fail("cannot write --output %s", o.output);
 		ret = 1;

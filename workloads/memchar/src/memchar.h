@@ -273,6 +273,7 @@ struct mc_row {
 	const char *flush;
 	int verified;		/* < 0: empty */
 	double duration_s;	/* < 0: empty */
+	double share;		/* share: fraction of threads on B; < 0: empty */
 };
 
 void mc_row_init(struct mc_row *r);
@@ -286,6 +287,7 @@ enum mc_mode {
 	MC_MODE_BANDWIDTH,
 	MC_MODE_LOADED,
 	MC_MODE_OBJSIZE,
+	MC_MODE_SHARE,
 	MC_MODE_SELFTEST,
 };
 
@@ -311,6 +313,10 @@ struct mc_opts {
 	int nsizes;
 	uint64_t objects;	/* 0: fill the buffer */
 	bool persist;
+	double *shares;		/* share: fractions of threads on target B */
+	int nshares;
+	int mem_node_b;		/* share: target B's node; -1: unset */
+	const char *dax_b;	/* share: target B's DAX path */
 	const char *output;
 };
 
@@ -322,6 +328,10 @@ struct mc_ctx {
 	int mem_node;		/* -1 for DAX / unbound */
 	char target[4200];
 	struct mc_target tgt;
+	int share_threads;	/* share: threads in all */
+	int mem_node_b;		/* share: target B's node, -1 for DAX */
+	char target_b[4200];	/* share: target B, as target */
+	struct mc_target tgt_b;
 	uint64_t llc;
 	FILE *out;
 };
@@ -342,11 +352,16 @@ void mc_ctx_row(const struct mc_ctx *c, struct mc_row *r, int ncpus_used,
 /* Check touched regions: node placement, page backing, --huge on/thp. */
 int mc_ctx_check_regions(const struct mc_ctx *c, const struct mc_region *r,
 			 int n, char *backing, size_t blen);
+/* The same for regions of target t (the context's or share's target B). */
+int mc_check_regions(const struct mc_ctx *c, const struct mc_target *t,
+		     const struct mc_region *r, int n, char *backing,
+		     size_t blen);
 
 int mc_run_latency(struct mc_ctx *c);
 int mc_run_bandwidth(struct mc_ctx *c);
 int mc_run_loaded(struct mc_ctx *c);
 int mc_run_objsize(struct mc_ctx *c);
+int mc_run_share(struct mc_ctx *c);
 int mc_selftest(void);
 
 #endif /* MEMCHAR_H */

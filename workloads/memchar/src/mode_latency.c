@@ -8,16 +8,22 @@
 
 volatile uintptr_t mc_sink;
 
-void mc_alloc_error(const struct mc_ctx *c, int count, size_t bytes, int err)
+void mc_target_alloc_error(const struct mc_ctx *c, const struct mc_target *t,
+			   const char *name, int count, size_t bytes, int err)
 {
 	const char *hint = "";
 
-	if (c->tgt.dax_path && err == -ENOSPC)
+	if (t->dax_path && err == -ENOSPC)
 		hint = " (the DAX device is too small)";
-	else if (!c->tgt.dax_path && c->o->huge == MC_HUGE_HUGETLB)
+	else if (!t->dax_path && c->o->huge == MC_HUGE_HUGETLB)
 		hint = " (not enough free 2 MiB hugetlb pages on the node?)";
 	cli_fail("cannot map %d x %zu MiB on %s: %s%s", count,
-		 bytes / MC_MIB, c->target, strerror(-err), hint);
+		 bytes / MC_MIB, name, strerror(-err), hint);
+}
+
+void mc_alloc_error(const struct mc_ctx *c, int count, size_t bytes, int err)
+{
+	mc_target_alloc_error(c, &c->tgt, c->target, count, bytes, err);
 }
 
 int mc_chain_setup(struct mc_ctx *c, size_t bytes,

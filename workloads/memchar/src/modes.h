@@ -29,10 +29,34 @@ double mc_timing_per_op(const struct mc_timing *t);
 /* Chase for about ns nanoseconds, accumulating into *t. */
 void mc_chase_for(struct mc_line **p, uint64_t ns, struct mc_timing *t);
 
-/* Report a failed mc_region_alloc of count x bytes. */
+/* Report a failed mc_region_alloc of count x bytes (on target t, named name). */
 void mc_alloc_error(const struct mc_ctx *c, int count, size_t bytes, int err);
+void mc_target_alloc_error(const struct mc_ctx *c, const struct mc_target *t,
+			   const char *name, int count, size_t bytes, int err);
 
 /* Kernel iterations between clock / stop-flag checks. */
 size_t mc_stream_chunk(const struct mc_op *op, unsigned int delay);
+
+/* Threads streaming (--op) over their own buffers on one target. */
+struct mc_group {
+	struct mc_target *tgt;
+	const char *name;	/* "node:M" or "dax:PATH", for messages */
+	const int *cpu;		/* CPUs of its threads, one each */
+	int n;			/* threads; 0: an empty group */
+	/* results of mc_streams_run() */
+	uint64_t bytes;		/* read + written by its threads */
+	int verified;		/* 1: every buffer passed the check */
+	size_t buffer_bytes;	/* per thread, as mapped */
+	char backing[32];	/* page backing of its buffers */
+};
+
+/*
+ * Fill, time and verify the threads of all groups together: one gate,
+ * each thread streaming bytes (per thread) for --duration. *secs gets the
+ * window from the earliest thread start to the last thread done, the same
+ * for every group. Prints its own errors; 0 or -errno.
+ */
+int mc_streams_run(struct mc_ctx *c, struct mc_group *g, int ngroups,
+		   size_t bytes, double *secs);
 
 #endif /* MEMCHAR_MODES_H */

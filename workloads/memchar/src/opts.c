@@ -22,6 +22,8 @@ static const char usage_text[] =
 "  loaded     latency under load: 1 chasing thread + T injector threads\n"
 "             with a busy-wait between lines (bandwidth-latency curve)\n"
 "  objsize    latency of reading/writing whole objects (ns/object)\n"
+"  share      T threads streaming together, a share of them over target B\n"
+"             and the rest over target A: bandwidth per group and total\n"
 "  selftest   check chain construction and every kernel; exit 0 or 1\n"
 "\n"
 "Target (all measuring subcommands):\n"
@@ -34,13 +36,14 @@ static const char usage_text[] =
 "                     default: the node of the first CPU used\n"
 "  --dax PATH         map a DAX device or a file (MAP_SHARED) instead; a\n"
 "                     regular file is grown if too small and overwritten\n"
+"                     (share: this is target A)\n"
 "\n"
 "Common options:\n"
 "  --duration S       seconds timed per point (default 1; loaded: per delay)\n"
 "  --buffer-mib N     buffer size in MiB, rounded up to 2 MiB (loaded: the\n"
 "                     chain and each injector's buffer); defaults:\n"
 "                     latency/objsize/loaded chain: max(256, 8 x LLC);\n"
-"                     bandwidth/loaded injectors, per thread:\n"
+"                     bandwidth/share/loaded injectors, per thread:\n"
 "                     max(64, 4 x LLC / threads)\n"
 "  --huge MODE        page backing: auto (hugetlb, else THP, else 4 KiB),\n"
 "                     on (hugetlb or THP, fail if neither), off (4 KiB,\n"
@@ -68,6 +71,15 @@ static const char usage_text[] =
 "                     64,128,256,512,1024,2048,4096)\n"
 "  --objects N        objects in the working set (default: as many as fit\n"
 "                     in the buffer)\n"
+"share:\n"
+"  --mem-node-b M     target B: buffers bound to NUMA node M (checked)\n"
+"  --dax-b PATH       target B: a DAX device or file (one of the two needed)\n"
+"  --threads T        threads in all, on the first T CPUs (default: all)\n"
+"  --shares LIST      fractions of the T threads on target B, each in 0..1\n"
+"                     (default 0,0.25,0.5,0.75,1); round(share x T) threads,\n"
+"                     the last ones of the list, stream over B, the others\n"
+"                     over A; the share column is the count over T\n"
+"  --op OP            kernel, as for bandwidth (default read)\n"
 "\n"
 "Kernels, bytes per iteration (bytes_per_iter column, read+written):\n"
 "  read 64+0      8 x 64-bit loads of one line, summed\n"
@@ -100,7 +112,7 @@ enum {
 	OPT_CPUS = 256, OPT_CPU_NODE, OPT_MEM_NODE, OPT_DAX, OPT_SEED,
 	OPT_HUGE, OPT_DURATION, OPT_BUFFER, OPT_OUTPUT, OPT_OP,
 	OPT_THREADS, OPT_INJECTORS, OPT_DELAYS, OPT_SIZES, OPT_OBJECTS,
-	OPT_PERSIST,
+	OPT_PERSIST, OPT_SHARES, OPT_MEM_NODE_B, OPT_DAX_B,
 };
 
 static const struct option long_opts[] = {
@@ -120,6 +132,9 @@ static const struct option long_opts[] = {
 	{ "sizes", required_argument, NULL, OPT_SIZES },
 	{ "objects", required_argument, NULL, OPT_OBJECTS },
 	{ "persist", no_argument, NULL, OPT_PERSIST },
+	{ "shares", required_argument, NULL, OPT_SHARES },
+	{ "mem-node-b", required_argument, NULL, OPT_MEM_NODE_B },
+	{ "dax-b", required_argument, NULL, OPT_DAX_B },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -132,6 +147,7 @@ static const struct {
 	{ "bandwidth", MC_MODE_BANDWIDTH },
 	{ "loaded", MC_MODE_LOADED },
 	{ "objsize", MC_MODE_OBJSIZE },
+	{ "share", MC_MODE_SHARE },
 	{ "selftest", MC_MODE_SELFTEST },
 };
 
@@ -141,9 +157,13 @@ static bool opt_allowed(int opt, enum mc_mode m)
 	switch (opt) {
 	case OPT_OP:
 		return m == MC_MODE_BANDWIDTH || m == MC_MODE_LOADED ||
-		       m == MC_MODE_OBJSIZE;
+		       m == MC_MODE_OBJSIZE || m == MC_MODE_SHARE;
 	case OPT_THREADS:
-		return m == MC_MODE_BANDWIDTH;
+		return m == MC_MODE_BANDWIDTH || m == MC_MODE_SHARE;
+	case OPT_SHARES:
+	case OPT_MEM_NODE_B:
+	case OPT_DAX_B:
+		return m == MC_MODE_SHARE;
 	case OPT_INJECTORS:
 	case OPT_DELAYS:
 		return m == MC_MODE_LOADED;
@@ -211,6 +231,51 @@ out:
 	return 0;
 }
 
+/* A comma list of fractions in [0, 1], e.g. 0,0.25,1. */
+static int parse_fractions(const char *s, double **out, int *n)
+{
+	char *copy = strdup(s), *save = NULL, *tok, *end;
+	double *v = NULL;
+	int cnt = 0, ret = 0;
+
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	if (!copy)
+		return -ENOMEM;
+	if (!*s || s[strlen(s) - 1] == ',' || *s == ',' || strstr(s, ",,")) {
+		ret = -EINVAL;
+		goto out;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		double *nv = realloc(v, (size_t)(cnt + 1) * sizeof(*v));
+
+		if (!nv) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		v = nv;
+		errno = 0;
+		v[cnt] = strtod(tok, &end);
+		if (errno || *end || end == tok || *tok == ' ' ||
+		    !isfinite(v[cnt]) || v[cnt] < 0 || v[cnt] > 1) {
+			ret = -EINVAL;
+			goto out;
+		}
+		cnt++;
+	}
+out:
+	free(copy);
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
 static const char *opt_name(int opt)
 {
 	for (const struct option *o = long_opts; o->name; o++)
@@ -224,7 +289,9 @@ void mc_opts_free(struct mc_opts *o)
 	free(o->threads);
 	free(o->delays);
 	free(o->sizes);
+	free(o->shares);
 	o->threads = o->delays = o->sizes = NULL;
+	o->shares = NULL;
 }
 
 static int set_default_list(long **out, int *n, const long *v, int cnt)
@@ -234,6 +301,28 @@ static int set_default_list(long **out, int *n, const long *v, int cnt)
 		return -ENOMEM;
 	memcpy(*out, v, (size_t)cnt * sizeof(**out));
 	*n = cnt;
+	return 0;
+}
+
+/* share: target B named once, one thread count (default: 0 = all CPUs,
+ * set when the CPUs are known), default shares. */
+static int share_defaults(struct mc_opts *o)
+{
+	static const double def_shares[] = { 0, 0.25, 0.5, 0.75, 1 };
+
+	if (o->dax_b && o->mem_node_b >= 0)
+		return mc_usage_error("--dax-b and --mem-node-b are exclusive");
+	if (!o->dax_b && o->mem_node_b < 0)
+		return mc_usage_error("share needs target B: --mem-node-b M or --dax-b PATH");
+	if (o->nthreads > 1)
+		return mc_usage_error("share takes one --threads count, not a list");
+	if (!o->shares) {
+		o->shares = malloc(sizeof(def_shares));
+		if (!o->shares)
+			return mc_usage_error("out of memory");
+		memcpy(o->shares, def_shares, sizeof(def_shares));
+		o->nshares = (int)MC_ARRAY_SIZE(def_shares);
+	}
 	return 0;
 }
 
@@ -252,6 +341,7 @@ int mc_opts_parse(int argc, char **argv, struct mc_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->cpu_node = -1;
 	o->mem_node = -1;
+	o->mem_node_b = -1;
 	o->seed = 1;
 	o->huge = MC_HUGE_AUTO;
 	o->duration = 1.0;
@@ -410,6 +500,23 @@ int mc_opts_parse(int argc, char **argv, struct mc_opts *o)
 		case OPT_PERSIST:
 			o->persist = true;
 			break;
+		case OPT_SHARES:
+			if (parse_fractions(optarg, &o->shares, &o->nshares))
+				return mc_usage_error("bad --shares '%s' (list of fractions of the threads, each 0..1)",
+						      optarg);
+			break;
+		case OPT_MEM_NODE_B:
+			if (parse_long(optarg, 0, 1 << 20, &v))
+				return mc_usage_error("bad --mem-node-b '%s'",
+						      optarg);
+			o->mem_node_b = (int)v;
+			break;
+		case OPT_DAX_B:
+			if (!*optarg || strpbrk(optarg, ",\"\n\r"))
+				return mc_usage_error("bad --dax-b path '%s' (empty or contains , \" or newline)",
+						      optarg);
+			o->dax_b = optarg;
+			break;
 		}
 	}
 	if (optind < argc)
@@ -419,6 +526,12 @@ int mc_opts_parse(int argc, char **argv, struct mc_opts *o)
 		return mc_usage_error("--dax and --mem-node are exclusive");
 	if (o->persist && strcmp(o->op.name, "write"))
 		return mc_usage_error("--persist needs --op write");
+	if (o->mode == MC_MODE_SHARE) {
+		int ret = share_defaults(o);
+
+		if (ret)
+			return ret;
+	}
 	if (o->mode == MC_MODE_BANDWIDTH && !o->threads &&
 	    set_default_list(&o->threads, &o->nthreads, def_threads, 1))
 		return mc_usage_error("out of memory");

@@ -8,7 +8,7 @@
 static const char header[] =
 	"tool,mode,metric,value,unit,op,threads,cpus,cpu_node,mem_node,"
 	"target,size_bytes,buffer_bytes,delay,bandwidth_mbps,bytes_per_iter,"
-	"huge_pages,flush,verified,duration_s\n";
+	"huge_pages,flush,verified,duration_s,share\n";
 
 void mc_row_init(struct mc_row *r)
 {
@@ -22,6 +22,7 @@ void mc_row_init(struct mc_row *r)
 	r->bandwidth_mbps = -1;
 	r->verified = -1;
 	r->duration_s = -1;
+	r->share = -1;
 }
 
 int mc_csv_header(FILE *f)
@@ -74,6 +75,7 @@ int mc_csv_row(FILE *f, const struct mc_row *r)
 	put_str(f, r->flush);
 	put_ll(f, r->verified);
 	put_dbl(f, r->duration_s, 4);
+	put_dbl(f, r->share, 4);
 	fputc('\n', f);
 	if (ferror(f) || fflush(f))
 		return -EIO;

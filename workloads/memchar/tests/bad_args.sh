@@ -22,4 +22,15 @@ usage_error e_wrongmode latency --threads 1
 usage_error e_excl latency --dax "$TMP/x" --mem-node 0
 usage_error e_huge latency --huge maybe
 usage_error e_objs objsize --objects 100000 --sizes 4096 --buffer-mib 2
+usage_error e_share_b share --shares 0.5
+usage_error e_share_range share --mem-node-b 0 --shares 0,1.5
+usage_error e_share_neg share --mem-node-b 0 --shares -0.25
+usage_error e_share_list share --mem-node-b 0 --shares 0,,1
+usage_error e_share_node share --mem-node-b 4095
+grep -q -- '--mem-node-b 4095' "$TMP/e_share_node.err" || bad "share node error names the option"
+usage_error e_share_excl share --mem-node-b 0 --dax-b "$TMP/x"
+usage_error e_share_thr share --mem-node-b 0 --threads $((NCPU + 1))
+usage_error e_share_thrs share --mem-node-b 0 --threads 1,2
+usage_error e_share_opt bandwidth --shares 0.5
+usage_error e_share_optb latency --mem-node-b 0
 finish

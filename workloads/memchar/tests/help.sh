@@ -5,4 +5,5 @@
 
 run help 0 --help && grep -q -- '--buffer-mib' "$TMP/help.csv" || bad "help text"
 run help_sub 0 bandwidth --help
+grep -q -- '--shares' "$TMP/help.csv" || bad "help text names share's --shares"
 finish
