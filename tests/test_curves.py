@@ -75,7 +75,7 @@ def test_device_profile_runs_the_default_config(tmp_path):
 
 @pytest.mark.parametrize("what, setup, needle", [
     ("failed read ratio", lambda t: dict(alt=mess_folder(t / "cxl", 107, 60000, failed_pct=50)),
-     "bwlat_50.txt: a failed measurement? read ratio 0.5 reaches only 63 MB/s"),
+     "1 failed measurement(s)? bwlat_50.txt reach at most 63 MB/s, below 20% of this device's median wall"),
     ("contradicting label", lambda t: dict(alt=mess_folder(t / "cxl", 107, 60000), alt_label=", unloaded_latency_ns: 135"),
      "unloaded_latency_ns 135 contradicts its curve, whose unloaded latency at reads only is 107 ns"),
     ("one file for a folder", lambda t: dict(alt=mess_folder(t / "cxl", 107, 60000) / "bwlat_100.txt"),
@@ -86,6 +86,27 @@ def test_bad_device_curves_get_one_line_before_any_job(tmp_path, what, setup, ne
         profile.resolve(device_profile(tmp_path, **setup(tmp_path)), FACTS)
     msg = str(e.value)
     assert needle in msg and "\n" not in msg and "host.yaml: tiers/1 (alternate)" in msg, what
+
+
+def test_every_failed_read_ratio_is_named_at_once(tmp_path):
+    d = mess_folder(tmp_path / "cxl", 107, 60000, failed_pct=50)
+    (d / "bwlat_20.txt").write_text("".join(f"{3 + i} {160 + i / 100}\n" for i in range(20)))
+    bad = curvecheck.implausible(curvecheck.load(str(d)))
+    assert "2 failed measurement(s)? bwlat_20.txt, bwlat_50.txt" in bad
+    (d / "bwlat_20.txt").rename(d / "bwlat_20.txt.failed")  # renamed, the rest is used
+    (d / "bwlat_50.txt").rename(d / "bwlat_50.txt.failed")
+    c = curvecheck.load(str(d))
+    assert len(c.ratios) == 49 and curvecheck.implausible(c) is None
+
+
+def test_latencies_in_cycles_mixed_with_ns_are_implausible(tmp_path):
+    """Mess's PROFET writer can write CPU cycles (ns x GHz): a folder mixing both is refused."""
+    d = mess_folder(tmp_path / "cxl", 107, 60000)
+    cycles = mess_folder(tmp_path / "cyc", 107 * 2.1, 60000)
+    for pct in (0, 2, 4):
+        (cycles / f"bwlat_{pct}.txt").replace(d / f"bwlat_{pct}.txt")
+    with pytest.raises(ConfigError, match=r"unloaded latency differs 2.1x across read ratios .*bwlat_\d\.txt: 224.7 ns"):
+        profile.resolve(device_profile(tmp_path, d), FACTS)
 
 
 def test_non_monotone_curve_is_implausible(tmp_path):

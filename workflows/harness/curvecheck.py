@@ -36,6 +36,7 @@ MIN_POINTS = 3          # kept points of one read ratio
 FAILED_FRACTION = 0.2   # a read ratio whose wall is below this share of the device's median wall failed
 REVERSAL_SHARE = 0.1    # a point whose bandwidth falls this share of the wall below an earlier,
 MAX_REVERSALS = 0.25    # faster one is a reversal; more than this share of the points below the wall is implausible
+UNLOADED_SPREAD = 1.5   # most the unloaded latencies of one device's read ratios may differ (max / min)
 
 
 class CurveError(ValueError):
@@ -294,14 +295,28 @@ def merge(curves: list[Curve], spec: str) -> Curve:
 
 
 def implausible(curve: Curve) -> str | None:
-    """Why a measured curve cannot be right (naming the file), or None. Judged per read ratio against
-    the rest of the device: too few points, bandwidth not rising with latency, or a wall far below the
-    device's other read ratios (a failed measurement, e.g. a whole file of 3-64 MB/s)."""
+    """Why a measured curve cannot be right (naming the file), or None. Judged against the rest of
+    the device: read ratios whose wall is far below the others' (failed measurements, e.g. whole
+    files of 3-90 MB/s: all of them are named), unloaded latencies that disagree across read ratios
+    (ns mixed with CPU cycles, or curves of different runs), too few points, or bandwidth not
+    rising with latency."""
     if curve.param:
         return None
-    walls = [r.wall_mbps for r in curve.ratios.values()]
-    median = statistics.median(walls)
-    for rr, r in sorted(curve.ratios.items()):
+    rs = sorted(curve.ratios.items())
+    median = statistics.median(r.wall_mbps for _, r in rs)
+    failed = [r for _, r in rs if r.wall_mbps < FAILED_FRACTION * median] if len(rs) >= 2 else []
+    if failed:
+        names = ", ".join(Path(r.source).name if curve.form == "mess" else f"read ratio {r.ratio:g}" for r in failed)
+        return (f"{curve.spec}: {len(failed)} failed measurement(s)? {names} reach at most "
+                f"{max(r.wall_mbps for r in failed):.4g} MB/s, below {FAILED_FRACTION:.0%} of this device's median "
+                f"wall ({median:.4g} MB/s over {len(rs)} read ratios); remove or rename them (e.g. to .failed) and "
+                "the rest is used")
+    lo, hi = min((r for _, r in rs), key=lambda r: r.unloaded_ns), max((r for _, r in rs), key=lambda r: r.unloaded_ns)
+    if hi.unloaded_ns > UNLOADED_SPREAD * lo.unloaded_ns:
+        return (f"{curve.spec}: unloaded latency differs {hi.unloaded_ns / lo.unloaded_ns:.2g}x across read ratios "
+                f"({hi.source}: {hi.unloaded_ns:.4g} ns, {lo.source}: {lo.unloaded_ns:.4g} ns): latencies in CPU "
+                "cycles mixed with ns, or curves of different runs? (idle latency hardly depends on the read ratio)")
+    for rr, r in rs:
         if len(r.kept) < MIN_POINTS:
             return (f"{r.source}: only {len(r.kept)} usable points at read ratio {rr:g} (at least {MIN_POINTS} needed "
                     "for a measured curve)")
@@ -310,10 +325,6 @@ def implausible(curve: Curve) -> str | None:
             return (f"{r.source}: bandwidth does not rise with latency at read ratio {rr:g} ({r.reversals} of {below} "
                     f"points below the wall fall more than {REVERSAL_SHARE:.0%} of the wall below a faster point): "
                     "not a loaded-latency curve")
-        if len(walls) >= 2 and r.wall_mbps < FAILED_FRACTION * median:
-            return (f"{r.source}: a failed measurement? read ratio {rr:g} reaches only {r.wall_mbps:.4g} MB/s, below "
-                    f"{FAILED_FRACTION:.0%} of this device's median wall ({median:.4g} MB/s over {len(walls)} read "
-                    "ratios); remove or rename the file (e.g. to .failed) and the rest is used")
     return None
 
 
