@@ -191,10 +191,16 @@ static int parse_long(const char *s, long min, long max, long *v)
 	return 0;
 }
 
-static int parse_list(const char *s, long min, long max, long **out, int *n)
+/*
+ * A comma list "a,b,c" parsed item by item with @one into an array of @size
+ * byte elements (*out, *n).  Empty items, a leading or trailing comma are
+ * -EINVAL; so is an item @one refuses.
+ */
+static int parse_items(const char *s, size_t size, int (*one)(const char *tok, void *dst, const void *arg),
+		       const void *arg, void **out, int *n)
 {
 	char *copy = strdup(s), *save = NULL, *tok;
-	long *v = NULL;
+	char *v = NULL;
 	int cnt = 0, ret = 0;
 
 	free(*out);
@@ -208,14 +214,14 @@ static int parse_list(const char *s, long min, long max, long **out, int *n)
 	}
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		long *nv = realloc(v, (size_t)(cnt + 1) * sizeof(*v));
+		char *nv = realloc(v, (size_t)(cnt + 1) * size);
 
 		if (!nv) {
 			ret = -ENOMEM;
 			goto out;
 		}
 		v = nv;
-		ret = parse_long(tok, min, max, &v[cnt]);
+		ret = one(tok, v + (size_t)cnt * size, arg);
 		if (ret)
 			goto out;
 		cnt++;
@@ -231,49 +237,39 @@ out:
 	return 0;
 }
 
+/* one integer in [range[0], range[1]] */
+static int one_long(const char *tok, void *dst, const void *arg)
+{
+	const long *range = arg;
+
+	return parse_long(tok, range[0], range[1], dst);
+}
+
+/* one fraction in [0, 1] */
+static int one_fraction(const char *tok, void *dst, const void *arg)
+{
+	double *v = dst;
+	char *end;
+
+	(void)arg;
+	errno = 0;
+	*v = strtod(tok, &end);
+	if (errno || *end || end == tok || *tok == ' ' || !isfinite(*v) || *v < 0 || *v > 1)
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_list(const char *s, long min, long max, long **out, int *n)
+{
+	const long range[2] = { min, max };
+
+	return parse_items(s, sizeof(**out), one_long, range, (void **)out, n);
+}
+
 /* A comma list of fractions in [0, 1], e.g. 0,0.25,1. */
 static int parse_fractions(const char *s, double **out, int *n)
 {
-	char *copy = strdup(s), *save = NULL, *tok, *end;
-	double *v = NULL;
-	int cnt = 0, ret = 0;
-
-	free(*out);
-	*out = NULL;
-	*n = 0;
-	if (!copy)
-		return -ENOMEM;
-	if (!*s || s[strlen(s) - 1] == ',' || *s == ',' || strstr(s, ",,")) {
-		ret = -EINVAL;
-		goto out;
-	}
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		double *nv = realloc(v, (size_t)(cnt + 1) * sizeof(*v));
-
-		if (!nv) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		v = nv;
-		errno = 0;
-		v[cnt] = strtod(tok, &end);
-		if (errno || *end || end == tok || *tok == ' ' ||
-		    !isfinite(v[cnt]) || v[cnt] < 0 || v[cnt] > 1) {
-			ret = -EINVAL;
-			goto out;
-		}
-		cnt++;
-	}
-out:
-	free(copy);
-	if (ret) {
-		free(v);
-		return ret;
-	}
-	*out = v;
-	*n = cnt;
-	return 0;
+	return parse_items(s, sizeof(**out), one_fraction, NULL, (void **)out, n);
 }
 
 static const char *opt_name(int opt)
