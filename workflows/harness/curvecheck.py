@@ -228,7 +228,6 @@ def _param(spec: str) -> Curve:
 
 # -- Intel MLC --loaded_latency output (import only) ------------------------------------------------
 
-_MLC_ROW = re.compile(r"^\s*(\d+)\s+([\d.]+)\s+([\d.]+)\s*$")
 _MLC_RW = re.compile(r"(\d+)\s*:\s*(\d+)\s*read[- ]write", re.IGNORECASE)
 
 
@@ -261,7 +260,9 @@ def _mlc(path: Path, rr: float | None = None) -> Curve:
     if rr is None:
         raise CurveError(f"{path}: MLC output without a traffic-type line this importer knows ('Using Read-only "
                          "traffic type' or 'N:M read-write'); give the read ratio (cli curve --read-ratio R)")
-    pts = [(float(m.group(3)), float(m.group(2))) for m in map(_MLC_ROW.match, text.splitlines()) if m]
+    from workloads.mlc import workload as mlc  # noqa: PLC0415 - MLC's own parser; workloads import the harness
+
+    pts = [(r["bandwidth_mbps"], r["value"]) for r in mlc.parse(text, "loaded_latency")]
     curve = Curve(str(path), "mlc")
     _add(curve, _ratio(str(path), rr, pts))
     return curve
