@@ -142,10 +142,12 @@ def _num(text: str) -> float:
     return v
 
 
-def _ratio(src: str, rr: float, raw: list[tuple[float, float]]) -> Ratio:
+def _ratio(path: Path, rr: float, raw: list[tuple[float, float]], one_ratio_file: bool) -> Ratio:
+    """One read ratio's points from ``path`` (a file holding only this ratio, or a CSV of several)."""
+    src = str(path) if one_ratio_file else f"{path} (read ratio {rr:g})"
     r = Ratio(rr, src, [p for p in raw if p[0] >= 0], noise=sum(1 for p in raw if p[0] < 0))
     if len(r.kept) < 2:
-        raise CurveError(f"{src}: read ratio {rr:g}: fewer than 2 usable points (a point counts only if its "
+        raise CurveError(f"{path}: read ratio {rr:g}: fewer than 2 usable points (a point counts only if its "
                          "bandwidth exceeds that of every lower-latency point)")
     return r
 
@@ -179,7 +181,7 @@ def _csv(path: Path) -> Curve:
         raise CurveError(f"{path}: no data rows")
     curve = Curve(str(path), "csv")
     for rr, pts in by_ratio.items():
-        _add(curve, _ratio(f"{path} (read ratio {rr:g})", rr, pts))
+        _add(curve, _ratio(path, rr, pts, one_ratio_file=False))
     return curve
 
 
@@ -203,7 +205,7 @@ def _mess(path: Path) -> Curve:
             if lat <= 0:
                 raise CurveError(f"{f}: line {n}: latency must be > 0, got {text!r}")
             pts.append((b, lat))
-        _add(curve, _ratio(str(f), pct / 100, pts))
+        _add(curve, _ratio(f, pct / 100, pts, one_ratio_file=True))
     return curve
 
 
@@ -264,7 +266,7 @@ def _mlc(path: Path, rr: float | None = None) -> Curve:
 
     pts = [(r["bandwidth_mbps"], r["value"]) for r in mlc.parse(text, "loaded_latency")]
     curve = Curve(str(path), "mlc")
-    _add(curve, _ratio(str(path), rr, pts))
+    _add(curve, _ratio(path, rr, pts, one_ratio_file=True))
     return curve
 
 
