@@ -331,14 +331,19 @@ def implausible(curve: Curve) -> str | None:
     return None
 
 
-def check_curve(spec: str) -> dict[float, float]:
-    """Unloaded latency (ns) per read ratio of a curve spec tiersim reads (not MLC output: import it
-    first); CurveError naming the problem otherwise."""
+def load_for_tiersim(spec: str) -> Curve:
+    """:func:`load` for a curve tiersim reads: MLC output is refused with the command importing it."""
     c = load(spec)
     if c.form == "mlc":
         raise CurveError(f"{spec}: this is Intel MLC --loaded_latency output; import it once: python -m "
                          f"workflows.harness.cli curve {spec} --out CURVE.csv, and name CURVE.csv")
-    return c.unloaded()
+    return c
+
+
+def check_curve(spec: str) -> dict[float, float]:
+    """Unloaded latency (ns) per read ratio of a curve spec tiersim reads; CurveError naming the
+    problem otherwise."""
+    return load_for_tiersim(spec).unloaded()
 
 
 def unloaded_at(curve: dict[float, float], ratio: float) -> float:

@@ -40,9 +40,7 @@ def _model_tier_curve(c: str, where: str, label: float | None, notes: list[str])
     goes into ``notes``. A latency label must agree with the curve. Returns the unloaded latency per
     read ratio."""
     try:
-        curve = curvecheck.load(c)
-        if curve.form == "mlc":
-            curvecheck.check_curve(c)  # raises: MLC output is imported first
+        curve = curvecheck.load_for_tiersim(c)
         bad = curvecheck.implausible(curve)
     except curvecheck.CurveError as e:
         raise ConfigError(f"{where}: {e}") from None

@@ -272,6 +272,12 @@ static int parse_fractions(const char *s, double **out, int *n)
 	return parse_items(s, sizeof(**out), one_fraction, NULL, (void **)out, n);
 }
 
+/* a DAX path memchar can print in its CSV output: not empty, no comma, quote or newline */
+static bool dax_path_ok(const char *s)
+{
+	return *s && !strpbrk(s, ",\"\n\r");
+}
+
 static const char *opt_name(int opt)
 {
 	for (const struct option *o = long_opts; o->name; o++)
@@ -394,7 +400,7 @@ int mc_opts_parse(int argc, char **argv, struct mc_opts *o)
 			o->mem_node = (int)v;
 			break;
 		case OPT_DAX:
-			if (!*optarg || strpbrk(optarg, ",\"\n\r"))
+			if (!dax_path_ok(optarg))
 				return mc_usage_error("bad --dax path '%s' (empty or contains , \" or newline)",
 						      optarg);
 			o->dax = optarg;
@@ -508,7 +514,7 @@ int mc_opts_parse(int argc, char **argv, struct mc_opts *o)
 			o->mem_node_b = (int)v;
 			break;
 		case OPT_DAX_B:
-			if (!*optarg || strpbrk(optarg, ",\"\n\r"))
+			if (!dax_path_ok(optarg))
 				return mc_usage_error("bad --dax-b path '%s' (empty or contains , \" or newline)",
 						      optarg);
 			o->dax_b = optarg;
