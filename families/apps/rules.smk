@@ -1,6 +1,12 @@
 # The apps family's own rules: the inputs its applications read, each made once into build/.
 
 
+# Inputs of measured points, made on the host that measures them.
+localrules:
+    gapbs_graph,
+    cachebench_config,
+
+
 rule gapbs_graph:
     """A Kronecker graph for PageRank, made with GAPBS's converter (the graph parameter kron:SCALE
     of workloads/gapbs/workload.py)."""

@@ -2,9 +2,13 @@
 # format (results/{host}/curves/<pair>.csv), ready for a host profile's model tier.
 
 
+localrules:
+    tier_curves,
+
+
 rule tier_curves:
     input:
-        lambda wc: [p for p in point_results("characterize") if "/loaded_latency/" in p],
+        lambda wc: [p for p in point_results(wc.host, "characterize") if "/loaded_latency/" in p],
     output:
         directory("results/{host}/curves"),
     conda:

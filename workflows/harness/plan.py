@@ -35,11 +35,15 @@ EXECUTORS = ("model", "host", "guest")
 @dataclass(frozen=True)
 class Host:
     """The host a run is planned for: its resolved profile, its facts, and its runner (guest
-    hosts, e.g. qemu-numa) or None."""
+    hosts, e.g. qemu-numa) or None. ``job``: planned again inside a job process (a cluster job, a
+    group job, a ``run:`` job): the main process has checked the machine's state before any job
+    started, and a check of live state (a swap area in use, free disk) must not run again here,
+    where the run itself has changed it."""
 
     profile: dict
     facts: dict
     runner: dict | None = None
+    job: bool = False
 
     @property
     def name(self) -> str:

@@ -148,6 +148,25 @@ def validate_config(config: dict) -> dict:
     return config
 
 
+def host_args(config: dict) -> list[str]:
+    """The host profile arguments a run plans: the fleet ``hosts`` when given, else ``host``."""
+    hosts = config.get("hosts") or []
+    if isinstance(hosts, str):  # --config hosts=a,b
+        hosts = [h.strip() for h in hosts.split(",") if h.strip()]
+        config["hosts"] = hosts
+    if not isinstance(hosts, list):
+        raise ConfigError(f"experiment config: hosts: a list of host profiles, not {hosts!r}")
+    args = [str(h) for h in hosts] or [str(config.get("host") or "auto")]
+    for a in args:
+        find(a)  # an unknown profile is named here, before anything else
+    return args
+
+
+def fleet_name(names: list[str]) -> str:
+    """A fleet's results directory name: its hosts' names, sorted, joined by '+'."""
+    return "+".join(sorted(names))
+
+
 def _resolve_cpus(spec, facts: dict, default_pool: list[int], label: str, src: str) -> list[int] | None:
     if spec in (None, "auto"):
         return None
@@ -166,6 +185,18 @@ def _resolve_cpus(spec, facts: dict, default_pool: list[int], label: str, src: s
     if not cpus:
         raise ConfigError(f"{src}: cpus/{label}: empty CPU list")
     return cpus
+
+
+def cluster_of(name_or_path: str) -> str | None:
+    """A fleet host's sbatch/srun options (``cluster/slurm_extra``: its measured points and its facts
+    run on that SLURM node), or None for a host measured where snakemake runs."""
+    path = find(name_or_path)
+    src = f"host profile {path.name if path.parent == HOSTS else path}"
+    data = validate_schema(load_yaml(path, "host profile"), SCHEMA, src)
+    extra = (data.get("cluster") or {}).get("slurm_extra")
+    if extra and (data.get("runner") or {}).get("kind"):
+        raise ConfigError(f"{src}: cluster and runner: a guest host runs where snakemake runs, not on a cluster node")
+    return extra or None
 
 
 def runner_of(name_or_path: str) -> dict | None:

@@ -5,6 +5,14 @@
 # stops only the points that need it.
 
 
+# Builds run where snakemake runs, on the host whose binaries they are (also under a cluster executor).
+localrules:
+    build_libtbutil,
+    build_libcolloid,
+    build_tool,
+    source_archive,
+
+
 rule build_libtbutil:
     input:
         tools.sources(tools.LIBRARIES["lib"]["sources"]),

@@ -14,7 +14,7 @@ from snakemake.utils import update_config
 
 import families
 from analysis import registry as figure_registry
-from workflows.harness import ConfigError, hostdetect, plan as planning, profile as host_profile, runner as guest_runner, tools
+from workflows.harness import ConfigError, hostdetect, identity, plan as planning, profile as host_profile, runner as guest_runner, tools
 from workloads import upstream
 
 
@@ -23,47 +23,79 @@ def fail(msg):
     sys.exit(1)
 
 
+from collections import namedtuple
+
+# One planned host of the run: its profile argument, resolved profile, facts, runner (guest hosts)
+# and the plan of every family on it.
+HostRun = namedtuple("HostRun", "arg profile facts runner plan figures active scored slurm_extra")
+# Jobs of a cluster run (--mode remote) and of group jobs (--mode subprocess) parse this file again
+# on their node: they take the host identity the main process decided (workflows/harness/identity.py)
+# instead of detecting the machine they landed on.
+JOB_PROCESS = workflow.remote_exec or workflow.subprocess_exec
+
 try:
-    # A guest host (profile with `runner`, e.g. qemu-numa) is validated against the facts the
-    # guest reports (booted once, cached in build/), and without --configfile uses its own
-    # guest-sized experiment config; --config key=value still wins.
     if config.get("host", "auto") in (None, ""):
         raise ConfigError("--config host= needs a host profile name or a path to one (e.g. host=auto)")
-    RUNNER = host_profile.runner_of(str(config.get("host", "auto")))
-    if RUNNER and RUNNER.get("config") and not workflow.config_settings.configfiles:
-        guest_config = host_profile.load_yaml(Path(RUNNER["config"]), "experiment config")
+    HOST_ARGS = host_profile.host_args(config)
+    # A guest host (profile with `runner`, e.g. qemu-numa) is validated against the facts the
+    # guest reports (booted once, cached in build/), and without --configfile uses its own
+    # guest-sized experiment config; --config key=value still wins. (A single host only: a fleet
+    # shares one config.)
+    RUNNERS = {a: host_profile.runner_of(a) for a in HOST_ARGS}
+    guest_cfg = (RUNNERS[HOST_ARGS[0]] or {}).get("config") if len(HOST_ARGS) == 1 else None
+    if guest_cfg and not workflow.config_settings.configfiles:
+        guest_config = host_profile.load_yaml(Path(guest_cfg), "experiment config")
         update_config(guest_config, dict(workflow.config_settings.config))
         config.clear()
         config.update(guest_config)
     config.update(host_profile.validate_config(config))
-    FACTS = hostdetect.detect()
-    if RUNNER:
-        FACTS = guest_runner.guest_facts(RUNNER, FACTS)
-    PROFILE = host_profile.resolve(str(config["host"]), FACTS)
-    PLAN = planning.build(config, planning.Host(PROFILE, FACTS, RUNNER))
+    # fleet hosts on SLURM nodes (host profile cluster/slurm_extra): facts from srun on the node
+    NODE_EXTRA = {a: e for a in HOST_ARGS if (e := host_profile.cluster_of(a))}
+    if JOB_PROCESS:
+        ARG_FACTS = identity.read(HOST_ARGS)
+    else:
+        detected = hostdetect.detect()
+        ARG_FACTS = {a: identity.node_facts(a, NODE_EXTRA[a]) if a in NODE_EXTRA
+                     else guest_runner.guest_facts(RUNNERS[a], detected) if RUNNERS[a] else detected for a in HOST_ARGS}
+    HOSTS = {}
+    for arg in HOST_ARGS:
+        prof = host_profile.resolve(arg, ARG_FACTS[arg])
+        if prof["name"] in HOSTS:
+            raise ConfigError(f"hosts: {HOSTS[prof['name']].arg!r} and {arg!r} are both named {prof['name']!r} "
+                              "(results/<name>/ would be shared)")
+        pl = planning.build(config, planning.Host(prof, ARG_FACTS[arg], RUNNERS[arg], job=JOB_PROCESS))
+        figs = {name: fam for fam, fp in pl.families.items() for name in fp.figures}
+        active = [f for f in families.FAMILIES if pl.families[f].rows]
+        HOSTS[prof["name"]] = HostRun(arg, prof, ARG_FACTS[arg], RUNNERS[arg], pl, figs, active,
+                                      [f for f in active if families.get(f).SCORED], NODE_EXTRA.get(arg))
     FIGURE_INFO = figure_registry.discover()
     BUILD = tools.recipes()
     PINS = upstream.pins()
 except ConfigError as e:
     fail(e)
 
-HOST = PROFILE["name"]
-POINTS = PLAN.points
-# figure name -> its family, for the figures the families' plans ask for
-FIGURES = {name: fam for fam, fp in PLAN.families.items() for name in fp.figures}
-ACTIVE = [f for f in families.FAMILIES if PLAN.families[f].rows]
-SCORED = [f for f in ACTIVE if families.get(f).SCORED]
+FLEET = host_profile.fleet_name(list(HOSTS)) if len(HOSTS) > 1 else None
 FAMILY_RULES = [os.path.relpath(p, workflow.basedir) for p in families.rules_files()]
-# Jobs run the same Python as snakemake itself (the project's environment). The scale's name goes
-# into every meta.json, and the sources directory is where pinned archives are looked for: neither
-# is a rerun trigger (an archive is the same bytes wherever it comes from: its SHA-256 is pinned).
-shell.prefix(f"set -euo pipefail; export PATH={os.path.dirname(sys.executable)}:$PATH; "
-             f"export TIERBENCH_SCALE={shlex.quote(str(config['scale']))}; "
+# Jobs run the same Python as snakemake itself (the project's environment), unless software is
+# deployed per rule (--sdm conda or apptainer; each rule's `conda` environment, or a container,
+# provides it on whatever node the job lands on). The scale's name goes into every meta.json, and
+# the sources directory is where pinned archives are looked for: neither is a rerun trigger (an
+# archive is the same bytes wherever it comes from: its SHA-256 is pinned).
+SDM = {str(m).lower() for m in workflow.deployment_settings.deployment_method}
+shell.prefix("set -euo pipefail; "
+             + ("" if SDM & {"conda", "apptainer"} else f"export PATH={os.path.dirname(sys.executable)}:$PATH; ")
+             + f"export TIERBENCH_SCALE={shlex.quote(str(config['scale']))}; "
              + (f"export {upstream.ENV}={shlex.quote(os.path.abspath(config['sources']))}; " if config.get("sources") else ""))
 
 onstart:
+    # (here, not while parsing: only now are the executor known and the working directory locked)
+    if NODE_EXTRA and workflow.local_exec:
+        fail(f"host profile {next(iter(NODE_EXTRA))} is measured on its SLURM node (cluster/slurm_extra): "
+             "run with --profile profiles/slurm (or -n for a dry run)")
+    identity.write(ARG_FACTS)
     # what loading the model tiers' curves dropped (noise, the backward bend of saturated curves)
-    notes = PROFILE.get("curve_notes", []) + [n for fp in PLAN.families.values() for n in fp.info.get("curve_notes", [])]
+    notes = [n for h in HOSTS.values() for n in h.profile.get("curve_notes", [])
+             + [n for fp in h.plan.families.values() for n in fp.info.get("curve_notes", [])]]
     for note in dict.fromkeys(notes):
         print(f"tierbench: curve {note}", file=sys.stderr)
 
@@ -74,14 +106,29 @@ if "measure" not in workflow.global_resources:
 
 
 wildcard_constraints:
-    host=re.escape(HOST),
+    host="|".join(re.escape(h) for h in HOSTS),
     family="|".join(families.FAMILIES),
     rep=r"\d+",
 
 
+def _experiments(executor):
+    return {r["experiment"] for h in HOSTS.values() for r in h.plan.points.values() if r["executor"] == executor}
+
+
+# Experiments whose points are all modelled (tiersim): their jobs may run anywhere, batched into
+# group jobs on a cluster (rule model_point); every other point is measured where it is planned
+# (rule point, a local rule).
+MODEL_EXPERIMENTS = sorted(_experiments("model") - _experiments("host") - _experiments("guest"))
+MODEL_RE = "|".join(re.escape(e) for e in MODEL_EXPERIMENTS) or "(?!)"
+# Hosts measured where snakemake runs (rule point) and fleet hosts measured on their SLURM node
+# (rule node_point); "(?!)" matches nothing.
+LOCAL_HOSTS_RE = "|".join(re.escape(h) for h, r in HOSTS.items() if not r.slurm_extra) or "(?!)"
+NODE_HOSTS_RE = "|".join(re.escape(h) for h, r in HOSTS.items() if r.slurm_extra) or "(?!)"
+
+
 def row_of(wc):
     """The row of the point a job's wildcards name (workflows/harness/plan.py)."""
-    return POINTS[f"{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}"]
+    return HOSTS[wc.host].plan.points[f"{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}"]
 
 
 def point_inputs(wc):
@@ -92,30 +139,43 @@ def point_inputs(wc):
             "inputs": r["inputs"]}
 
 
+def write_host_facts(host, path):
+    """The facts the plan used and the resolved profile. (Not a param of host_facts: a fact that
+    changes later, e.g. a sysctl, must not rerun every point.)"""
+    h = HOSTS[host]
+    Path(path).write_text(json.dumps(dict(h.facts, profile=h.profile), indent=1, default=str) + "\n")
+
+
+def guest_rows(host):
+    return {k: r for k, r in HOSTS[host].plan.points.items() if r["executor"] == "guest"}
+
+
 def guest_batch_inputs(wc):
     """What a guest host's batch ships that the guest's own static build lacks: programs built here
     and input files rules make (workflows/harness/guestrun.py)."""
-    built_in = set((FACTS.get("guest_build") or {}).get("binaries", []))
-    rows = [r for r in POINTS.values() if r["executor"] == "guest"]
+    built_in = set((HOSTS[wc.host].facts.get("guest_build") or {}).get("binaries", []))
+    rows = guest_rows(wc.host).values()
     tools = {f"build/bin/{t}" for r in rows for t in r["tools"] if t in BUILD and t not in built_in}
     return sorted(tools | {f for r in rows for f in r["inputs"]})
 
 
-def point_results(family=None):
-    return [f"results/{HOST}/{planning.key(r)}/result.csv" for r in POINTS.values() if family in (None, r["family"])]
+def point_results(host, family=None):
+    return [f"results/{host}/{planning.key(r)}/result.csv" for r in HOSTS[host].plan.points.values()
+            if family in (None, r["family"])]
 
 
-def point_metas():
-    return [str(Path(p).parent / "meta.json") for p in point_results()]
+def point_metas(host):
+    return [str(Path(p).parent / "meta.json") for p in point_results(host)]
 
 
-def family_info(family, key, default=None):
-    return PLAN.families[family].info.get(key, default)
+def family_info(host, family, key, default=None):
+    return HOSTS[host].plan.families[family].info.get(key, default)
 
 
-def scored_info(key, default=None):
+def scored_info(host, key, default=None):
     """What the scored families' plans say (e.g. the model profile they ran on), first one wins."""
-    return next((PLAN.families[f].info[key] for f in SCORED if key in PLAN.families[f].info), default)
+    h = HOSTS[host]
+    return next((h.plan.families[f].info[key] for f in h.scored if key in h.plan.families[f].info), default)
 
 
 def _labels(info):
@@ -129,14 +189,19 @@ def _labels(info):
     return " ".join(out)
 
 
-def figure_labels(family):
+def figure_labels(host, family):
     """analysis.render's labels for a family's figures (only comparable sources are drawn as targets)."""
-    return _labels(PLAN.families[family].info)
+    return _labels(HOSTS[host].plan.families[family].info)
 
 
-def scorecard_labels():
+def scorecard_labels(host):
     """analysis.score's labels: from the first scored family whose plan names its profile."""
-    return _labels(next((PLAN.families[f].info for f in SCORED if "comparable_to" in PLAN.families[f].info), {}))
+    h = HOSTS[host]
+    return _labels(next((h.plan.families[f].info for f in h.scored if "comparable_to" in h.plan.families[f].info), {}))
+
+
+def functional(host):
+    return "--functional" if HOSTS[host].profile.get("functional") else ""
 
 
 def figure_code(figure):
@@ -145,14 +210,22 @@ def figure_code(figure):
     return [os.path.relpath(p, workflow.basedir) for p in families.figure_files(fam)] + ANALYSIS_SOURCES
 
 
+def host_targets(host):
+    h = HOSTS[host]
+    targets = [f"results/{host}/host_facts.json", f"results/{host}/measurements.csv"]
+    targets += [f"results/{host}/{f}/points.tsv" for f in h.active]
+    targets += [f"results/{host}/figures/{n}.png" for n in h.figures]
+    targets += [f"results/{host}/tables/summary.md", f"results/{host}/tables/counters.md"]
+    targets += [o for fp in h.plan.families.values() for o in fp.outputs]
+    if h.scored:
+        targets += [f"results/{host}/scorecard.md", f"results/{host}/scorecard.csv"]
+    return targets
+
+
 def all_targets():
-    targets = [f"results/{HOST}/host_facts.json", f"results/{HOST}/measurements.csv"]
-    targets += [f"results/{HOST}/{f}/points.tsv" for f in ACTIVE]
-    targets += [f"results/{HOST}/figures/{n}.png" for n in FIGURES]
-    targets += [f"results/{HOST}/tables/summary.md", f"results/{HOST}/tables/counters.md"]
-    targets += [o for fp in PLAN.families.values() for o in fp.outputs]
-    if SCORED:
-        targets += [f"results/{HOST}/scorecard.md", f"results/{HOST}/scorecard.csv"]
+    targets = [t for h in HOSTS for t in host_targets(h)]
+    if FLEET:
+        targets.append(f"results/fleet/{FLEET}/comparison.md")
     return targets
 
 

@@ -1,14 +1,16 @@
-# Host facts: what was detected on this machine (or reported by a guest host).
+# Host facts: what the planning process detected on this machine (or a guest host reported, or a
+# fleet host's node reported) and validated the profile against, with the resolved profile.
+# Written from the plan, never detected again in a job: on a cluster a job may land on any node.
+
+
+localrules:
+    host_facts,
 
 
 rule host_facts:
     output:
         "results/{host}/host_facts.json",
-    conda:
-        "../../environment.yml"
     log:
         "results/{host}/logs/host_facts.log",
-    params:
-        host=config["host"],
-    shell:
-        "python -m workflows.harness.cli facts --host {params.host:q} > {output} 2> {log}"
+    run:
+        write_host_facts(wildcards.host, output[0])

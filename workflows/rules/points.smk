@@ -6,10 +6,15 @@
 # change to any of them runs the whole batch again.
 
 
-# small bookkeeping jobs (they write a file from the plan) always run where snakemake runs
+# Measured points run on the host they measure: where snakemake runs (local rules, also under a
+# cluster executor), like the small bookkeeping jobs (they write a file from the plan), or, for a
+# fleet host on a SLURM node, on that node (node_point). Modelled points (model_point) may go
+# anywhere on a cluster, batched into group jobs (profiles/slurm/).
 localrules:
+    point,
     points_table,
     guest_batch_spec,
+    guest_batch,
 
 
 
@@ -26,7 +31,8 @@ rule point:
     benchmark:
         "results/{host}/benchmarks/{family}/{experiment}/{point}/rep{rep}.tsv"
     wildcard_constraints:
-        experiment=r"[^/]+",
+        host=LOCAL_HOSTS_RE,
+        experiment=rf"(?!(?:{MODEL_RE})(?:/|$))[^/]+",
         point=r".+",
     resources:
         measure=lambda wc: 1 if row_of(wc)["executor"] == "host" else 0,
@@ -38,6 +44,26 @@ rule point:
         "--results results/{wildcards.host} --facts {input.facts} {params.batch} - > {log} 2>&1"
 
 
+use rule point as model_point with:
+    wildcard_constraints:
+        experiment=MODEL_RE,
+        point=r".+",
+    resources:
+        measure=0,
+
+
+use rule point as node_point with:
+    # a measured point of a fleet host on its SLURM node (host profile cluster/slurm_extra); the
+    # host's lock (results/{host}/.measure.lock) keeps its points from overlapping there
+    wildcard_constraints:
+        host=NODE_HOSTS_RE,
+        experiment=rf"(?!(?:{MODEL_RE})(?:/|$))[^/]+",
+        point=r".+",
+    resources:
+        measure=0,
+        slurm_extra=lambda wc: HOSTS[wc.host].slurm_extra,
+
+
 rule guest_batch_spec:
     """The guest host's points (their rows) and its runner, for guest_batch."""
     output:
@@ -45,8 +71,7 @@ rule guest_batch_spec:
     log:
         "results/{host}/logs/guest_batch_spec.log",
     params:
-        spec=lambda wc: json.dumps({"runner": RUNNER, "points": {k: r for k, r in POINTS.items() if r["executor"] == "guest"}},
-                                   sort_keys=True),
+        spec=lambda wc: json.dumps({"runner": HOSTS[wc.host].runner, "points": guest_rows(wc.host)}, sort_keys=True),
     run:
         Path(output[0]).write_text(params.spec)
 
@@ -80,6 +105,6 @@ rule points_table:
     log:
         "results/{host}/logs/points_{family}.log",
     params:
-        rows=lambda wc: [r for r in POINTS.values() if r["family"] == wc.family],
+        rows=lambda wc: [r for r in HOSTS[wc.host].plan.points.values() if r["family"] == wc.family],
     run:
         Path(output[0]).write_text(planning.table(params.rows))

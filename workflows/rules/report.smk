@@ -2,10 +2,20 @@
 # (make run does it) collects the figures with their captions (each figure module's CAPTION).
 
 
+# Small analysis jobs: seconds each, never worth a cluster job's overhead.
+localrules:
+    family_measurements,
+    measurements,
+    figure,
+    tables,
+    scorecard,
+    fleet_comparison,
+
+
 rule family_measurements:
     """One family's long-form rows (its figures read only these)."""
     input:
-        points=lambda wc: point_results(wc.family),
+        points=lambda wc: point_results(wc.host, wc.family),
         code=ANALYSIS_SOURCES,
     output:
         "results/{host}/{family}/measurements.csv",
@@ -20,7 +30,7 @@ rule family_measurements:
 rule measurements:
     """Every family's rows in one file."""
     input:
-        families=expand("results/{{host}}/{family}/measurements.csv", family=ACTIVE),
+        families=lambda wc: expand("results/{host}/{family}/measurements.csv", host=wc.host, family=HOSTS[wc.host].active),
         code=ANALYSIS_SOURCES,
     output:
         "results/{host}/measurements.csv",
@@ -34,7 +44,7 @@ rule measurements:
 
 rule figure:
     input:
-        csv=lambda wc: f"results/{wc.host}/{FIGURES[wc.figure]}/measurements.csv",
+        csv=lambda wc: f"results/{wc.host}/{HOSTS[wc.host].figures[wc.figure]}/measurements.csv",
         ref="analysis/reference/published_numbers.csv",
         code=lambda wc: figure_code(wc.figure),
     output:
@@ -42,7 +52,7 @@ rule figure:
             "results/{host}/figures/{figure}.png",
             caption="../report/figure.rst",
             category="Figures",
-            labels=lambda wc: {"figure": wc.figure, "family": FIGURES[wc.figure]},
+            labels=lambda wc: {"figure": wc.figure, "family": HOSTS[wc.host].figures[wc.figure]},
         ),
         pdf="results/{host}/figures/{figure}.pdf",
     conda:
@@ -50,12 +60,12 @@ rule figure:
     log:
         "results/{host}/logs/figure_{figure}.log",
     wildcard_constraints:
-        figure="|".join(FIGURES),
+        figure="|".join(sorted({n for h in HOSTS.values() for n in h.figures})),
     params:
         caption=lambda wc: FIGURE_INFO[wc.figure].caption,
-        profile=lambda wc: family_info(FIGURES[wc.figure], "profile", HOST),
-        functional="--functional" if PROFILE.get("functional") else "",
-        labels=lambda wc: figure_labels(FIGURES[wc.figure]),
+        profile=lambda wc: family_info(wc.host, HOSTS[wc.host].figures[wc.figure], "profile", wc.host),
+        functional=lambda wc: functional(wc.host),
+        labels=lambda wc: figure_labels(wc.host, HOSTS[wc.host].figures[wc.figure]),
     shell:
         "python -m analysis.render --figure {wildcards.figure} --measurements {input.csv} "
         "--reference {input.ref} --profile {params.profile} {params.functional} {params.labels} "
@@ -64,8 +74,8 @@ rule figure:
 
 rule tables:
     input:
-        csv=expand("results/{{host}}/{family}/measurements.csv", family=ACTIVE),
-        metas=point_metas(),
+        csv=lambda wc: expand("results/{host}/{family}/measurements.csv", host=wc.host, family=HOSTS[wc.host].active),
+        metas=lambda wc: point_metas(wc.host),
         code=ANALYSIS_SOURCES,
     output:
         summary=report("results/{host}/tables/summary.md", caption="../report/summary.rst", category="Tables"),
@@ -75,7 +85,7 @@ rule tables:
     log:
         "results/{host}/logs/tables.log",
     params:
-        absent=json.dumps({k: v for fp in PLAN.families.values() for k, v in sorted(fp.absent.items())}),
+        absent=lambda wc: json.dumps({k: v for fp in HOSTS[wc.host].plan.families.values() for k, v in sorted(fp.absent.items())}),
     shell:
         "python -m analysis.tables --measurements {input.csv} --summary {output.summary} "
         "--counters {output.counters} --absent {params.absent:q} {input.metas} > {log} 2>&1"
@@ -83,7 +93,7 @@ rule tables:
 
 rule scorecard:
     input:
-        csv=expand("results/{{host}}/{family}/measurements.csv", family=SCORED),
+        csv=lambda wc: expand("results/{host}/{family}/measurements.csv", host=wc.host, family=HOSTS[wc.host].scored),
         ref="analysis/reference/published_numbers.csv",
         code=ANALYSIS_SOURCES,
     output:
@@ -94,11 +104,34 @@ rule scorecard:
     log:
         "results/{host}/logs/scorecard.log",
     params:
-        profile=scored_info("profile", HOST),
-        functional="--functional" if PROFILE.get("functional") else "",
-        calibration=json.dumps(scored_info("calibrated_on", [])),
-        labels=scorecard_labels(),
+        profile=lambda wc: scored_info(wc.host, "profile", wc.host),
+        functional=lambda wc: functional(wc.host),
+        calibration=lambda wc: json.dumps(scored_info(wc.host, "calibrated_on", [])),
+        labels=lambda wc: scorecard_labels(wc.host),
     shell:
         "python -m analysis.score --measurements {input.csv} --reference {input.ref} "
         "--profile {params.profile} {params.functional} --calibration {params.calibration:q} {params.labels} "
         "--md {output.md} --csv {output.csv} > {log} 2>&1"
+
+
+rule fleet_comparison:
+    """Every host of a fleet run (config `hosts`) side by side: tiers, measured latency and
+    bandwidth, curves, Colloid's gain per host (analysis/fleet.py)."""
+    input:
+        facts=lambda wc: [f"results/{h}/host_facts.json" for h in HOSTS],
+        csv=lambda wc: [f"results/{h}/measurements.csv" for h in HOSTS],
+        curves=lambda wc: [o for h in HOSTS.values() for fp in h.plan.families.values() for o in fp.outputs],
+        code=ANALYSIS_SOURCES,
+    output:
+        md=report("results/fleet/{fleet}/comparison.md", caption="../report/fleet.rst", category="Fleet"),
+        png=report(multiext("results/fleet/{fleet}/", "tier_curves.png", "colloid_gain.png"), category="Fleet"),
+    conda:
+        "../../environment.yml"
+    log:
+        "results/fleet/{fleet}/comparison.log",
+    wildcard_constraints:
+        fleet=re.escape(FLEET or "-"),
+    params:
+        hosts=lambda wc: " ".join(f"--host {shlex.quote(h)}=results/{shlex.quote(h)}" for h in HOSTS),
+    shell:
+        "python -m analysis.fleet {params.hosts} --out results/fleet/{wildcards.fleet} > {log} 2>&1"
