@@ -1,0 +1,168 @@
+"""The overcommit family (seed 003, a CXL hybrid memory pool of DRAM plus NVMe SSD): real
+applications with their DRAM limited to F/R of their demand and swap behind it.
+
+Each point runs its workload inside its own memory cgroup ``tierbench/<workload>-R<R>`` (cgroup v2
+or v1; workflows/harness/memcg.py) with the memory limit F/R and swap unlimited, with a swap area
+enabled for the point and disabled after it (a swapfile it makes and removes, or the device the
+config names), vm.swappiness / vm.page-cluster / zswap set and restored by the settings journal.
+
+F, the workload's swap-backed footprint (peak anon + shmem, not page cache), is measured by the
+R = 1 point, which runs unlimited and is also the baseline: each R > 1 point of repetition k has
+the R = 1 point of repetition k as an input (its result.csv: Snakemake runs it first), reads F
+and the native metric from it, and reports relative performance and slowdown against it.
+
+Points: ``overcommit/ratio_sweep/<workload>/R<R>``. On a host with two or more memory nodes the
+workload's memory is bound to the far node (``numactl --membind``): the pool's DRAM.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from analysis.registry import figures_of
+from workflows.harness import ConfigError, cpulist, memcg
+from workflows.harness.plan import FamilyPlan, Host, measured, point, replicate
+from workflows.harness.scenario import role, scenario
+
+from . import workloads as wl
+
+NAME = "overcommit"
+SCORED = False
+TOOLS: list = []
+COLUMNS = {"ratio": "number", "cgroup": "text", "swap_target": "text", "mem_node": "number",
+           "work_unit": "text", "swapin_source": "text", "scale_factor": "number", "warehouses": "number",
+           "batch": "number", "dataset_mib": "number"}
+EXPERIMENT = "ratio_sweep"
+ZSWAP = "/sys/module/zswap/parameters/enabled"
+SETTINGS = {"swappiness": "/proc/sys/vm/swappiness", "page_cluster": "/proc/sys/vm/page-cluster"}
+
+
+def saving(ratio: float, cost: dict) -> float:
+    """Saving in total cost of memory at overcommit ratio R: a demand D costs D*p_dram in DRAM
+    only; with D/R in DRAM and the rest on SSD it costs (D/R)*p_dram + D(1-1/R)*p_ssd."""
+    return (1 - 1 / ratio) * (1 - cost["ssd_per_gib"] / cost["dram_per_gib"])
+
+
+def point_dir(host: Host, workload: str, ratio: float, rep: int = 0) -> str:
+    return f"{host.results}/{NAME}/{EXPERIMENT}/{workload}/R{ratio:g}/rep{rep}"
+
+
+def _check(config: dict, host: Host) -> tuple[dict, list[str], dict]:
+    """Bad input -> one ConfigError naming the key; returns the cgroup facts, the swap arguments
+    and the settings."""
+    oc = config[NAME]
+    key = f"experiment config: {NAME}"
+    bad = [r for r in oc["ratios"] if r < 1]
+    if bad:
+        raise ConfigError(f"{key}/ratios: {bad[0]:g} < 1 (R = memory demand / DRAM given is at least 1)")
+    if 1 not in oc["ratios"]:
+        raise ConfigError(f"{key}/ratios: must include 1 (the unlimited run that measures F and is the baseline)")
+    if len(set(oc["ratios"])) != len(oc["ratios"]):
+        raise ConfigError(f"{key}/ratios: {oc['ratios']} lists a ratio twice")
+    info = memcg.detect()
+    if not info.get("version"):
+        raise ConfigError(f"{key}: memory cgroup controller unavailable: {info['reason']} (or set {NAME}/enabled: false)")
+    if info["version"] == "v1" and not info.get("memsw"):
+        raise ConfigError(f"{key}: cgroup v1 without swap accounting (memory.memsw.*): boot with swapaccount=1")
+    for tool in ("mkswap", "swapon", "swapoff"):
+        if not shutil.which(tool):
+            raise ConfigError(f"{key}/swap: {tool} is not on PATH (Debian: util-linux)")
+    sw = oc["swap"]
+    device, what = sw["device"], f"{key}/swap/device"
+    if not device and (host.profile.get("storage") or {}).get("swap_device"):
+        device, what = host.profile["storage"]["swap_device"], f"host profile {host.source}: storage/swap_device"
+    # live state (a swap area in use, free disk) is checked by the process that plans the run,
+    # not again in a job process, where this run's own swap is active (plan.Host.job)
+    if device:
+        if not host.job:
+            memcg.check_device(device, what)
+        swap = ["--swap-device", device]
+        target = device
+    else:
+        directory = sw["directory"] or f"{host.results}/{NAME}-swap"
+        target = f"{directory}/tierbench.swap"
+        if not host.job:
+            memcg.check_swapfile_room(directory, sw["size_mib"], f"{key}/swap/size_mib")
+        if not host.job and os.path.realpath(target) in {os.path.realpath(s) for s in memcg.active_swaps()}:
+            raise ConfigError(f"{key}/swap/directory: {target} is already an active swap area (in use)")
+        swap = ["--swapfile", target, "--swap-mib", str(sw["size_mib"])]
+    settings = {SETTINGS["swappiness"]: str(oc["swappiness"]), SETTINGS["page_cluster"]: str(oc["page_cluster"])}
+    if Path(ZSWAP).exists():
+        settings[ZSWAP] = "Y" if oc["zswap"] else "N"
+    elif oc["zswap"]:
+        raise ConfigError(f"{key}/zswap: this kernel has no zswap ({ZSWAP} is missing)")
+    return info, swap + ["--swap-target-label", target], settings
+
+
+def far_node(host: Host) -> int | None:
+    """The pool's DRAM on a host with two or more memory nodes: the slowest (last listed) NUMA tier."""
+    numa = [t for t in host.profile["tiers"] if t["kind"] == "numa"]
+    return numa[-1]["node"] if len(numa) >= 2 else None
+
+
+def bind(prog: list[str], node: int | None, cpus: list[int]) -> list[str]:
+    """The program on the application CPUs, its memory on the far node where there is one."""
+    if node is not None:  # the pool's DRAM: the far node
+        return ["numactl", f"--membind={node}", f"--physcpubind={cpulist.format(cpus)}", *prog]
+    return ["taskset", "-c", cpulist.format(cpus), *prog] if cpus else list(prog)
+
+
+def plan(config: dict, host: Host) -> FamilyPlan:
+    oc = config[NAME]
+    if not oc["enabled"]:
+        return FamilyPlan()
+    if host.runner:
+        return FamilyPlan(absent={NAME: f"host {host.name} is a {host.runner['kind']} guest: the overcommit family "
+                                        "runs on real hosts only (its runner needs Python in the guest)"})
+    if not host.facts.get("privileges", {}).get("root", os.geteuid() == 0):
+        return FamilyPlan(absent={NAME: "cgroups and swap need root: run as root to run this family"})
+    info, swap, settings = _check(config, host)
+    cpus = host.profile["cpus"]["app"]
+    node = far_node(host)
+    journal = f"{host.results}/{memcg.JOURNAL}"
+    target = swap[swap.index("--swap-target-label") + 1]
+    swap = swap[: swap.index("--swap-target-label")]
+    rows = []
+    for name in oc["workloads"]:
+        spec = wl.spec(name, oc, host, cpus)
+        for ratio in sorted(oc["ratios"]):
+            base = None if ratio == 1 else f"{point_dir(host, name, 1)}/result.csv"
+            argv = ["python", "-m", "workflows.harness.memcg", "run", "--name", f"{name}-R{ratio:g}",
+                    "--ratio", f"{ratio:g}", "--journal", journal, "--interval-ms", str(oc["interval_ms"]),
+                    *swap, *(["--footprint-from", base] if base else []), *spec["runner_args"]]
+            if spec.get("server"):  # a server in the cgroup (bound), its driver outside (not)
+                argv += ["--server", wl.dumps(bind(spec["server"], node, cpus))]
+                prog = list(spec["argv"])
+            else:
+                prog = bind(spec["argv"], node, cpus)
+            prepares = "--prepare-json" in spec["runner_args"]  # its own limit, on top of the point's
+            if prepares:
+                argv += ["--prepare-timeout-s", f"{oc['prepare_timeout_s']:g}"]
+            argv += ["--argv-json", wl.dumps(prog)]
+            r = role(name, argv, output="memcg.csv", output_flag="--series", parse="families.overcommit.parse:rows",
+                     opts={"native": spec["native"], "ratio": ratio, "baseline": base, "cost": dict(oc["cost"]),
+                           "files": wl.FILES, "info": spec.get("info", {})})
+            sc = scenario(r, settings=settings, timeout_s=oc["timeout_s"] + (oc["prepare_timeout_s"] if prepares else 0))
+            ctx = {"host": host.name, "backend": "numa", "workload": name, "system": "linux-swap", "ratio": ratio,
+                   "cgroup": info["version"], "swap_target": target, "target": f"node:{node}" if node is not None
+                   else "local", "mem_node": node, **spec["context"]}
+            rows.append(point(NAME, EXPERIMENT, f"{name}/R{ratio:g}", executor=host.executor, context=ctx,
+                              columns=COLUMNS, run=measured(config, host, sc, note=spec.get("note", "")), tools=[],
+                              inputs=[base] if base else []))
+    reps = config["reps"] if oc["reps"] == "auto" else max(config["reps"], oc["reps"])
+    return FamilyPlan(rows=replicate(rows, reps, reseed=_rep), figures=figures_of(NAME),
+                      info={"cost": dict(oc["cost"])})
+
+
+def _rep(row: dict, k: int) -> None:
+    """Repetition k of an R > 1 point reads F and its baseline from the R = 1 point of repetition k."""
+    def fix(s: str) -> str:
+        return s.replace("/R1/rep0/", f"/R1/rep{k}/")
+
+    row["inputs"] = [fix(s) for s in row["inputs"]]
+    for r in row["run"]["scenario"]["roles"]:
+        r["argv"] = [fix(a) for a in r["argv"]]
+        if r["opts"].get("baseline"):
+            r["opts"]["baseline"] = fix(r["opts"]["baseline"])

@@ -1,0 +1,532 @@
+"""The overcommit family: its plan and bad input, its parsers on captured output, and its
+mechanism on this machine's real memory cgroups and swap (root; cgroup v1 or v2): faults and
+swap-ins grow with R, the limit holds, R = 1 does not swap, and everything it made is gone after
+a run, an interrupt (SIGINT) and a kill (the journal repairs it). Never a slowdown threshold."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_profiles import two_socket_facts
+
+from families import overcommit
+from families.overcommit import parse as oc_parse
+from workflows.harness import ConfigError, hostdetect, memcg, plan, profile
+from workloads.duckdb_tpch import workload as tpch
+from workloads.ffmpeg import workload as ffmpeg
+from workloads.pgtpcc import workload as pgtpcc
+from workloads.resnet50 import workload as resnet50
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "data"
+ROOT = os.geteuid() == 0
+CG = memcg.detect()
+needs_cgroups = pytest.mark.skipif(not (ROOT and CG.get("version") and memcg.shutil.which("swapon")),
+                                   reason=f"needs root, a memory cgroup controller and swapon ({CG.get('reason', '')})")
+ALLOC = """\
+import random, sys, time
+b = bytearray(int(sys.argv[1]) << 20)
+pages = len(b) // 4096
+for i in range(pages):  # touch every page once (all of F is anonymous memory)
+    b[i * 4096] = 1
+rnd = random.Random(1)
+for _ in range(int(sys.argv[2]) * pages):  # then random pages: a miss rate that grows with R
+    i = rnd.randrange(pages) * 4096
+    b[i] = (b[i] + 1) & 255
+time.sleep(0.3)  # F is sampled (every --interval-ms): hold the peak long enough to be seen
+print("done", flush=True)
+"""
+
+
+def cfg(**oc):
+    return profile.validate_config({"scale": "t", "overcommit": {"enabled": True, "workloads": ["ffmpeg"], **oc}})
+
+
+def local_host() -> plan.Host:
+    facts = hostdetect.detect()
+    return plan.Host(profile.resolve("auto", facts), facts)
+
+
+def oc_plan(config, host=None):
+    return overcommit.plan(config, host or local_host())
+
+
+# ---- the plan and its bad input ------------------------------------------------------------
+
+@needs_cgroups
+def test_plan_points_read_f_from_the_r1_point_of_their_repetition():
+    c = cfg(ratios=[1, 2, 4])
+    c["reps"] = 2
+    fp = oc_plan(c)
+    pts = {f"{r['point']}/rep{r['rep']}": r for r in fp.rows}
+    assert set(pts) == {f"ffmpeg/R{r}/rep{k}" for r in (1, 2, 4) for k in (0, 1)}
+    assert pts["ffmpeg/R1/rep0"]["inputs"] == []
+    for k in (0, 1):
+        r4 = pts[f"ffmpeg/R4/rep{k}"]
+        base = f"results/{local_host().name}/overcommit/ratio_sweep/ffmpeg/R1/rep{k}/result.csv"
+        assert r4["inputs"] == [base]
+        argv = r4["run"]["scenario"]["roles"][0]["argv"]
+        assert argv[argv.index("--footprint-from") + 1] == base
+    settings = pts["ffmpeg/R2/rep0"]["run"]["scenario"]["settings"]
+    assert settings["/proc/sys/vm/swappiness"] == "60" and settings["/proc/sys/vm/page-cluster"] == "3"
+    if Path(overcommit.ZSWAP).exists():  # off by default, on when asked
+        assert settings[overcommit.ZSWAP] == "N"
+        assert oc_plan(cfg(zswap=True)).rows[0]["run"]["scenario"]["settings"][overcommit.ZSWAP] == "Y"
+    assert sorted(fp.figures) == sorted(["overcommit_performance", "overcommit_faults", "overcommit_timeseries",
+                                         "overcommit_cost", "overcommit_table"])
+
+
+@needs_cgroups
+@pytest.mark.parametrize("ratios, what", [([1, 0.5], "0.5 < 1"), ([2, 4], "must include 1"), ([1, 2, 2], "twice")])
+def test_bad_ratios_are_one_line_naming_the_key(ratios, what):
+    with pytest.raises(ConfigError, match=r"overcommit/ratios: .*" + what.replace(".", r"\.")):
+        oc_plan(cfg(ratios=ratios))
+
+
+@needs_cgroups
+def test_a_swap_device_that_does_not_exist_or_is_not_a_device():
+    with pytest.raises(ConfigError, match="overcommit/swap/device: swap device /dev/tierbench-none does not exist"):
+        oc_plan(cfg(swap={"device": "/dev/tierbench-none"}))
+    with pytest.raises(ConfigError, match="overcommit/swap/device: /etc/hostname is not a block device"):
+        oc_plan(cfg(swap={"device": "/etc/hostname"}))
+
+
+def test_a_swap_device_in_use(monkeypatch, tmp_path):
+    monkeypatch.setattr(memcg.stat, "S_ISBLK", lambda mode: True)
+    dev = tmp_path / "dev"
+    dev.write_text("")
+    monkeypatch.setattr(memcg, "active_swaps", lambda: [str(dev)])
+    with pytest.raises(ConfigError, match="already an active swap area"):
+        memcg.check_device(str(dev), "experiment config: overcommit/swap/device")
+    monkeypatch.setattr(memcg, "active_swaps", lambda: [])
+    monkeypatch.setattr(memcg, "_mounted_devices", lambda: {str(dev)})
+    with pytest.raises(ConfigError, match="is mounted"):
+        memcg.check_device(str(dev), "experiment config: overcommit/swap/device")
+
+
+@needs_cgroups
+def test_not_enough_disk_for_the_swapfile():
+    with pytest.raises(ConfigError, match=r"overcommit/swap/size_mib: a 1000000000 MiB swapfile .* MiB are free"):
+        oc_plan(cfg(swap={"size_mib": 10**9}))
+
+
+def test_no_memory_controller(monkeypatch):
+    monkeypatch.setattr(memcg, "detect", lambda root=None: {"version": None, "reason": "no memory cgroup controller mounted"})
+    host = local_host()
+    host.facts["privileges"] = {"root": True}
+    with pytest.raises(ConfigError, match="overcommit: memory cgroup controller unavailable: no memory cgroup"):
+        oc_plan(cfg(), host)
+
+
+def test_detect_reads_both_versions(tmp_path):
+    (tmp_path / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    assert memcg.detect(tmp_path) == {"version": "v2", "base": str(tmp_path)}
+    (tmp_path / "cgroup.controllers").write_text("cpu io pids\n")
+    assert memcg.detect(tmp_path)["version"] is None
+    v1 = tmp_path / "v1"
+    (v1 / "memory").mkdir(parents=True)
+    (v1 / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    assert memcg.detect(v1)["version"] == "v1"
+
+
+def test_two_node_host_binds_the_pool_dram_to_the_far_node(monkeypatch):
+    facts = two_socket_facts()
+    facts["privileges"] = {"root": True}
+    host = plan.Host(profile.resolve("icelake-2s", facts), facts)
+    monkeypatch.setattr(memcg, "detect", lambda root=None: {"version": "v2", "base": "/sys/fs/cgroup"})
+    monkeypatch.setattr(overcommit.memcg, "check_swapfile_room", lambda *a: None)
+    monkeypatch.setattr(overcommit.shutil, "which", lambda t: f"/usr/bin/{t}")
+    monkeypatch.setattr("workloads.ffmpeg.workload.find", lambda p, f: "/usr/bin/ffmpeg")
+    fp = overcommit.plan(cfg(ratios=[1, 2]), host)
+    r = fp.rows[1]
+    prog = json.loads(r["run"]["scenario"]["roles"][0]["argv"][-1])
+    assert prog[:2] == ["numactl", "--membind=1"] and r["context"]["mem_node"] == 1
+
+
+def test_guest_host_plans_nothing_and_says_why():
+    host = plan.Host({"name": "g", "source": "x", "tiers": [], "cpus": {"app": [0]}}, {}, runner={"kind": "qemu"})
+    fp = overcommit.plan(cfg(), host)
+    assert fp.rows == [] and "guest" in fp.absent["overcommit"]
+
+
+def test_cost_model_is_calibrated_on_the_seeds_two_numbers():
+    cost = cfg()["overcommit"]["cost"]
+    assert abs(overcommit.saving(1.5, cost) - 0.32) < 0.005
+    assert abs(overcommit.saving(4, cost) - 0.725) < 0.005
+    assert overcommit.saving(1, cost) == 0
+    assert "calibrat" in cost["calibrated_on"] or "seed 003" in cost["calibrated_on"]
+
+
+# ---- parsers on captured output ---------------------------------------------------------------
+
+def test_ffmpeg_parser():
+    p = ffmpeg.parse((DATA / "ffmpeg" / "benchmark.err").read_text())
+    assert p["frames"] == 30 and p["rtime_s"] > 0 and p["fps"] == pytest.approx(30 / p["rtime_s"])
+
+
+def test_pgbench_tpcc_parser():
+    p = pgtpcc.parse((DATA / "pgtpcc" / "pgbench.out").read_text())
+    assert p["transactions"] == {"neworder": 4495, "payment": 4340, "orderstatus": 391, "delivery": 422, "stocklevel": 412}
+    assert p["duration_s"] == 5 and p["failed"] == 0
+    n = pgtpcc.native(DATA / "pgtpcc", {"stdout": "pgbench.out"})
+    assert n["metric"] == "tpmC" and n["value"] == pytest.approx(4495 / 5 * 60)
+
+
+def test_pgbench_scripts_are_the_tpcc_mix():
+    assert sum(pgtpcc.SCRIPTS.values()) == 100 and pgtpcc.SCRIPTS["neworder"] == 45 and pgtpcc.SCRIPTS["payment"] == 43
+    new_order = (pgtpcc.HERE / "neworder.sql").read_text()
+    assert "random(0, 1023) | random(1, 3000)" in new_order  # NURand(1023, 1, 3000)
+
+
+def test_tpch_and_resnet_parsers():
+    text = "# dbgen\n" + "".join(f"0,{q},0.5\n" for q in range(1, 23)) + "".join(f"1,{q},0.25\n" for q in range(1, 23))
+    assert tpch.parse(text) == {"queries": 22, "total_s": pytest.approx(5.5)}
+    with pytest.raises(ValueError):
+        tpch.parse("0,1,0.5\n")
+    r = resnet50.parse("# parameters=1\nimages=8\nseconds=2\nimages_per_s=4\nhot_mib=97\ncold_mib=64\n")
+    assert r["images_per_s"] == 4 and r["cold_mib"] == 64
+
+
+def test_point_rows_compare_with_the_r1_point(tmp_path):
+    summ = {"peak_anon_shmem": 0, "footprint_bytes": 100 << 20, "limit_bytes": 50 << 20, "pgmajfault": 10, "pgfault": 30,
+            "swapin": 20, "swapout": -1, "swapin_source": "workingset_refault_anon", "host_pswpin": 20, "host_pswpout": 25,
+            "swap_peak": 8 << 20, "wall_s": 2.0, "user_s": 1.0, "system_s": 0.5, "peak_usage": 50 << 20}
+    (tmp_path / "memcg.json").write_text(json.dumps(summ))
+    (tmp_path / "memcg.csv").write_text("t_s,anon,shmem,file,swap,usage,pgfault,pgmajfault,swapin\n"
+                                        "0.1,1048576,0,0,0,1,1,0,0\n0.2,1048576,0,0,1048576,1,5,10,20\n")
+    (tmp_path / "workload.err").write_text((DATA / "ffmpeg" / "benchmark.err").read_text())
+    base = tmp_path / "base.csv"
+    fps = ffmpeg.parse((DATA / "ffmpeg" / "benchmark.err").read_text())["fps"]
+    base.write_text(f"t_s,metric,value,unit\n,fps,{2 * fps},frames/s\n")
+    from families.overcommit.workloads import FILES
+
+    rows = oc_parse.rows(tmp_path, {"tool": "ffmpeg"}, {"files": FILES, "native": "workloads.ffmpeg.workload:native",
+                                                       "ratio": 2, "baseline": str(base), "cost": {"dram_per_gib": 1, "ssd_per_gib": 0}})
+    m = {r["metric"]: r["value"] for r in rows if r["t_s"] == ""}
+    assert m["relative_performance"] == pytest.approx(0.5, abs=1e-3) and m["slowdown"] == pytest.approx(0.5, abs=1e-3)
+    assert m["footprint"] == 100 and m["dram_limit"] == 50 and m["cost_saving"] == 0.5
+    assert m["major_faults"] == 10 and m["minor_faults"] == 20 and m["major_faults_per_unit"] == pytest.approx(10 / 30)
+    ts = [r for r in rows if r["t_s"] != ""]
+    assert {r["metric"] for r in ts} == {"swap_used", "anon_shmem", "major_fault_rate", "swapin_rate"}
+    assert next(r for r in ts if r["metric"] == "major_fault_rate")["value"] == pytest.approx(100, rel=1e-6)
+
+
+# ---- the mechanism, on this machine's cgroups and swap ----------------------------------------------
+
+def ours_left(swapfile: Path) -> list[str]:
+    left = [f"cgroup {p}" for p in memcg.our_cgroups() if "test-oc" in p]
+    if os.path.realpath(swapfile) in {os.path.realpath(s) for s in memcg.active_swaps()}:
+        left.append(f"swap {swapfile}")
+    if swapfile.exists():
+        left.append(f"file {swapfile}")
+    return left
+
+
+def runner(tmp: Path, name: str, ratio: float, mib: int, passes: int, *, footprint: Path | None = None,
+           swap_mib: int = 256) -> list[str]:
+    prog = tmp / "alloc.py"
+    prog.write_text(ALLOC)
+    out = tmp / name
+    out.mkdir(exist_ok=True)
+    return [sys.executable, "-m", "workflows.harness.memcg", "run", "--name", f"test-oc-{name}", "--ratio", str(ratio),
+            "--journal", str(tmp / "journal.json"), "--interval-ms", "50", "--swapfile", str(tmp / "swap" / "t.swap"),
+            "--swap-mib", str(swap_mib), *(["--footprint-from", str(footprint)] if footprint else []),
+            "--argv-json", json.dumps([sys.executable, str(prog), str(mib), str(passes)]), "--series", str(out / "memcg.csv")]
+
+
+@needs_cgroups
+def test_faults_and_swapins_grow_with_r_and_the_limit_holds(tmp_path):
+    summ = {}
+    for ratio in (1, 2, 4):
+        fp = None
+        if ratio > 1:  # F from the R = 1 run, as the family's points do
+            fp = tmp_path / "r1.csv"
+            fp.write_text(f"t_s,metric,value,unit\n,footprint,{summ[1]['peak_anon_shmem'] / 2**20},MiB\n")
+        r = subprocess.run(runner(tmp_path, f"r{ratio}", ratio, 96, 2, footprint=fp), cwd=REPO, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        summ[ratio] = json.loads((tmp_path / f"r{ratio}" / "memcg.json").read_text())
+        assert ours_left(tmp_path / "swap" / "t.swap") == [], f"R = {ratio} left something behind"
+    assert summ[1]["limit_bytes"] is None and summ[1]["peak_anon_shmem"] >= 90 << 20
+    assert summ[1]["swapin"] < 100, "R = 1 has no swap-ins to speak of"
+    for ratio in (2, 4):
+        limit = summ[ratio]["limit_bytes"]
+        assert limit == pytest.approx(summ[1]["peak_anon_shmem"] / ratio, abs=4096)
+        assert summ[ratio]["peak_usage"] <= limit + (1 << 20), "the limit holds"
+        assert summ[ratio]["swap_peak"] > 0
+    assert summ[1]["pgmajfault"] < summ[2]["pgmajfault"] < summ[4]["pgmajfault"]
+    assert summ[1]["swapin"] < summ[2]["swapin"] < summ[4]["swapin"]
+    assert not (tmp_path / "journal.json").exists()
+
+
+@needs_cgroups
+def test_a_footprint_too_small_to_limit_is_a_clear_error_with_nothing_written(tmp_path):
+    fp = tmp_path / "r1.csv"
+    fp.write_text("t_s,metric,value,unit\n,footprint,20,MiB\n")
+    r = subprocess.run(runner(tmp_path, "small", 4, 8, 1, footprint=fp), cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "too small to limit" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "small" / "memcg.json").exists() and ours_left(tmp_path / "swap" / "t.swap") == []
+
+
+@needs_cgroups
+def test_sigint_releases_cgroup_and_swap(tmp_path):
+    p = subprocess.Popen(runner(tmp_path, "int", 1, 64, 10**6), cwd=REPO, stderr=subprocess.PIPE, text=True)
+    swapfile = tmp_path / "swap" / "t.swap"
+    end = time.monotonic() + 60
+    while not any("test-oc-int" in c for c in memcg.our_cgroups()):
+        assert p.poll() is None and time.monotonic() < end, "the runner did not create its cgroup"
+        time.sleep(0.05)
+    time.sleep(0.5)
+    assert ours_left(swapfile), "swap and cgroup are up while it runs"
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert ours_left(swapfile) == [] and not (tmp_path / "journal.json").exists()
+    assert not (tmp_path / "int" / "memcg.json").exists(), "an interrupted point writes no summary"
+
+
+@needs_cgroups
+def test_a_killed_run_is_repaired_from_the_journal(tmp_path):
+    p = subprocess.Popen(runner(tmp_path, "kill", 1, 64, 10**6), cwd=REPO, stderr=subprocess.DEVNULL)
+    swapfile = tmp_path / "swap" / "t.swap"
+    end = time.monotonic() + 60
+    while not any("test-oc-kill" in c for c in memcg.our_cgroups()):
+        assert p.poll() is None and time.monotonic() < end
+        time.sleep(0.05)
+    time.sleep(0.5)
+    pids = memcg.Cgroup(CG, "test-oc-kill").pids()
+    assert pids
+    p.kill()  # SIGKILL: nothing can clean up (its child dies by PR_SET_PDEATHSIG, the rest stays)
+    p.wait()
+    journal = json.loads((tmp_path / "journal.json").read_text())
+    assert [i["kind"] for i in journal] == ["swap", "cgroup"]
+    assert ours_left(swapfile), "a killed run leaves its swap area (and maybe its cgroup) behind"
+    # the next measured point of any family repairs it, under the lock, before it runs anything
+    results = tmp_path / "results"
+    results.mkdir()
+    (tmp_path / "journal.json").rename(results / memcg.JOURNAL)
+    (tmp_path / "facts.json").write_text(json.dumps(hostdetect.detect()))
+    sc = {"settings": {}, "scratch": None, "warmup_s": 0, "timeout_s": 30,
+          "roles": [{"name": "w", "tool": "w", "argv": ["true"], "parse": "m:f", "output": None, "stdout": None,
+                     "pid_file": None, "ready_file": None, "ready_line": None, "target_pid": None, "opts": {},
+                     "usage": False, "kind": "workload"}]}
+    row = plan.point("overcommit", "t", "t", executor="host", context={"host": "t"}, columns=[], tools=[],
+                     run={"scenario": sc, "counters": {"sources": [], "interval_ms": 1000}})
+    (tmp_path / "pt").mkdir()
+    r = subprocess.run([sys.executable, "-m", "workflows.harness.point", "--outdir", str(tmp_path / "pt"), "--results",
+                        str(results), "--facts", str(tmp_path / "facts.json"), "-"], input=json.dumps(row), cwd=REPO,
+                       capture_output=True, text=True, timeout=120)
+    assert "released what a killed run left" in r.stderr, r.stderr
+    assert ours_left(swapfile) == [] and not (results / memcg.JOURNAL).exists()
+    time.sleep(0.2)
+    assert not any(Path(f"/proc/{pid}").exists() and "alloc" in Path(f"/proc/{pid}/cmdline").read_text()
+                   for pid in pids)
+
+
+def _settings() -> dict:
+    paths = [overcommit.SETTINGS["swappiness"], overcommit.SETTINGS["page_cluster"], overcommit.ZSWAP]
+    return {p: Path(p).read_text() for p in paths if Path(p).exists()}
+
+
+@needs_cgroups
+@pytest.mark.skipif(not memcg.shutil.which("ffmpeg"), reason="ffmpeg not installed")
+def test_points_through_the_executor_restore_settings(tmp_path):
+    """Two real FFmpeg points through workflows.harness.point (the core executor): settings set
+    and put back, and the R = 2 point reads F from the R = 1 point's result.csv."""
+    host = local_host()
+    c = cfg(ratios=[1, 2], swappiness=100, page_cluster=0, swap={"directory": str(tmp_path / "swap"), "size_mib": 256},
+            ffmpeg={"size": "1280x720", "frames": 40, "preset": "veryfast", "threads": 1})
+    before = _settings()
+    rows = {r["point"]: r for r in overcommit.plan(c, host).rows}
+    results = tmp_path / "results"
+    results.mkdir()
+    facts = results / "facts.json"
+    facts.write_text(json.dumps(host.facts))
+    for pid in ("ffmpeg/R1", "ffmpeg/R2"):
+        row = json.loads(json.dumps(rows[pid]).replace(f"results/{host.name}/overcommit/", f"{tmp_path}/pts/overcommit/")
+                         .replace(f"results/{host.name}/.memcg", f"{results}/.memcg"))
+        out = tmp_path / "pts" / "overcommit" / "ratio_sweep" / pid / "rep0"
+        out.mkdir(parents=True)
+        env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+        r = subprocess.run([sys.executable, "-m", "workflows.harness.point", "--outdir", str(out), "--results", str(results),
+                            "--facts", str(facts), "-"], input=json.dumps(row), cwd=REPO, env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        meta = json.loads((out / "meta.json").read_text())
+        assert meta["settings_set"]["/proc/sys/vm/swappiness"] == "100"
+        assert _settings() == before
+        with open(out / "result.csv", newline="") as f:
+            got = {x["metric"]: x["value"] for x in csv.DictReader(f) if not x["t_s"]}
+        assert float(got["fps"]) > 0 and "relative_performance" in got
+    assert float(got["limit_enforced"]) == 1 and float(got["dram_limit"]) == pytest.approx(float(got["footprint"]) / 2, rel=1e-3)
+    assert ours_left(tmp_path / "swap" / "tierbench.swap") == []
+    assert not [p for p in memcg.our_cgroups() if "ffmpeg-R" in p]
+
+
+def test_without_root_the_family_is_absent_with_its_reason():
+    host = local_host()
+    host.facts["privileges"] = {"root": False}
+    fp = oc_plan(cfg(), host)
+    assert fp.rows == [] and "root" in fp.absent["overcommit"]
+
+
+def test_cgroup_v2_files(tmp_path):
+    """The v2 paths on a fixture of a v2 hierarchy (the QEMU guest does not run this family)."""
+    root = tmp_path
+    (root / "cgroup.controllers").write_text("cpu memory pids\n")
+    (root / "cgroup.subtree_control").write_text("cpu\n")
+    info = memcg.detect(root)
+    cg = memcg.Cgroup(info, "w-R2")
+    orig_mkdir = Path.mkdir
+
+    def mkdir(self, *a, **kw):  # a real v2 directory comes with its control files
+        orig_mkdir(self, *a, **kw)
+        for f, v in (("cgroup.subtree_control", ""), ("memory.max", "max"), ("memory.swap.max", "max"),
+                     ("cgroup.procs", "")):
+            if not (self / f).exists():
+                (self / f).write_text(v)
+
+    Path.mkdir = mkdir
+    try:
+        cg.create()
+    finally:
+        Path.mkdir = orig_mkdir
+    assert (root / "cgroup.subtree_control").read_text() == "+memory"
+    assert (root / "tierbench" / "cgroup.subtree_control").read_text() == "+memory"
+    cg.limit(50 << 20)
+    assert (cg.path / "memory.max").read_text() == str(50 << 20) and (cg.path / "memory.swap.max").read_text() == "max"
+    assert cg.limit_bytes() == 50 << 20
+    (cg.path / "memory.stat").write_text("anon 1000\nfile 20\nshmem 5\npgfault 9\npgmajfault 3\npswpin 7\npswpout 8\n"
+                                         "workingset_refault_anon 6\n")
+    (cg.path / "memory.current").write_text("1025\n")
+    (cg.path / "memory.swap.current").write_text("4096\n")
+    (cg.path / "memory.peak").write_text("2048\n")
+    (cg.path / "memory.swap.peak").write_text("8192\n")
+    (cg.path / "memory.pressure").write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=123\n"
+                                             "full avg10=0.00 avg60=0.00 avg300=0.00 total=45\n")
+    s = cg.sample()
+    assert (s["anon"], s["shmem"], s["swap"], s["swapin"], s["swapout"], s["pgmajfault"]) == (1000, 5, 4096, 7, 8, 3)
+    assert cg.peaks() == {"peak_usage": 2048, "peak_swap": 8192}
+    assert cg.psi() == {"psi_some_total_us": 123, "psi_full_total_us": 45}
+    assert cg.wrap()[-1] == str(cg.path / "cgroup.procs")
+
+
+@needs_cgroups
+@pytest.mark.skipif(not memcg.shutil.which("ffmpeg"), reason="ffmpeg not installed")
+def test_sigint_to_a_point_restores_swap_cgroup_and_settings(tmp_path):
+    """SIGINT to the point runner (what Ctrl-C does to a job) in the middle of an R = 2 FFmpeg point."""
+    host = local_host()
+    c = cfg(ratios=[1, 2], swappiness=100, page_cluster=0, swap={"directory": str(tmp_path / "swap"), "size_mib": 256},
+            ffmpeg={"size": "1280x720", "frames": 100000, "preset": "veryfast", "threads": 1})
+    before = _settings()
+    row = next(r for r in overcommit.plan(c, host).rows if r["point"] == "ffmpeg/R2")
+    base = tmp_path / "r1.csv"
+    base.write_text("t_s,metric,value,unit\n,footprint,80,MiB\n,fps,100,frames/s\n")
+    results = tmp_path / "results"
+    results.mkdir()
+    row = json.loads(json.dumps(row).replace(f"results/{host.name}/overcommit/ratio_sweep/ffmpeg/R1/rep0/result.csv", str(base))
+                     .replace(f"results/{host.name}/.memcg", f"{results}/.memcg"))
+    (results / "facts.json").write_text(json.dumps(host.facts))
+    out = tmp_path / "pt"
+    out.mkdir()
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    p = subprocess.Popen([sys.executable, "-m", "workflows.harness.point", "--outdir", str(out), "--results", str(results),
+                          "--facts", str(results / "facts.json"), "-"], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=REPO, env=env, text=True)
+    p.stdin.write(json.dumps(row))
+    p.stdin.close()
+    end = time.monotonic() + 60
+    while not (out / "memcg.csv").exists() or len((out / "memcg.csv").read_text().splitlines()) < 10:
+        assert p.poll() is None and time.monotonic() < end, "the point did not start sampling"
+        time.sleep(0.1)
+    assert _settings() != before and [x for x in memcg.our_cgroups() if "ffmpeg-R2" in x]
+    p.send_signal(signal.SIGINT)
+    err = p.stderr.read()
+    p.wait(timeout=60)
+    assert p.returncode == 130, err
+    assert _settings() == before
+    assert ours_left(tmp_path / "swap" / "tierbench.swap") == [] and not [x for x in memcg.our_cgroups() if "ffmpeg-R2" in x]
+    assert not (results / memcg.JOURNAL).exists() and not (out / "result.csv").exists()
+
+
+def _postgres_of(datadir: str) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if "postgres" in cmd and datadir in cmd:
+                out.append(int(d.name))
+    return out
+
+
+@needs_cgroups
+@pytest.mark.skipif(pgtpcc.check() is not None, reason=f"PostgreSQL: {pgtpcc.check()}")
+def test_sigint_to_a_tpcc_point_leaves_no_postgresql(tmp_path):
+    """The postmaster runs in the cgroup, pgbench outside; Ctrl-C in the middle leaves no server,
+    no cluster directory, no socket directory."""
+    host = local_host()
+    port = 54391
+    c = profile.validate_config({"scale": "t", "overcommit": {
+        "enabled": True, "workloads": ["tpcc"], "ratios": [1], "swap": {"directory": str(tmp_path / "swap"), "size_mib": 64},
+        "tpcc": {"warehouses": 1, "clients": 1, "duration_s": 120, "port": port}}})
+    row = overcommit.plan(c, host).rows[0]
+    datadir = os.path.abspath(f"results/{host.name}/overcommit-scratch/tpcc")
+    new_dir = str(REPO / "results" / f".test-overcommit-{os.getpid()}" / "tpcc")  # pytest's tmp is 0700: not the postgres user's
+    results = tmp_path / "results"
+    results.mkdir()
+    row = json.loads(json.dumps(row).replace(datadir, new_dir).replace(f"results/{host.name}/.memcg", f"{results}/.memcg"))
+    (results / "facts.json").write_text(json.dumps(host.facts))
+    out = tmp_path / "pt"
+    out.mkdir()
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    p = subprocess.Popen([sys.executable, "-m", "workflows.harness.point", "--outdir", str(out), "--results", str(results),
+                          "--facts", str(results / "facts.json"), "-"], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=REPO, env=env, text=True)
+    p.stdin.write(json.dumps(row))
+    p.stdin.close()
+    end = time.monotonic() + 180
+    while not (out / "memcg.csv").exists() or len((out / "memcg.csv").read_text().splitlines()) < 10:
+        assert p.poll() is None and time.monotonic() < end, "the point did not start its driver"
+        time.sleep(0.2)
+    assert _postgres_of(new_dir), "the server runs"
+    p.send_signal(signal.SIGINT)
+    err = p.stderr.read()
+    p.wait(timeout=120)
+    assert p.returncode == 130, err
+    assert _postgres_of(new_dir) == [] and not Path(new_dir).exists() and not Path(pgtpcc.socket_dir(port)).exists()
+    assert not Path(new_dir).parent.exists(), "the scratch directory made for it is gone too"
+    assert not [x for x in memcg.our_cgroups() if "tpcc-R1" in x] and not (results / memcg.JOURNAL).exists()
+    assert ours_left(tmp_path / "swap" / "tierbench.swap") == []
+
+
+@needs_cgroups
+def test_a_swap_device_the_host_profile_names(tmp_path):
+    facts = hostdetect.detect()
+    prof = tmp_path / "h.yaml"
+    prof.write_text("name: oc-dev\ndetect: true\ntiers: []\nstorage: {swap_device: /dev/tierbench-none}\n")
+    host = plan.Host(profile.resolve(str(prof), facts), facts)
+    with pytest.raises(ConfigError, match=r"host profile .*h\.yaml: storage/swap_device: swap device /dev/tierbench-none does not exist"):
+        oc_plan(cfg(), host)
+
+
+@needs_cgroups
+def test_a_leftover_cgroup_of_the_same_name_is_replaced():
+    cg = memcg.Cgroup(CG, "test-oc-leftover")
+    try:
+        cg.create()
+        cg.create()  # the parent it removes with the leftover is made again
+        assert cg.path.is_dir() and cg.pids() == []
+    finally:
+        cg.remove()
+    assert not cg.path.exists()
