@@ -1,0 +1,598 @@
+"""The kv family (seed 002): YCSB's runner parsed from captured output, the family's plan on a
+one-node and a two-node host, bad input refused before any job, and real YCSB runs (build/bin/ycsb,
+built with Maven here if missing) against the in-process skip list and a private Redis, which
+leave no Redis or JVM behind, also when interrupted."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO, alive
+
+import families.kv as kv
+from workflows.harness import ConfigError, hostdetect, plan, profile
+from workloads.ycsb import workload as ycsb
+
+DATA = REPO / "tests/data/kv"
+
+
+def config(**kv_over) -> dict:
+    cfg = profile.validate_config(yaml.safe_load((REPO / "workflows/config/quick.yaml").read_text()))
+    cfg["kv"].update(kv_over)
+    return cfg
+
+
+def fake_host(nodes: int = 1, cpus: int = 2) -> plan.Host:
+    names = ["default", "alternate", "third"]
+    prof = {"name": "box", "source": "hosts/box.yaml", "backend": "numa", "tools": {},
+            "tiers": [{"name": names[i], "kind": "numa", "node": i} for i in range(nodes)],
+            "cpus": {"app": list(range(cpus // 2 or 1)), "antagonist": list(range(cpus // 2 or 1, cpus))}}
+    facts = {"llc_bytes": 32 << 20, "settings": {"numa_balancing": "0", "demotion_enabled": "false"},
+             "nodes": {str(i): {"cpus": list(range(cpus)) if i == 0 else [], "memory_mib": 4096} for i in range(nodes)}}
+    return plan.Host(prof, facts)
+
+
+# ---- parser -------------------------------------------------------------------------------------
+
+def parsed(name: str, **opts) -> list[dict]:
+    role = ycsb.role(["build/bin/ycsb"], {"slow_nodes": [], "llc_bytes": 32 << 20, "records": 2000,
+                                          "value_bytes": 100, "key_type": "int", **opts})
+    role["output"][1] = name
+    return ycsb.rows(DATA, role, role["opts"])
+
+
+def test_parser_skiplist_phases_latency_memory():
+    rows = parsed("ycsb-skiplist-int.csv", slow_nodes=[1])
+    tp = {r["kv_phase"]: r["value"] for r in rows if r["metric"] == "throughput"}
+    assert set(tp) == {"load", "a", "c", "d", "e"} and all(v > 0 for v in tp.values())
+    ops = {(r["kv_phase"], r["op"]) for r in rows if r["metric"] == "latency_p99"}
+    assert {("a", "READ"), ("a", "UPDATE"), ("d", "INSERT"), ("e", "SCAN")} <= ops
+    assert any(r["metric"] == "latency_p999" for r in rows)
+    mem = [r for r in rows if r["metric"] == "node_bytes" and r["kv_phase"] == "mem_end"]
+    assert mem and all(r["op"] == "store" and r["node"] == "0" and r["value"] > 0 for r in mem)
+    share = [r for r in rows if r["metric"] == "slow_tier_share"]
+    assert share and all(r["value"] == 0.0 for r in share)  # everything on node 0, the slow node is 1
+    assert all(r["cache_resident"] is True for r in rows)  # 2000 records: far under 4x a 32 MiB LLC
+    cpu = [r for r in rows if r["metric"] == "jvm_cpu_per_op"]
+    assert {r["kv_phase"] for r in cpu} >= {"load", "a", "c", "d", "e"}
+    assert not any(r["metric"] == "server_cpu_per_op" for r in rows)
+
+
+def test_parser_redis_server_cpu_and_pipelining():
+    rows = parsed("ycsb-redis-string.csv", key_type="string")
+    assert any(r["metric"] == "server_cpu_per_op" for r in rows)
+    pipe = {r["kv_phase"] for r in rows if r["metric"] == "throughput" and r["kv_phase"].startswith("c-pipe")}
+    assert pipe == {"c-pipe1", "c-pipe4"}
+    clients = {r["op"] for r in rows if r["metric"] == "node_bytes"}
+    assert clients == {"client", "store"}  # the JVM and the server, apart
+    assert not any(r["metric"] == "server_pid" for r in rows)
+
+
+def test_parser_refuses_an_incomplete_run():
+    text = (DATA / "ycsb-skiplist-int.csv").read_text()
+    with pytest.raises(ValueError, match="did not complete"):
+        ycsb.parse(text[: text.index("mem_end")])
+
+
+# ---- plan -----------------------------------------------------------------------------------------
+
+def test_one_node_host_every_placement_is_node0_and_labelled():
+    fp = kv.plan(config(), fake_host(1))
+    rows = fp.rows
+    # null, skiplist, redis x int, string x 1, 2 threads; memcached: string keys only; rocksdb: not root here
+    assert len(rows) == 3 * 2 * 2 + 2
+    assert {r["context"]["key_type"] for r in rows if r["context"]["system"] == "memcached"} == {"string"}
+    mc = next(r for r in rows if r["context"]["system"] == "memcached")
+    w = next(x for x in mc["run"]["scenario"]["roles"] if x["name"] == "ycsb")
+    assert w["argv"][w["argv"].index("--phases") + 1] == "a,c,d", "memcached has no scan: no phase e"
+    assert {r["context"]["placement"] for r in rows} == {"default"}
+    assert all(r["context"]["placement_note"] == "one-node host: every placement is node 0" for r in rows)
+    for r in rows:
+        roles = {x["name"]: x for x in r["run"]["scenario"]["roles"]}
+        assert roles["ycsb"]["wrap"] == ["numactl", "--physcpubind=0-1", "--membind=0"]
+        assert r["run"]["scenario"]["settings"] == {}  # balancing and demotion are already off
+    assert fp.outputs == ["results/box/tables/kv_throughput.md", "results/box/tables/kv_bottleneck.md",
+                          "results/box/tables/kv_reference.md"]
+
+
+def test_rocksdb_files_on_a_tier_bound_tmpfs_and_split():
+    h = fake_host(2)
+    facts = {**h.facts, "privileges": {"root": True}}
+    fp = kv.plan(config(systems=["rocksdb"], key_types=["int"], threads=[1]), plan.Host(h.profile, facts))
+    pts = {r["point"]: r for r in fp.rows}
+    assert set(pts) == {f"rocksdb-{p}-int-t1" for p in ("default", "alternate", "interleave", "split")}
+
+    def roles(p):
+        return {x["name"]: x for x in pts[f"rocksdb-{p}-int-t1"]["run"]["scenario"]["roles"]}
+
+    split = roles("split")
+    assert split["ycsb"]["wrap"][-1] == "--membind=0", "the process (memtable, cache) on the fast tier"
+    assert split["tmpfs"]["argv"][-2:] == ["--mpol", "bind:1"], "the files on the slow tier"
+    assert split["tmpfs"]["kind"] == "background" and split["tmpfs"]["ready_file"]
+    assert roles("alternate")["tmpfs"]["argv"][-1] == "bind:1" and roles("alternate")["ycsb"]["wrap"][-1] == "--membind=1"
+    assert roles("interleave")["tmpfs"]["argv"][-1] == "interleave:0-1"
+    assert pts["rocksdb-split-int-t1"]["context"]["mem_nodes"] == "0 (process), 1 (files)"
+    # not root: rocksdb is left out, and the reason is said
+    fp = kv.plan(config(systems=["null", "rocksdb", "lmdb"]), h)
+    assert {r["context"]["system"] for r in fp.rows} == {"null"} and "only root" in fp.absent["kv: rocksdb"]
+    assert "only root" in fp.absent["kv: lmdb"]
+    fp = kv.plan(config(systems=["lmdb"], key_types=["int"], threads=[1], placements=["split"]),
+                 plan.Host(h.profile, facts))
+    (row,) = fp.rows
+    roles = {x["name"]: x for x in row["run"]["scenario"]["roles"]}
+    assert roles["tmpfs"]["argv"][-1] == "bind:1" and roles["ycsb"]["wrap"][-1] == "--membind=0"
+    assert roles["ycsb"]["argv"][roles["ycsb"]["argv"].index("--map-mib") + 1] == "256"
+
+
+def test_two_node_host_places_store_on_each_tier_client_on_default():
+    fp = kv.plan(config(key_types=["int"], threads=[2]), fake_host(2))
+    pts = {r["point"]: r for r in fp.rows}
+    assert set(pts) == {"null-default-int-t2", "skiplist-default-int-t2", "skiplist-alternate-int-t2",
+                        "skiplist-interleave-int-t2", "redis-default-int-t2", "redis-alternate-int-t2",
+                        "redis-interleave-int-t2"}
+    roles = {x["name"]: x for x in pts["redis-alternate-int-t2"]["run"]["scenario"]["roles"]}
+    assert roles["redis"]["wrap"][-1] == "--membind=1" and roles["redis"]["kind"] == "background"
+    assert roles["ycsb"]["wrap"][-1] == "--membind=0"  # client on the compute node
+    assert roles["ycsb"]["opts"]["slow_nodes"] == [1]
+    sk = {x["name"]: x for x in pts["skiplist-interleave-int-t2"]["run"]["scenario"]["roles"]}
+    assert sk["ycsb"]["wrap"][-1] == "--interleave=0-1"
+    assert "--pipeline-depths" in roles["ycsb"]["argv"]
+
+
+@pytest.mark.parametrize(("over", "message"), [
+    ({"systems": ["mongodb"]}, "kv/systems: unknown system 'mongodb'"),
+    ({"workloads": ["load", "b"]}, "kv/workloads: unknown workload 'b'"),
+    ({"threads": [1, 3]}, "kv/threads: 3 threads but host profile hosts/box.yaml grants 2 CPUs"),
+    ({"placements": ["default", "cxl"]}, "kv/placements: 'cxl' names no tier of this host"),
+    ({"systems": ["rocksdb", "pmdk"]}, "kv/systems: unknown system 'pmdk'"),
+])
+def test_bad_input_is_one_line_before_any_job(over, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
+        kv.plan(config(**over), fake_host(1))
+    assert "\n" not in str(e.value)
+
+
+def test_a_port_in_use_is_refused(monkeypatch):
+    monkeypatch.setattr(kv, "measuring", lambda results: False)  # as if no point ran on this machine now
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        cfg = config()
+        cfg["kv"]["redis"] = {**cfg["kv"]["redis"], "port": port}
+        with pytest.raises(ConfigError, match=f"kv/redis/port: port {port} on 127.0.0.1 is in use"):
+            kv.plan(cfg, fake_host(1))
+
+
+@pytest.mark.parametrize("tool", ["java", "mvn", "redis-server"])
+def test_missing_java_maven_or_redis_is_refused(monkeypatch, tool):
+    real = shutil.which
+    monkeypatch.setattr(kv.shutil, "which", lambda name: None if name == tool else real(name))
+    if real("java") is None and tool != "java":
+        pytest.skip("java is not installed here")
+    with pytest.raises(ConfigError, match=f"needs {tool}"):
+        kv.plan(config(), fake_host(1))
+
+
+def test_a_guest_host_runs_only_redis_and_says_why():
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed (make setup)")
+    h = fake_host(2)
+    fp = kv.plan(config(), plan.Host(h.profile, h.facts, {"kind": "qemu"}))
+    assert {r["context"]["system"] for r in fp.rows} == {"redis"} and {r["executor"] for r in fp.rows} == {"guest"}
+    assert {r["context"]["threads"] for r in fp.rows} == {1}
+    assert "without a JVM" in fp.absent["kv: in the guest"]
+
+
+# ---- real runs ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    for tool in ("java", "mvn", "numactl"):
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} is not installed (make setup)")
+    launcher, jar = REPO / "build/bin/ycsb", REPO / "build/ycsb/target/tierbench-kv.jar"
+    sources = [REPO / "workloads/ycsb/pom.xml", *sorted((REPO / "workloads/ycsb/src").rglob("*.java"))]
+    if not (launcher.exists() and jar.exists()) or max(p.stat().st_mtime for p in sources) > jar.stat().st_mtime:
+        r = subprocess.run([str(REPO / "workloads/ycsb/build.sh"), "build/src/ycsb", "build/bin/ycsb"], cwd=REPO,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            pytest.fail("building the YCSB driver failed:\n" + r.stdout[-2000:] + r.stderr[-2000:])
+    return launcher
+
+
+def real_rows(tmp_path: Path, systems: list[str], **over) -> tuple[dict, Path]:
+    facts = hostdetect.detect()
+    prof = profile.resolve("auto", facts)
+    cfg = config(**{"systems": systems, "records": 2000, "max_seconds": 0.2, "heap_mib": 256, **over})
+    cfg["kv"]["redis"] = {"port": free_port(), "pipeline_depths": [1, 4], "pipeline_seconds": 0.1}
+    cfg["kv"]["memcached"] = {"port": free_port()}
+    fp = kv.plan(cfg, plan.Host(prof, facts))
+    facts_path = tmp_path / "facts.json"
+    facts_path.write_text(json.dumps(facts))
+    return {r["point"]: r for r in fp.rows}, facts_path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_point(row: dict, tmp_path: Path, facts: Path) -> subprocess.Popen:
+    out = tmp_path / row["point"]
+    return subprocess.Popen([sys.executable, "-m", "workflows.harness.point", "--outdir", str(out), "--results",
+                             str(tmp_path), "--facts", str(facts), "-"], cwd=REPO, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def server_pid(out: Path) -> int | None:
+    f = out / "ycsb.csv"
+    if not f.exists():
+        return None
+    for line in f.read_text().splitlines():
+        if line.startswith("setup,server_pid,"):
+            return int(line.split(",")[4])
+    return None
+
+
+def test_real_ycsb_against_skiplist_redis_and_memcached(built, tmp_path):
+    if not (shutil.which("redis-server") and shutil.which("memcached")):
+        pytest.skip("redis-server or memcached is not installed (make setup)")
+    points, facts = real_rows(tmp_path, ["skiplist", "redis", "memcached"], key_types=["int", "string"], threads=[1])
+    from analysis.frame import load
+
+    for name in ("skiplist", "redis", "memcached"):
+        kt = "-string-" if name == "memcached" else "-int-"
+        row = copy.deepcopy(next(r for p, r in points.items() if p.startswith(name) and kt in p))
+        p = run_point(row, tmp_path, facts)
+        log, _ = p.communicate(json.dumps(row), timeout=120)
+        assert p.returncode == 0, log
+        out = tmp_path / row["point"]
+        df = load(out / "result.csv")
+        tp = df[df["metric"] == "throughput"].set_index("kv_phase")["value"]
+        assert ({"load", "a", "c", "d"} | ({"e"} if name != "memcached" else set())) <= set(tp.index)
+        assert (tp > 0).all()
+        failed = df[df["metric"] == "failed_operations"]["value"]
+        assert (failed == 0).all(), "every operation returned OK"
+        store = df[(df["metric"] == "node_bytes") & (df["op"] == "store") & (df["kv_phase"] == "mem_end")]
+        assert store["value"].sum() > 0 and set(store["node"].astype(str)) <= {str(n) for n in facts_nodes(facts)}
+        if name in ("redis", "memcached"):
+            pid = server_pid(out)
+            assert pid and not alive(pid), f"the private {name} was ended"
+            assert (df["metric"] == "server_cpu_per_op").any()
+        if name == "redis":
+            assert {"c-pipe1", "c-pipe4"} <= set(df["kv_phase"].dropna())
+
+
+def mounted_under(path: Path) -> list[str]:
+    return [ln.split()[1] for ln in Path("/proc/mounts").read_text().splitlines() if ln.split()[1].startswith(str(path))]
+
+
+@pytest.mark.parametrize("system", ["rocksdb", "lmdb"])
+def test_real_file_store_on_its_tmpfs_then_unmounted(built, tmp_path, system):
+    facts = hostdetect.detect()
+    if not facts["privileges"]["root"]:
+        pytest.skip("mounting the store's tmpfs needs root")
+    points, facts_path = real_rows(tmp_path, [system], key_types=["string"], threads=[2])
+    row = next(iter(points.values()))
+    tmpfs = next(r for r in row["run"]["scenario"]["roles"] if r["name"] == "tmpfs")
+    d = tmp_path / "tmpfs"  # not the planned results/<host>/kv-tmpfs: this test's own
+    tmpfs["argv"][tmpfs["argv"].index("--dir") + 1] = str(d)
+    w = next(r for r in row["run"]["scenario"]["roles"] if r["name"] == "ycsb")
+    w["argv"][w["argv"].index("--data-dir") + 1] = str(d)
+    p = run_point(row, tmp_path, facts_path)
+    log, _ = p.communicate(json.dumps(row), timeout=120)
+    assert p.returncode == 0, log
+    from analysis.frame import load  # noqa: PLC0415
+
+    df = load(tmp_path / row["point"] / "result.csv")
+    tp = df[df["metric"] == "throughput"].set_index("kv_phase")["value"]
+    assert {"load", "a", "c", "d", "e"} <= set(tp.index) and (tp > 0).all()
+    files = df[(df["metric"] == "tmpfs_node_bytes") & (df["kv_phase"] == "mem_load")]["value"]
+    assert files.sum() > 2000 * 100, "the loaded records are in the tmpfs files"
+    assert not mounted_under(tmp_path), "the tmpfs was unmounted"
+
+
+def facts_nodes(facts: Path) -> list[int]:
+    return [int(n) for n in json.loads(facts.read_text())["nodes"]]
+
+
+def test_sigint_leaves_no_redis_or_jvm(built, tmp_path):
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed (make setup)")
+    points, facts = real_rows(tmp_path, ["redis"], key_types=["int"], threads=[1], max_seconds=30)
+    row = next(iter(points.values()))
+    out = tmp_path / row["point"]
+    p = run_point(row, tmp_path, facts)
+    p.stdin.write(json.dumps(row))
+    p.stdin.close()
+    deadline = time.monotonic() + 60
+    try:
+        while server_pid(out) is None or "\na," not in (out / "ycsb.csv").read_text():
+            assert p.poll() is None, p.stdout.read()
+            assert time.monotonic() < deadline, "the run never got to phase A"
+            time.sleep(0.1)
+        spid = server_pid(out)
+        jvms = [c for c in children_of(p.pid) if "java" in comm(c)]
+        assert jvms, "the JVM runs"
+    finally:
+        p.send_signal(signal.SIGINT)
+        rc = p.wait(timeout=30)
+    assert rc == 128 + signal.SIGINT
+    time.sleep(0.3)
+    assert not alive(spid), "Redis was ended"
+    assert not [j for j in jvms if alive(j)], "the JVM was ended"
+    assert not (out / "result.csv").exists()
+
+
+def comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def children_of(root: int) -> list[int]:
+    from conftest import ancestors
+
+    return [int(d.name) for d in Path("/proc").iterdir() if d.name.isdigit() and root in ancestors(int(d.name))]
+
+
+def test_os_has_no_redis_of_ours_left():
+    """Belt and braces after the real runs: no redis-server on a port of this module is running."""
+    ours = [d for d in Path("/proc").iterdir() if d.name.isdigit() and comm(int(d.name)) == "redis-server"
+            and "tierbench" in _environ_cwd(d)]
+    assert not ours
+
+
+def _environ_cwd(d: Path) -> str:
+    try:
+        return os.readlink(d / "cwd")
+    except OSError:
+        return ""
+
+
+# ---- the QEMU guest -------------------------------------------------------------------------------
+
+def test_guest_plan_places_redis_on_node1_with_kv_resp():
+    from test_qemu_workflow import _guest_config, guest_host  # noqa: PLC0415
+
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed (make setup)")
+    fp = kv.plan(_guest_config(), guest_host())
+    (row,) = fp.rows
+    assert row["point"] == "redis-alternate-int-t1" and row["executor"] == "guest"
+    roles = {r["name"]: r for r in row["run"]["scenario"]["roles"]}
+    assert roles["redis"]["wrap"][-1] == "--membind=1" and roles["kv-resp"]["wrap"][-1] == "--membind=0"
+    assert "--unixsocket" in roles["redis"]["argv"], "the guest's loopback is down: a Unix socket"
+    assert row["run"]["scenario"]["settings"] == {"numa_balancing": "0"}  # journaled, restored in the guest
+
+
+@pytest.mark.vm
+def test_redis_data_on_node1_in_qemu_guest(tmp_path):
+    """Redis bound to the guest's CPU-less node 1, loaded and read by kv-resp through the workflow's own
+    path (guestrun's batch, then the point parsed as its job would): numa_maps of the server says its
+    anonymous memory (its data) is on node 1. TCG: throughputs mean nothing."""
+    import platform  # noqa: PLC0415
+
+    from analysis.frame import load  # noqa: PLC0415
+    from workflows.harness import guestrun, runner  # noqa: PLC0415
+    from workflows.harness.point import run_guest  # noqa: PLC0415
+
+    if platform.machine() != "x86_64" or not shutil.which("apt-get"):
+        pytest.skip("the QEMU guest is built from Debian amd64 packages")
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed (make setup)")
+    if not (REPO / "build/bin/kv-resp").exists():
+        subprocess.run(["make", "--no-print-directory", "-C", "workloads/kvresp"], cwd=REPO, check=True)
+    r = profile.runner_of("qemu-numa")
+    try:
+        facts = runner.guest_facts(r)
+    except ConfigError as e:
+        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
+    from test_qemu_workflow import _guest_config  # noqa: PLC0415
+
+    rows = kv.plan(_guest_config(), plan.Host(profile.resolve("qemu-numa", facts), facts, r)).rows
+    assert [x["point"] for x in rows] == ["redis-alternate-int-t1"]
+    batch = tmp_path / "batch"
+    cwd = os.getcwd()
+    os.chdir(REPO)  # guestrun ships build/bin/... relative to the checkout
+    try:
+        assert guestrun.run({"runner": r, "points": {plan.key(x): x for x in rows}}, batch, tmp_path / "results") == 0
+    finally:
+        os.chdir(cwd)
+    (tmp_path / "facts.json").write_text(json.dumps(facts))
+    out = tmp_path / "point"
+    out.mkdir()
+    assert run_guest(rows[0], out, batch, tmp_path / "facts.json", "qemu") == 0
+    df = load(out / "result.csv")
+    share = df[(df["metric"] == "slow_tier_share") & (df["kv_phase"] == "mem_end")]["value"]
+    assert len(share) == 1 and share.iloc[0] > 0.99, "the server's data is on node 1"
+    anon = df[(df["metric"] == "anon_node_bytes") & (df["op"] == "store") & (df["kv_phase"] == "mem_end")]
+    assert set(anon["node"].astype(str)) == {"1"} and anon["value"].sum() > 1e6
+    assert (df[df["metric"] == "throughput"]["value"] > 0).all()
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["functional"] and meta["exit"] == {"kv-resp": 0, "redis": 0}
+
+
+def test_parser_kv_resp_same_format():
+    from workloads.kvresp import workload as kvresp  # noqa: PLC0415
+
+    role = kvresp.role(["build/bin/kv-resp"], {"slow_nodes": [1], "llc_bytes": 0, "records": 2000, "value_bytes": 100,
+                                              "key_type": "string"})
+    role["output"][1] = "kv-resp-string.csv"
+    rows = kvresp.rows(DATA, role, role["opts"])
+    assert {r["kv_phase"] for r in rows if r["metric"] == "throughput"} == {"load", "c"}
+    assert all(r["tool"] == "kv-resp" for r in rows)
+    assert any(r["metric"] == "client_cpu_per_op" for r in rows) and any(r["metric"] == "server_cpu_per_op" for r in rows)
+    share = [r for r in rows if r["metric"] == "slow_tier_share"]
+    assert share and all(r["value"] == 0.0 for r in share)
+    assert not any(r["cache_resident"] for r in rows)  # LLC unknown: not flagged
+
+
+def test_sigint_leaves_no_tmpfs_mounted(built, tmp_path):
+    if not hostdetect.detect()["privileges"]["root"]:
+        pytest.skip("mounting the store's tmpfs needs root")
+    points, facts = real_rows(tmp_path, ["rocksdb"], key_types=["int"], threads=[1], max_seconds=30)
+    row = next(iter(points.values()))
+    d = tmp_path / "tmpfs"
+    for r in row["run"]["scenario"]["roles"]:
+        flag = "--dir" if r["name"] == "tmpfs" else "--data-dir"
+        r["argv"][r["argv"].index(flag) + 1] = str(d)
+    out = tmp_path / row["point"]
+    p = run_point(row, tmp_path, facts)
+    p.stdin.write(json.dumps(row))
+    p.stdin.close()
+    deadline = time.monotonic() + 60
+    try:
+        while not (out / "ycsb.csv").exists() or "\na," not in (out / "ycsb.csv").read_text():
+            assert p.poll() is None, p.stdout.read()
+            assert time.monotonic() < deadline, "the run never got to phase A"
+            time.sleep(0.1)
+        assert mounted_under(tmp_path) == [str(d)], "the store's tmpfs is mounted while it runs"
+    finally:
+        p.send_signal(signal.SIGINT)
+        rc = p.wait(timeout=30)
+    assert rc == 128 + signal.SIGINT
+    assert not mounted_under(tmp_path), "the tmpfs was unmounted on the interrupt"
+    assert not (out / "result.csv").exists()
+
+
+def test_weighted_interleave_through_kv_wil(monkeypatch):
+    h = fake_host(2)
+    isdir, exists, wil = os.path.isdir, os.path.exists, kv.kvresp.WIL_SYSFS
+    monkeypatch.setattr(kv.os.path, "isdir", lambda p: True if p == wil else isdir(p))
+    monkeypatch.setattr(kv.os.path, "exists", lambda p: True if p == f"{wil}/auto" else exists(p))
+    fp = kv.plan(config(systems=["skiplist", "redis"], key_types=["int"], threads=[1], placements=["interleave"],
+                        interleave_weights=[3, 1]), h)
+    pts = {r["point"]: r for r in fp.rows}
+    sk = pts["skiplist-interleave-int-t1"]
+    (w,) = sk["run"]["scenario"]["roles"]
+    assert w["wrap"] == ["numactl", "--physcpubind=0-1", "build/bin/kv-wil", "--nodes", "0,1", "--"]
+    assert sk["run"]["scenario"]["settings"] == {f"{kv.kvresp.WIL_SYSFS}/auto": "false",
+                                                 f"{kv.kvresp.WIL_SYSFS}/node0": "3", f"{kv.kvresp.WIL_SYSFS}/node1": "1"}
+    assert "kv-wil" in sk["tools"] and sk["context"]["placement_note"] == "weighted interleave 3:1"
+    rd = {r["name"]: r for r in pts["redis-interleave-int-t1"]["run"]["scenario"]["roles"]}
+    assert rd["redis"]["wrap"][2] == "build/bin/kv-wil" and rd["ycsb"]["wrap"][-1] == "--membind=0"
+    with pytest.raises(ConfigError, match="kv/interleave_weights: 1 weights for 2 tiers"):
+        kv.plan(config(interleave_weights=[3]), h)
+    monkeypatch.setattr(kv.os.path, "isdir", lambda p: False if p == wil else isdir(p))
+    with pytest.raises(ConfigError, match="this kernel has no weighted interleave"):
+        kv.plan(config(interleave_weights=[3, 1]), h)
+
+
+def test_kv_wil_sets_the_policy():
+    from workloads.kvresp import workload as kvresp  # noqa: PLC0415
+
+    if not Path(kvresp.WIL_SYSFS).is_dir():
+        pytest.skip("this kernel has no weighted interleave (Linux 6.9+)")
+    exe = REPO / kvresp.WIL
+    if not exe.exists():
+        subprocess.run(["make", "--no-print-directory", "-C", "workloads/kvresp"], cwd=REPO, check=True)
+    node = min(int(n) for n in hostdetect.detect()["memory_nodes"])
+    r = subprocess.run([str(exe), "--nodes", str(node), "--", "cat", "/proc/self/numa_maps"], capture_output=True,
+                       text=True, check=True)
+    assert f"weighted interleave:{node}" in r.stdout
+    bad = subprocess.run([str(exe), "--nodes", "x", "--", "true"], capture_output=True, text=True)
+    assert bad.returncode == 2
+
+
+# ---- figures and tables on a made-up two-tier frame -------------------------------------------------
+
+def two_tier_frame():
+    import itertools  # noqa: PLC0415
+
+    import pandas as pd  # noqa: PLC0415
+
+    rows = []
+    base = {"host": "box", "backend": "numa", "family": "kv", "experiment": "ycsb", "workload": "ycsb", "rep": 0,
+            "tool": "ycsb", "records": 10_000_000, "value_bytes": 100, "cache_resident": False, "placement_note": ""}
+    places = {"default": ("0", 0.0, 1.0), "alternate": ("1", 1.0, 0.6), "interleave": ("0,1", 0.5, 0.8)}
+    for sys_, kt, th, (pl, (nodes, share, f)) in itertools.product(["null", "skiplist", "redis"], ["int", "string"],
+                                                                   [1, 2, 4], places.items()):
+        if sys_ == "null" and pl != "default":
+            continue
+        pt = {**base, "system": sys_, "key_type": kt, "threads": th, "placement": pl, "mem_nodes": nodes,
+              "point": f"{sys_}-{pl}-{kt}-t{th}"}
+        for ph in ("load", "a", "c", "d", "e"):
+            rows.append({**pt, "kv_phase": ph, "metric": "throughput", "value": 1e5 * th * f, "unit": "ops/s"})
+            rows.append({**pt, "kv_phase": ph, "metric": "jvm_cpu_per_op", "value": 2.0 / f, "unit": "us"})
+            for m, v in (("latency_p50", 20), ("latency_p99", 80), ("latency_p999", 300)):
+                rows.append({**pt, "kv_phase": ph, "op": "READ", "metric": m, "value": v / f, "unit": "us"})
+        rows.append({**pt, "kv_phase": "mem_end", "op": "store", "metric": "slow_tier_share", "value": share,
+                     "unit": "fraction"})
+        rows.append({**pt, "kv_phase": "mem_end", "op": "store", "node": "0", "metric": "node_bytes", "value": 1e9,
+                     "unit": "B"})
+        if sys_ == "redis":
+            for d in (1, 4, 16):
+                rows.append({**pt, "kv_phase": f"c-pipe{d}", "metric": "throughput", "value": 3e4 * d ** 0.7,
+                             "unit": "ops/s"})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("name", ["kv_throughput", "kv_latency", "kv_pipeline", "kv_tier_ratio", "kv_slow_share"])
+def test_kv_figures_draw_a_two_tier_frame(name, tmp_path):
+    from analysis.figures import FIGURES, render  # noqa: PLC0415
+
+    fig = FIGURES[name].plot(two_tier_frame())
+    texts = " ".join(t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text")))
+    assert "no data" not in texts
+    paths = render(name, two_tier_frame(), None, tmp_path / name)
+    assert all(p.stat().st_size > 1000 for p in paths)
+
+
+def test_kv_tables(tmp_path):
+    from analysis import reference  # noqa: PLC0415
+    from families.kv import tables  # noqa: PLC0415
+
+    df = two_tier_frame()
+    t = tables.throughput(df)
+    assert "| redis | alternate | int | 4 |" in t
+    b = tables.bottleneck(df)
+    assert "driver_share" in b and "slow_tier_share" in b
+    r = tables.reference_table(reference.load())
+    assert r.startswith("**Published numbers, not tierbench results.**") and "bonsaikv" in r and "sherman" in r
+
+
+def test_someone_elses_redis_on_the_port_is_never_touched(built, tmp_path):
+    """The plan checks the port is free; if another Redis takes it before the point runs, ours cannot
+    bind and the client, finding a server whose pid is not the one ours wrote, refuses to touch it."""
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed (make setup)")
+    points, facts = real_rows(tmp_path, ["redis"], key_types=["int"], threads=[1])
+    row = next(iter(points.values()))
+    port = next(r for r in row["run"]["scenario"]["roles"] if r["name"] == "redis")["argv"][2]
+    foreign = subprocess.Popen(["redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly",
+                                "no", "--dir", str(tmp_path), "--logfile", ""], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", int(port))) == 0:
+                    s.sendall(b"SET precious 1\r\n")
+                    assert s.recv(64).startswith(b"+OK")
+                    break
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        p = run_point(row, tmp_path, facts)
+        log, _ = p.communicate(json.dumps(row), timeout=120)
+        assert p.returncode != 0
+        with socket.socket() as s:
+            s.connect(("127.0.0.1", int(port)))
+            s.sendall(b"GET precious\r\n")
+            assert s.recv(64) == b"$1\r\n1\r\n", "the other Redis was not flushed"
+    finally:
+        foreign.terminate()
+        foreign.wait(timeout=10)
