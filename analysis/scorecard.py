@@ -363,7 +363,10 @@ RULES: dict[tuple[str, str], Callable[[pd.Series, pd.DataFrame], Ours]] = {
 NOT_SCORED = {
     "pm-numa-io": "not scored: Optane PMem characterization on the source's own server (different hardware); "
     "drawn as reference marks in bandwidth_threads / object_latency / thread_share",
-    "cxl-hybrid-pool": "not scored: the DRAM+SSD memory-pool overcommit experiments are not a tierbench family",
+    "cxl-hybrid-pool": "not scored: the overcommit family measures these on this host's own swap device and inputs "
+    "(the seed's testbed, SSD and inputs differ); drawn as reference marks in overcommit_performance / overcommit_cost",
+    "disagg-pm-kv": "not scored: other systems (BonsaiKV, Sherman, DINOMO, PACTree) on RDMA + Optane; shown only in "
+    "the kv family's tables/kv_reference.md",
 }
 
 

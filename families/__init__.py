@@ -28,6 +28,8 @@ FAMILIES = [
     "storage",
     "tiering",
     "apps",
+    "overcommit",
+    "kv",
 ]
 
 

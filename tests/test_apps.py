@@ -167,6 +167,7 @@ def test_apps_built_from_pinned_sources_and_run(workdir, tmp_path):
         pytest.skip("the pinned GAPBS and Silo archives are not in a sources directory here (nor TIERBENCH_SOURCES)")
     cfg = tmp_path / "apps.yaml"
     cfg.write_text("scale: apps-tiny\ncharacterize: {enabled: false}\nstorage: {enabled: false}\ntiering: {enabled: false}\n"
+                   "overcommit: {enabled: false}\nkv: {enabled: false}\n"
                    "apps: {gapbs-pr: {graph: 'kron:12', trials: 2}, silo: {scale_factor: 50, runtime_s: 1},\n"
                    "       contention: {warmup_s: 0.2, antagonist_buffer: 64M}, model: {enabled: false}}\n")
     host = tmp_path / "h.yaml"

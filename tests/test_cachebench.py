@@ -132,6 +132,7 @@ def test_cachebench_runs_beside_the_antagonist(workdir, tmp_path):
                     "pinned sources takes about an hour on 2 cores: workloads/cachebench/README.md)")
     cfg = tmp_path / "cb.yaml"
     cfg.write_text("scale: cb-tiny\ncharacterize: {enabled: false}\nstorage: {enabled: false}\ntiering: {enabled: false}\n"
+                   "overcommit: {enabled: false}\nkv: {enabled: false}\n"
                    "apps: {apps: [cachelib], cachelib: {size_mib: 32, ops_per_thread: 300000},\n"
                    "       contention: {warmup_s: 0.2, antagonist_buffer: 64M}, model: {enabled: false}}\n")
     host = tmp_path / "h.yaml"

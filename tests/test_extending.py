@@ -88,6 +88,8 @@ def plot(df, ref=None, **kw):
 
 CONFIG = """scale: demo
 characterize: {enabled: false}
+overcommit: {enabled: false}
+kv: {enabled: false}
 storage: {enabled: false}
 tiering: {enabled: false}
 apps: {enabled: false}

@@ -11,6 +11,8 @@ from conftest import binary
 
 TINY_TIERING = """scale: tiny-tiering
 characterize: {enabled: false}
+overcommit: {enabled: false}
+kv: {enabled: false}
 storage: {enabled: false}
 tiering:
   systems: [hemem]

@@ -19,6 +19,8 @@ from analysis.frame import load
 SMK = [sys.executable, "-m", "snakemake"]
 
 TINY = """scale: tiny
+overcommit: {enabled: false}
+kv: {enabled: false}
 characterize:
   latency: {buffer_mib: 64, duration_s: 0.2}
   bandwidth: {ops: [read, "mix2:1"], threads: auto, duration_s: 0.2}
@@ -179,7 +181,7 @@ def test_sigint_leaves_no_benchmark_behind(tmp_path, workdir):
     name = "pytest-sigint"
     out = workdir / "results" / name
     cfg = tmp_path / "slow.yaml"
-    cfg.write_text("scale: slow\ncharacterize: {latency: {buffer_mib: 64, duration_s: 60}}\nstorage: {enabled: false}\ntiering: {enabled: false}\napps: {enabled: false}\n")
+    cfg.write_text("scale: slow\ncharacterize: {latency: {buffer_mib: 64, duration_s: 60}}\nstorage: {enabled: false}\ntiering: {enabled: false}\napps: {enabled: false}\novercommit: {enabled: false}\nkv: {enabled: false}\n")
     p = subprocess.Popen([*SMK, f"results/{name}/characterize/idle_latency/c0-m0/rep0/result.csv", "--cores", "1",
                           "--configfile", str(cfg), "--config", f"host={profile(tmp_path, name)}"],
                          cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)

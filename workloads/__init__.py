@@ -34,6 +34,12 @@ WORKLOADS = {
     "cachebench": "workloads.cachebench.workload",
     "tiersim": "workloads.tiersim.workload",
     "tierd": "workloads.tierd.workload",
+    "ffmpeg": "workloads.ffmpeg.workload",
+    "duckdb_tpch": "workloads.duckdb_tpch.workload",
+    "pgtpcc": "workloads.pgtpcc.workload",
+    "resnet50": "workloads.resnet50.workload",
+    "ycsb": "workloads.ycsb.workload",
+    "kv-resp": "workloads.kvresp.workload",
 }
 
 

@@ -1,7 +1,7 @@
 """Set up what `make run` / `make test` need, using only the standard library.
 
 1. System packages (Debian names): C and C++ compilers (g++ with OpenMP builds GAPBS),
-   make, libnuma headers, numactl, fio, python3-venv, and what Silo's build needs (jemalloc,
+   make, libnuma headers, numactl, fio, python3-venv, ffmpeg and postgresql-15 (overcommit family), and what Silo's build needs (jemalloc,
    Berkeley DB C++, libaio, OpenSSL, zlib headers; patch, autoconf, automake, libtool). Missing ones are installed with apt-get when we are root;
    otherwise the exact command is printed and we stop.
 2. A Python environment: an already active virtualenv/conda environment that has
@@ -12,6 +12,8 @@ Prints the chosen interpreter to ``build/python`` for the Makefile.
 
 ``--cachebench`` instead installs the Debian packages CacheLib's dependency chain builds against
 (workloads/cachebench/debian-packages.txt; about 1 GB, so not part of the default setup).
+``--slurm`` installs a single-node SLURM's packages (profiles/slurm/debian-packages.txt) for the
+cluster test (tests/test_cluster.py).
 """
 
 from __future__ import annotations
@@ -47,6 +49,17 @@ SYSTEM = [
     (lambda: shutil.which("automake"), "automake"),
     (lambda: shutil.which("libtoolize"), "libtool"),
     (lambda: _has_ensurepip(), "python3-venv"),
+    # kv family (workloads/ycsb): the YCSB driver is built with Maven and runs on a JDK; Redis is a
+    # private instance per point (the package's system service is never used)
+    (lambda: shutil.which("javac"), "default-jdk-headless"),
+    (lambda: shutil.which("mvn"), "maven"),
+    (lambda: shutil.which("redis-server"), "redis-server"),
+    (lambda: shutil.which("memcached"), "memcached"),
+    # overcommit family: FFmpeg (x264); PostgreSQL 15 and pgbench for TPC-C (a private cluster per
+    # point, the package's system service is never used); mkswap/swapon/swapoff/setpriv (util-linux)
+    (lambda: shutil.which("ffmpeg"), "ffmpeg"),
+    (lambda: any(Path("/usr/lib/postgresql").glob("*/bin/pgbench")), "postgresql-15"),
+    (lambda: shutil.which("swapon") and shutil.which("setpriv"), "util-linux"),
 ]
 
 
@@ -141,8 +154,9 @@ def python_env() -> str:
 
 
 def main() -> int:
-    if sys.argv[1:] == ["--cachebench"]:
-        debian_packages(REPO / "workloads/cachebench/debian-packages.txt")
+    listings = {"--cachebench": "workloads/cachebench/debian-packages.txt", "--slurm": "profiles/slurm/debian-packages.txt"}
+    if len(sys.argv) == 2 and sys.argv[1] in listings:
+        debian_packages(REPO / listings[sys.argv[1]])
         return 0
     system_packages()
     python = python_env()
