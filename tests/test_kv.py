@@ -566,6 +566,30 @@ def test_kv_tables(tmp_path):
     assert r.startswith("**Published numbers, not tierbench results.**") and "bonsaikv" in r and "sherman" in r
 
 
+def test_kv_bottleneck_bandwidth_share_of_memchar_peak_and_dimms():
+    """payload bandwidth over the peak read bandwidth memchar measured on the store's nodes (summed over
+    an interleave's), and the profile's DIMM count of those nodes; absent without them."""
+    import pandas as pd  # noqa: PLC0415
+
+    from families.kv import tables  # noqa: PLC0415
+
+    chars = pd.DataFrame([{"metric": "bandwidth", "op": "read", "mem_node": n, "threads": t, "t_s": None,
+                           "value": v * t} for n, v in ((0, 10_000.0), (1, 5_000.0)) for t in (1, 2)])
+    assert tables.node_peaks(chars) == {0: 20_000.0, 1: 10_000.0}
+    b = tables.bottleneck(two_tier_frame(), tables.node_peaks(chars), {0: 6, 1: 2})
+    head = [c.strip() for c in b.splitlines()[2].strip("|").split("|")]
+    rows = [dict(zip(head, (c.strip() for c in line.strip("|").split("|")), strict=True))
+            for line in b.splitlines()[4:] if line.startswith("| redis |") and "| a |" in line]
+    by = {r["placement"]: r for r in rows if r["key_type"] == "int"}
+    for place, peak, dimms in (("default", 20_000, "6"), ("alternate", 10_000, "2"), ("interleave", 30_000, "6+2")):
+        payload = float(by[place]["payload_MB_per_s"])
+        assert payload > 0
+        assert float(by[place]["payload_share_of_peak"]) == pytest.approx(payload / peak, rel=1e-2)  # as the table rounds it
+        assert by[place]["dimms"] == dimms
+    plain = tables.bottleneck(two_tier_frame())
+    assert "payload_share_of_peak" not in plain.splitlines()[2] and "dimms" not in plain.splitlines()[2]
+
+
 def test_someone_elses_redis_on_the_port_is_never_touched(built, tmp_path):
     """The plan checks the port is free; if another Redis takes it before the point runs, ours cannot
     bind and the client, finding a server whose pid is not the one ours wrote, refuses to touch it."""

@@ -259,8 +259,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     rcfg = cfg["redis"]
     threads = thread_counts(cfg, cpus)
     absent = {"kv: pmdk": "no binding yet (libpmemobj on a DAX path, for hosts with PMem in App Direct mode)",
-              "kv: tier bandwidth share": "not derived from counters (needs uncore/PCM counters and memchar's peak); "
-                                          "kv_bottleneck.md gives the payload bandwidth"}
+              "kv: tier traffic from counters": "not measured (needs uncore/PCM counters): kv_bottleneck.md gives the "
+                                                "payload bandwidth, a lower bound, as a share of memchar's peak"}
     systems = list(cfg["systems"])
     for fs in [x for x in systems if x in ycsb.FILES]:
         if not (facts.get("privileges") or {}).get("root"):

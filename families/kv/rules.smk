@@ -11,6 +11,8 @@ rule kv_tables:
         csv="results/{host}/kv/measurements.csv",
         ref="analysis/reference/published_numbers.csv",
         code=["families/kv/tables.py"],
+        # memchar's peak bandwidth per node, where characterize runs on this host
+        chars=lambda wc: [f"results/{wc.host}/characterize/measurements.csv"] if "characterize" in HOSTS[wc.host].active else [],
     output:
         "results/{host}/tables/kv_throughput.md",
         "results/{host}/tables/kv_bottleneck.md",
@@ -19,6 +21,10 @@ rule kv_tables:
         "../../environment.yml"
     log:
         "results/{host}/logs/kv_tables.log",
+    params:
+        chars=lambda wc, input: f"--characterize {input.chars[0]}" if input.chars else "",
+        dimms=lambda wc: json.dumps({t["node"]: t["dimms"] for t in HOSTS[wc.host].profile["tiers"]
+                                     if t.get("kind") == "numa" and t.get("dimms")}),
     shell:
-        "python -m families.kv.tables --measurements {input.csv} --reference {input.ref} "
-        "--out results/{wildcards.host}/tables > {log} 2>&1"
+        "python -m families.kv.tables --measurements {input.csv} --reference {input.ref} {params.chars} "
+        "--dimms {params.dimms:q} --out results/{wildcards.host}/tables > {log} 2>&1"

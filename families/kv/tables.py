@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -74,7 +75,27 @@ def throughput(df: pd.DataFrame) -> str:
     return head + _md(p)
 
 
-def bottleneck(df: pd.DataFrame) -> str:
+def node_peaks(chars: pd.DataFrame | None) -> dict[int, float]:
+    """Each memory node's peak read bandwidth (MB/s) memchar measured on this host (characterize's
+    bandwidth rows, the best over threads and CPU nodes); empty where characterize did not run."""
+    if chars is None or chars.empty or not {"metric", "op", "mem_node"} <= set(chars.columns):
+        return {}
+    bw = chars[(chars["metric"] == "bandwidth") & (chars["op"] == "read") & chars["t_s"].isna()]
+    return {int(n): float(v) for n, v in bw.groupby("mem_node")["value"].max().items() if pd.notna(n)}
+
+
+def _nodes(spec: object) -> list[int]:
+    out = []
+    for part in str(spec).split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            out += range(int(a), int(b) + 1)
+        elif part.strip().isdigit():
+            out.append(int(part))
+    return out
+
+
+def bottleneck(df: pd.DataFrame, peaks: dict[int, float] | None = None, dimms: dict[int, int] | None = None) -> str:
     d = _kv(df)
     if d.empty:
         return "_no kv rows_\n"
@@ -104,6 +125,15 @@ def bottleneck(df: pd.DataFrame) -> str:
         out = out.merge(nodes, on=KEYS, how="left")
     share = _mean(d[d["kv_phase"] == "mem_end"], "slow_tier_share", KEYS).rename(columns={"value": "slow_tier_share"})
     out = out.merge(share, on=KEYS, how="left") if not share.empty else out.assign(slow_tier_share=float("nan"))
+    if "mem_nodes" in d.columns:
+        where = d.groupby(KEYS, dropna=False)["mem_nodes"].first().rename("mem_nodes").reset_index()
+        out = out.merge(where, on=KEYS, how="left")
+        nodes = out["mem_nodes"].map(_nodes)
+        if peaks:
+            peak = nodes.map(lambda ns: sum(peaks.get(n, float("nan")) for n in ns) if ns else float("nan"))
+            out["payload_share_of_peak"] = out["payload_MB_per_s"] / peak
+        if dimms:
+            out["dimms"] = nodes.map(lambda ns: "+".join(str(dimms[n]) for n in ns if n in dimms) or None)
     out = out.drop(columns=["value_bytes"])
     out["ops_per_s"] = out["ops_per_s"] / 1e3
     out = out.rename(columns={"ops_per_s": "kops/s"})
@@ -113,8 +143,11 @@ def bottleneck(df: pd.DataFrame) -> str:
             "driver's at the same key type, threads and phase (an estimate); driver_share = the null driver's CPU "
             "per operation over the system's total. store_bytes_per_node: /proc/PID/numa_maps of the store's "
             "process at the end (the JVM for in-process stores: heap garbage included). payload = throughput x "
-            "(key + value bytes): a lower bound of the traffic. Tier bandwidth from counters as a share of "
-            "memchar's peak: not derived (no counters used yet).\n\n")
+            "(key + value bytes): a lower bound of the traffic; payload_share_of_peak = payload over the peak read "
+            "bandwidth memchar measured on the store's memory nodes (characterize on this host; absent where it "
+            "did not run): a lower bound of the tier's load (the real traffic, with metadata, indexes, "
+            "write-backs and the driver's own, is larger; uncore counters would measure it, not used here). "
+            "dimms: memory channels behind those nodes, from the host profile's tiers[].dimms where known.\n\n")
     return head + _md(out)
 
 
@@ -138,12 +171,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--measurements", required=True, type=Path)
     ap.add_argument("--reference", type=Path, default=None)
     ap.add_argument("--out", required=True, type=Path, help="the tables directory")
+    ap.add_argument("--characterize", type=Path, default=None,
+                    help="characterize's measurements.csv on this host: memchar's peak bandwidth per node")
+    ap.add_argument("--dimms", default="{}", help="JSON {node: dimms} from the host profile's tiers")
     args = ap.parse_args(argv)
     df = frame.load(args.measurements)
+    peaks = node_peaks(frame.load(args.characterize)) if args.characterize else {}
+    dimms = {int(k): int(v) for k, v in json.loads(args.dimms).items()}
     ref = reference.load(args.reference) if args.reference else reference.load()
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "kv_throughput.md").write_text("# Key-value stores: YCSB throughput\n\n" + throughput(df))
-    (args.out / "kv_bottleneck.md").write_text("# Key-value stores: bottleneck table\n\n" + bottleneck(df))
+    (args.out / "kv_bottleneck.md").write_text("# Key-value stores: bottleneck table\n\n" + bottleneck(df, peaks, dimms))
     (args.out / "kv_reference.md").write_text("# Seed 002's published numbers (reference only)\n\n" + reference_table(ref))
     return 0
 
