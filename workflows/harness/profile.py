@@ -187,12 +187,17 @@ def _resolve_cpus(spec, facts: dict, default_pool: list[int], label: str, src: s
     return cpus
 
 
+def load_profile(name_or_path: str) -> tuple[Path, str, dict]:
+    """A profile's path, its name for messages and its validated data (defaults filled in)."""
+    path = find(name_or_path)
+    src = f"host profile {path.name if path.parent == HOSTS else path}"
+    return path, src, validate_schema(load_yaml(path, "host profile"), SCHEMA, src)
+
+
 def cluster_of(name_or_path: str) -> str | None:
     """A fleet host's sbatch/srun options (``cluster/slurm_extra``: its measured points and its facts
     run on that SLURM node), or None for a host measured where snakemake runs."""
-    path = find(name_or_path)
-    src = f"host profile {path.name if path.parent == HOSTS else path}"
-    data = validate_schema(load_yaml(path, "host profile"), SCHEMA, src)
+    _, src, data = load_profile(name_or_path)
     extra = (data.get("cluster") or {}).get("slurm_extra")
     if extra and (data.get("runner") or {}).get("kind"):
         raise ConfigError(f"{src}: cluster and runner: a guest host runs where snakemake runs, not on a cluster node")
@@ -201,9 +206,7 @@ def cluster_of(name_or_path: str) -> str | None:
 
 def runner_of(name_or_path: str) -> dict | None:
     """The profile's ``runner`` block (a guest host), paths made absolute; None for a plain host."""
-    path = find(name_or_path)
-    src = f"host profile {path.name if path.parent == HOSTS else path}"
-    data = validate_schema(load_yaml(path, "host profile"), SCHEMA, src)
+    path, src, data = load_profile(name_or_path)
     r = data.get("runner")
     if not (r and r.get("kind")):  # defaults fill an empty block for every profile
         return None
@@ -219,9 +222,7 @@ def runner_of(name_or_path: str) -> dict | None:
 
 def resolve(name_or_path: str, facts: dict) -> dict:
     """Load, validate and resolve a profile against the machine's facts."""
-    path = find(name_or_path)
-    src = f"host profile {path.name if path.parent == HOSTS else path}"
-    data = validate_schema(load_yaml(path, "host profile"), SCHEMA, src)
+    path, src, data = load_profile(name_or_path)
     prof = dict(data)
     prof["source"] = str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
     if prof["name"] == "auto":
