@@ -19,6 +19,7 @@ Nothing here is a published number; a host with no rows of a kind says so in its
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -41,13 +42,19 @@ def _hosts(specs: list[str]) -> dict[str, Path]:
     return out
 
 
+@functools.cache
+def _curve(spec: str) -> curvecheck.Curve:
+    """A tier's curve, loaded once (the tier table and the curve figure both read it; hosts share curves)."""
+    return curvecheck.load(spec)
+
+
 def _curve_rows(name: str, d: Path, prof: dict) -> list[dict]:
     """Bandwidth-latency points at reads only: the model tiers' input curves, then measured ones."""
     rows = []
     for t in prof.get("tiers", []):
         if t.get("kind") != "model":
             continue
-        c = curvecheck.load(str(t["curve"]))
+        c = _curve(str(t["curve"]))
         label = f"{t['name']} (model input: {t.get('curve_source', t['curve'])})"
         if c.param:
             p = c.param
@@ -71,7 +78,7 @@ def _tier_table(name: str, prof: dict, facts: dict) -> list[dict]:
     for t in prof.get("tiers", []):
         row = {"host": name, "tier": t["name"], "kind": t["kind"]}
         if t["kind"] == "model":
-            c = curvecheck.load(str(t["curve"]))
+            c = _curve(str(t["curve"]))
             row["unloaded_ns"] = curvecheck.unloaded_at(c.unloaded(), 1.0)
             row["wall_gbps"] = (c.param["bsat"] if c.param else c.ratios[max(c.ratios)].wall_mbps) / 1000
             row["source"] = t.get("curve_source", t["curve"])
