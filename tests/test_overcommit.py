@@ -419,6 +419,23 @@ def test_cgroup_v2_files(tmp_path):
     assert cg.wrap()[-1] == str(cg.path / "cgroup.procs")
 
 
+def _start_point(row: dict, host, results: Path, out: Path, timeout_s: float, why: str):
+    """The point runner on ``row`` (as a job runs it), returned once it has sampled its cgroup ten times."""
+    (results / "facts.json").write_text(json.dumps(host.facts))
+    out.mkdir()
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    p = subprocess.Popen([sys.executable, "-m", "workflows.harness.point", "--outdir", str(out), "--results", str(results),
+                          "--facts", str(results / "facts.json"), "-"], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=REPO, env=env, text=True)
+    p.stdin.write(json.dumps(row))
+    p.stdin.close()
+    end = time.monotonic() + timeout_s
+    while not (out / "memcg.csv").exists() or len((out / "memcg.csv").read_text().splitlines()) < 10:
+        assert p.poll() is None and time.monotonic() < end, why
+        time.sleep(0.1)
+    return p, out
+
+
 @needs_cgroups
 @pytest.mark.skipif(not memcg.shutil.which("ffmpeg"), reason="ffmpeg not installed")
 def test_sigint_to_a_point_restores_swap_cgroup_and_settings(tmp_path):
@@ -434,19 +451,7 @@ def test_sigint_to_a_point_restores_swap_cgroup_and_settings(tmp_path):
     results.mkdir()
     row = json.loads(json.dumps(row).replace(f"results/{host.name}/overcommit/ratio_sweep/ffmpeg/R1/rep0/result.csv", str(base))
                      .replace(f"results/{host.name}/.memcg", f"{results}/.memcg"))
-    (results / "facts.json").write_text(json.dumps(host.facts))
-    out = tmp_path / "pt"
-    out.mkdir()
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
-    p = subprocess.Popen([sys.executable, "-m", "workflows.harness.point", "--outdir", str(out), "--results", str(results),
-                          "--facts", str(results / "facts.json"), "-"], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
-                         cwd=REPO, env=env, text=True)
-    p.stdin.write(json.dumps(row))
-    p.stdin.close()
-    end = time.monotonic() + 60
-    while not (out / "memcg.csv").exists() or len((out / "memcg.csv").read_text().splitlines()) < 10:
-        assert p.poll() is None and time.monotonic() < end, "the point did not start sampling"
-        time.sleep(0.1)
+    p, out = _start_point(row, host, results, tmp_path / "pt", 60, "the point did not start sampling")
     assert _settings() != before and [x for x in memcg.our_cgroups() if "ffmpeg-R2" in x]
     p.send_signal(signal.SIGINT)
     err = p.stderr.read()
@@ -486,19 +491,7 @@ def test_sigint_to_a_tpcc_point_leaves_no_postgresql(tmp_path):
     results = tmp_path / "results"
     results.mkdir()
     row = json.loads(json.dumps(row).replace(datadir, new_dir).replace(f"results/{host.name}/.memcg", f"{results}/.memcg"))
-    (results / "facts.json").write_text(json.dumps(host.facts))
-    out = tmp_path / "pt"
-    out.mkdir()
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
-    p = subprocess.Popen([sys.executable, "-m", "workflows.harness.point", "--outdir", str(out), "--results", str(results),
-                          "--facts", str(results / "facts.json"), "-"], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
-                         cwd=REPO, env=env, text=True)
-    p.stdin.write(json.dumps(row))
-    p.stdin.close()
-    end = time.monotonic() + 180
-    while not (out / "memcg.csv").exists() or len((out / "memcg.csv").read_text().splitlines()) < 10:
-        assert p.poll() is None and time.monotonic() < end, "the point did not start its driver"
-        time.sleep(0.2)
+    p, out = _start_point(row, host, results, tmp_path / "pt", 180, "the point did not start its driver")
     assert _postgres_of(new_dir), "the server runs"
     p.send_signal(signal.SIGINT)
     err = p.stderr.read()
