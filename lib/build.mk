@@ -25,7 +25,9 @@
 #   TEST_NEEDS       component directories (from the top) to build first
 #   TEST_SAN_SCRIPTS 0: run the scripts only against the plain programs
 #
-# Targets: all (default), test, clean. Honours BUILD (default: the
+# Targets: all (default), test, clean, prog-<P> (program P alone: the
+# workflow's build jobs, one per binary, so two jobs of one component never
+# build the same objects at once). Honours BUILD (default: the
 # repository's build/), CC, AR, EXTRA_CFLAGS, EXTRA_LDFLAGS and STATIC=1
 # (programs linked statically; never the sanitizer build). make test builds
 # the programs twice, plain and with ASan/UBSan, and the test programs with
@@ -148,6 +150,8 @@ $(SANOBJ)/bin/$(1): $(call objs,$($(1)_SRCS),$(SANOBJ)) $(foreach l,$(USES),$(ca
 	$(CC) -pthread $(SAN_FLAGS) $(EXTRA_LDFLAGS) -o $$@ $$^ $(LDLIBS_C)
 endef
 $(foreach p,$(PROGS),$(eval $(call PROG_RULES,$(p))))
+.PHONY: $(addprefix prog-,$(PROGS))
+$(foreach p,$(PROGS),$(eval prog-$(p): $(BUILD)/bin/$(p)))
 
 # ---- test programs: ASan/UBSan, one per tests/*.c
 $(SANOBJ)/%: $(SANOBJ)/%.o $(TEST_OBJS) $(foreach l,$(USES),$(call san_a,$(l)))

@@ -69,4 +69,7 @@ def command(tool: str, recipe: dict) -> str:
         args = [recipe["script"], *(f"{ARCHIVES}/{a}" for a in recipe["upstream"]), f"build/src/{tool}",
                 *recipe.get("args", []), f"build/bin/{tool}"]
         return " ".join(shlex.quote(a) for a in args)
-    return "; ".join(f"make --no-print-directory -C {shlex.quote(d)}" for d in recipe["make"])
+    # the tool's own target in its (last) directory: the other programs of that Makefile are other jobs
+    dirs = recipe["make"]
+    return "; ".join(f"make --no-print-directory -C {shlex.quote(d)}" + (f" prog-{shlex.quote(tool)}" if i == len(dirs) - 1 else "")
+                     for i, d in enumerate(dirs))
