@@ -23,6 +23,7 @@ from workflows.harness import ConfigError, hostdetect, memcg, plan, profile
 from workloads.duckdb_tpch import workload as tpch
 from workloads.ffmpeg import workload as ffmpeg
 from workloads.pgtpcc import workload as pgtpcc
+from workloads.resnet50 import train as resnet50_train
 from workloads.resnet50 import workload as resnet50
 
 REPO = Path(__file__).resolve().parents[1]
@@ -193,6 +194,38 @@ def test_tpch_and_resnet_parsers():
         tpch.parse("0,1,0.5\n")
     r = resnet50.parse("# parameters=1\nimages=8\nseconds=2\nimages_per_s=4\nhot_mib=97\ncold_mib=64\n")
     assert r["images_per_s"] == 4 and r["cold_mib"] == 64
+
+
+@needs_cgroups
+def test_resnet50_train_needs_pytorch_and_plans_the_training_program(monkeypatch):
+    c = cfg(workloads=["resnet50"], resnet50={"mode": "train", "batch": 2, "images": 4, "dataset_mib": 16})
+    monkeypatch.setattr(resnet50_train, "check", lambda: "No module named 'torch': PyTorch is not installed")
+    with pytest.raises(ConfigError, match=r"overcommit/resnet50/mode: train needs PyTorch: No module named 'torch'"):
+        oc_plan(c)
+    monkeypatch.setattr(resnet50_train, "check", lambda: None)
+    rows = oc_plan(c).rows
+    assert {r["context"]["mode"] for r in rows} == {"train"}
+    argv = json.loads(next(a for a in _runner(rows[0]) if a.startswith("[")))
+    assert argv[argv.index("-m") + 1] == "workloads.resnet50.train" and argv[argv.index("--batch") + 1] == "2"
+    assert "--prepare-json" not in _runner(rows[0]), "no graph to build beforehand"
+    monkeypatch.setattr(resnet50, "check", lambda: None)
+    assert {r["context"]["mode"] for r in oc_plan(cfg(workloads=["resnet50"])).rows} == {"inference"}, "the default"
+
+
+def _runner(row: dict) -> list[str]:
+    return row["run"]["scenario"]["roles"][0]["argv"]
+
+
+@pytest.mark.skipif(resnet50_train.check() is not None, reason=f"optional PyTorch: {resnet50_train.check()}")
+def test_resnet50_training_runs_on_pytorch():
+    """Two images in steps of one: the architecture is ResNet-50's (25 557 032 parameters with batch
+    norm), and the output is what the inference parser reads."""
+    assert sum(p.numel() for p in resnet50_train.model().parameters()) == 25_557_032
+    out = subprocess.run([sys.executable, "-m", "workloads.resnet50.train", "--batch", "1", "--images", "2",
+                          "--dataset-mib", "2", "--threads", "1"], cwd=REPO, capture_output=True, text=True, check=True)
+    r = resnet50.parse(out.stdout)
+    assert r["images"] == 2 and r["images_per_s"] > 0
+    assert r["hot_mib"] == pytest.approx(25_557_032 * 4 * 3 / 2**20, abs=0.01), "weights, gradients and momentum"
 
 
 def test_point_rows_compare_with_the_r1_point(tmp_path):

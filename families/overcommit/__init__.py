@@ -33,7 +33,7 @@ SCORED = False
 TOOLS: list = []
 COLUMNS = {"ratio": "number", "cgroup": "text", "swap_target": "text", "mem_node": "number",
            "work_unit": "text", "swapin_source": "text", "scale_factor": "number", "warehouses": "number",
-           "batch": "number", "dataset_mib": "number"}
+           "batch": "number", "dataset_mib": "number", "mode": "text"}
 EXPERIMENT = "ratio_sweep"
 ZSWAP = "/sys/module/zswap/parameters/enabled"
 SETTINGS = {"swappiness": "/proc/sys/vm/swappiness", "page_cluster": "/proc/sys/vm/page-cluster"}
@@ -115,7 +115,9 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         return FamilyPlan()
     if host.runner:
         return FamilyPlan(absent={NAME: f"host {host.name} is a {host.runner['kind']} guest: the overcommit family "
-                                        "runs on real hosts only (its runner needs Python in the guest)"})
+                                        "runs on real hosts only (a guest batch is one boot, but an R > 1 point needs "
+                                        "the R = 1 point's F first; tests/test_overcommit_guest.py runs its points in the "
+                                        "guest boot by boot)"})
     if not host.facts.get("privileges", {}).get("root", os.geteuid() == 0):
         return FamilyPlan(absent={NAME: "cgroups and swap need root: run as root to run this family"})
     info, swap, settings = _check(config, host)

@@ -13,6 +13,7 @@ from workflows.harness.plan import Host
 from workloads.duckdb_tpch import workload as tpch
 from workloads.ffmpeg import workload as ffmpeg
 from workloads.pgtpcc import workload as pgtpcc
+from workloads.resnet50 import train as resnet50_train
 from workloads.resnet50 import workload as resnet50
 
 FILES = {"series": "memcg.csv", **RUNNER_FILES}
@@ -70,19 +71,27 @@ def spec(name: str, oc: dict, host: Host, cpus: list[int]) -> dict:
                 "note": f"TPC-C {cfg['warehouses']} warehouse(s), {cfg['clients']} pgbench clients for {cfg['duration_s']} s; "
                         f"PostgreSQL in the cgroup (shared_buffers {cfg['shared_buffers']}), pgbench outside"}
     if name == "resnet50":
+        threads = threads_of(cfg, cpus, "overcommit/resnet50")
+        context = {"work_unit": "image", "batch": cfg["batch"], "dataset_mib": cfg["dataset_mib"], "mode": cfg["mode"]}
+        if cfg["mode"] == "train":
+            why = resnet50_train.check()
+            if why:
+                raise ConfigError(f"experiment config: overcommit/resnet50/mode: train needs PyTorch: {why}")
+            return {"argv": resnet50_train.argv(batch=cfg["batch"], images=cfg["images"], dataset_mib=cfg["dataset_mib"],
+                                                threads=threads),
+                    "native": "workloads.resnet50.workload:native", "runner_args": [], "context": context,
+                    "note": f"ResNet-50 training (random weights and labels, PyTorch CPU, SGD), batch {cfg['batch']}, "
+                            f"{cfg['images']} images from a {cfg['dataset_mib']} MiB in-memory dataset, {threads} threads"}
         why = resnet50.check()
         if why:
             raise ConfigError(f"experiment config: overcommit/workloads: resnet50 needs ONNX Runtime: {why}")
-        if cfg["mode"] != "inference":
-            raise ConfigError("experiment config: overcommit/resnet50/mode: only inference (ONNX Runtime) is implemented")
-        threads = threads_of(cfg, cpus, "overcommit/resnet50")
         model = f"{host.results}/overcommit-scratch/resnet50.onnx"
         argv = resnet50.argv(model, batch=cfg["batch"], images=cfg["images"], dataset_mib=cfg["dataset_mib"],
                              threads=threads)
         return {"argv": argv, "native": "workloads.resnet50.workload:native",
                 "runner_args": ["--prepare-json", dumps(resnet50.build_argv(model)),
                                 "--cleanup-json", dumps(resnet50.remove_argv(model))],
-                "context": {"work_unit": "image", "batch": cfg["batch"], "dataset_mib": cfg["dataset_mib"]},
+                "context": context,
                 "note": f"ResNet-50 inference (random weights, ONNX Runtime), batch {cfg['batch']}, {cfg['images']} images "
                         f"from a {cfg['dataset_mib']} MiB in-memory dataset, {threads} threads"}
     raise AssertionError(name)

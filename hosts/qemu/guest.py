@@ -568,6 +568,56 @@ def with_libraries(files: dict[str, Path]) -> dict[str, Path]:
     return out
 
 
+# what a shipped Python leaves out of its standard library: tests, GUIs, the static library
+PY_SKIP = {"test", "idlelib", "tkinter", "turtledemo", "lib2to3", "ensurepip", "pydoc_data", "site-packages",
+           "dist-packages", "__pycache__", "venv"}
+PY_PATH = "/opt/tierbench/py:/opt/tierbench/site"  # PYTHONPATH in the guest: tierbench's packages, then others
+
+
+def python_runtime(packages: list[str], site: list[str]) -> dict[str, Path]:
+    """This machine's Python for the guest (the guest's /usr/bin/python; Debian's amd64 build, as
+    the guest's own packages are): the interpreter, its standard library, the shared libraries of
+    both, tierbench's ``packages`` (repository directories, e.g. ``workflows/harness``) under
+    /opt/tierbench/py and the installed modules ``site`` (top-level names, e.g. ``duckdb``) under
+    /opt/tierbench/site. The guest's scripts set ``PYTHONPATH={PY_PATH}``. Python finds its
+    standard library from the interpreter's own path (prefix /usr), so it needs nothing else."""
+    import importlib.metadata  # noqa: PLC0415
+    import importlib.util  # noqa: PLC0415
+    import sysconfig  # noqa: PLC0415
+
+    exe = Path(os.path.realpath(getattr(sys, "_base_executable", sys.executable)))
+    stdlib = Path(sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})["stdlib"])
+    elf = {"usr/bin/python": exe}
+    files: dict[str, Path] = {}
+    for p in stdlib.rglob("*"):
+        rel = p.relative_to(stdlib)
+        if p.is_file() and not (set(rel.parts) & PY_SKIP) and not rel.parts[0].startswith("config-") \
+                and not p.name.startswith(("_tkinter", "_test", "_xxtest")):
+            (elf if p.suffix == ".so" else files)[f"usr/lib/{stdlib.name}/{rel}"] = p
+    for pkg in packages:
+        base = REPO / pkg
+        for p in [base, *base.parents]:  # the package and its parents' __init__.py
+            if p == REPO:
+                break
+            if (p / "__init__.py").exists():
+                files[f"opt/tierbench/py/{p.relative_to(REPO)}/__init__.py"] = p / "__init__.py"
+        for p in base.rglob("*.py"):
+            files[f"opt/tierbench/py/{p.relative_to(REPO)}"] = p
+    for name in site:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.origin:
+            raise GuestError(f"the Python module {name} is not installed here; it cannot be shipped to the guest")
+        top = Path(spec.origin).parent if spec.submodule_search_locations else Path(spec.origin)
+        root = top.parent
+        # its distributions' metadata too (packages read their own version from it)
+        dists = [d.replace("-", "_") for d in importlib.metadata.packages_distributions().get(name, [])]
+        meta = [p for d in dists for p in root.glob(f"{d}-*.dist-info/*")]
+        for p in ([top] if top.is_file() else list(top.rglob("*"))) + meta:
+            if p.is_file() and "__pycache__" not in p.parts:
+                (elf if p.suffix == ".so" else files)[f"opt/tierbench/site/{p.relative_to(root)}"] = p
+    return {**files, **with_libraries(elf)}
+
+
 def run(timeout: float = 300, script: Path | None = None, out: Path | None = None, accel: str = "tcg",
         mem_mib: tuple[int, int] = (512, 512), append: str = "", stream: bool = True,
         files: dict[str, Path] | None = None) -> RunResult:

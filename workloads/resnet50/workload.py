@@ -11,7 +11,7 @@ weights and activations are touched by every batch (hot), the dataset rarely (co
 ``D`` = 0 one batch is reused (all hot, which exaggerates slowdowns). One warm-up batch, then
 ``N`` images are timed; prints ``images,seconds,images_per_s`` and the hot/cold sizes.
 
-PyTorch training (the seed's ResNet-50 runs trained) is not part of this module.
+Training on PyTorch (the seed trains ResNet-50) is workloads/resnet50/train.py, the family's option.
 """
 
 from __future__ import annotations
