@@ -274,6 +274,21 @@ def test_real_ycsb_against_skiplist_redis_and_memcached(built, tmp_path):
             assert (df["metric"] == "server_cpu_per_op").any()
         if name == "redis":
             assert {"c-pipe1", "c-pipe4"} <= set(df["kv_phase"].dropna())
+    # the bottleneck table from these points' meta.json: counted where a source counted, else the reason
+    from families.kv import tables  # noqa: PLC0415
+
+    outs = [tmp_path / p for p in points if (tmp_path / p / "meta.json").exists()]
+    pc = tables.point_counters([o / "meta.json" for o in outs])
+    b = tables.bottleneck(load([o / "result.csv" for o in outs]), counters=pc, facts=json.loads(facts.read_text()))
+    status = json.loads((outs[0] / "meta.json").read_text())["counters"]
+    if not any(status.get(s, {}).get("rows") for s in tables.BANDWIDTH_SOURCES):
+        assert {r["counted_read_MB_per_s"] for r in table_rows(b)} == {"–"}
+        assert status["perf_uncore"]["reason"] in b[b.index("Counted columns empty"):]
+    else:  # counted, or a reason naming the point (or every point)
+        note = b[b.index("Counted columns empty"):] if "Counted columns empty" in b else ""
+        for r in table_rows(b):
+            v, name = r["counted_read_MB_per_s"], f"{r['system']}-{r['placement']}-{r['key_type']}"
+            assert (v != "–" and float(v.replace(",", "")) > 0) or name in note or "every point" in note
 
 
 def mounted_under(path: Path) -> list[str]:
@@ -588,6 +603,186 @@ def test_kv_bottleneck_bandwidth_share_of_memchar_peak_and_dimms():
         assert by[place]["dimms"] == dimms
     plain = tables.bottleneck(two_tier_frame())
     assert "payload_share_of_peak" not in plain.splitlines()[2] and "dimms" not in plain.splitlines()[2]
+
+
+def table_rows(md: str) -> list[dict]:
+    lines = [ln for ln in md.splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")), strict=True)) for ln in lines[2:]]
+
+
+TWO_SOCKETS = {"nodes": {"0": {"cpus": [0, 1], "memory_mib": 4096, "sockets": [0]},
+                         "1": {"cpus": [2, 3], "memory_mib": 4096, "sockets": [1]}}}
+PEAKS = {0: 20_000.0, 1: 10_000.0, 2: 5_000.0}
+PERF_OK = {"available": True, "reason": "8 uncore events on 4 PMU boxes", "ok": True, "rows": 12}
+
+
+def counter_points(tmp_path: Path, status: dict, counters: list[tuple] | None, threads: int = 4, reps: int = 1,
+                   scale=lambda rep: 1.0) -> list[Path]:
+    """meta.json (and counters.csv) of every point of two_tier_frame at ``threads``: ``counters`` as
+    (t_s, source, scope, metric, MB/s) rows, multiplied by ``scale(rep)``."""
+    import pandas as pd  # noqa: PLC0415
+
+    metas = []
+    pts = two_tier_frame().drop_duplicates(["point"])
+    for r in pts[pts["threads"] == threads].to_dict("records"):
+        for rep in range(reps):
+            d = tmp_path / r["point"] / f"rep{rep}"
+            d.mkdir(parents=True)
+            ctx = {k: r[k] for k in ("family", "experiment", "point", "system", "placement", "key_type", "threads",
+                                     "mem_nodes")}
+            (d / "meta.json").write_text(json.dumps({"point": {**ctx, "rep": rep}, "counters": status}))
+            if counters is not None:
+                pd.DataFrame([(t, src, sc, m, v * scale(rep), "MB/s") for t, src, sc, m, v in counters],
+                             columns=["t_s", "source", "scope", "metric", "value", "unit"]).to_csv(d / "counters.csv",
+                                                                                                    index=False)
+            metas.append(d / "meta.json")
+    return metas
+
+
+# per socket: S0 reads 3000 then 5000 MB/s (mean 4000) and writes 1000, S1 reads 2000 and writes 500; the
+# per-box rows beside the socket sums must not be counted again
+PERF_ROWS = [(t, "perf_uncore", sc, m, v) for t, s0 in ((1.0, 3000.0), (2.0, 5000.0))
+             for sc, m, v in (("S0", "read_bandwidth", s0), ("S0/uncore_imc_0", "read_bandwidth", s0 / 2),
+                              ("S0", "write_bandwidth", 1000.0), ("S1", "read_bandwidth", 2000.0),
+                              ("S1", "write_bandwidth", 500.0), ("S1/uncore_imc_0", "read_bandwidth", 2000.0))]
+
+
+def test_kv_bottleneck_counted_bandwidth_per_socket_of_the_stores_nodes(tmp_path):
+    """Two sockets, one node each: a point's counted read/write are the socket means of the node(s)
+    holding its data (an interleave's: both sockets), over the point's samples and its repetitions,
+    and their read as a share of memchar's peak of those nodes; the payload columns stay."""
+    from families.kv import tables  # noqa: PLC0415
+
+    pc = tables.point_counters(counter_points(tmp_path, {"perf_uncore": PERF_OK}, PERF_ROWS, reps=2,
+                                              scale=lambda rep: 1.0 + rep))  # rep 1 counts twice rep 0's
+    b = tables.bottleneck(two_tier_frame(), PEAKS, None, pc, TWO_SOCKETS)
+    by = {r["placement"]: r for r in table_rows(b) if r["system"] == "redis" and r["key_type"] == "int"
+          and r["kv_phase"] == "a"}
+    for place, read, write, peak, on in (("default", 6000, 1500, 20_000, "S0: N0 (perf_uncore)"),
+                                         ("alternate", 3000, 750, 10_000, "S1: N1 (perf_uncore)"),
+                                         ("interleave", 9000, 2250, 30_000, "S0+S1: N0+N1 (perf_uncore)")):
+        r = by[place]
+        assert float(r["counted_read_MB_per_s"].replace(",", "")) == pytest.approx(read)
+        assert float(r["counted_write_MB_per_s"].replace(",", "")) == pytest.approx(write)
+        assert float(r["counted_share_of_peak"]) == pytest.approx(read / peak, rel=1e-2)
+        assert r["counted_on"] == on
+        assert float(r["payload_MB_per_s"]) > 0 and r["payload_share_of_peak"] != "–"
+    assert "Counted columns empty" not in b
+
+
+def test_kv_tables_cli_reads_the_points_and_facts(tmp_path):
+    """The rule's command line: the points' meta.json files and the host facts reach the table."""
+    from families.kv import tables  # noqa: PLC0415
+
+    metas = counter_points(tmp_path / "pts", {"perf_uncore": PERF_OK}, PERF_ROWS)
+    two_tier_frame().to_csv(tmp_path / "m.csv", index=False)
+    (tmp_path / "facts.json").write_text(json.dumps(TWO_SOCKETS))
+    assert tables.main(["--measurements", str(tmp_path / "m.csv"), "--facts", str(tmp_path / "facts.json"),
+                        "--out", str(tmp_path / "t"), *map(str, metas)]) == 0
+    rows = table_rows((tmp_path / "t/kv_bottleneck.md").read_text())
+    assert {r["counted_on"] for r in rows if r["placement"] == "alternate"} == {"S1: N1 (perf_uncore)"}
+
+
+def test_kv_bottleneck_counted_from_pcm_when_perf_did_not_count(tmp_path):
+    from families.kv import tables  # noqa: PLC0415
+
+    status = {"perf_uncore": {"available": True, "ok": False, "reason": "perf exited with status 1"},
+              "pcm_memory": {"available": True, "ok": True, "rows": 9}}
+    rows = [(1.0, "pcm_memory", sc, m, v) for sc, m, v in (
+        ("S0", "read_bandwidth", 1200.0), ("S0/ch0", "read_bandwidth", 600.0), ("S0", "write_bandwidth", 300.0),
+        ("S1", "read_bandwidth", 100.0), ("S1", "write_bandwidth", 50.0), ("system", "read_bandwidth", 1300.0))]
+    pc = tables.point_counters(counter_points(tmp_path, status, rows + PERF_ROWS))
+    b = tables.bottleneck(two_tier_frame(), PEAKS, None, pc, TWO_SOCKETS)
+    r = next(r for r in table_rows(b) if r["system"] == "skiplist" and r["placement"] == "default")
+    assert float(r["counted_read_MB_per_s"].replace(",", "")) == 1200.0, "perf's rows of a failed run are not used"
+    assert r["counted_on"] == "S0: N0 (pcm_memory)"
+    assert tables.socket_bandwidth(pd_frame([(1.0, "perf_uncore", "S0-D0", "read_bandwidth", 10.0),
+                                             (1.0, "perf_uncore", "S0-D1", "read_bandwidth", 5.0)])) == {0: {"read": 15.0}}
+
+
+def pd_frame(rows: list[tuple]):
+    import pandas as pd  # noqa: PLC0415
+
+    return pd.DataFrame([(*r, "MB/s") for r in rows], columns=["t_s", "source", "scope", "metric", "value", "unit"])
+
+
+def test_kv_bottleneck_cpuless_node_and_shared_socket_are_said_not_guessed(tmp_path):
+    """A CPU-less node (CXL, PMem) belongs to no socket's memory controllers: its points' counted
+    columns stay empty and the note says why; a socket holding two memory nodes (SNC) gives its
+    total, labelled shared, over the peak of both nodes, never split between them."""
+    from families.kv import tables  # noqa: PLC0415
+
+    facts = {"nodes": {"0": {"cpus": [0, 1], "memory_mib": 4096, "sockets": [0]},
+                       "1": {"cpus": [], "memory_mib": 8192, "sockets": []},
+                       "2": {"cpus": [2, 3], "memory_mib": 4096, "sockets": [0]}}}
+    pc = tables.point_counters(counter_points(tmp_path, {"perf_uncore": PERF_OK}, PERF_ROWS))
+    b = tables.bottleneck(two_tier_frame(), PEAKS, None, pc, facts)
+    rows = [r for r in table_rows(b) if r["key_type"] == "int" and r["kv_phase"] == "c"]
+    default = next(r for r in rows if r["system"] == "redis" and r["placement"] == "default")
+    assert float(default["counted_read_MB_per_s"].replace(",", "")) == 4000.0, "S0's total, not half of it"
+    assert float(default["counted_share_of_peak"]) == pytest.approx(4000 / (20_000 + 5_000), rel=1e-2)
+    assert default["counted_on"] == "S0: N0+N2, socket total shared with N2 (perf_uncore)"
+    for r in rows:
+        if r["placement"] in ("alternate", "interleave"):  # node 1's data
+            assert {r[c] for c in ("counted_read_MB_per_s", "counted_write_MB_per_s", "counted_share_of_peak",
+                                   "counted_on")} == {"–"}
+    note = b[b.index("Counted columns empty"):]
+    assert "node 1 has no CPUs" in note
+    assert "redis-alternate-int" in note and "redis-interleave-string" in note and "redis-default-int" not in note
+    # facts without sockets (written before they were recorded): unknown, not socket 0
+    old = {"nodes": {k: {"cpus": v["cpus"], "memory_mib": v["memory_mib"]} for k, v in TWO_SOCKETS["nodes"].items()}}
+    b = tables.bottleneck(two_tier_frame(), PEAKS, None, pc, old)
+    assert {r["counted_read_MB_per_s"] for r in table_rows(b)} == {"–"} and "the socket of node 0 is unknown" in b
+
+
+def test_kv_bottleneck_without_counters_says_why_and_reads_no_stale_file(tmp_path):
+    """No PMU (a VM): the counted columns are empty and the note gives the point's recorded reason;
+    a counters.csv an earlier run left beside the meta.json is not read as this run's."""
+    from families.kv import tables  # noqa: PLC0415
+
+    why = "no uncore PMU under /sys/bus/event_source/devices (no hardware PMU exposed)"
+    status = {"perf_uncore": {"available": False, "reason": why},
+              "pcm_memory": {"available": False, "reason": "pcm-memory binary not found"},
+              "ipmctl": {"available": False, "reason": "ipmctl binary not found"}}
+    pc = tables.point_counters(counter_points(tmp_path, status, PERF_ROWS))  # the stale file
+    b = tables.bottleneck(two_tier_frame(), PEAKS, None, pc, TWO_SOCKETS)
+    rows = table_rows(b)
+    assert rows and {r["counted_read_MB_per_s"] for r in rows} == {"–"}
+    assert {r["counted_share_of_peak"] for r in rows} == {"–"} and {r["payload_share_of_peak"] for r in rows} != {"–"}
+    assert f"- perf_uncore: {why}; pcm_memory: pcm-memory binary not found: every point" in b
+    # no counter source configured, and no meta.json read at all
+    pc = tables.point_counters(counter_points(tmp_path / "none", {}, None))
+    assert "neither perf_uncore nor pcm_memory ran for the point" in tables.bottleneck(two_tier_frame(), counters=pc)
+    assert "- the point's meta.json was not read: every point" in tables.bottleneck(two_tier_frame())
+
+
+def test_node_sockets_from_sysfs(tmp_path):
+    """Host facts give each node the sockets of its CPUs (physical_package_id); a CPU-less node has
+    none, and a CPU whose package sysfs does not say (unreadable, -1) adds none."""
+    for node, cpus in (("node0", "0-1"), ("node1", "2-3"), ("node2", "")):
+        (tmp_path / "devices/system/node" / node).mkdir(parents=True)
+        (tmp_path / "devices/system/node" / node / "cpulist").write_text(cpus + "\n")
+    for cpu, pkg in ((0, "0"), (1, "0"), (2, "1"), (3, "-1")):
+        topo = tmp_path / f"devices/system/cpu/cpu{cpu}/topology"
+        topo.mkdir(parents=True)
+        (topo / "physical_package_id").write_text(pkg + "\n")
+    nodes = hostdetect.detect_nodes(tmp_path)
+    assert [nodes[n]["sockets"] for n in (0, 1, 2)] == [[0], [1], []]
+    (tmp_path / "devices/system/cpu/cpu2/topology/physical_package_id").unlink()
+    assert hostdetect.detect_nodes(tmp_path)[1]["sockets"] == []
+
+
+def test_tier_traffic_left_out_only_where_no_point_can_count_it():
+    no_pmu = fake_host(2)
+    no_pmu.facts["perf_counters"] = {"available": False, "reason": "no hardware PMU exposed"}
+    fp = kv.plan(config(), no_pmu)
+    assert "no hardware PMU exposed" in fp.absent["kv: tier traffic from counters"]
+    imc = plan.Host(no_pmu.profile, {**no_pmu.facts, "uncore_pmus": ["uncore_imc_0"]})
+    assert "kv: tier traffic from counters" not in kv.plan(config(), imc).absent
+    cfg = config()
+    cfg["counters"]["sources"] = ["ipmctl"]
+    assert "neither perf_uncore nor pcm_memory" in kv.plan(cfg, imc).absent["kv: tier traffic from counters"]
 
 
 def test_someone_elses_redis_on_the_port_is_never_touched(built, tmp_path):

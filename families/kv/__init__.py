@@ -183,6 +183,17 @@ def check(cfg: dict, host: Host, cpus: list[int]) -> None:
             raise ConfigError(f"experiment config: kv/{s}/port: port {port} on 127.0.0.1 is in use; choose a free one")
 
 
+def counters_absent(config: dict, facts: dict) -> str:
+    """Why no point can count tier traffic (perf uncore needs an uncore PMU, pcm-memory a PMU), or ""
+    where one may: whether it did is each point's meta.json's to say (kv_bottleneck.md)."""
+    if not {"perf_uncore", "pcm_memory"} & set(config["counters"]["sources"]):
+        return "counters/sources names neither perf_uncore nor pcm_memory"
+    pmu = facts.get("perf_counters") or {}
+    if not facts.get("uncore_pmus") and not pmu.get("available"):
+        return f"no uncore PMU and no PMU on this host: {pmu.get('reason', 'not detected')}"
+    return ""
+
+
 def settings_for(facts: dict) -> dict:
     """NUMA balancing and demotion off (journaled): only where the host (or guest) has the knob
     and it is not off already."""
@@ -258,9 +269,11 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     settings = settings_for(facts)
     rcfg = cfg["redis"]
     threads = thread_counts(cfg, cpus)
-    absent = {"kv: pmdk": "no binding yet (libpmemobj on a DAX path, for hosts with PMem in App Direct mode)",
-              "kv: tier traffic from counters": "not measured (needs uncore/PCM counters): kv_bottleneck.md gives the "
-                                                "payload bandwidth, a lower bound, as a share of memchar's peak"}
+    absent = {"kv: pmdk": "no binding yet (libpmemobj on a DAX path, for hosts with PMem in App Direct mode)"}
+    why = counters_absent(config, facts)
+    if why:
+        absent["kv: tier traffic from counters"] = (f"not measured ({why}): kv_bottleneck.md gives the payload "
+                                                    "bandwidth, a lower bound, as a share of memchar's peak")
     systems = list(cfg["systems"])
     for fs in [x for x in systems if x in ycsb.FILES]:
         if not (facts.get("privileges") or {}).get("root"):

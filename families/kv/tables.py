@@ -1,4 +1,4 @@
-"""The kv family's tables: ``python -m families.kv.tables --measurements CSV --reference CSV --out DIR``.
+"""The kv family's tables: ``python -m families.kv.tables --measurements CSV --out DIR [--facts JSON] META...``.
 
 - ``kv_throughput.md``: throughput (kops/s) per system, placement, key type and threads, one
   column per phase (mean over repetitions), with the cache-resident flag;
@@ -6,7 +6,12 @@
   of the client JVM and of the server, the engine's (the server's; for an in-process store the
   JVM's minus the null driver's), the driver's share of the cost, the store's bytes per node
   and its achieved slow-tier share (numa_maps), the payload bandwidth (throughput x record bytes)
-  — the analogue of the seed's bottleneck table; tier bandwidth from counters is not derived;
+  and, where the point's counters (perf uncore IMC, pcm-memory: ``counters.csv`` beside its
+  ``meta.json``) counted, the read and write bandwidth of the sockets whose memory controllers
+  serve the store's nodes, the read as a share of memchar's peak — the analogue of the seed's
+  bottleneck table. A node's memory is its CPUs' socket's (host facts, ``nodes[].sockets``); a
+  CPU-less node (CXL, PMem) cannot be attributed, and a socket holding several memory nodes (SNC)
+  is given as its total, shared: both said in the table, never split or guessed;
 - ``kv_reference.md``: the seed's published numbers (other systems on RDMA + Optane hardware),
   a separate, labelled table, never compared with ours.
 """
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -85,17 +91,127 @@ def node_peaks(chars: pd.DataFrame | None) -> dict[int, float]:
 
 
 def _nodes(spec: object) -> list[int]:
-    out = []
-    for part in str(spec).split(","):
-        if "-" in part:
-            a, b = part.split("-")
-            out += range(int(a), int(b) + 1)
-        elif part.strip().isdigit():
-            out.append(int(part))
+    """Every node a point's mem_nodes names: "0-1", "0,2", or a split's "0 (process), 1 (files)"."""
+    out = set()
+    for a, b in re.findall(r"(\d+)(?:-(\d+))?", str(spec)):
+        out.update(range(int(a), int(b or a) + 1))
+    return sorted(out)
+
+
+BANDWIDTH_SOURCES = ("perf_uncore", "pcm_memory")  # socket-scoped read/write bandwidth; the first that counted
+_SOCKET = re.compile(r"S(\d+)(?:-D\d+)?")  # perf's --per-socket "S0" (per die "S0-D1": summed); pcm's SKT0 is parsed as S0
+
+
+def socket_bandwidth(rows: pd.DataFrame) -> dict[int, dict[str, float]]:
+    """{socket: {"read": MB/s, "write": MB/s}}: the mean over a point's samples of one source's
+    socket-scoped rows (the whole point: start-up, load and every phase; the samples carry no phase)."""
+    bw = rows[rows["metric"].isin(["read_bandwidth", "write_bandwidth"]) & (rows["unit"] == "MB/s")]
+    sock = bw["scope"].astype(str).str.fullmatch(_SOCKET.pattern)
+    bw = bw[sock].assign(socket=bw.loc[sock, "scope"].str.extract(_SOCKET, expand=False).astype(int))
+    per_t = bw.groupby(["t_s", "socket", "metric"])["value"].sum().reset_index()
+    out: dict[int, dict[str, float]] = {}
+    for (s, m), v in per_t.groupby(["socket", "metric"])["value"].mean().items():
+        out.setdefault(int(s), {})[m.removesuffix("_bandwidth")] = float(v)
     return out
 
 
-def bottleneck(df: pd.DataFrame, peaks: dict[int, float] | None = None, dimms: dict[int, int] | None = None) -> str:
+def point_counters(metas: list[Path]) -> pd.DataFrame:
+    """One row per measured point (repetition) from its meta.json: its context, and the per-socket
+    bandwidth of the first bandwidth source that ran and counted (its rows in counters.csv beside
+    it), or why there is none (each source's recorded reason). A source is used only where meta.json
+    says it ran to the end with rows: a counters.csv an earlier run left is never read as this one's."""
+    out = []
+    for m in metas:
+        meta = json.loads(Path(m).read_text())
+        ctx, status = meta.get("point") or {}, meta.get("counters") or {}
+        found, source, why = {}, "", []
+        for src in BANDWIDTH_SOURCES:
+            st = status.get(src)
+            if st is None:
+                continue
+            if not st.get("available"):
+                why.append(f"{src}: {st.get('reason', 'unavailable')}")
+            elif st.get("ok") is False or st.get("parse_error"):
+                why.append(f"{src}: did not complete ({st.get('parse_error') or st.get('reason', '')})")
+            elif not st.get("rows"):
+                why.append(f"{src}: no samples")
+            elif not (Path(m).parent / "counters.csv").exists():
+                why.append(f"{src}: counters.csv is missing beside {m}")
+            else:
+                rows = pd.read_csv(Path(m).parent / "counters.csv")
+                found = socket_bandwidth(rows[rows["source"] == src])
+                if found:
+                    source = src
+                    break
+                why.append(f"{src}: no socket-scoped read/write bandwidth rows (e.g. AMD's data fabric counts "
+                           "DRAM traffic without a read/write split)")
+        if not source and not why:
+            why = ["neither perf_uncore nor pcm_memory ran for the point (counters/sources)"]
+        out.append({**{k: ctx.get(k) for k in KEYS}, "mem_nodes": ctx.get("mem_nodes", ""), "source": source,
+                    "sockets": found, "why": "" if source else "; ".join(why)})
+    df = pd.DataFrame(out, columns=[*KEYS, "mem_nodes", "source", "sockets", "why"])
+    df["threads"] = pd.to_numeric(df["threads"], errors="coerce").astype(float)
+    return df
+
+
+def attribute(nodes: list[int], facts: dict) -> tuple[list[int], list[int], str]:
+    """The sockets whose memory controllers serve ``nodes``, and every memory node behind those
+    sockets (more than ``nodes`` when a socket holds several: SNC, or a node outside the placement;
+    the socket's total is then shared, not split); or why ``nodes`` cannot be attributed."""
+    have = facts.get("nodes") or {}
+    sockets: set[int] = set()
+    for n in nodes:
+        f = have.get(str(n))
+        if f is None:
+            return [], [], f"node {n} is not in the host facts"
+        if not f.get("cpus"):
+            return [], [], (f"node {n} has no CPUs (a CXL expander, or PMem): no socket's memory-controller "
+                            "counters see its traffic")
+        if not f.get("sockets"):
+            return [], [], (f"the socket of node {n} is unknown (host facts without nodes[].sockets: "
+                            "physical_package_id unreadable, or facts from an older tierbench)")
+        sockets.update(f["sockets"])
+    covered = sorted(int(k) for k, f in have.items()
+                     if f.get("memory_mib", 0) > 0 and f.get("cpus") and set(f.get("sockets") or []) & sockets)
+    return sorted(sockets), covered, ""
+
+
+def counted(pc: pd.DataFrame, facts: dict | None, peaks: dict[int, float]) -> tuple[pd.DataFrame, dict[str, list[str]]]:
+    """Per point (KEYS): counted read and write MB/s of the sockets serving the store's nodes (mean
+    over repetitions), their read as a share of memchar's peak of every node those sockets serve,
+    and where the numbers come from; and, per reason, the points that have none."""
+    rows, why = [], {}
+    for key, g in pc.groupby(KEYS, dropna=False):
+        got = g[g["source"] != ""]
+        r = dict(zip(KEYS, key, strict=True))
+        nodes = _nodes(g["mem_nodes"].iloc[0])
+        sockets, covered, reason = attribute(nodes, facts) if facts else ([], [], "no host facts given")
+        if got.empty:
+            reason = next(w for w in g["why"] if w)
+        elif not reason:
+            missing = [f"S{s}" for s in sockets if any(s not in b or "read" not in b[s] for b in got["sockets"])]
+            if missing:
+                reason = f"{got['source'].iloc[0]} counted no read bandwidth on socket {', '.join(missing)}"
+        if reason:
+            why.setdefault(reason, []).append(_name(r))
+            rows.append(r)
+            continue
+        read = sum(sum(b[s]["read"] for s in sockets) for b in got["sockets"]) / len(got)
+        writes = [sum(b[s].get("write", float("nan")) for s in sockets) for b in got["sockets"]]
+        peak = sum(peaks.get(n, float("nan")) for n in covered) if peaks else float("nan")
+        shared = sorted(set(covered) - set(nodes))
+        scope = "+".join(f"S{s}" for s in sockets) + ": " + "+".join(f"N{n}" for n in covered)
+        scope += f", socket total shared with {'+'.join(f'N{n}' for n in shared)}" if shared else ""
+        rows.append({**r, "counted_read_MB_per_s": read, "counted_write_MB_per_s": sum(writes) / len(writes),
+                     "counted_share_of_peak": read / peak, "counted_on": f"{scope} ({got['source'].iloc[0]})"})
+    cols = [*KEYS, "counted_read_MB_per_s", "counted_write_MB_per_s", "counted_share_of_peak", "counted_on"]
+    return pd.DataFrame(rows, columns=cols), why
+
+
+def bottleneck(df: pd.DataFrame, peaks: dict[int, float] | None = None, dimms: dict[int, int] | None = None,
+               counters: pd.DataFrame | None = None, facts: dict | None = None) -> str:
+    """The table, and its note; ``counters``: :func:`point_counters` of the family's points
+    (``None``: none read), ``facts``: the host's (for the socket of each node)."""
     d = _kv(df)
     if d.empty:
         return "_no kv rows_\n"
@@ -134,6 +250,13 @@ def bottleneck(df: pd.DataFrame, peaks: dict[int, float] | None = None, dimms: d
             out["payload_share_of_peak"] = out["payload_MB_per_s"] / peak
         if dimms:
             out["dimms"] = nodes.map(lambda ns: "+".join(str(dimms[n]) for n in ns if n in dimms) or None)
+    pc = counters if counters is not None else point_counters([])
+    cnt, why = counted(pc[pc["threads"] == d["threads"].max()], facts, peaks or {})
+    out = out.merge(cnt.assign(read=True), on=KEYS, how="left")
+    unread = sorted({_name(r) for r in out[out["read"].isna()][KEYS].to_dict("records")})
+    if unread:
+        why["the point's meta.json was not read"] = unread
+    out = out.drop(columns=["read"])
     out = out.drop(columns=["value_bytes"])
     out["ops_per_s"] = out["ops_per_s"] / 1e3
     out = out.rename(columns={"ops_per_s": "kops/s"})
@@ -146,9 +269,31 @@ def bottleneck(df: pd.DataFrame, peaks: dict[int, float] | None = None, dimms: d
             "(key + value bytes): a lower bound of the traffic; payload_share_of_peak = payload over the peak read "
             "bandwidth memchar measured on the store's memory nodes (characterize on this host; absent where it "
             "did not run): a lower bound of the tier's load (the real traffic, with metadata, indexes, "
-            "write-backs and the driver's own, is larger; uncore counters would measure it, not used here). "
-            "dimms: memory channels behind those nodes, from the host profile's tiers[].dimms where known.\n\n")
-    return head + _md(out)
+            "write-backs and the driver's own, is larger). counted_read/write: the memory traffic the point's "
+            "counters (perf uncore IMC CAS counts, or pcm-memory) measured on the sockets whose memory "
+            "controllers serve the store's nodes (a node's memory is its CPUs' socket's: counted_on names the "
+            "sockets, the nodes they serve and the source), mean over the whole point (start-up, load and every "
+            "phase: the samples are not split by phase, so every phase row of a point shows the same value) and "
+            "over repetitions; everything that touched those nodes counts, the client JVM's traffic too where it "
+            "shares them; where a socket serves nodes outside the placement (SNC), its total is shared and said "
+            "so, never split. counted_share_of_peak = counted read over memchar's peak read bandwidth of every "
+            "node those sockets serve. dimms: memory channels behind the store's nodes, from the host profile's "
+            "tiers[].dimms where known.\n\n")
+    return head + _md(out) + _absent(why, len(out.drop_duplicates(KEYS)))
+
+
+def _name(r: dict) -> str:
+    return f"{r['system']}-{r['placement']}-{r['key_type']}"
+
+
+def _absent(why: dict[str, list[str]], points: int) -> str:
+    """The note under the table: why counted columns are empty, with the points concerned."""
+    if not why:
+        return ""
+    lines = ["", "Counted columns empty where no counter measured them (never estimated):", ""]
+    for reason, names in sorted(why.items()):
+        lines.append(f"- {reason}: {'every point' if len(names) >= points else ', '.join(sorted(names))}")
+    return "\n".join(lines) + "\n"
 
 
 def reference_table(ref: pd.DataFrame) -> str:
@@ -174,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--characterize", type=Path, default=None,
                     help="characterize's measurements.csv on this host: memchar's peak bandwidth per node")
     ap.add_argument("--dimms", default="{}", help="JSON {node: dimms} from the host profile's tiers")
+    ap.add_argument("--facts", type=Path, default=None, help="results/<host>/host_facts.json: each node's sockets")
+    ap.add_argument("metas", nargs="*", type=Path, help="the family's points' meta.json (counters.csv beside them)")
     args = ap.parse_args(argv)
     df = frame.load(args.measurements)
     peaks = node_peaks(frame.load(args.characterize)) if args.characterize else {}
@@ -181,7 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     ref = reference.load(args.reference) if args.reference else reference.load()
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "kv_throughput.md").write_text("# Key-value stores: YCSB throughput\n\n" + throughput(df))
-    (args.out / "kv_bottleneck.md").write_text("# Key-value stores: bottleneck table\n\n" + bottleneck(df, peaks, dimms))
+    facts = json.loads(args.facts.read_text()) if args.facts else None
+    b = bottleneck(df, peaks, dimms, point_counters(args.metas), facts)
+    (args.out / "kv_bottleneck.md").write_text("# Key-value stores: bottleneck table\n\n" + b)
     (args.out / "kv_reference.md").write_text("# Seed 002's published numbers (reference only)\n\n" + reference_table(ref))
     return 0
 

@@ -38,8 +38,20 @@ def _bracketed(text: str | None) -> str | None:
     return m.group(1) if m else text
 
 
+def cpu_socket(cpu: int, sys_root: Path = SYS) -> int | None:
+    """The socket (physical package) of a CPU; None where sysfs does not say (unreadable, or -1)."""
+    v = _read(sys_root / f"devices/system/cpu/cpu{cpu}/topology/physical_package_id")
+    return int(v) if v and v.isdigit() else None
+
+
+def _sockets(cpus: list[int], sys_root: Path) -> list[int]:
+    return sorted({s for c in cpus if (s := cpu_socket(c, sys_root)) is not None})
+
+
 def detect_nodes(sys_root: Path = SYS) -> dict[int, dict]:
-    """Per NUMA node: cpus, memory (MiB). A machine without NUMA sysfs is one node."""
+    """Per NUMA node: cpus, memory (MiB), and the sockets of its CPUs (its memory's memory
+    controllers, for socket-scoped counters; empty for a CPU-less node, or where sysfs does not
+    say). A machine without NUMA sysfs is one node."""
     base = sys_root / "devices/system/node"
     nodes: dict[int, dict] = {}
     for d in sorted(base.glob("node[0-9]*"), key=lambda p: int(p.name[4:])):
@@ -50,11 +62,12 @@ def detect_nodes(sys_root: Path = SYS) -> dict[int, dict]:
         m = re.search(r"MemTotal:\s+(\d+) kB", meminfo)
         if m:
             mem_kib = int(m.group(1))
-        nodes[nid] = {"cpus": cpus, "memory_mib": mem_kib // 1024}
+        nodes[nid] = {"cpus": cpus, "memory_mib": mem_kib // 1024, "sockets": _sockets(cpus, sys_root)}
     if not nodes:
         online = cpulist.parse(_read(sys_root / "devices/system/cpu/online", "0") or "0")
         m = re.search(r"MemTotal:\s+(\d+) kB", _read(PROC / "meminfo", "") or "")
-        nodes[0] = {"cpus": online, "memory_mib": int(m.group(1)) // 1024 if m else 0}
+        nodes[0] = {"cpus": online, "memory_mib": int(m.group(1)) // 1024 if m else 0,
+                    "sockets": _sockets(online, sys_root)}
     return nodes
 
 
