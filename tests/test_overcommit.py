@@ -204,12 +204,12 @@ def test_resnet50_train_needs_pytorch_and_plans_the_training_program(monkeypatch
         oc_plan(c)
     monkeypatch.setattr(resnet50_train, "check", lambda: None)
     rows = oc_plan(c).rows
-    assert {r["context"]["mode"] for r in rows} == {"train"}
+    assert {r["context"]["resnet50_mode"] for r in rows} == {"train"}
     argv = json.loads(next(a for a in _runner(rows[0]) if a.startswith("[")))
     assert argv[argv.index("-m") + 1] == "workloads.resnet50.train" and argv[argv.index("--batch") + 1] == "2"
     assert "--prepare-json" not in _runner(rows[0]), "no graph to build beforehand"
     monkeypatch.setattr(resnet50, "check", lambda: None)
-    assert {r["context"]["mode"] for r in oc_plan(cfg(workloads=["resnet50"])).rows} == {"inference"}, "the default"
+    assert {r["context"]["resnet50_mode"] for r in oc_plan(cfg(workloads=["resnet50"])).rows} == {"inference"}, "the default"
 
 
 def _runner(row: dict) -> list[str]:

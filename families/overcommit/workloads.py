@@ -72,7 +72,7 @@ def spec(name: str, oc: dict, host: Host, cpus: list[int]) -> dict:
                         f"PostgreSQL in the cgroup (shared_buffers {cfg['shared_buffers']}), pgbench outside"}
     if name == "resnet50":
         threads = threads_of(cfg, cpus, "overcommit/resnet50")
-        context = {"work_unit": "image", "batch": cfg["batch"], "dataset_mib": cfg["dataset_mib"], "mode": cfg["mode"]}
+        context = {"work_unit": "image", "batch": cfg["batch"], "dataset_mib": cfg["dataset_mib"], "resnet50_mode": cfg["mode"]}
         if cfg["mode"] == "train":
             why = resnet50_train.check()
             if why:
