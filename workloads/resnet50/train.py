@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
-from .workload import STAGES
+from .workload import STAGES, summary, timed
 
 IMAGE = 224
 CLASSES = 1000
@@ -103,18 +102,11 @@ def main(args: list[str] | None = None) -> int:
         opt.step()
         return float(loss)
 
-    step(0)  # warm-up: momentum buffers and the allocator's pools
-    done, pos = 0, 0
-    t0 = time.monotonic()
-    while done < a.images:
-        if not a.dataset_mib or pos + a.batch > n_data:
-            pos = 0
-        loss = step(pos)
-        done += a.batch
-        pos += a.batch
-    dt = time.monotonic() - t0
-    print(f"images={done}\nseconds={dt:.6f}\nimages_per_s={done / dt:.6f}\nhot_mib={params * 4 * 3 / 2**20:.3f}\n"
-          f"cold_mib={n_data * img / 2**20 if a.dataset_mib else 0:.3f}\nloss={loss:.4f}", flush=True)
+    losses = [step(0)]  # warm-up: momentum buffers and the allocator's pools
+    done, dt = timed(lambda lo: losses.append(step(lo)), images=a.images, batch=a.batch, n_data=n_data,
+                     cycle=bool(a.dataset_mib))
+    print(summary(done, dt, params * 4 * 3 / 2**20, n_data * img / 2**20 if a.dataset_mib else 0)
+          + f"\nloss={losses[-1]:.4f}", flush=True)
     return 0
 
 

@@ -104,6 +104,27 @@ def build(seed: int = 0):
     return model, params
 
 
+def timed(step, *, images: int, batch: int, n_data: int, cycle: bool) -> tuple[int, float]:
+    """``step(first)`` on batch after batch of the dataset (``cycle``: through it, from its start
+    again when the next batch does not fit; else the first batch every time) until ``images``
+    images are done: (images done, seconds). Inference and training (train.py) share it."""
+    done, pos = 0, 0
+    t0 = time.monotonic()
+    while done < images:
+        if not cycle or pos + batch > n_data:
+            pos = 0
+        step(pos)
+        done += batch
+        pos += batch
+    return done, time.monotonic() - t0
+
+
+def summary(done: int, seconds: float, hot_mib: float, cold_mib: float) -> str:
+    """The output :func:`parse` reads."""
+    return (f"images={done}\nseconds={seconds:.6f}\nimages_per_s={done / seconds:.6f}\nhot_mib={hot_mib:.3f}\n"
+            f"cold_mib={cold_mib:.3f}")
+
+
 def parse(text: str) -> dict:
     vals = {}
     for ln in text.splitlines():
@@ -167,18 +188,9 @@ def main(args: list[str] | None = None) -> int:
     data = rng.standard_normal((n_data, 3, 224, 224), dtype=np.float32)
     print(f"# parameters={params} dataset_images={n_data}", flush=True)
     sess.run(None, {"input": data[: a.batch]})  # warm-up (arena sized)
-    done, pos = 0, 0
-    t0 = time.monotonic()
-    while done < a.images:
-        if a.dataset_mib and pos + a.batch > n_data:
-            pos = 0
-        batch = data[pos: pos + a.batch] if a.dataset_mib else data[: a.batch]
-        sess.run(None, {"input": batch})
-        done += a.batch
-        pos += a.batch
-    dt = time.monotonic() - t0
-    print(f"images={done}\nseconds={dt:.6f}\nimages_per_s={done / dt:.6f}\nhot_mib={params * 4 / 2**20:.3f}\n"
-          f"cold_mib={n_data * img / 2**20 if a.dataset_mib else 0:.3f}", flush=True)
+    done, dt = timed(lambda lo: sess.run(None, {"input": data[lo: lo + a.batch]}), images=a.images, batch=a.batch,
+                     n_data=n_data, cycle=bool(a.dataset_mib))
+    print(summary(done, dt, params * 4 / 2**20, n_data * img / 2**20 if a.dataset_mib else 0), flush=True)
     return 0
 
 
