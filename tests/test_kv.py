@@ -1,7 +1,9 @@
 """The kv family (seed 002): YCSB's runner parsed from captured output, the family's plan on a
 one-node and a two-node host, bad input refused before any job, and real YCSB runs (build/bin/ycsb,
 built with Maven here if missing) against the in-process skip list and a private Redis, which
-leave no Redis or JVM behind, also when interrupted."""
+leave no Redis or JVM behind, also when interrupted; pmdk's kv-pmem (workloads/kvpmem) planned on a
+DAX tier, absent without one, emulated only when asked and labelled so, and run for real on a
+tmpfs file (RESP from Python, a restart, SIGTERM; one YCSB point through the family's path)."""
 
 from __future__ import annotations
 
@@ -155,7 +157,7 @@ def test_two_node_host_places_store_on_each_tier_client_on_default():
     ({"workloads": ["load", "b"]}, "kv/workloads: unknown workload 'b'"),
     ({"threads": [1, 3]}, "kv/threads: 3 threads but host profile hosts/box.yaml grants 2 CPUs"),
     ({"placements": ["default", "cxl"]}, "kv/placements: 'cxl' names no tier of this host"),
-    ({"systems": ["rocksdb", "pmdk"]}, "kv/systems: unknown system 'pmdk'"),
+    ({"systems": ["rocksdb", "bonsaikv"]}, "kv/systems: unknown system 'bonsaikv'"),
 ])
 def test_bad_input_is_one_line_before_any_job(over, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
@@ -215,9 +217,12 @@ def built() -> Path:
 def real_rows(tmp_path: Path, systems: list[str], **over) -> tuple[dict, Path]:
     facts = hostdetect.detect()
     prof = profile.resolve("auto", facts)
+    pmdk = over.pop("pmdk", None)
     cfg = config(**{"systems": systems, "records": 2000, "max_seconds": 0.2, "heap_mib": 256, **over})
     cfg["kv"]["redis"] = {"port": free_port(), "pipeline_depths": [1, 4], "pipeline_seconds": 0.1}
     cfg["kv"]["memcached"] = {"port": free_port()}
+    if pmdk:
+        cfg["kv"]["pmdk"] = pmdk
     fp = kv.plan(cfg, plan.Host(prof, facts))
     facts_path = tmp_path / "facts.json"
     facts_path.write_text(json.dumps(facts))
@@ -815,3 +820,464 @@ def test_someone_elses_redis_on_the_port_is_never_touched(built, tmp_path):
     finally:
         foreign.terminate()
         foreign.wait(timeout=10)
+
+
+# ---- pmdk: kv-pmem, a libpmemobj pool on a DAX path ------------------------------------------------
+
+def dax_host(path: Path | str, nodes: int = 2) -> plan.Host:
+    h = fake_host(nodes)
+    prof = {**h.profile, "tiers": [*h.profile["tiers"], {"name": "pmem", "kind": "dax", "path": str(path)}]}
+    return plan.Host(prof, h.facts)
+
+
+@pytest.fixture
+def libpmemobj(monkeypatch):
+    """The plan's libpmemobj check passes (the plan tests do not need the library installed)."""
+    monkeypatch.setattr(kv.kvpmem, "missing", lambda: "")
+
+
+def pmdk_config(**over) -> dict:
+    pm = over.pop("pmdk", {})
+    cfg = config(**over)
+    cfg["kv"]["pmdk"] = {**cfg["kv"]["pmdk"], **pm}
+    return cfg
+
+
+def roles_of(row: dict) -> dict:
+    return {r["name"]: r for r in row["run"]["scenario"]["roles"]}
+
+
+def test_pmdk_is_absent_without_a_dax_tier():
+    fp = kv.plan(pmdk_config(systems=["redis", "pmdk"]), fake_host(2))
+    assert {r["context"]["system"] for r in fp.rows} == {"redis"}
+    assert "has no DAX tier" in fp.absent["kv: pmdk"] and "kv/pmdk/emulate_on" in fp.absent["kv: pmdk"]
+    # said also where kv/systems does not ask for it (quick.yaml's), as the reason it cannot run here
+    assert "has no DAX tier" in kv.plan(config(), fake_host(1)).absent["kv: pmdk"]
+
+
+def test_pmdk_pool_on_each_dax_tier_server_and_client_on_the_default_tier(tmp_path, libpmemobj):
+    d = tmp_path / "pmem0"
+    d.mkdir()
+    h = dax_host(d)
+    fp = kv.plan(pmdk_config(systems=["skiplist", "pmdk"], key_types=["int"], threads=[1, 2]), h)
+    pts = {r["point"]: r for r in fp.rows}
+    assert set(pts) == {"pmdk-pmem-int-t1", "pmdk-pmem-int-t2", "skiplist-default-int-t1", "skiplist-default-int-t2",
+                        "skiplist-alternate-int-t1", "skiplist-alternate-int-t2", "skiplist-interleave-int-t1",
+                        "skiplist-interleave-int-t2"}, "the DAX tier is pmdk's placement only"
+    assert "kv: pmdk" not in fp.absent
+    row = pts["pmdk-pmem-int-t2"]
+    r = roles_of(row)
+    pool = str(d / "tierbench-kv-pmem-box.pool")
+    a = r["kv-pmem"]["argv"]
+    assert a[0] == "build/bin/kv-pmem" and a[a.index("--pool") + 1] == pool and "--fresh" in a
+    assert a[a.index("--port") + 1] == "16380" and r["kv-pmem"]["kind"] == "background"
+    assert r["kv-pmem"]["wrap"] == ["numactl", "--physcpubind=0-1", "--membind=0"], "its DRAM on the default tier"
+    assert r["kv-pmem"]["ready_file"] and r["kv-pmem"]["output"] == ["--pid-file", "server.pid"]
+    w = r["ycsb"]["argv"]
+    assert w[w.index("--db") + 1] == "redis" and w[w.index("--port") + 1] == "16380", "the Redis binding"
+    assert r["ycsb"]["wrap"][-1] == "--membind=0" and r["ycsb"]["opts"]["slow_nodes"] == []
+    assert "--pipeline-depths" in w and "--pipeline-depths" not in roles_of(pts["pmdk-pmem-int-t1"])["ycsb"]["argv"]
+    assert row["run"]["scenario"]["scratch"] == {"dir": str(d), "remove": ["tierbench-kv-pmem-box.pool"]}
+    ctx = row["context"]
+    assert (ctx["system"], ctx["placement"], ctx["backend"], ctx["mem_nodes"], ctx["placement_note"]) == (
+        "pmdk", "pmem", "dax", f"dax:{d}", "")
+    assert "kv-pmem" in row["tools"] and "ycsb" in row["tools"]
+    # placements named: the DAX tier for pmdk, the NUMA tier for the others
+    fp = kv.plan(pmdk_config(systems=["skiplist", "pmdk"], key_types=["int"], threads=[1],
+                             placements=["alternate", "pmem"]), h)
+    assert sorted(r["point"] for r in fp.rows) == ["pmdk-pmem-int-t1", "skiplist-alternate-int-t1"]
+    fp = kv.plan(pmdk_config(systems=["skiplist", "pmdk"], placements=["alternate"]), h)
+    assert "names none of the host's DAX tiers (pmem)" in fp.absent["kv: pmdk"]
+    assert "not in kv/systems" in kv.plan(config(), h).absent["kv: pmdk"]
+    # a DAX tier given as a file on the DAX filesystem: the pool beside it; device DAX: absent, said why
+    (d / "memchar.dat").write_bytes(b"")
+    (row,) = kv.plan(pmdk_config(systems=["pmdk"], key_types=["int"], threads=[1]), dax_host(d / "memchar.dat")).rows
+    assert roles_of(row)["kv-pmem"]["argv"][2] == pool
+    fp = kv.plan(pmdk_config(systems=["pmdk"]), dax_host("/dev/null"))
+    assert not fp.rows and "device DAX" in fp.absent["kv: pmdk on pmem"]
+
+
+def test_pmdk_emulated_only_when_asked_and_labelled_everywhere(tmp_path, libpmemobj):
+    fp = kv.plan(pmdk_config(systems=["null", "pmdk"], key_types=["int"], threads=[1],
+                             pmdk={"emulate_on": str(tmp_path)}), fake_host(1))
+    pts = {r["point"]: r for r in fp.rows}
+    assert set(pts) == {"null-default-int-t1", "pmdk-emulated-int-t1"} and "kv: pmdk" not in fp.absent
+    row = pts["pmdk-emulated-int-t1"]
+    ctx = row["context"]
+    assert ctx["placement_note"].startswith("emulated: not PMem") and str(tmp_path) in ctx["placement_note"]
+    assert ctx["backend"] == "dax-emulated" and ctx["mem_nodes"] == f"emulated:{tmp_path}"
+    assert row["run"]["note"] == ctx["placement_note"], "meta.json says so too"
+    assert roles_of(row)["kv-pmem"]["wrap"][:2] == ["env", "PMEM_IS_PMEM_FORCE=1"]
+    assert roles_of(row)["kv-pmem"]["argv"][2] == str(tmp_path / "tierbench-kv-pmem-box.pool")
+    assert roles_of(pts["null-default-int-t1"])["ycsb"]["wrap"][0] == "numactl", "only pmdk's server is emulated"
+    # the tables and the figures' legends say it
+    from families.kv import tables  # noqa: PLC0415
+    from families.kv.figures import kvstyle  # noqa: PLC0415
+
+    df = pmdk_frame(ctx)
+    assert "emulated: not PMem" in tables.throughput(df).split("| pmdk | emulated |")[1].splitlines()[0]
+    b = tables.bottleneck(df)
+    assert "emulated: not PMem: pmdk-emulated-int" in b and "not a PMem measurement" in b
+    # socket counters that counted: never attributed to the pool (its path's "0" is no node 0)
+    import pandas as pd  # noqa: PLC0415
+
+    dax = {**ctx, "placement": "pmem", "mem_nodes": "dax:/mnt/pmem0", "placement_note": "", "backend": "dax"}
+    d = tmp_path / "pt"
+    d.mkdir()
+    (d / "meta.json").write_text(json.dumps({"point": {**{k: dax[k] for k in ("system", "placement", "mem_nodes")},
+                                                       "key_type": "int", "threads": 4}, "counters": {"perf_uncore": PERF_OK}}))
+    pd.DataFrame([(*r, "MB/s") for r in PERF_ROWS], columns=["t_s", "source", "scope", "metric", "value",
+                                                             "unit"]).to_csv(d / "counters.csv", index=False)
+    b = tables.bottleneck(pmdk_frame(dax), counters=tables.point_counters([d / "meta.json"]), facts=TWO_SOCKETS)
+    pm = [r for r in table_rows(b[: b.index("Counted columns empty")]) if r["system"] == "pmdk"]
+    assert pm and {(r["counted_read_MB_per_s"], r["counted_on"]) for r in pm} == {("–", "–")}
+    assert "pool file on a DAX path (pmdk), not on a NUMA node" in b
+    assert kvstyle.placement_label(df, "emulated") == f"emulated ({tmp_path}) [emulated: not PMem]"
+    assert kvstyle.placement_label(df, "default") == "default (node 0)"
+
+
+def pmdk_frame(ctx: dict):
+    """two_tier_frame plus one emulated pmdk point (its context as the plan made it)."""
+    import pandas as pd  # noqa: PLC0415
+
+    base = two_tier_frame()
+    pt = {**base.iloc[0].to_dict(), **{k: ctx[k] for k in ("system", "placement", "mem_nodes", "placement_note",
+                                                         "backend")},
+          "key_type": "int", "threads": 4, "point": f"pmdk-{ctx['placement']}-int-t4", "op": None, "node": None}
+    rows = [{**pt, "kv_phase": ph, "metric": "throughput", "value": 5e4, "unit": "ops/s"} for ph in ("load", "a", "c")]
+    rows += [{**pt, "kv_phase": "a", "op": "READ", "metric": "latency_p99", "value": 90.0, "unit": "us"},
+             {**pt, "kv_phase": "c-pipe4", "metric": "throughput", "value": 9e4, "unit": "ops/s"}]
+    return pd.concat([base, pd.DataFrame(rows)], ignore_index=True)
+
+
+@pytest.mark.parametrize("name", ["kv_throughput", "kv_latency", "kv_pipeline", "kv_tier_ratio"])
+def test_kv_figures_draw_pmdk_beside_the_numa_stores(name, tmp_path):
+    from analysis.figures import FIGURES  # noqa: PLC0415
+
+    ctx = {"system": "pmdk", "placement": "emulated", "mem_nodes": "emulated:/dev/shm", "backend": "dax-emulated",
+           "placement_note": "emulated: not PMem (a pool file on /dev/shm, PMEM_IS_PMEM_FORCE=1)"}
+    fig = FIGURES[name].plot(pmdk_frame(ctx))
+    texts = " ".join(t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text")))
+    assert "no data" not in texts
+    if name in ("kv_throughput", "kv_pipeline"):
+        assert "[emulated: not PMem]" in texts
+    if name == "kv_tier_ratio":  # the DAX pool is no NUMA tier: still default vs alternate
+        assert "throughput alternate / default" in texts and "pmdk" not in texts
+
+
+@pytest.mark.parametrize(("case", "message"), [
+    ("unknown option", "kv/pmdk: unknown key ('emulate' was unexpected)"),
+    ("emulate_on not a directory", "kv/pmdk/emulate_on: '/nonexistent/tierbench' is not a directory"),
+    ("dax path missing", "the DAX path '/nonexistent/pmem0' of tier pmem does not exist"),
+    ("libpmemobj missing", "kv/systems: pmdk needs libpmemobj (libpmemobj is not installed; Debian packages "
+                           "libpmemobj-dev, libpmemobj1"),
+    ("same port as redis", "kv/redis/port and kv/pmdk/port: the same port for two servers"),
+    ("pool larger than the disk", "kv/pmdk: the pool needs 1000000000 MiB but"),
+    ("pool directory not writable", "kv/pmdk: cannot create the pool in"),
+])
+def test_pmdk_bad_input_is_one_line_before_any_job(case, message, tmp_path, monkeypatch):
+    monkeypatch.setattr(kv, "measuring", lambda results: False)
+    monkeypatch.setattr(kv.kvpmem, "missing", lambda: "libpmemobj is not installed" if case == "libpmemobj missing"
+                        else "")
+    host, pm = fake_host(1), {"emulate_on": str(tmp_path)}
+    cfg = None
+    if case == "unknown option":
+        raw = yaml.safe_load((REPO / "workflows/config/quick.yaml").read_text())
+        raw["kv"]["pmdk"] = {"emulate": "/dev/shm"}
+        with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
+            profile.validate_config(raw)
+        assert "\n" not in str(e.value)
+        return
+    if case == "emulate_on not a directory":
+        pm = {"emulate_on": "/nonexistent/tierbench"}
+    elif case == "dax path missing":
+        host, pm = dax_host("/nonexistent/pmem0"), {}
+    elif case == "same port as redis":
+        pm["port"] = 16379
+    elif case == "pool larger than the disk":
+        pm["pool_mib"] = 10**9
+    elif case == "pool directory not writable":  # (root may write anywhere: as another user would see it)
+        monkeypatch.setattr(kv.os, "access", lambda path, mode: path != str(tmp_path.resolve()))
+    cfg = pmdk_config(systems=["redis", "pmdk"], pmdk=pm)
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
+        kv.plan(cfg, host)
+    assert "\n" not in str(e.value)
+
+
+def test_pmdk_port_in_use_is_refused(tmp_path, monkeypatch, libpmemobj):
+    monkeypatch.setattr(kv, "measuring", lambda results: False)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        cfg = pmdk_config(systems=["pmdk"], pmdk={"emulate_on": str(tmp_path), "port": port})
+        with pytest.raises(ConfigError, match=f"kv/pmdk/port: port {port} on 127.0.0.1 is in use"):
+            kv.plan(cfg, fake_host(1))
+        # where pmdk cannot run (no DAX tier, not emulated) its port is not its concern
+        cfg["kv"]["pmdk"]["emulate_on"] = None
+        assert "has no DAX tier" in kv.plan(cfg, fake_host(1)).absent["kv: pmdk"]
+
+
+# ---- kv-pmem for real (a pool file on a tmpfs, PMEM_IS_PMEM_FORCE=1: functional, not PMem) ----------
+
+@pytest.fixture(scope="module")
+def kv_pmem() -> Path:
+    from workloads.kvpmem import workload as kvpmem  # noqa: PLC0415
+
+    why = kvpmem.missing()
+    if why:
+        pytest.skip(f"{why} (Debian package libpmemobj-dev: make setup)")
+    r = subprocess.run(["make", "--no-print-directory", "-C", "workloads/kvpmem"], cwd=REPO, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return REPO / "build/bin/kv-pmem"
+
+
+@pytest.fixture
+def shm(tmp_path):
+    """A directory on a tmpfs (/dev/shm where there is one), removed after the test."""
+    import tempfile  # noqa: PLC0415
+
+    base = Path("/dev/shm")
+    d = Path(tempfile.mkdtemp(prefix="tierbench-kv-pmem-", dir=base if base.is_dir() else tmp_path))
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+class Resp:
+    """A minimal RESP client (arrays of bulk strings out; simple strings, errors, integers, bulk
+    strings and arrays in)."""
+
+    def __init__(self, port: int):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.f = self.sock.makefile("rb")
+
+    @staticmethod
+    def encode(*args) -> bytes:
+        out = b"*%d\r\n" % len(args)
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out += b"$%d\r\n%s\r\n" % (len(a), a)
+        return out
+
+    def read(self):
+        line = self.f.readline()
+        kind, rest = line[:1], line[1:-2]
+        if kind == b"+":
+            return rest.decode()
+        if kind == b"-":
+            return RuntimeError(rest.decode())
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            return None if int(rest) < 0 else self.f.read(int(rest) + 2)[:-2]
+        if kind == b"*":
+            return [self.read() for _ in range(int(rest))]
+        raise AssertionError(f"not RESP: {line!r}")
+
+    def __call__(self, *args):
+        self.sock.sendall(self.encode(*args))
+        return self.read()
+
+    def close(self):
+        self.f.close()
+        self.sock.close()
+
+
+def start_kv_pmem(exe: Path, pool: Path, port: int, ctl: Path, *extra: str) -> subprocess.Popen:
+    ready = ctl / "ready"
+    ready.unlink(missing_ok=True)
+    p = subprocess.Popen([str(exe), "--pool", str(pool), "--port", str(port), "--size-mib", "32", "--buckets", "1024",
+                          "--pid-file", str(ctl / "pid"), "--ready-file", str(ready), *extra],
+                         env={**os.environ, "PMEM_IS_PMEM_FORCE": "1"}, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not ready.exists():
+        if p.poll() is not None:
+            return p  # the caller looks at why
+        assert time.monotonic() < deadline, "kv-pmem was not ready within 30 s"
+        time.sleep(0.02)
+    assert int((ctl / "pid").read_text()) == p.pid
+    return p
+
+
+def stop_kv_pmem(p: subprocess.Popen, sig: int = signal.SIGTERM) -> str:
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=30)
+    assert not alive(p.pid)
+    if sig == signal.SIGTERM:
+        assert p.returncode == 0, err
+        assert "pool" in out and "closed" in out.splitlines()[-1]
+    return out
+
+
+def test_kv_pmem_resp_survives_a_restart_and_sigterm(kv_pmem, shm, tmp_path):
+    pool, port = shm / "kv.pool", free_port()
+    p = start_kv_pmem(kv_pmem, pool, port, tmp_path, "--fresh")
+    assert p.poll() is None, p.communicate()
+    int_key = bytes([0, 13, 10, 36, 255, 42, 13, 10])  # an 8-byte integer key: NUL, CR LF and '$' inside
+    members = [b"user%019d" % k for k in (7, 3, 11, 5, 2, 13)] + [int_key]
+    r = Resp(port)
+    try:
+        assert r("PING") == "PONG" and r("CLIENT", "SETINFO", "lib-name", "jedis") == "OK"
+        assert f"process_id:{p.pid}\r\n" in r("INFO", "server").decode(), "the pid the YCSB runner checks"
+        assert r("SET", "a", "1") == "OK" and r("GET", "a") == b"1" and r("GET", "nope") is None
+        assert r("SET", "a", "2") == "OK" and r("SET", "a", "longer") == "OK" and r("GET", "a") == b"longer"
+        assert r("SET", int_key, b"v\r\n\x00") == "OK" and r("GET", int_key) == b"v\r\n\x00"
+        assert r("MGET", "a", "nope", int_key) == [b"longer", None, b"v\r\n\x00"]
+        assert r("ZADD", "idx", 0, members[0], 0, members[1]) == 2
+        assert r("ZADD", "idx", *[x for m in members for x in (0, m)]) == len(members) - 2, "new members only"
+        assert isinstance(r("ZADD", "other", 0, "x"), RuntimeError), "one sorted set"
+        assert r("ZRANGEBYLEX", "idx", "-", "+") == sorted(members), "members in byte order"
+        s = sorted(members)
+        assert r("ZRANGEBYLEX", "idx", b"[" + s[2], "+", "LIMIT", 0, 3) == s[2:5], "the binding's scan"
+        assert r("ZRANGEBYLEX", "idx", b"(" + s[2], b"[" + s[4], "LIMIT", 1, 10) == [s[4]]
+        assert r("ZRANGEBYLEX", "idx", b"[zzz", "+") == [] and r("ZRANGEBYLEX", "nothere", "-", "+") == []
+        assert isinstance(r("ZRANGEBYLEX", "idx", "a", "+"), RuntimeError)
+        assert isinstance(r("HSET", "h", "f", "v"), RuntimeError), "not implemented: an error, the connection lives"
+        # pipelined: many requests in one write, their replies in order
+        r.sock.sendall(b"".join(Resp.encode("SET", f"k{i}", f"v{i}") + Resp.encode("ZADD", "idx", 0, f"k{i}")
+                                for i in range(500)))
+        assert [r.read() for _ in range(1000)] == ["OK", 1] * 500
+        assert r("DEL", "k0", "k1", "nope") == 2 and r("ZREM", "idx", "k0", "nope") == 1
+    finally:
+        r.close()
+
+    # several clients at once, each on its own connection
+    def client(n: int) -> None:
+        c = Resp(port)
+        for i in range(200):
+            assert c("SET", f"c{n}-{i}", f"{n}:{i}") == "OK"
+        c.close()
+
+    import threading  # noqa: PLC0415
+
+    ts = [threading.Thread(target=client, args=(n,)) for n in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    r = Resp(port)
+    keys = 2 + 498 + 800
+    assert r("DBSIZE") == keys and r("GET", "c3-199") == b"3:199"
+    r.close()
+    out = stop_kv_pmem(p)  # SIGTERM: pool closed, exit 0
+    assert f"listening on 127.0.0.1:{port}" in out
+
+    # restarted on the same pool (no --fresh): everything read back
+    p = start_kv_pmem(kv_pmem, pool, port, tmp_path)
+    r = Resp(port)
+    try:
+        assert r("DBSIZE") == keys and r("ZCARD", "idx") == len(members) + 499
+        assert r("MGET", "a", int_key, "k0", "k499", "c0-0") == [b"longer", b"v\r\n\x00", None, b"v499", b"0:0"]
+        assert r("ZRANGEBYLEX", "idx", "-", "+", "LIMIT", 0, 3) == sorted([*members, b"k1", b"k10"])[:3]
+        assert r("SET", "after-restart", "x") == "OK"
+    finally:
+        r.close()
+    stop_kv_pmem(p, signal.SIGKILL)  # killed: pmemobj recovers the pool when it is opened again
+
+    p = start_kv_pmem(kv_pmem, pool, port, tmp_path)
+    r = Resp(port)
+    try:
+        assert r("GET", "after-restart") == b"x" and r("DBSIZE") == keys + 1
+        assert r("FLUSHALL") == "OK" and r("DBSIZE") == 0 and r("ZRANGEBYLEX", "idx", "-", "+") == []
+        assert r("SET", "fresh", "1") == "OK" and r("ZADD", "idx2", 0, "m") == 1, "a new sorted set after FLUSHALL"
+    finally:
+        r.close()
+    stop_kv_pmem(p)
+    p = start_kv_pmem(kv_pmem, pool, port, tmp_path)
+    r = Resp(port)
+    assert r("DBSIZE") == 1 and r("GET", "a") is None and r("ZRANGEBYLEX", "idx2", "-", "+") == [b"m"]
+    r.close()
+    stop_kv_pmem(p)
+    # --fresh: the pool a killed run left is replaced
+    p = start_kv_pmem(kv_pmem, pool, port, tmp_path, "--fresh")
+    r = Resp(port)
+    assert r("DBSIZE") == 0
+    r.close()
+    assert "an earlier run left" in stop_kv_pmem(p)
+
+
+def test_kv_pmem_refuses_a_port_in_use_and_a_pool_in_use(kv_pmem, shm, tmp_path):
+    pool = shm / "kv.pool"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        p = start_kv_pmem(kv_pmem, pool, s.getsockname()[1], tmp_path, "--fresh")
+        _, err = p.communicate(timeout=30)
+        assert p.returncode == 1 and f"cannot listen on 127.0.0.1:{s.getsockname()[1]}" in err
+    port = free_port()
+    a = start_kv_pmem(kv_pmem, pool, port, tmp_path, "--fresh")
+    try:
+        r = Resp(port)
+        assert r("SET", "mine", "1") == "OK"
+        (tmp_path / "b").mkdir()
+        for extra in (["--fresh"], []):  # another server never removes nor opens a pool in use
+            b = start_kv_pmem(kv_pmem, pool, free_port(), tmp_path / "b", *extra)
+            _, err = b.communicate(timeout=30)
+            assert b.returncode == 1 and "kv-pmem: error:" in err and str(pool) in err
+        assert r("GET", "mine") == b"1"
+        r.close()
+    finally:
+        stop_kv_pmem(a)
+    bad = subprocess.run([str(kv_pmem), "--pool", str(pool)], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--port" in bad.stderr
+
+
+def test_real_ycsb_against_pmdk_emulated_on_a_tmpfs(built, kv_pmem, shm, tmp_path):
+    """One point through the family's path: kv-pmem with its pool on a tmpfs directory
+    (kv/pmdk/emulate_on), the YCSB Redis binding loading it and running A, C, D, E and the
+    pipelined reads; the server is ended and its pool removed after the point."""
+    points, facts = real_rows(tmp_path, ["pmdk"], key_types=["string"], threads=[2],
+                              pmdk={"port": free_port(), "pool_mib": 0, "emulate_on": str(shm)})
+    (row,) = points.values()
+    assert row["context"]["placement_note"].startswith("emulated: not PMem")
+    pool = shm / Path(roles_of(row)["kv-pmem"]["argv"][2]).name
+    p = run_point(row, tmp_path, facts)
+    log, _ = p.communicate(json.dumps(row), timeout=180)
+    assert p.returncode == 0, log
+    out = tmp_path / row["point"]
+    from analysis.frame import load  # noqa: PLC0415
+
+    df = load(out / "result.csv")
+    tp = df[df["metric"] == "throughput"].set_index("kv_phase")["value"]
+    assert {"load", "a", "c", "d", "e", "c-pipe1", "c-pipe4"} <= set(tp.index) and (tp > 0).all()
+    assert (df[df["metric"] == "failed_operations"]["value"] == 0).all(), "every operation returned OK"
+    scans = df[(df["metric"] == "op_count") & (df["op"] == "SCAN")]["value"]
+    assert scans.sum() > 0, "phase e scanned the ordered index"
+    assert (df["metric"] == "server_cpu_per_op").any()
+    assert set(df["placement_note"].dropna()) == {row["context"]["placement_note"]}
+    assert "pool" in (out / "kv-pmem.log").read_text()
+    pid = server_pid(out)
+    assert pid and not alive(pid), "kv-pmem was ended"
+    assert not pool.exists(), "the pool file was removed after the point"
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["note"].startswith("emulated: not PMem") and meta["exit"]["kv-pmem"] == 0
+
+
+def test_sigint_leaves_no_kv_pmem_and_no_pool(built, kv_pmem, shm, tmp_path):
+    """An interrupted pmdk point ends its server by pid and removes its pool file (the scenario's scratch)."""
+    points, facts = real_rows(tmp_path, ["pmdk"], key_types=["int"], threads=[1], max_seconds=5,
+                              pmdk={"port": free_port(), "pool_mib": 64, "emulate_on": str(shm)})
+    (row,) = points.values()
+    pool = Path(roles_of(row)["kv-pmem"]["argv"][2])
+    out = tmp_path / row["point"]
+    p = run_point(row, tmp_path, facts)
+    p.stdin.write(json.dumps(row))
+    p.stdin.close()
+    deadline = time.monotonic() + 60
+    try:
+        while server_pid(out) is None or "\na," not in (out / "ycsb.csv").read_text():
+            assert p.poll() is None, p.stdout.read()
+            assert time.monotonic() < deadline, "the run never got to phase A"
+            time.sleep(0.1)
+        spid = server_pid(out)
+        assert pool.exists() and comm(spid) == "kv-pmem"
+    finally:
+        p.send_signal(signal.SIGINT)
+        rc = p.wait(timeout=30)
+    assert rc == 128 + signal.SIGINT
+    time.sleep(0.3)
+    assert not alive(spid), "kv-pmem was ended"
+    assert not pool.exists(), "its pool was removed"
+    assert not (out / "result.csv").exists()

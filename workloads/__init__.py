@@ -40,6 +40,7 @@ WORKLOADS = {
     "resnet50": "workloads.resnet50.workload",
     "ycsb": "workloads.ycsb.workload",
     "kv-resp": "workloads.kvresp.workload",
+    "kv-pmem": "workloads.kvpmem.workload",
 }
 
 

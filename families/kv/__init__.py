@@ -9,7 +9,9 @@ One JVM per point (workloads/ycsb) loads the store and runs the phases in order.
 (private servers on their own ports under numactl on the placement, started and ended by pid; the
 client JVM on the default tier: "client on the compute node, data on the memory node"),
 ``rocksdb`` and ``lmdb`` (their files on a tmpfs mounted with the placement's mpol, the JVM bound
-too; root).
+too; root), ``pmdk`` (kv-pmem, workloads/kvpmem: a libpmemobj pool file on each DAX tier of the
+host profile, driven by the same Redis binding; on a directory that is not DAX only with
+``kv/pmdk/emulate_on``, and labelled "emulated: not PMem").
 Placements: each tier (``--membind``), ``interleave`` (round robin, or the kernel's weighted
 interleave through kv-wil) and ``split`` (rocksdb, lmdb: process on the default tier, files on
 the slowest). NUMA balancing and demotion are off for these static placements (journaled, restored
@@ -29,6 +31,7 @@ from analysis.registry import figures_of
 from workflows.harness import ConfigError, cpulist
 from workflows.harness.plan import FamilyPlan, Host, measured, point, replicate
 from workflows.harness.scenario import scenario
+from workloads.kvpmem import workload as kvpmem
 from workloads.kvresp import workload as kvresp
 from workloads.ycsb import workload as ycsb
 
@@ -39,6 +42,8 @@ COLUMNS = {"kv_phase": "text", "op": "text", "node": "text", "key_type": "text",
            "threads": "number", "placement": "text", "mem_nodes": "text", "placement_note": "text",
            "records": "number", "value_bytes": "number", "cache_resident": "bool"}
 STATIC_SETTINGS = {"numa_balancing": "0", "demotion_enabled": "false"}  # workflows/harness/settings.py KNOWN
+SYSTEMS = (*ycsb.SYSTEMS, "pmdk")  # pmdk: kv-pmem (workloads/kvpmem), driven by the YCSB Redis binding
+EMULATED = "emulated: not PMem"  # every emulated pmdk row's placement_note starts so
 
 
 SEED_THREADS = (1, 6, 12, 18, 24, 30, 36)
@@ -57,12 +62,14 @@ def granted_cpus(prof: dict) -> list[int]:
     return sorted(set(prof["cpus"]["app"]) | set(prof["cpus"]["antagonist"]))
 
 
-def placements(cfg: dict, tiers: list[dict], systems: list[str] | tuple = ()) -> list[tuple[str, list[int], list[int], str]]:
+def placements(cfg: dict, tiers: list[dict], systems: list[str] | tuple = (),
+               dax: list[str] | tuple = ()) -> list[tuple[str, list[int], list[int], str]]:
     """(name, process nodes, file nodes, note) per placement the config asks for: a tier (both on
     its node), ``interleave`` (every tier's node), ``split`` (the process on the default tier, a
     file-backed store's files on the slowest: "offload data, keep metadata in DRAM"); a tier the
-    host lacks is an error. ``auto``: every tier, and interleave and (for a file-backed system in
-    ``systems``) split on a host with two or more."""
+    host lacks is an error; a DAX tier's name (``dax``) is pmdk's (:func:`pmdk_places`), not
+    these. ``auto``: every tier, and interleave and (for a file-backed system in ``systems``)
+    split on a host with two or more."""
     by_name = {t["name"]: t["node"] for t in tiers}
     nodes = [t["node"] for t in tiers]
     wanted = cfg["placements"]
@@ -80,9 +87,9 @@ def placements(cfg: dict, tiers: list[dict], systems: list[str] | tuple = ()) ->
             out.append((p, [nodes[0]], [nodes[-1]], note))
         elif p in by_name:
             out.append((p, [by_name[p]], [by_name[p]], note))
-        else:
+        elif p not in dax:
             raise ConfigError(f"experiment config: kv/placements: {p!r} names no tier of this host (its tiers: "
-                              f"{', '.join(by_name)}; or interleave, split)")
+                              f"{', '.join([*by_name, *dax])}; or interleave, split)")
     return out
 
 
@@ -155,8 +162,8 @@ def measuring(results: str) -> bool:
 def check(cfg: dict, host: Host, cpus: list[int]) -> None:
     """Bad input, one line each, before any job: the config, then what this host must have."""
     for s in cfg["systems"]:
-        if s not in ycsb.SYSTEMS:
-            raise ConfigError(f"experiment config: kv/systems: unknown system {s!r} (known: {', '.join(ycsb.SYSTEMS)})")
+        if s not in SYSTEMS:
+            raise ConfigError(f"experiment config: kv/systems: unknown system {s!r} (known: {', '.join(SYSTEMS)})")
     for w in cfg["workloads"]:
         if w not in ycsb.PHASES:
             raise ConfigError(f"experiment config: kv/workloads: unknown workload {w!r} (known: {', '.join(ycsb.PHASES)})")
@@ -176,11 +183,125 @@ def check(cfg: dict, host: Host, cpus: list[int]) -> None:
                               "make setup), or leave it out")
     ports = {s: (cfg["redis"]["port"] if s == "redis" else cfg["memcached"]["port"]) for s in cfg["systems"]
              if s in ycsb.SERVERS}
+    if "pmdk" in cfg["systems"] and pmdk_places(cfg, host)[0]:  # only where it will run
+        ports["pmdk"] = cfg["pmdk"]["port"]
     if len(set(ports.values())) < len(ports):
-        raise ConfigError("experiment config: kv/redis/port and kv/memcached/port: the same port for two servers")
+        raise ConfigError(f"experiment config: {' and '.join(f'kv/{s}/port' for s in ports)}: the same port for two "
+                          "servers")
     for s, port in ports.items():
         if not host.job and not measuring(host.results) and not port_free(port):
             raise ConfigError(f"experiment config: kv/{s}/port: port {port} on 127.0.0.1 is in use; choose a free one")
+
+
+def dax_names(prof: dict) -> list[str]:
+    return [t["name"] for t in prof["tiers"] if t["kind"] == "dax"]
+
+
+def no_dax_reason(host: Host) -> str:
+    return (f"host profile {host.source} has no DAX tier (PMem in App Direct mode on a filesystem mounted with "
+            "-o dax: a tiers[] entry with kind: dax and its path); kv/pmdk/emulate_on: DIR runs it emulated, "
+            "labelled not PMem")
+
+
+def pmdk_places(cfg: dict, host: Host) -> tuple[list[dict], dict]:
+    """Where pmdk's pool goes, one placement each: every DAX tier of the host profile that
+    kv/placements names (auto: all of them), a directory on its filesystem (a tier whose path is a
+    file: that file's directory); and, with kv/pmdk/emulate_on, that directory as "emulated" (not
+    PMem: PMEM_IS_PMEM_FORCE=1). And why a DAX tier is left out (device DAX). Bad paths are errors."""
+    wanted = cfg["placements"]
+    places, absent = [], {}
+    for t in host.profile["tiers"]:
+        if t["kind"] != "dax" or (wanted != "auto" and t["name"] not in wanted):
+            continue
+        path = Path(t["path"])
+        if not path.exists():
+            raise ConfigError(f"host profile {host.source}: tiers: the DAX path {t['path']!r} of tier {t['name']} "
+                              "does not exist (kv/systems: pmdk puts its pool there)")
+        if not (path.is_dir() or path.is_file()):
+            absent[f"kv: pmdk on {t['name']}"] = (f"{t['path']} is device DAX: kv-pmem's pool is a file on a DAX "
+                                                  "filesystem (fsdax namespace mounted with -o dax)")
+            continue
+        d = str(path if path.is_dir() else path.parent)
+        places.append({"name": t["name"], "dir": d, "where": f"dax:{d}", "note": "", "emulated": False})
+    em = cfg["pmdk"]["emulate_on"]
+    if em:
+        if not Path(em).is_dir():
+            raise ConfigError(f"experiment config: kv/pmdk/emulate_on: {em!r} is not a directory (the pool of the "
+                              "emulated, not-PMem pmdk points goes there)")
+        d = str(Path(em).resolve())
+        places.append({"name": "emulated", "dir": d, "where": f"emulated:{d}", "emulated": True,
+                       "note": f"{EMULATED} (a pool file on {d}, PMEM_IS_PMEM_FORCE=1)"})
+    return places, absent
+
+
+def check_pmdk(cfg: dict, host: Host, places: list[dict], records: int, key_bytes: int) -> None:
+    """What pmdk needs where it runs: libpmemobj, and room for its pool in each directory (the
+    room only in the main process: the run itself fills it)."""
+    why = kvpmem.missing()
+    if why:
+        raise ConfigError(f"experiment config: kv/systems: pmdk needs libpmemobj ({why}; Debian packages "
+                          f"{kvpmem.PACKAGES}: make setup), or leave it out")
+    for p in places:
+        if not os.access(p["dir"], os.W_OK | os.X_OK):
+            raise ConfigError(f"experiment config: kv/pmdk: cannot create the pool in {p['dir']} (not writable by "
+                              "this user)")
+    if host.job:
+        return
+    need = pool_mib(cfg, records, key_bytes)
+    for p in places:
+        stale = Path(p["dir"]) / kvpmem.POOL.format(host=host.name)  # a killed run's: replaced by this run's
+        free = (shutil.disk_usage(p["dir"]).free + (stale.stat().st_size if stale.is_file() else 0)) // 2**20
+        if free < need:
+            raise ConfigError(f"experiment config: kv/pmdk: the pool needs {need} MiB but {p['dir']} has {free} MiB "
+                              "free (kv/pmdk/pool_mib, kv/records)")
+
+
+def pool_mib(cfg: dict, records: int, key_bytes: int) -> int:
+    return cfg["pmdk"]["pool_mib"] or kvpmem.pool_mib(records, key_bytes, cfg["value_bytes"])
+
+
+def max_records(cfg: dict) -> int:
+    """The records a point may hold: the load's, and at most 5 % of each inserting phase's operations."""
+    return cfg["records"] + sum(cfg["operations"] // 20 for p in cfg["workloads"] if p in ("d", "e"))
+
+
+def pmdk_rows(config: dict, host: Host, places: list[dict], threads: list[int], settings: dict) -> list[dict]:
+    """pmdk's points: kv-pmem with its pool on each place (created per point, removed after it: the
+    scenario's scratch; a killed run's is replaced by the next: --fresh), its process on the
+    default tier, driven by the YCSB Redis binding (the client on the default tier)."""
+    cfg, prof = config[NAME], host.profile
+    pc, rcfg = cfg["pmdk"], cfg["redis"]
+    cpus = granted_cpus(prof)
+    default = [t["node"] for t in prof["tiers"] if t["kind"] == "numa"][0]
+    bind = ["numactl", f"--physcpubind={cpulist.format(cpus)}", numactl_mem([default])]
+    n = max_records(cfg)
+    rows = []
+    for pl in places:
+        pool = f"{pl['dir']}/{kvpmem.POOL.format(host=host.name)}"
+        for kt in cfg["key_types"]:
+            for th in threads:
+                pipe = rcfg["pipeline_depths"] if kt == cfg["key_types"][0] and th == max(threads) else []
+                a = ycsb.argv(system="redis", key_type=kt, threads=th, records=cfg["records"],
+                              operations=cfg["operations"], max_seconds=cfg["max_seconds"],
+                              value_bytes=cfg["value_bytes"], phases=list(cfg["workloads"]), port=pc["port"],
+                              pipeline_depths=pipe, pipeline_seconds=rcfg["pipeline_seconds"], heap_mib=cfg["heap_mib"])
+                opts = {"slow_nodes": [], "llc_bytes": host.facts.get("llc_bytes") or 0, "records": cfg["records"],
+                        "value_bytes": cfg["value_bytes"], "key_type": kt}  # no NUMA slow tier: no slow-tier share
+                w = ycsb.role(a, opts)
+                w["wrap"] = list(bind)
+                srv = kvpmem.role(kvpmem.argv(port=pc["port"], pool=pool, size_mib=pool_mib(cfg, n, ycsb.KEY_BYTES[kt]),
+                                              buckets=kvpmem.buckets(n)))
+                srv["wrap"] = (["env", kvpmem.EMULATE_ENV] if pl["emulated"] else []) + bind
+                sc = scenario(w, background=[srv], settings=settings, timeout_s=cfg["timeout_s"],
+                              scratch={"dir": pl["dir"], "remove": [Path(pool).name]})
+                ctx = {"host": host.name, "backend": "dax-emulated" if pl["emulated"] else "dax", "workload": "ycsb",
+                       "system": "pmdk", "target": pl["where"], "key_type": kt, "threads": th, "placement": pl["name"],
+                       "mem_nodes": pl["where"], "placement_note": pl["note"], "records": cfg["records"],
+                       "value_bytes": cfg["value_bytes"]}
+                rows.append(point(NAME, "ycsb", f"pmdk-{pl['name']}-{kt}-t{th}", executor=host.executor, context=ctx,
+                                  columns=COLUMNS, run=measured(config, host, sc, note=pl["note"]),
+                                  tools=sorted({r["tool"] for r in sc["roles"]})))
+    return rows
 
 
 def counters_absent(config: dict, facts: dict) -> str:
@@ -223,7 +344,7 @@ def guest_points(config: dict, host: Host, tiers: list[dict]) -> tuple[list[dict
     default = tiers[0]["node"]
     slow = sorted({t["node"] for t in tiers[1:]} - {default})
     rows = []
-    for pname, nodes, _files, note in placements(cfg, tiers):
+    for pname, nodes, _files, note in placements(cfg, tiers, dax=dax_names(host.profile)):
         if pname == "split":
             continue  # Redis keeps index and data in one allocator
         bind = [numactl_mem(nodes)]
@@ -256,25 +377,36 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                                         "on a modelled tier"})
     check(cfg, host, granted_cpus(prof))
     check_weights(cfg, tiers, host)
-    placements(cfg, tiers, cfg["systems"])  # a placement naming a tier the host lacks
+    placements(cfg, tiers, cfg["systems"], dax_names(prof))  # a placement naming a tier the host lacks
     if host.runner:
         rows, absent = guest_points(config, host, tiers)
         return FamilyPlan(rows=replicate(rows, config["reps"]), figures=figures_of(NAME) if rows else [], absent=absent,
                           outputs=tables_of(host) if rows else [])
     cpus = granted_cpus(prof)
-    places = placements(cfg, tiers, cfg["systems"])
+    places = placements(cfg, tiers, cfg["systems"], dax_names(prof))
     default = tiers[0]["node"]
     slow = sorted({t["node"] for t in tiers[1:]} - {default})
     phases = list(cfg["workloads"])
     settings = settings_for(facts)
     rcfg = cfg["redis"]
     threads = thread_counts(cfg, cpus)
-    absent = {"kv: pmdk": "no binding yet (libpmemobj on a DAX path, for hosts with PMem in App Direct mode)"}
+    absent = {}
+    pm_places, pm_absent = pmdk_places(cfg, host)
+    if not dax_names(prof) and not pm_places:  # said whether or not kv/systems asks for it
+        absent["kv: pmdk"] = no_dax_reason(host)
+    elif "pmdk" not in cfg["systems"]:
+        absent["kv: pmdk"] = "not in kv/systems (add pmdk to run it with its pool on the host's DAX tier)"
+    elif pm_places:
+        absent.update(pm_absent)
+        check_pmdk(cfg, host, pm_places, max_records(cfg), max(ycsb.KEY_BYTES[k] for k in cfg["key_types"]))
+    else:
+        absent.update(pm_absent or {"kv: pmdk": "kv/placements names none of the host's DAX tiers "
+                                                f"({', '.join(dax_names(prof))})"})
     why = counters_absent(config, facts)
     if why:
         absent["kv: tier traffic from counters"] = (f"not measured ({why}): kv_bottleneck.md gives the payload "
                                                     "bandwidth, a lower bound, as a share of memchar's peak")
-    systems = list(cfg["systems"])
+    systems = [x for x in cfg["systems"] if x != "pmdk"]  # pmdk's placements are its own (pmdk_rows)
     for fs in [x for x in systems if x in ycsb.FILES]:
         if not (facts.get("privileges") or {}).get("root"):
             systems.remove(fs)
@@ -337,6 +469,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                             str(x) for x in cfg["interleave_weights"])
                     rows.append(point(NAME, "ycsb", f"{system}-{pname}-{kt}-t{th}", executor=host.executor,
                                       context=ctx, columns=COLUMNS, run=measured(config, host, sc), tools=tools))
+    if "pmdk" in cfg["systems"]:
+        rows += pmdk_rows(config, host, pm_places, threads, settings)
     return FamilyPlan(rows=replicate(rows, config["reps"]), figures=figures_of(NAME), absent=absent,
                       outputs=tables_of(host) if rows else [])
 

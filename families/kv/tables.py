@@ -10,8 +10,9 @@
   ``meta.json``) counted, the read and write bandwidth of the sockets whose memory controllers
   serve the store's nodes, the read as a share of memchar's peak — the analogue of the seed's
   bottleneck table. A node's memory is its CPUs' socket's (host facts, ``nodes[].sockets``); a
-  CPU-less node (CXL, PMem) cannot be attributed, and a socket holding several memory nodes (SNC)
-  is given as its total, shared: both said in the table, never split or guessed;
+  CPU-less node (CXL, PMem) cannot be attributed, nor pmdk's pool on a DAX path, and a socket
+  holding several memory nodes (SNC) is given as its total, shared: both said in the table, never
+  split or guessed; pmdk's emulated points (not PMem) are named in a note under it;
 - ``kv_reference.md``: the seed's published numbers (other systems on RDMA + Optane hardware),
   a separate, labelled table, never compared with ours.
 """
@@ -90,8 +91,14 @@ def node_peaks(chars: pd.DataFrame | None) -> dict[int, float]:
     return {int(n): float(v) for n, v in bw.groupby("mem_node")["value"].max().items() if pd.notna(n)}
 
 
+NOT_NUMA = ("dax:", "emulated:")  # pmdk's mem_nodes: a pool file on a DAX path (or an emulated one), no node
+
+
 def _nodes(spec: object) -> list[int]:
-    """Every node a point's mem_nodes names: "0-1", "0,2", or a split's "0 (process), 1 (files)"."""
+    """Every node a point's mem_nodes names: "0-1", "0,2", or a split's "0 (process), 1 (files)";
+    none for a pool file on a DAX path ("dax:DIR", "emulated:DIR")."""
+    if str(spec).startswith(NOT_NUMA):
+        return []
     out = set()
     for a, b in re.findall(r"(\d+)(?:-(\d+))?", str(spec)):
         out.update(range(int(a), int(b or a) + 1))
@@ -158,6 +165,9 @@ def attribute(nodes: list[int], facts: dict) -> tuple[list[int], list[int], str]
     """The sockets whose memory controllers serve ``nodes``, and every memory node behind those
     sockets (more than ``nodes`` when a socket holds several: SNC, or a node outside the placement;
     the socket's total is then shared, not split); or why ``nodes`` cannot be attributed."""
+    if not nodes:
+        return [], [], ("the store's data is a pool file on a DAX path (pmdk), not on a NUMA node: no socket's "
+                        "counters are attributed to it")
     have = facts.get("nodes") or {}
     sockets: set[int] = set()
     for n in nodes:
@@ -185,7 +195,7 @@ def counted(pc: pd.DataFrame, facts: dict | None, peaks: dict[int, float]) -> tu
         got = g[g["source"] != ""]
         r = dict(zip(KEYS, key, strict=True))
         nodes = _nodes(g["mem_nodes"].iloc[0])
-        sockets, covered, reason = attribute(nodes, facts) if facts else ([], [], "no host facts given")
+        sockets, covered, reason = attribute(nodes, facts) if facts or not nodes else ([], [], "no host facts given")
         if got.empty:
             reason = next(w for w in g["why"] if w)
         elif not reason:
@@ -279,7 +289,18 @@ def bottleneck(df: pd.DataFrame, peaks: dict[int, float] | None = None, dimms: d
             "so, never split. counted_share_of_peak = counted read over memchar's peak read bandwidth of every "
             "node those sockets serve. dimms: memory channels behind the store's nodes, from the host profile's "
             "tiers[].dimms where known.\n\n")
-    return head + _md(out) + _absent(why, len(out.drop_duplicates(KEYS)))
+    return head + _md(out) + _absent(why, len(out.drop_duplicates(KEYS))) + _emulated(d)
+
+
+def _emulated(d: pd.DataFrame) -> str:
+    """The note under the table for pmdk's emulated points (a pool on a directory that is not DAX)."""
+    if "placement_note" not in d.columns:
+        return ""
+    em = d[d["placement_note"].astype(str).str.startswith("emulated")].drop_duplicates(KEYS)
+    if em.empty:
+        return ""
+    return ("\nemulated: not PMem: " + ", ".join(sorted({_name(r) for r in em[KEYS].to_dict("records")}))
+            + f" ({em['placement_note'].iloc[0]}): a functional check of the pmdk store, not a PMem measurement.\n")
 
 
 def _name(r: dict) -> str:

@@ -1,4 +1,5 @@
-"""Redis pipelining: YCSB-C throughput against GETs per round trip (the seed's pipelining ablation)."""
+"""Redis (and pmdk's kv-pmem) pipelining: YCSB-C throughput against GETs per round trip (the seed's
+pipelining ablation)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ TITLE = "Redis: YCSB-C throughput vs pipeline depth"
 CAPTION = """\
 Redis read throughput (thousands of GETs per second, zipfian YCSB-C keys) against the number of
 GETs each client thread sends per round trip (Jedis pipeline), one line per placement of the
-server's memory, at the largest thread count and the first key type. Depth 1 is the synchronous
+server's memory (pmdk's kv-pmem, which speaks the same protocol, beside it: its placement is its
+pool's DAX path), at the largest thread count and the first key type. Depth 1 is the synchronous
 client; the rise with depth is what batching round trips buys, the analogue of the seed's
 coroutine pipelining ablation (its numbers are other systems on RDMA and Optane: not drawn).
 """
@@ -30,11 +32,13 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
     fig, axes = style.figure(1, 1)
     ax = axes[0][0]
     for pi, p in enumerate(kvstyle.placements(d)):
-        line = m[m["placement"] == p].sort_values("depth")
-        st = kvstyle.system_style("redis")
-        style.spread(ax, line["depth"], line["lo"], line["hi"], st["color"], scale=1e-3)
-        ax.plot(line["depth"], line["value"] / 1e3, color=st["color"], marker=st["marker"],
-                linestyle=kvstyle.PLACEMENT_LINES[pi % 4], label=kvstyle.placement_label(d, p))
+        for s in kvstyle.systems(m.loc[m["placement"] == p, "system"]):
+            line = m[(m["placement"] == p) & (m["system"] == s)].sort_values("depth")
+            st = kvstyle.system_style(s)
+            style.spread(ax, line["depth"], line["lo"], line["hi"], st["color"], scale=1e-3)
+            ax.plot(line["depth"], line["value"] / 1e3, color=st["color"], marker=st["marker"],
+                    linestyle=kvstyle.PLACEMENT_LINES[pi % 4],
+                    label=(f"{s}, " if s != "redis" else "") + kvstyle.placement_label(d, p))
     style.log2_axis(ax, m["depth"])
     ax.set_xlabel("GETs per round trip (pipeline depth)")
     ax.set_ylabel("kops/s")

@@ -16,13 +16,14 @@ CAPTION = """\
 Each store's throughput with its memory on the slowest tier divided by its throughput on the
 default (fast) tier, at the largest thread count (mean over repetitions): 1 means the store does
 not notice the slow tier; below 1, it does. Rows: system and key type; columns: YCSB phase. Needs
-a host with two or more memory tiers (on a one-node host there is no slow tier: no data).
+a host with two or more memory tiers (on a one-node host there is no slow tier: no data). pmdk's
+pool on a DAX path is not a NUMA tier and is left out here.
 """
 
 
 def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Figure:
     d = kvstyle.kv(df, "throughput", kvstyle.PHASES)
-    d = d[~d["placement"].isin(["interleave", "split"])] if not d.empty else d
+    d = d[~d["placement"].isin(["interleave", "split"]) & kvstyle.numa_placement(d)] if not d.empty else d
     places = kvstyle.placements(d) if not d.empty else []
     if d.empty or len(places) < 2 or d["placement_note"].astype(str).str.len().gt(0).all():
         return common.no_data(TITLE, "one memory tier only: no slow tier to compare with", kw, d)

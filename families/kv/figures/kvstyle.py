@@ -17,6 +17,7 @@ SYSTEM = {
     "rocksdb": {"color": "#029e73", "marker": "^", "linestyle": "-", "label": "RocksDB (files on tmpfs)"},
     "lmdb": {"color": "#ca9161", "marker": "D", "linestyle": "-", "label": "LMDB (file on tmpfs)"},
     "memcached": {"color": "#cc78bc", "marker": "v", "linestyle": "-", "label": "memcached"},
+    "pmdk": {"color": "#56b4e9", "marker": "P", "linestyle": "-", "label": "PMDK kv-pmem (pool on DAX)"},
 }
 SYSTEM_ORDER = list(SYSTEM)
 PLACEMENT_LINES = ["-", "--", ":", "-."]
@@ -44,11 +45,23 @@ def kv(df: pd.DataFrame, metric: str | list[str], phases: list[str] | None = Non
     return d[d["value"].notna()]
 
 
+def numa_placement(d: pd.DataFrame) -> pd.Series:
+    """Rows whose store is on NUMA nodes (not pmdk's pool file on a DAX path or an emulated one)."""
+    if "mem_nodes" not in d.columns:
+        return pd.Series(True, index=d.index)
+    return ~d["mem_nodes"].astype(str).str.startswith(("dax:", "emulated:"))
+
+
 def placement_label(d: pd.DataFrame, p: str) -> str:
     notes = d.loc[d["placement"] == p, "placement_note"].dropna()
     notes = [n for n in notes if n]
     nodes = d.loc[d["placement"] == p, "mem_nodes"].dropna()
-    where = f" (node {nodes.iloc[0]})" if len(nodes) else ""
+    if len(nodes) and str(nodes.iloc[0]).startswith(("dax:", "emulated:")):  # pmdk's pool file
+        where = f" ({str(nodes.iloc[0]).split(':', 1)[1]})"
+    else:
+        where = f" (node {nodes.iloc[0]})" if len(nodes) else ""
+    if any(str(n).startswith("emulated") for n in notes):
+        return f"{p}{where} [emulated: not PMem]"
     return f"{p}{where}" + (" [one node]" if notes else "")
 
 
