@@ -153,6 +153,39 @@ def test_fleet_run_compares_hosts(local_fleet):
         assert (out / f"{fig}.png").stat().st_size > 1000
 
 
+def test_model_batches_equal_single_points(local_fleet, tmp_path):
+    """model_batch = 8: the fleet's modelled points run 8 to a job (rule model_batch) and are
+    collected into their own directories; every modelled row equals the one-job-per-point run's."""
+    local, _ = local_fleet
+    wd = copy_tree(tmp_path / "repo")
+    r = smk_in(wd, "--cores", "2", *fleet_args(tmp_path), "model_batch=8")
+    assert r.returncode == 0, r.stderr[-4000:]
+    for h in FLEET:
+        pd.testing.assert_frame_equal(modelled_rows(wd, h), modelled_rows(local, h))
+        specs = sorted((wd / "results" / h / "model").glob("batch*.json"))
+        sizes = [len(json.loads(p.read_text())["points"]) for p in specs]
+        df = pd.read_csv(wd / "results" / h / "tiering" / "measurements.csv", low_memory=False)
+        points = df[["experiment", "point", "rep"]].drop_duplicates()
+        assert sum(sizes) == len(points) and max(sizes) <= 8 and len(specs) == -(-len(points) // 8)
+        for key in json.loads(specs[0].read_text())["points"]:
+            d = wd / "results" / h / key
+            assert all((d / f).exists() for f in ("meta.json", "summary.csv", "raw.out", "log")), "the point's own files"
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", r.stdout + r.stderr, re.M))
+    assert int(jobs["model_batch"]) == sum(len(list((wd / "results" / h / "model").glob("batch*.json"))) for h in FLEET)
+    assert "model_point" not in jobs and int(jobs["model_collect"]) == 28
+
+
+def test_a_failed_point_fails_its_batch_by_name(tmp_path):
+    row = {"executor": "model", "run": {"argv": [str(tmp_path / "no-tiersim")]}, "context": {}, "columns": {}}
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"points": {"tiering/x/ok/rep0": row, "tiering/x/bad/rep0": row}}))
+    r = subprocess.run([sys.executable, "-m", "workflows.harness.modelbatch", "--jobs", "2", "--out",
+                        str(tmp_path / "b"), str(spec)], cwd=REPO, capture_output=True, text=True)
+    assert r.returncode == 1 and "2 of 2 modelled point(s) failed: tiering/x/" in r.stderr
+    assert "tiering/x/bad/rep0" in r.stderr and "tiering/x/ok/rep0" in r.stderr, "the failed points by name"
+    assert not list((tmp_path / "b").rglob("result.csv")) and not (tmp_path / "b" / ".rows").exists()
+
+
 # -- SLURM --------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -169,18 +202,20 @@ def slurm(tmp_path_factory):
 
 
 def test_slurm_model_points_equal_local(slurm, local_fleet, tmp_path):
-    """The fleet's modelled points through profiles/slurm on a real SLURM: they run as SLURM group
-    jobs, and every modelled row equals the local run's."""
+    """The fleet's modelled points through profiles/slurm on a real SLURM with model_batch = 40: they
+    run as one SLURM job per host's batch, and every modelled row equals the local run's."""
     local, local_s = local_fleet
     wd = copy_tree(tmp_path / "repo")
     before = {j["id"] for j in slurm.jobs()}
     t0 = time.monotonic()
-    r = smk_in(wd, "--profile", "profiles/slurm", "--cores", "2", "--local-cores", "2", *fleet_args(tmp_path))
+    r = smk_in(wd, "--profile", "profiles/slurm", "--cores", "2", "--local-cores", "2", *fleet_args(tmp_path),
+               "model_batch=40")
     slurm_s = time.monotonic() - t0
     assert r.returncode == 0, r.stderr[-4000:]
     ours = [j for j in slurm.jobs() if j["id"] not in before]
     assert ours and all(j["state"] == "COMPLETED" for j in ours), ours
-    assert all("model_point" in j["comment"] for j in ours), "only modelled points go to SLURM"
+    assert all("model_batch" in j["comment"] for j in ours), "only batches of modelled points go to SLURM"
+    assert len(ours) == len(FLEET), "one job of up to 40 points per host"
     for h in FLEET:
         pd.testing.assert_frame_equal(modelled_rows(wd, h), modelled_rows(local, h))
     assert (wd / "results/fleet" / "+".join(sorted(FLEET)) / "comparison.md").exists()

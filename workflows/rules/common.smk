@@ -93,6 +93,11 @@ onstart:
         fail(f"host profile {next(iter(NODE_EXTRA))} is measured on its SLURM node (cluster/slurm_extra): "
              "run with --profile profiles/slurm (or -n for a dry run)")
     identity.write(ARG_FACTS)
+    n_model = sum(1 for h in HOSTS.values() for r in h.plan.points.values() if r["experiment"] in MODEL_EXPERIMENTS)
+    if not workflow.local_exec and MODEL_BATCH == 1 and n_model > 50:
+        print(f"tierbench: {n_model} modelled points go to the cluster in jobs (or group jobs) of one point each; "
+              "--config model_batch=40 runs them 40 to a job (workflows/config/model.yaml sets it; docs/cluster.md)",
+              file=sys.stderr)
     # what loading the model tiers' curves dropped (noise, the backward bend of saturated curves)
     notes = [n for h in HOSTS.values() for n in h.profile.get("curve_notes", [])
              + [n for fp in h.plan.families.values() for n in fp.info.get("curve_notes", [])]]
@@ -115,9 +120,9 @@ def _experiments(executor):
     return {r["experiment"] for h in HOSTS.values() for r in h.plan.points.values() if r["executor"] == executor}
 
 
-# Experiments whose points are all modelled (tiersim): their jobs may run anywhere, batched into
-# group jobs on a cluster (rule model_point); every other point is measured where it is planned
-# (rule point, a local rule).
+# Experiments whose points are all modelled (tiersim): their jobs may run anywhere (rule
+# model_point, or batches of model_batch points: rule model_batch); every other point is measured
+# where it is planned (rule point, a local rule).
 MODEL_EXPERIMENTS = sorted(_experiments("model") - _experiments("host") - _experiments("guest"))
 MODEL_RE = "|".join(re.escape(e) for e in MODEL_EXPERIMENTS) or "(?!)"
 # Hosts measured where snakemake runs (rule point) and fleet hosts measured on their SLURM node
@@ -125,10 +130,32 @@ MODEL_RE = "|".join(re.escape(e) for e in MODEL_EXPERIMENTS) or "(?!)"
 LOCAL_HOSTS_RE = "|".join(re.escape(h) for h, r in HOSTS.items() if not r.slurm_extra) or "(?!)"
 NODE_HOSTS_RE = "|".join(re.escape(h) for h, r in HOSTS.items() if r.slurm_extra) or "(?!)"
 
+# Modelled points per job (config model_batch): 1, a job per point (rule model_point runs it);
+# N > 1, rule model_batch runs N in one job (workflows/harness/modelbatch.py) and each
+# model_collect job copies its point from the batch. Batches are consecutive runs of the
+# sorted point keys of each host, so a changed sweep regroups (and reruns) the batches after the change.
+MODEL_BATCH = config["model_batch"]
+MODEL_CHUNKS = {h: {k: i // MODEL_BATCH for i, k in enumerate(sorted(k for k, r in HOSTS[h].plan.points.items()
+                                                                     if r["experiment"] in MODEL_EXPERIMENTS))}
+                for h in HOSTS} if MODEL_BATCH > 1 else {}
+
 
 def row_of(wc):
     """The row of the point a job's wildcards name (workflows/harness/plan.py)."""
     return HOSTS[wc.host].plan.points[f"{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}"]
+
+
+def model_batch_rows(host, chunk):
+    return {k: HOSTS[host].plan.points[k] for k, c in MODEL_CHUNKS[host].items() if c == int(chunk)}
+
+
+def model_batch_inputs(wc):
+    rows = model_batch_rows(wc.host, wc.chunk).values()
+    return sorted({f"build/bin/{t}" for r in rows for t in r["tools"] if t in BUILD} | {f for r in rows for f in r["inputs"]})
+
+
+def model_batch_of(wc):
+    return f"results/{wc.host}/model/batch{MODEL_CHUNKS[wc.host][f'{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}']}"
 
 
 def point_inputs(wc):

@@ -8,8 +8,9 @@
 
 # Measured points run on the host they measure: where snakemake runs (local rules, also under a
 # cluster executor), like the small bookkeeping jobs (they write a file from the plan), or, for a
-# fleet host on a SLURM node, on that node (node_point). Modelled points (model_point) may go
-# anywhere on a cluster, batched into group jobs (profiles/slurm/).
+# fleet host on a SLURM node, on that node (node_point). Modelled points may go anywhere on a
+# cluster: a job each (model_point, grouped by profiles/slurm) or, with config model_batch > 1,
+# in batches (model_batch, each point then collected locally by model_collect).
 localrules:
     point,
     points_table,
@@ -44,12 +45,70 @@ rule point:
         "--results results/{wildcards.host} --facts {input.facts} {params.batch} - > {log} 2>&1"
 
 
-use rule point as model_point with:
-    wildcard_constraints:
-        experiment=MODEL_RE,
-        point=r".+",
-    resources:
-        measure=0,
+if MODEL_BATCH == 1:
+
+    use rule point as model_point with:
+        wildcard_constraints:
+            experiment=MODEL_RE,
+            point=r".+",
+        resources:
+            measure=0,
+
+else:
+
+    localrules:
+        model_collect,
+        model_batch_spec,
+
+    rule model_batch_spec:
+        """The rows of one batch of a host's modelled points, for model_batch."""
+        output:
+            "results/{host}/model/batch{chunk}.json",
+        log:
+            "results/{host}/logs/model_batch{chunk}_spec.log",
+        wildcard_constraints:
+            chunk=r"\d+",
+        params:
+            spec=lambda wc: json.dumps({"points": model_batch_rows(wc.host, wc.chunk)}, sort_keys=True),
+        run:
+            Path(output[0]).write_text(params.spec)
+
+    rule model_batch:
+        """model_batch modelled points in one job, {threads} at a time (the only rule that leaves
+        the machine under profiles/slurm)."""
+        input:
+            spec="results/{host}/model/batch{chunk}.json",
+            tools=model_batch_inputs,
+        output:
+            directory("results/{host}/model/batch{chunk}"),
+        conda:
+            "../../environment.yml"
+        log:
+            "results/{host}/logs/model_batch{chunk}.log",
+        benchmark:
+            "results/{host}/benchmarks/model_batch{chunk}.tsv"
+        wildcard_constraints:
+            chunk=r"\d+",
+        threads: 8  # at most --cores here; profiles/slurm: set-threads
+        shell:
+            "python -m workflows.harness.modelbatch --jobs {threads} --out {output} {input.spec} > {log} 2>&1"
+
+    rule model_collect:
+        """A modelled point, collected from its batch (a local rule: under profiles/slurm the
+        profile's model_point group does not apply to it)."""
+        input:
+            batch=model_batch_of,
+        output:
+            result="results/{host}/{family}/{experiment}/{point}/rep{rep}/result.csv",
+            meta="results/{host}/{family}/{experiment}/{point}/rep{rep}/meta.json",
+        wildcard_constraints:
+            experiment=MODEL_RE,
+            point=r".+",
+        params:
+            src=lambda wc, input: f"{input.batch}/{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}",
+        shell:  # (not a run: block: that would start a Snakemake per point)
+            "test -f {params.src:q}/result.csv || {{ echo 'tierbench: error: the batch has no result for {params.src}' >&2; "
+            "exit 1; }}; cp -p {params.src:q}/* \"$(dirname {output.result:q})\"/"
 
 
 use rule point as node_point with:
