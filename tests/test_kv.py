@@ -7,6 +7,7 @@ tmpfs file (RESP from Python, a restart, SIGTERM; one YCSB point through the fam
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -334,6 +335,18 @@ def test_sigint_leaves_no_redis_or_jvm(built, tmp_path):
         pytest.skip("redis-server is not installed (make setup)")
     points, facts = real_rows(tmp_path, ["redis"], key_types=["int"], threads=[1], max_seconds=30)
     row = next(iter(points.values()))
+    with interrupted_in_phase_a(row, tmp_path, facts) as (p, _out, spid):
+        jvms = [c for c in children_of(p.pid) if "java" in comm(c)]
+        assert jvms, "the JVM runs"
+    assert not alive(spid), "Redis was ended"
+    assert not [j for j in jvms if alive(j)], "the JVM was ended"
+
+
+@contextlib.contextmanager
+def interrupted_in_phase_a(row: dict, tmp_path: Path, facts: Path):
+    """Runs a point until its server runs and YCSB's phase A has begun, yields (the point's
+    process, its directory, the server's pid), then sends SIGINT: the point exits 128 + SIGINT,
+    with no result.csv."""
     out = tmp_path / row["point"]
     p = run_point(row, tmp_path, facts)
     p.stdin.write(json.dumps(row))
@@ -344,16 +357,12 @@ def test_sigint_leaves_no_redis_or_jvm(built, tmp_path):
             assert p.poll() is None, p.stdout.read()
             assert time.monotonic() < deadline, "the run never got to phase A"
             time.sleep(0.1)
-        spid = server_pid(out)
-        jvms = [c for c in children_of(p.pid) if "java" in comm(c)]
-        assert jvms, "the JVM runs"
+        yield p, out, server_pid(out)
     finally:
         p.send_signal(signal.SIGINT)
         rc = p.wait(timeout=30)
     assert rc == 128 + signal.SIGINT
     time.sleep(0.3)
-    assert not alive(spid), "Redis was ended"
-    assert not [j for j in jvms if alive(j)], "the JVM was ended"
     assert not (out / "result.csv").exists()
 
 
@@ -1261,23 +1270,7 @@ def test_sigint_leaves_no_kv_pmem_and_no_pool(built, kv_pmem, shm, tmp_path):
                               pmdk={"port": free_port(), "pool_mib": 64, "emulate_on": str(shm)})
     (row,) = points.values()
     pool = Path(roles_of(row)["kv-pmem"]["argv"][2])
-    out = tmp_path / row["point"]
-    p = run_point(row, tmp_path, facts)
-    p.stdin.write(json.dumps(row))
-    p.stdin.close()
-    deadline = time.monotonic() + 60
-    try:
-        while server_pid(out) is None or "\na," not in (out / "ycsb.csv").read_text():
-            assert p.poll() is None, p.stdout.read()
-            assert time.monotonic() < deadline, "the run never got to phase A"
-            time.sleep(0.1)
-        spid = server_pid(out)
+    with interrupted_in_phase_a(row, tmp_path, facts) as (_p, _out, spid):
         assert pool.exists() and comm(spid) == "kv-pmem"
-    finally:
-        p.send_signal(signal.SIGINT)
-        rc = p.wait(timeout=30)
-    assert rc == 128 + signal.SIGINT
-    time.sleep(0.3)
     assert not alive(spid), "kv-pmem was ended"
     assert not pool.exists(), "its pool was removed"
-    assert not (out / "result.csv").exists()
