@@ -9,6 +9,7 @@
 #   make setup      system packages + Python environment only
 #   make setup-cachebench   the Debian packages CacheLib's build needs (apps family, cachelib)
 #   make lint       ruff + snakemake --lint
+#   make bench      benchmarks (bench/bench_*.py; BENCH=name for one): rates and ratios, no verdicts
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -25,10 +26,10 @@ PYTHON := $$(cat build/python)
 C_DIRS := lib colloid colloid/sim colloid/tierd workloads/memchar workloads/gups antagonists
 C_PRESENT = $(foreach d,$(C_DIRS),$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: help run test build setup setup-cachebench lint report clean distclean c-test py-test test-vm
+.PHONY: help bench run test build setup setup-cachebench lint report clean distclean c-test py-test test-vm
 
 help:
-	@sed -n '1,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,12p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@python3 -m workflows.harness.bootstrap
@@ -60,11 +61,14 @@ c-test: build
 	done
 
 lint: setup
-	$(PYTHON) -m ruff check analysis workflows families workloads antagonists tests hosts
+	$(PYTHON) -m ruff check analysis workflows families workloads antagonists tests hosts bench
 	$(PYTHON) -m snakemake --lint --cores 1
 
 py-test: build
 	$(PYTHON) -m pytest tests
+
+bench: build
+	$(PYTHON) -m bench $(BENCH)
 
 test-vm: build
 	$(PYTHON) -m pytest -m vm tests/test_qemu_guest.py
