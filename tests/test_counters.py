@@ -385,3 +385,124 @@ def test_snapshot_source_before_and_after(tmp_path):
     df = col.frames()
     assert value(df, scope="dimm/0x0001", metric="media_reads") == 1000
     assert value(df, scope="dimm/0x0001", metric="media_read_bandwidth") > 0
+
+
+# ---------------------------------------- newer targets, ownership, multiplexing
+
+def test_event_choice_granite_rapids_counts_both_subchannels(tmp_path):
+    # a kernel alias exists, but on GNR it would be one sub-channel: the table's two are used
+    sysfs = fake_sysfs(tmp_path / "sys", {"uncore_imc_0": {"events/cas_count_read": "event=0x05,umask=0xcf",
+                                                           "events/cas_count_write": "event=0x05,umask=0xf0"}})
+    src = PerfUncore(sys_root=sysfs, cpuinfo=fake_cpuinfo(tmp_path / "cpuinfo", "GenuineIntel", 6, 0xAD))
+    specs = {e.spec: e.metric for e in src.choose_events(["uncore_imc_0"])}
+    assert specs == {"uncore_imc_0/event=0x05,umask=0xcf/": "read_bandwidth_sch0",
+                     "uncore_imc_0/event=0x05,umask=0xf0/": "write_bandwidth_sch0",
+                     "uncore_imc_0/event=0x06,umask=0xcf/": "read_bandwidth_sch1",
+                     "uncore_imc_0/event=0x06,umask=0xf0/": "write_bandwidth_sch1"}
+
+
+def test_gnr_subchannels_sum_per_socket(tmp_path):
+    events = [UncoreEvent("uncore_imc_0", "event=0x05,umask=0xcf", "read_bandwidth_sch0", 64),
+              UncoreEvent("uncore_imc_0", "event=0x06,umask=0xcf", "read_bandwidth_sch1", 64)]
+    data = tmp_path / "p.csv"
+    data.write_text("     1.000000000;S0;1;1000000;;uncore_imc_0/event=0x05,umask=0xcf/;1000000000;100.00;;\n"
+                    "     1.000000000;S0;1;3000000;;uncore_imc_0/event=0x06,umask=0xcf/;1000000000;100.00;;\n")
+    df = parse_perf_stat(data, events)
+    assert value(df, scope="S0", metric="read_bandwidth") == pytest.approx(4e6 * 64 / 1e6)
+    assert df[df.metric == "counter_running_pct"].empty
+
+
+def _spr_cha(tmp_path, umask_fmt: str, cxl: bool):
+    cha_fmt = {"format/event": "config:0-7", "format/umask": umask_fmt}
+    sysfs = fake_sysfs(tmp_path / umask_fmt.replace(":", "_"), {f"uncore_cha_{i}": cha_fmt for i in range(3)})
+    src = PerfUncore(sys_root=sysfs, cpuinfo=fake_cpuinfo(tmp_path / "cpuinfo", "GenuineIntel", 6, 0x8F), cxl_split=cxl)
+    return src, src.choose_events([f"uncore_cha_{i}" for i in range(3)])
+
+
+def test_spr_cxl_split_needs_the_wide_umask_format(tmp_path):
+    # a kernel whose CHA umask spans 8 + 32 bits takes the 37-bit CXL_ACC umask: three groups
+    src, ev = _spr_cha(tmp_path, "config:8-15,32-63", cxl=True)
+    assert {e.group for e in ev} == {"drd_local_ddr", "drd_cxl", "drd_remote"}
+    assert "uncore_cha_1/event=0x36,umask=0x10c8178201/" in {e.spec for e in ev}
+    # the older format (8 + 24 bits): no CXL group, local = DDR + CXL, said in a note
+    src, ev = _spr_cha(tmp_path, "config:8-15,32-55", cxl=True)
+    assert {e.group for e in ev} == {"drd_local", "drd_remote"}
+    assert any("CXL/DDR split needs a 37-bit" in n for n in src.notes)
+    # no CPU-less node: the two groups, whatever the kernel
+    src, ev = _spr_cha(tmp_path, "config:8-15,32-63", cxl=False)
+    assert {e.group for e in ev} == {"drd_local", "drd_remote"}
+    # a kernel whose umask has no extended bits at all: no TOR events
+    src, ev = _spr_cha(tmp_path, "config:8-15", cxl=False)
+    assert ev == [] and "spans 8 bits" in " ".join(src.notes)
+
+
+def test_cha_left_to_its_owner(tmp_path):
+    cha_fmt = {"format/event": "config:0-7", "format/umask": "config:8-15,32-55"}
+    sysfs = fake_sysfs(tmp_path / "sys", {"uncore_cha_0": cha_fmt,
+                                          "uncore_imc_0": {"events/cas_count_read": "event=0x05,umask=0xcf",
+                                                           "events/cas_count_write": "event=0x05,umask=0xf0"}})
+    src = PerfUncore(sys_root=sysfs, cpuinfo=fake_cpuinfo(tmp_path / "cpuinfo", "GenuineIntel", 6, 0x8F),
+                     owned_elsewhere={"uncore_cha": "tierd (CHA latency)"})
+    ev = src.choose_events(["uncore_cha_0", "uncore_imc_0"])
+    assert {e.pmu for e in ev} == {"uncore_imc_0"}
+    assert any("left to tierd (CHA latency)" in n for n in src.notes)
+
+
+def test_tierd_role_claims_cha_unless_probe():
+    from workloads.tierd import workload as tierd
+
+    auto = tierd.role(tierd.argv(policy="hemem", colloid=True, nodes=(0, 1), default_capacity="1G", observe="auto"))
+    assert "uncore_cha" in auto["pmus"]
+    probe = tierd.role(["build/bin/tierd", "--latency", "probe"])
+    assert "pmus" not in probe
+
+
+def test_amd_zen4_umc_and_zen5_df(tmp_path):
+    z4 = PerfUncore(sys_root=tmp_path, cpuinfo=fake_cpuinfo(tmp_path / "c4", "AuthenticAMD", 0x19, 0x11))
+    ev = z4.choose_events(["amd_df", "amd_umc_0", "amd_umc_1"])
+    assert [(e.pmu, e.config, e.metric) for e in ev][:2] == [("amd_umc_0", "event=0x0a,rdwrmask=0x1", "read_bandwidth"),
+                                                              ("amd_umc_0", "event=0x0a,rdwrmask=0x2", "write_bandwidth")]
+    assert len(ev) == 4 and all(e.bytes_per_count == 64 for e in ev)
+    sysfs = fake_sysfs(tmp_path / "z5", {"amd_df": {"format/umask": "config:8-15,24-27"}})
+    z5 = PerfUncore(sys_root=sysfs, cpuinfo=fake_cpuinfo(tmp_path / "c5", "AuthenticAMD", 0x1A, 0x02))
+    ev = z5.choose_events(["amd_df"])
+    assert ev[0].config == "event=0x1f,umask=0xffe" and ev[11].config == "event=0x2df,umask=0xffe"
+    assert ev[12].metric == "dram_write_bandwidth_ch0" and ev[12].config == "event=0x1f,umask=0xfff"
+    # a DF whose umask format is 8 bits cannot take the 12-bit umask: nothing, and why
+    sysfs = fake_sysfs(tmp_path / "z5old", {"amd_df": {"format/umask": "config:8-15"}})
+    old = PerfUncore(sys_root=sysfs, cpuinfo=fake_cpuinfo(tmp_path / "c6", "AuthenticAMD", 0x1A, 0x02))
+    assert old.choose_events(["amd_df"]) == [] and old.notes
+
+
+def test_multiplexed_counts_are_reported(tmp_path):
+    events = [UncoreEvent("uncore_imc_0", "event=0x05,umask=0xcf", "read_bandwidth", 64)]
+    data = tmp_path / "perf_uncore.csv"
+    data.write_text("     1.000000000;S0;1;1000000;;uncore_imc_0/event=0x05,umask=0xcf/;500000000;50.00;;\n"
+                    "     2.000000000;S0;1;1000000;;uncore_imc_0/event=0x05,umask=0xcf/;1000000000;100.00;;\n")
+    df = parse_perf_stat(data, events)
+    mux = df[df.metric == "counter_running_pct"]
+    assert list(mux["value"]) == [50.0] and list(mux["t_s"]) == [1.0]
+    assert mux["scope"].iloc[0] == "S0/uncore_imc_0/read_bandwidth"
+
+
+def test_pcm_uses_perf_for_the_uncore_beside_perf():
+    pcm = PcmMemory()
+    assert pcm.env({"perf_uncore": {"available": True, "ok": True}})["PCM_USE_UNCORE_PERF"] == "1"
+    assert pcm.env({"perf_uncore": {"available": False}}) is None
+
+
+def test_profile_counter_overrides_reach_the_collector(tmp_path):
+    from workflows.harness import profile as host_profile
+
+    _, src, data = host_profile.load_profile("icelake-2s")
+    groups = {"ddr": {"tor_occupancy": "event=0x36,umask=0x1", "tor_inserts": "event=0x35,umask=0x1"}}
+    raw = host_profile.load_yaml(host_profile.find("icelake-2s"), "host profile")
+    checked = host_profile.validate_schema({**raw, "counters": {"cha_groups": groups}}, host_profile.SCHEMA, src)
+    assert checked["counters"]["cha_groups"] == groups
+    with pytest.raises(ConfigError, match="counters"):
+        host_profile.validate_schema({**raw, "counters": {"cha_groups": {"ddr": {"tor_occupancy": "x"}}}},
+                                     host_profile.SCHEMA, src)
+    # and the collector takes them as its CHA groups
+    with Supervisor() as sup:
+        coll = Collectors(["perf_uncore"], {}, {"counters": {"cha_groups": groups}}, tmp_path, 1000, sup)
+    assert coll.sources[0].cha_groups == groups

@@ -48,13 +48,13 @@ no PMU. Every choice can be overridden (``options`` / profile
 before the point, so a wrong encoding is reported as unavailable, not as data.
 
 * IMC CAS (``uncore_imc_<n>``; bytes = count x 64). The kernel's own alias
-  ``events/cas_count_read`` / ``cas_count_write`` is used when present (the
-  raw encoding is taken from it, so perf reports counts, not the alias's MiB
-  scale). Fallback table: SKX/CLX/CPX (family 6 model 0x55) ``event=0x04,
-  umask=0x03`` / ``umask=0x0c``; ICX (0x6a, 0x6c) ``event=0x04,umask=0x0f`` /
-  ``umask=0x30``; SPR/EMR (0x8f, 0xcf) ``event=0x05,umask=0xcf`` /
-  ``umask=0xf0`` (UNC_M_CAS_COUNT.RD / .WR). ``uncore_imc_free_running_*``
-  boxes are not used.
+  ``events/cas_count_read`` / ``cas_count_write`` is used when present on SKX/ICX/SPR (the raw
+  encoding is taken from it, so perf reports counts, not the alias's MiB scale). Fallback table
+  (``IMC_CAS``, each entry citing its perfmon JSON event): SKX/CLX/CPX ``event=0x04,umask=0x03`` /
+  ``umask=0x0c``; ICX ``event=0x04,umask=0x0f`` / ``umask=0x30``; SPR/EMR ``event=0x05,umask=0xcf``
+  / ``umask=0xf0``. Granite Rapids (0xAD, 0xAE) counts each of a box's two sub-channels with its
+  own event (UNC_M_CAS_COUNT_SCH0.* event 0x05, SCH1.* event 0x06): both are counted and summed,
+  never the single alias. ``uncore_imc_free_running_*`` boxes are not used.
 * CHA TOR (``uncore_cha_<n>``), demand data reads (DRd) from cores that
   missed the LLC. Occupancy (event 0x36) / inserts (0x35) = mean time in the
   TOR in CHA cycles; with CHA clockticks that becomes ns:
@@ -62,13 +62,13 @@ before the point, so a wrong encoding is reported as unavailable, not as data.
   ``llc_demand_data_read_miss_latency_for_local_requests`` metric.
 
   - ICX and SPR/EMR: UNC_CHA_TOR_{OCCUPANCY,INSERTS}.IA_MISS_DRD_LOCAL
-    ``umask=0xc816fe01`` and ..._DRD_REMOTE ``umask=0xc8177e01`` (extended
-    umask, needs a kernel whose ``format/umask`` spans config bits 32+).
-    Alternatives known to perf 6.1: _LOCAL_DDR ``0xc8168601``, _REMOTE_DDR
-    ``0xc8170601``, _LOCAL_PMM ``0xc8168a01``; CXL-specific DRd events (SPR
-    CXL_ACC) are not in perf 6.1 and are not chosen -- on a CXL box, CXL
-    memory is "HOMed locally", so give ``cha_groups`` explicitly to split
-    DDR from CXL. Clockticks: ICX ``event=0x00``, SPR/EMR ``event=0x01``.
+    ``umask=0xc816fe01`` and ..._DRD_REMOTE ``umask=0xc8177e01`` (extended umask: the kernel's
+    ``format/umask`` must span the umask's width, checked from sysfs). On SPR/EMR with a CPU-less
+    (CXL) node the local group is split into ..._LOCAL_DDR ``0xc8168601`` and ..._DRD_CXL_ACC
+    ``0x10c8178201`` (``CHA_TOR_CXL``; a 37-bit umask that only a kernel with the widened CHA
+    umask format accepts; otherwise a note says local = DDR + CXL). PMem in App Direct/Memory
+    mode: ..._LOCAL_PMM ``0xc8168a01`` via ``counters.cha_groups`` in the host profile.
+    Clockticks: ICX ``event=0x00``, SPR/EMR ``event=0x01``.
   - SKX/CLX/CPX: ``umask=0x21`` (IA | MISS) plus the box filter, given with
     the kernel's named terms ``filter_opc0=0x202`` (DRd), ``filter_loc=1`` or
     ``filter_rem=1``, ``filter_nm=1,filter_not_nm=1``. This equals the
@@ -77,17 +77,22 @@ before the point, so a wrong encoding is reported as unavailable, not as data.
     ``config1=0x40433``, which the SKX driver masks to nothing (the filter
     fields live in config1 bits 32+), hence the named terms here.
     Clockticks ``event=0x00``.
-  - The filter (SKX) is shared per box and TOR occupancy is restricted to
-    counter 0, so one box cannot count local and remote at once. As in
-    colloid-mon, boxes are split between the groups round-robin (even
-    boxes: local, odd: remote) and latencies are ratios within a group.
-  - Other Intel models (Haswell/Broadwell ``uncore_cbox``, Granite Rapids,
-    ...): no CHA events are chosen; give them explicitly.
-* AMD ``amd_df``, Zen 2/3 (family 0x17; 0x19 models 0x00-0x0f, 0x20-0x5f):
-  ``dram_channel_data_controller_0..7`` = ``event=0x07,0x47,...,0x1c7,
-  umask=0x38``, 64 B per count (perf's ``nps1_die_to_dram`` metric, marked
-  approximate there); read + write combined. Zen 4+ uses other events: not
-  chosen.
+  - TOR occupancy counts on counter 0 only, and (SKX) the filter is shared per box, so one box
+    counts one group: boxes are dealt to the groups round-robin, as in colloid-mon, and
+    latencies are ratios within a group.
+  - One owner per box: a role of the point that counts CHA itself (tierd's CHA latency source,
+    declared by the role's ``pmus``) gets the CHA boxes; this collector then counts no CHA event
+    and says so in its notes. Granite Rapids and other models: give ``cha_groups``.
+* AMD: Zen 2/3 ``amd_df`` ``dram_channel_data_controller_0..7`` = ``event=0x07,0x47,...,0x1c7,
+  umask=0x38``, 64 B per count (perf's ``nps1_die_to_dram`` metric, marked approximate there);
+  read + write combined. Zen 4+ with the ``amd_umc_<n>`` PMUs (Linux >= 6.8): per-channel CAS
+  counts ``umc_cas_cmd.rd`` / ``.wr`` (``event=0x0a,rdwrmask=1/2``, 64 B each). Zen 5 without
+  them: DF read/write beats per DRAM channel (amdzen5/data-fabric.json, 12-bit umask).
+* Multiplexing: perf's CSV gives each count's share of the enabled time it ran; below 100 %
+  perf scaled the count up. Such counts become ``counter_running_pct`` rows and the source's
+  status lists them under ``multiplexed``: they are estimates, never silent.
+* ``pcm-memory`` beside perf: run with ``PCM_USE_UNCORE_PERF=1`` so it programs the uncore
+  through perf, not by writing the boxes' MSRs under it (intel/pcm ENVVAR_README.md).
 """
 
 from __future__ import annotations
@@ -111,6 +116,7 @@ from . import ConfigError
 from .procs import Child, Interrupted, Supervisor
 
 COLUMNS = ["t_s", "source", "scope", "metric", "value", "unit"]
+RUNNING_PCT = "counter_running_pct"  # a multiplexed perf counter: the share of time it counted
 SOURCE_NAMES = ("perf_uncore", "pcm_memory", "ipmctl")
 
 SYS = Path("/sys")
@@ -251,15 +257,35 @@ class UncoreEvent:
         return f"{self.pmu}/{self.config}/"
 
 
-INTEL_UARCH = {85: "skx", 106: "icx", 108: "icx", 143: "spr", 207: "spr"}  # family 6 models
+# family 6 models (arch/x86/include/asm/intel-family.h: SKYLAKE_X 0x55, ICELAKE_X 0x6A, ICELAKE_D 0x6C,
+# SAPPHIRERAPIDS_X 0x8F, EMERALDRAPIDS_X 0xCF, GRANITERAPIDS_X 0xAD, GRANITERAPIDS_D 0xAE)
+INTEL_UARCH = {0x55: "skx", 0x6A: "icx", 0x6C: "icx", 0x8F: "spr", 0xCF: "spr", 0xAD: "gnr", 0xAE: "gnr"}
 
-IMC_CAS = {
-    "skx": ("event=0x04,umask=0x03", "event=0x04,umask=0x0c"),
-    "icx": ("event=0x04,umask=0x0f", "event=0x04,umask=0x30"),
-    "spr": ("event=0x05,umask=0xcf", "event=0x05,umask=0xf0"),
+# IMC CAS counts, 64 B each: (metric, encoding) per box.
+IMC_CAS: dict[str, list[tuple[str, str]]] = {
+    # skylakex/uncore-memory.json UNC_M_CAS_COUNT.RD / .WR
+    "skx": [("read_bandwidth", "event=0x04,umask=0x03"), ("write_bandwidth", "event=0x04,umask=0x0c")],
+    # icelakex/uncore-memory.json UNC_M_CAS_COUNT.RD / .WR
+    "icx": [("read_bandwidth", "event=0x04,umask=0x0f"), ("write_bandwidth", "event=0x04,umask=0x30")],
+    # sapphirerapids/uncore-memory.json UNC_M_CAS_COUNT.RD / .WR
+    "spr": [("read_bandwidth", "event=0x05,umask=0xcf"), ("write_bandwidth", "event=0x05,umask=0xf0")],
+    # graniterapids/uncore-memory.json: each IMC box has two sub-channels, counted by two events:
+    # UNC_M_CAS_COUNT_SCH0.RD (EventCode 0x05, UMask 0xcf), .WR (0x05, 0xf0) and
+    # UNC_M_CAS_COUNT_SCH1.RD (0x06, 0xcf), .WR (0x06, 0xf0). A box's traffic is their sum; the
+    # kernel's single cas_count_read/write alias is not used here (one sub-channel would be half).
+    "gnr": [("read_bandwidth_sch0", "event=0x05,umask=0xcf"), ("write_bandwidth_sch0", "event=0x05,umask=0xf0"),
+            ("read_bandwidth_sch1", "event=0x06,umask=0xcf"), ("write_bandwidth_sch1", "event=0x06,umask=0xf0")],
 }
+IMC_ALIAS_OK = {"skx", "icx", "spr"}  # uarchs whose kernel cas_count_read/_write alias is the whole box
 
 _SKX_DRD = "filter_opc0=0x202,filter_nm=1,filter_not_nm=1"
+
+
+def _tor(umask: str) -> dict[str, str]:
+    """TOR occupancy (event 0x36) and inserts (0x35) of one request class (extended umask)."""
+    return {"tor_occupancy": f"event=0x36,umask={umask}", "tor_inserts": f"event=0x35,umask={umask}"}
+
+
 CHA_TOR: dict[str, dict[str, dict[str, str]]] = {
     "skx": {
         "drd_local": {"tor_occupancy": f"event=0x36,umask=0x21,{_SKX_DRD},filter_loc=1",
@@ -267,22 +293,67 @@ CHA_TOR: dict[str, dict[str, dict[str, str]]] = {
         "drd_remote": {"tor_occupancy": f"event=0x36,umask=0x21,{_SKX_DRD},filter_rem=1",
                        "tor_inserts": f"event=0x35,umask=0x21,{_SKX_DRD},filter_rem=1"},
     },
-    "icx": {
-        "drd_local": {"tor_occupancy": "event=0x36,umask=0xc816fe01", "tor_inserts": "event=0x35,umask=0xc816fe01"},
-        "drd_remote": {"tor_occupancy": "event=0x36,umask=0xc8177e01", "tor_inserts": "event=0x35,umask=0xc8177e01"},
-    },
+    # icelakex and sapphirerapids/uncore-cache.json UNC_CHA_TOR_{OCCUPANCY,INSERTS}.IA_MISS_DRD_LOCAL
+    # (UMask 0xc816fe01) and .IA_MISS_DRD_REMOTE (0xc8177e01)
+    "icx": {"drd_local": _tor("0xc816fe01"), "drd_remote": _tor("0xc8177e01")},
 }
 CHA_TOR["spr"] = CHA_TOR["icx"]
+# A host with a CPU-less (CXL) node, Sapphire/Emerald Rapids: CXL memory is homed locally, so
+# IA_MISS_DRD_LOCAL mixes DDR and CXL. sapphirerapids/uncore-cache.json splits them:
+# UNC_CHA_TOR_{OCCUPANCY,INSERTS}.IA_MISS_DRD_LOCAL_DDR (UMask 0xc8168601) and
+# .IA_MISS_DRD_CXL_ACC (UMask 0x10c8178201; occupancy EventCode 0x36, inserts 0x35). The CXL umask
+# has bits above the 32 that older kernels' CHA format/umask spans (config:8-15,32-55): the
+# kernel's format must cover its width (checked from sysfs, _umask_bits), else the split is
+# skipped with a note and the two-group local/remote choice is used.
+CHA_TOR_CXL = {"drd_local_ddr": _tor("0xc8168601"), "drd_cxl": _tor("0x10c8178201"), "drd_remote": _tor("0xc8177e01")}
+# skylakex/icelakex uncore-cache.json UNC_CHA_CLOCKTICKS EventCode 0x00; sapphirerapids 0x01
 CHA_CLOCKTICKS = {"skx": "event=0x00", "icx": "event=0x00", "spr": "event=0x01"}
 CHA_REQUIRED_TERMS = {"skx": ("event", "umask", "filter_opc0", "filter_loc", "filter_rem", "filter_nm", "filter_not_nm"),
                       "icx": ("event", "umask"), "spr": ("event", "umask")}
 
+# amdzen2/amdzen3 data-fabric.json dram_channel_data_controller_0..7
 AMD_DF_DRAM = [f"event={0x07 + 0x40 * ch:#x},umask=0x38" for ch in range(8)]
+# amdzen5/data-fabric.json local_or_remote_socket_read_data_beats_dram_<ch> (EventCode 0x1f + 0x40*ch,
+# UMask 0xffe) and local_or_remote_socket_write_data_beats_dram_<ch> (UMask 0xfff), 64 B per beat,
+# channels 0..11. The 12-bit umask needs the PerfMonV2 DF format "config:8-15,24-27"
+# (arch/x86/events/amd/uncore.c, umask12).
+AMD_ZEN5_DF_DRAM = [(f"dram_read_bandwidth_ch{ch}", f"event={0x1f + 0x40 * ch:#x},umask=0xffe") for ch in range(12)] + \
+                   [(f"dram_write_bandwidth_ch{ch}", f"event={0x1f + 0x40 * ch:#x},umask=0xfff") for ch in range(12)]
+# amdzen4/memory-controller.json umc_cas_cmd.rd (EventCode 0x0a, RdWrMask 0x1) and .wr (RdWrMask 0x2) on
+# the amd_umc_<n> PMUs (arch/x86/events/amd/uncore.c: format event config:0-7, rdwrmask config:8-9);
+# 64 B per CAS, as amdzen4/recommended.json's umc_mem_read_bandwidth metric counts them.
+AMD_UMC_CAS = [("read_bandwidth", "event=0x0a,rdwrmask=0x1"), ("write_bandwidth", "event=0x0a,rdwrmask=0x2")]
 
 
 def _amd_zen23(sig: dict) -> bool:
     fam, model = sig.get("family"), sig.get("model", -1)
     return fam == 0x17 or (fam == 0x19 and (model <= 0x0F or 0x20 <= model <= 0x5F))
+
+
+def _amd_zen5(sig: dict) -> bool:
+    return sig.get("vendor") == "AuthenticAMD" and sig.get("family") == 0x1A
+
+
+def _format_bits(fmt: str) -> int:
+    """How many bits a sysfs PMU format spans: 'config:8-15,32-55' -> 32; '' -> 0."""
+    _, _, spec = fmt.partition(":")
+    bits = 0
+    for part in filter(None, spec.split(",")):
+        lo, _, hi = part.partition("-")
+        try:
+            bits += int(hi or lo) - int(lo) + 1
+        except ValueError:
+            return 0
+    return bits
+
+
+def _umask_bits(config: str) -> int:
+    """The width a config's umask needs: 'event=0x36,umask=0x10c8178201' -> 37."""
+    v = _terms(config).get("umask")
+    try:
+        return int(v, 0).bit_length() if v else 0
+    except ValueError:
+        return 0
 
 
 def _box_index(pmu: str) -> int:
@@ -323,7 +394,13 @@ class PerfUncore:
 
     def __init__(self, events: Sequence[UncoreEvent | dict] | None = None,
                  cha_groups: dict[str, dict[str, str]] | None = None,
-                 sys_root: Path = SYS, cpuinfo: Path = PROC / "cpuinfo", open_check: bool = True):
+                 sys_root: Path = SYS, cpuinfo: Path = PROC / "cpuinfo", open_check: bool = True,
+                 owned_elsewhere: dict[str, str] | None = None, cxl_split: bool | None = None):
+        """``owned_elsewhere``: PMU kinds ("uncore_cha") another program of the point counts with
+        (tierd's CHA latency source): left to it. ``cxl_split``: split local DDR from CXL reads
+        (default: when the host facts show a CPU-less memory node)."""
+        self.owned_elsewhere = dict(owned_elsewhere or {})
+        self.cxl_split = cxl_split
         self.explicit = [e if isinstance(e, UncoreEvent) else UncoreEvent(**e) for e in events] if events else None
         self.cha_groups = cha_groups
         self.sys_root = Path(sys_root)
@@ -360,43 +437,71 @@ class PerfUncore:
         for pmu in imcs:
             rd = self._read(self._pmu_dir(pmu) / "events/cas_count_read")
             wr = self._read(self._pmu_dir(pmu) / "events/cas_count_write")
-            if not (rd and wr) and uarch in IMC_CAS:
-                rd, wr = IMC_CAS[uarch]
-            if not (rd and wr):
+            if rd and wr and (uarch in IMC_ALIAS_OK or uarch is None):
+                pairs = [("read_bandwidth", rd), ("write_bandwidth", wr)]
+            elif uarch in IMC_CAS:
+                pairs = IMC_CAS[uarch]
+            else:
                 self.notes.append(f"{pmu}: no cas_count_read/write alias and CPU model {sig.get('model')} not in the table; skipped")
                 continue
-            events.append(UncoreEvent(pmu, rd, "read_bandwidth", 64))
-            events.append(UncoreEvent(pmu, wr, "write_bandwidth", 64))
+            events.extend(UncoreEvent(pmu, cfg, metric, 64) for metric, cfg in pairs)
 
         chas = sorted((p for p in pmus if re.fullmatch(r"uncore_cha_\d+", p)), key=_box_index)
         if chas:
-            groups = self.cha_groups or (CHA_TOR.get(uarch) if uarch else None)
-            ticks = CHA_CLOCKTICKS.get(uarch or "")
-            missing = self._has_terms(chas[0], CHA_REQUIRED_TERMS.get(uarch or "", ("event", "umask")))
-            umask_fmt = self._read(self._pmu_dir(chas[0]) / "format/umask") or ""
-            if not groups:
-                self.notes.append(f"uncore_cha: no TOR event encoding known for CPU {sig} (give cha_groups); skipped")
-            elif self.cha_groups is None and missing:
-                self.notes.append(f"uncore_cha: kernel lacks format terms {missing}; TOR events skipped")
-            elif self.cha_groups is None and uarch in ("icx", "spr") and "32-" not in umask_fmt:
-                self.notes.append(f"uncore_cha: kernel umask format {umask_fmt!r} has no extended bits; TOR events skipped")
-            else:
-                names = list(groups)
-                for i, pmu in enumerate(chas):
-                    g = names[i % len(names)]
-                    for metric, cfg in groups[g].items():
-                        events.append(UncoreEvent(pmu, cfg, f"{metric}_{g}", 0, g))
-                    if ticks:
-                        events.append(UncoreEvent(pmu, ticks, "cha_clockticks", 0, g))
+            events.extend(self._cha_events(chas, uarch, sig))
         elif any(p.startswith("uncore_cbox") for p in pmus):
             self.notes.append("uncore_cbox (pre-Skylake-SP CHA): TOR events not chosen; give them explicitly")
 
-        if "amd_df" in pmus:
+        umcs = sorted((p for p in pmus if re.fullmatch(r"amd_umc_\d+", p)), key=_box_index)
+        for pmu in umcs:  # Zen 4 and later (PerfMonV2 UMC): per-channel CAS counts
+            events.extend(UncoreEvent(pmu, cfg, metric, 64) for metric, cfg in AMD_UMC_CAS)
+        if "amd_df" in pmus and not umcs:
             if _amd_zen23(sig):
                 for ch, cfg in enumerate(AMD_DF_DRAM):
                     events.append(UncoreEvent("amd_df", cfg, f"dram_bandwidth_ch{ch}", 64))
+            elif _amd_zen5(sig) and _format_bits(self._read(self._pmu_dir("amd_df") / "format/umask") or "") >= 12:
+                events.extend(UncoreEvent("amd_df", cfg, metric, 64) for metric, cfg in AMD_ZEN5_DF_DRAM)
             else:
-                self.notes.append(f"amd_df: DRAM events known for Zen 2/3 only (CPU {sig}); skipped")
+                self.notes.append(f"amd_df: DRAM events known for Zen 2/3 and Zen 5 (12-bit umask format) only (CPU {sig}); "
+                                  "Zen 4 counts DRAM on amd_umc_<n> (Linux >= 6.8); skipped")
+        return events
+
+    def _cha_events(self, chas: list[str], uarch: str | None, sig: dict) -> list[UncoreEvent]:
+        """CHA TOR occupancy/inserts/clockticks, boxes dealt round-robin to the request groups
+        (TOR occupancy counts on counter 0 only, so one box serves one group)."""
+        if self.owned_elsewhere.get("uncore_cha"):
+            self.notes.append(f"uncore_cha: left to {self.owned_elsewhere['uncore_cha']} this point (one owner per "
+                              "PMU box: TOR occupancy counts on counter 0 only)")
+            return []
+        groups = self.cha_groups or (CHA_TOR.get(uarch) if uarch else None)
+        ticks = CHA_CLOCKTICKS.get(uarch or "")
+        missing = self._has_terms(chas[0], CHA_REQUIRED_TERMS.get(uarch or "", ("event", "umask")))
+        width = _format_bits(self._read(self._pmu_dir(chas[0]) / "format/umask") or "")
+        if not groups:
+            self.notes.append(f"uncore_cha: no TOR event encoding known for CPU {sig} (give cha_groups); skipped")
+            return []
+        if self.cha_groups is None and missing:
+            self.notes.append(f"uncore_cha: kernel lacks format terms {missing}; TOR events skipped")
+            return []
+        if self.cha_groups is None and uarch == "spr" and self.cxl_split:
+            need = max(_umask_bits(c) for g in CHA_TOR_CXL.values() for c in g.values())
+            if width >= need:
+                groups = CHA_TOR_CXL
+            else:
+                self.notes.append(f"uncore_cha: the CXL/DDR split needs a {need}-bit CHA umask, the kernel's format spans "
+                                  f"{width} bits (a newer kernel widens it); local = DDR + CXL")
+        if self.cha_groups is None:
+            need = max(_umask_bits(c) for g in groups.values() for c in g.values())
+            if uarch in ("icx", "spr") and width < need:
+                self.notes.append(f"uncore_cha: kernel umask format spans {width} bits, the TOR events need {need}; skipped")
+                return []
+        names = list(groups)
+        events = []
+        for i, pmu in enumerate(chas):
+            g = names[i % len(names)]
+            events.extend(UncoreEvent(pmu, cfg, f"{metric}_{g}", 0, g) for metric, cfg in groups[g].items())
+            if ticks:
+                events.append(UncoreEvent(pmu, ticks, "cha_clockticks", 0, g))
         return events
 
     # -- protocol --------------------------------------------------------
@@ -415,6 +520,9 @@ class PerfUncore:
         if not privileged and not (paranoid is not None and str(paranoid).lstrip("-").isdigit() and int(paranoid) <= 0):
             return {"available": False, "pmus": pmus,
                     "reason": f"system-wide uncore events need root, CAP_PERFMON or perf_event_paranoid <= 0 (it is {paranoid})"}
+        if self.cxl_split is None:
+            self.cxl_split = any(n.get("memory_mib", 0) > 0 and not n.get("cpus")
+                                 for n in (facts.get("nodes") or {}).values())
         events = self.choose_events(pmus)
         if not events:
             return {"available": False, "pmus": pmus, "reason": "no known events for the uncore PMUs present",
@@ -532,8 +640,15 @@ def parse_perf_stat(path: Path, events: Sequence[UncoreEvent], source: str = "pe
         if len(f) < i + 3:
             continue
         value_s, unit_s, event_s = f[i], f[i + 1], f[i + 2]
+        rest = f[i + 3:]
         if "/" in unit_s and "/" not in event_s:  # perf without a unit column
-            unit_s, event_s = "", unit_s
+            unit_s, event_s, rest = "", unit_s, f[i + 2:]
+        # then run-time and the percentage of the enabled time the counter ran (perf-stat(1),
+        # "CSV FORMAT"): below 100 the kernel multiplexed it and perf scaled the count up
+        try:
+            running = float(rest[1]) if len(rest) > 1 and rest[1] else 100.0
+        except ValueError:
+            running = 100.0
         try:
             value = float(value_s)
         except ValueError:  # <not counted>, <not supported>, garbage
@@ -550,7 +665,7 @@ def parse_perf_stat(path: Path, events: Sequence[UncoreEvent], source: str = "pe
         key = (aggr, event_s)
         dt = t - prev_t.get(key, 0.0)
         prev_t[key] = t
-        raw.append({"t": t, "aggr": aggr, "ev": ev, "count": value, "dt": dt, "unit": unit_s})
+        raw.append({"t": t, "aggr": aggr, "ev": ev, "count": value, "dt": dt, "unit": unit_s, "running": running})
 
     rows: list[tuple] = []
     sums: dict[tuple[float, str, str, str], float] = {}
@@ -569,8 +684,10 @@ def parse_perf_stat(path: Path, events: Sequence[UncoreEvent], source: str = "pe
         else:
             value, unit = r["count"], r["unit"] or "count"
         rows.append((t, source, scope, ev.metric, value, unit))
+        if r["running"] < 100.0:
+            rows.append((t, source, f"{scope}/{ev.metric}", RUNNING_PCT, r["running"], "%"))
         sock = aggr or "all"
-        metric = re.sub(r"_ch\d+$", "", ev.metric)
+        metric = re.sub(r"_s?ch\d+$", "", ev.metric)
         sums[(t, sock, metric, unit)] = sums.get((t, sock, metric, unit), 0.0) + value
         if ev.group:
             d = cha.setdefault((t, sock, ev.group), {"occ": 0.0, "ins": 0.0, "ticks": 0.0, "boxes": 0.0, "dt": r["dt"]})
@@ -714,6 +831,15 @@ class PcmMemory:
             return {"available": False, "binary": self.binary,
                     "reason": f"no hardware PMU: {pc.get('reason', 'unknown')}"}
         return {"available": True, "binary": self.binary, "reason": "pcm-memory found; Intel CPU, root, MSR driver, PMU"}
+
+    def env(self, status: dict[str, dict]) -> dict[str, str] | None:
+        """Beside a running perf uncore collector, pcm programs the uncore through perf too
+        (intel/pcm ENVVAR_README.md: ``PCM_USE_UNCORE_PERF=1`` "use Linux perf events API to program
+        *uncore* PMUs (default is *not* to use it)"), so the kernel arbitrates the counters instead of
+        pcm writing the boxes' MSRs under perf. Alone, pcm keeps its default."""
+        if (status.get("perf_uncore") or {}).get("ok"):
+            return {**os.environ, "PCM_USE_UNCORE_PERF": "1"}
+        return None
 
     def files(self, outdir: Path) -> dict[str, Path]:
         return {"data": outdir / f"{self.name}.csv", "start": outdir / f"{self.name}.start",
@@ -871,8 +997,8 @@ class Collectors:
 
     ``options`` maps a source name to constructor keywords, e.g.
     ``{"perf_uncore": {"cha_groups": {...}}}``; a profile's
-    ``counters.perf_events`` (list of :class:`UncoreEvent` dicts) is used for
-    perf_uncore when given.
+    ``counters.perf_events`` (list of :class:`UncoreEvent` dicts) and
+    ``counters.cha_groups`` are used for perf_uncore when given (hosts/schema.yaml).
     """
 
     def __init__(self, sources: Sequence[str | CounterSource], facts: dict, profile: dict, outdir: Path,
@@ -880,9 +1006,10 @@ class Collectors:
         if not isinstance(interval_ms, int) or interval_ms < 10:
             raise ConfigError(f"counters: interval_ms must be an integer >= 10, got {interval_ms!r}")
         options = dict(options or {})
-        prof_events = (profile.get("counters") or {}).get("perf_events")
-        if prof_events and "events" not in options.get("perf_uncore", {}):
-            options["perf_uncore"] = {**options.get("perf_uncore", {}), "events": prof_events}
+        prof = profile.get("counters") or {}  # hosts/schema.yaml: counters
+        for key, opt in (("perf_events", "events"), ("cha_groups", "cha_groups")):
+            if prof.get(key) and opt not in options.get("perf_uncore", {}):
+                options["perf_uncore"] = {**options.get("perf_uncore", {}), opt: prof[key]}
         self.sources: list[CounterSource] = []
         seen = set()
         for s in sources:
@@ -933,9 +1060,13 @@ class Collectors:
                     hook(self.outdir)
                 argv = src.argv(self.outdir, self.interval_ms)
                 log = self.outdir / f"{src.name}.log"
-                child = self.supervisor.spawn(src.name, argv, stderr=log)
+                env_of = getattr(src, "env", None)
+                env = env_of(self._status) if env_of else None
+                child = self.supervisor.spawn(src.name, argv, stderr=log, env=env)
                 self._children[src.name] = child
                 st.update({"ok": True, "pid": child.pid, "argv": argv})
+                if env:
+                    st["env"] = {k: v for k, v in env.items() if k not in os.environ or os.environ[k] != v}
             else:
                 src.snapshot(self.outdir, "before", self.supervisor)
                 st["ok"] = True
@@ -1007,5 +1138,9 @@ class Collectors:
             if not len(df) and st.get("ok"):
                 st["note"] = "no samples (point shorter than the interval?)"
             if len(df):
+                mux = df[df["metric"] == RUNNING_PCT]
+                if len(mux):
+                    # perf scaled these counts by enabled/running time: estimates, said so in meta
+                    st["multiplexed"] = {sc: round(float(v), 2) for sc, v in mux.groupby("scope")["value"].min().items()}
                 parts.append(df)
         return pd.concat(parts, ignore_index=True)[COLUMNS] if parts else empty_frame()

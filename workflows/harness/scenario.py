@@ -46,7 +46,7 @@ PROBE_TIMEOUT_S = 600
 def role(tool: str, argv: list, *, parse: str, output: str | None = None, output_flag: str = "--output",
          pid_file: str | None = None, ready_file: str | None = None, ready_line: str | None = None,
          stdout: str | None = None, target_pid: str | None = None, name: str | None = None, opts: dict | None = None,
-         usage: bool = False) -> dict:
+         usage: bool = False, pmus: dict[str, str] | None = None) -> dict:
     """One program of a scenario and its protocol.
 
     ``output``: data file it writes, passed as ``output_flag FILE``; ``stdout``: file its standard
@@ -56,9 +56,12 @@ def role(tool: str, argv: list, *, parse: str, output: str | None = None, output
     program's memory); ``target_pid``: flag taking the workload's pid (attach roles);
     ``parse``: "module:function" turning its files into long-form rows; ``opts``: what the parser
     needs besides the files; ``usage``: also report its peak RSS, CPU and run time as rows (where
-    the executor measures them: wait4(2) on a host).
+    the executor measures them: wait4(2) on a host); ``pmus``: PMU kinds the program counts with
+    itself (``{"uncore_cha": "what for"}``): the point's counter collector leaves them to it, one
+    owner per PMU box.
     """
-    return {"name": name or tool, "tool": tool, "argv": [str(a) for a in argv], "parse": parse,
+    extra = {"pmus": dict(pmus)} if pmus else {}
+    return {**extra, "name": name or tool, "tool": tool, "argv": [str(a) for a in argv], "parse": parse,
             "output": [output_flag, output] if output else None, "stdout": stdout,
             "pid_file": pid_file, "ready_file": ready_file, "ready_line": ready_line, "target_pid": target_pid,
             "opts": opts or {}, "usage": usage}

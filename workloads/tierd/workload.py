@@ -34,7 +34,12 @@ def argv(*, policy: str, colloid: bool, nodes: tuple[int, int], default_capacity
 
 
 def role(argv_: list[str]) -> dict:
-    return scenario_role("tierd", argv_, output="tierd.csv", target_pid="--pid", parse="workloads.tierd.workload:rows")
+    """tierd's latency source is CHA TOR occupancy through perf uncore unless ``--latency probe``
+    (colloid/tierd/src/main.c, --latency auto|cha|probe): those boxes are then its own this point."""
+    lat = argv_[argv_.index("--latency") + 1] if "--latency" in argv_ else "auto"
+    pmus = None if lat == "probe" else {"uncore_cha": f"tierd --latency {lat}: per-tier latency from CHA TOR occupancy"}
+    return scenario_role("tierd", argv_, output="tierd.csv", target_pid="--pid", parse="workloads.tierd.workload:rows",
+                         pmus=pmus)
 
 
 def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
