@@ -1,0 +1,308 @@
+"""DAMON-based memory tiering on real tiers, through the kernel's DAMON sysfs interface.
+
+The kernel's own tiering with DAMON (DAMOS ``migrate_hot`` / ``migrate_cold`` with a
+``target_nid``), set up the way upstream's memory-tiering sample does it
+(``samples/damon/mtier.c``): two kdamonds on the physical address space (``paddr``), one
+watching the alternate node's memory and promoting what is accessed to the default node, one
+watching the default node's memory and demoting what is not accessed to the alternate node.
+
+    plan = tiering_plan(default=0, alternate=1, ranges={0: [...], 1: [...]}, features=...)
+    with Damon(plan, settings) as d:   # settings: workflows.harness.settings.Settings (journaled)
+        d.feed({"promote": 0.8})       # Colloid variant: L_default / L_alternate, see below
+        d.stats()
+
+Sources (every file name, keyword and unit below is from these):
+- Documentation/admin-guide/mm/damon/usage.rst: the sysfs hierarchy under
+  ``/sys/kernel/mm/damon/admin`` (``kdamonds/nr_kdamonds``, ``<N>/state`` taking ``on``,
+  ``off``, ``commit_schemes_quota_goals``, ``update_schemes_stats``; ``contexts/<N>/operations``,
+  ``monitoring_attrs/intervals/{sample_us,aggr_us,update_us}``, ``nr_regions/{min,max}``,
+  ``targets/<N>/regions/<N>/{start,end}`` -- paddr regions are set by the user; ``schemes/<N>/``
+  ``action``, ``target_nid`` (``migrate_hot``/``migrate_cold`` only), ``apply_interval_us``,
+  ``access_pattern/{sz,nr_accesses,age}/{min,max}``, ``quotas/{ms,bytes,reset_interval_ms}``,
+  ``quotas/weights/{sz_permil,nr_accesses_permil,age_permil}``, ``quotas/goals/<N>/``
+  ``{target_metric,target_value,current_value,nid}``, ``filters/<N>/{type,matching}``,
+  ``stats/{nr_tried,sz_tried,nr_applied,sz_applied,qt_exceeds}``).
+- Documentation/mm/damon/design.rst and mm/damon/core.c (``damos_quota_score``,
+  ``damon_feed_loop_next_input``): a goal's score is current_value / target_value x 10000; below
+  10000 the effective quota grows, above it shrinks ("assuming the input and the score are
+  positively proportional"); with several goals the highest score wins.
+- samples/damon/mtier.c: sampling 5 ms, aggregation 100 ms, 10..1000 regions, promotion of
+  regions with >= 1 access per aggregation and demotion of regions with none, apply interval
+  1 s, quota 200 MiB per 1 s with weights nr_accesses 100 / age 100 / size 0, a ``young`` page
+  filter (promotion: only young pages; demotion: only non-young ones), and, on kernels that
+  have them, the goals node_mem_used_bp 9970 (promotion) and node_mem_free_bp 50 (demotion) on
+  the default node.
+
+Kernel features by version (``FEATURES``): migrate_hot/migrate_cold and target_nid 6.11
+("mm/damon/paddr: introduce DAMOS_MIGRATE_HOT/COLD action", its usage.rst patch), the ``young``
+filter 6.10, quota goals with ``target_metric`` (``user_input``) 6.9, the node memory goal
+metrics 6.16 ("mm/damon/core: introduce damos quota goal metrics for memory node utilization").
+
+Colloid through DAMOS quota goals (``colloid=True``): each scheme gets a ``user_input`` goal
+whose current value tierbench feeds from the measured per-tier loaded latencies (tierd's CHA or
+probe source), with target 10000 (a ratio of 1):
+- promotion (alternate -> default): current = 10000 x L_default / L_alternate. While the default
+  tier is the faster one (ratio < 1) the score is below target and DAMON raises the promotion
+  quota; once promotions have loaded the default tier until it is the slower one, the score
+  passes the target and the quota falls to its minimum. Promoting raises L_default and lowers
+  L_alternate, so the score rises with the quota, as the tuner assumes.
+- a second promotion-direction scheme on the default node, ``migrate_hot`` -> alternate,
+  current = 10000 x L_alternate / L_default: it moves hot regions *away* from the default tier
+  only while the default tier is the slower one, the rule Colloid adds to every system ("move
+  hot pages toward the lower-latency tier"; Colloid paper, section 4), here with DAMON's
+  proportional controller in place of Colloid's bisection on p.
+The cold-demotion scheme keeps its capacity role, as in the kernel's variant.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import ConfigError
+
+ADMIN = Path("/sys/kernel/mm/damon/admin")
+SYS = Path("/sys")
+
+# feature -> first kernel (major, minor) that has it (module docstring gives the sources)
+FEATURES = {"young_filter": (6, 10), "migrate_actions": (6, 11), "goal_metrics": (6, 9), "node_mem_goals": (6, 16)}
+GOAL_TARGET = 10000  # a ratio of 1 in DAMOS's basis points of the score
+
+
+def kernel_version(release: str) -> tuple[int, int]:
+    m = re.match(r"(\d+)\.(\d+)", release or "")
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def features_of(release: str) -> dict[str, bool]:
+    v = kernel_version(release)
+    return {k: v >= need for k, need in FEATURES.items()}
+
+
+def missing(release: str, colloid: bool, admin: Path = ADMIN) -> str | None:
+    """Why DAMON tiering cannot run on this kernel (one line), or None."""
+    v = kernel_version(release)
+    if not admin.is_dir():
+        return (f"DAMON's sysfs interface {admin} is absent (kernel {release}: CONFIG_DAMON_SYSFS not set, or "
+                "sysfs not mounted)")
+    in_use = _read(admin / "kdamonds" / "nr_kdamonds")
+    if in_use not in (None, "0"):
+        return f"DAMON is in use already ({admin}/kdamonds/nr_kdamonds = {in_use}); tierbench does not share it"
+    if v < FEATURES["migrate_actions"]:
+        return (f"kernel {release} lacks DAMOS migrate_hot/migrate_cold (Linux >= 6.11); DAMON tiering "
+                "cannot move pages between nodes")
+    if colloid and v < FEATURES["goal_metrics"]:
+        return f"kernel {release} lacks DAMOS quota goals with target_metric user_input (Linux >= 6.9)"
+    return None
+
+
+def avail_operations(admin: Path = ADMIN) -> list[str]:
+    """``contexts/0/avail_operations`` needs a kdamond and a context to exist; the plan checks
+    ``paddr`` there, after creating them (Damon.start)."""
+    return (_read(admin / "kdamonds/0/contexts/0/avail_operations") or "").split()
+
+
+def node_ranges(node: int, sys_root: Path = SYS) -> list[tuple[int, int]]:
+    """A node's physical address ranges from its memory blocks: ``nodeN/memoryM`` links and
+    ``memory/block_size_bytes`` (hexadecimal) -- Documentation/admin-guide/mm/memory-hotplug.rst
+    ("memoryXXX ... XXX is the memory block id"; block_size_bytes "in hexadecimal")."""
+    bs_text = _read(sys_root / "devices/system/memory/block_size_bytes")
+    if not bs_text:
+        raise ConfigError(f"no {sys_root}/devices/system/memory/block_size_bytes: cannot find node {node}'s memory")
+    bs = int(bs_text, 16)
+    ids = sorted(int(p.name[len("memory"):]) for p in (sys_root / f"devices/system/node/node{node}").glob("memory[0-9]*"))
+    out: list[tuple[int, int]] = []
+    for i in ids:
+        start, end = i * bs, (i + 1) * bs
+        if out and out[-1][1] == start:
+            out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return out
+
+
+@dataclass(frozen=True)
+class Scheme:
+    action: str  # migrate_hot | migrate_cold
+    target_nid: int
+    nr_accesses: tuple[int, int]  # per aggregation interval
+    young: bool  # the young filter's matching (True: only young pages; False: only old ones)
+    goal: str | None = None  # a user_input goal fed by name (Damon.feed), or None
+    node_goal: tuple[str, int, int] | None = None  # (metric, nid, target) where the kernel has it
+    quota_bytes: int = 200 << 20  # per reset interval
+    reset_interval_ms: int = 1000
+    apply_interval_us: int = 1_000_000
+
+
+@dataclass(frozen=True)
+class Context:
+    node: int  # the node whose memory it watches
+    ranges: tuple[tuple[int, int], ...]
+    schemes: tuple[Scheme, ...]
+    sample_us: int = 5000
+    aggr_us: int = 100_000
+    update_us: int = 60_000_000
+    nr_regions: tuple[int, int] = (10, 1000)
+
+
+@dataclass(frozen=True)
+class Plan:
+    contexts: tuple[Context, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    def goals(self) -> list[str]:
+        return [s.goal for c in self.contexts for s in c.schemes if s.goal]
+
+
+def tiering_plan(default: int, alternate: int, ranges: dict[int, list[tuple[int, int]]], release: str,
+                 colloid: bool = False) -> Plan:
+    """The kdamonds of DAMON tiering between two nodes (samples/damon/mtier.c's shape)."""
+    f = features_of(release)
+    notes = []
+    if not f["young_filter"]:
+        raise ConfigError(f"kernel {release} lacks the DAMOS young filter (Linux >= 6.10)")
+    for n in (default, alternate):
+        if not ranges.get(n):
+            raise ConfigError(f"node {n} has no memory blocks in sysfs: DAMON cannot watch it")
+    node_goals = f["node_mem_goals"] and not colloid
+    if not node_goals and not colloid:
+        notes.append(f"kernel {release} has no node_mem_used_bp/node_mem_free_bp goals (Linux >= 6.16): fixed quotas "
+                     "only, as the sample without its goals")
+    promote = Scheme("migrate_hot", default, (1, 2**32 - 1), True, goal="promote" if colloid else None,
+                     node_goal=("node_mem_used_bp", default, 9970) if node_goals else None)
+    demote = Scheme("migrate_cold", alternate, (0, 0), False,
+                    node_goal=("node_mem_free_bp", default, 50) if node_goals else None)
+    default_schemes: tuple[Scheme, ...] = (demote,)
+    if colloid:
+        default_schemes += (Scheme("migrate_hot", alternate, (1, 2**32 - 1), True, goal="relieve"),)
+    return Plan((Context(alternate, tuple(ranges[alternate]), (promote,)),
+                 Context(default, tuple(ranges[default]), default_schemes)), tuple(notes))
+
+
+def writes(plan: Plan) -> list[tuple[str, str]]:
+    """Every sysfs write that sets the plan up, in order, relative to ``admin``; the kdamonds'
+    ``state`` writes (``on``) come last, from :meth:`Damon.start`."""
+    w: list[tuple[str, str]] = [("kdamonds/nr_kdamonds", str(len(plan.contexts)))]
+    for k, c in enumerate(plan.contexts):
+        ctx = f"kdamonds/{k}/contexts"
+        w.append((f"{ctx}/nr_contexts", "1"))
+        ctx += "/0"
+        w += [(f"{ctx}/operations", "paddr"),
+              (f"{ctx}/monitoring_attrs/intervals/sample_us", str(c.sample_us)),
+              (f"{ctx}/monitoring_attrs/intervals/aggr_us", str(c.aggr_us)),
+              (f"{ctx}/monitoring_attrs/intervals/update_us", str(c.update_us)),
+              (f"{ctx}/monitoring_attrs/nr_regions/min", str(c.nr_regions[0])),
+              (f"{ctx}/monitoring_attrs/nr_regions/max", str(c.nr_regions[1])),
+              (f"{ctx}/targets/nr_targets", "1"),
+              (f"{ctx}/targets/0/regions/nr_regions", str(len(c.ranges)))]
+        for r, (start, end) in enumerate(c.ranges):
+            w += [(f"{ctx}/targets/0/regions/{r}/start", str(start)), (f"{ctx}/targets/0/regions/{r}/end", str(end))]
+        w.append((f"{ctx}/schemes/nr_schemes", str(len(c.schemes))))
+        for s_i, s in enumerate(c.schemes):
+            sd = f"{ctx}/schemes/{s_i}"
+            w += [(f"{sd}/action", s.action), (f"{sd}/target_nid", str(s.target_nid)),
+                  (f"{sd}/apply_interval_us", str(s.apply_interval_us)),
+                  (f"{sd}/access_pattern/nr_accesses/min", str(s.nr_accesses[0])),
+                  (f"{sd}/access_pattern/nr_accesses/max", str(s.nr_accesses[1])),
+                  (f"{sd}/quotas/bytes", str(s.quota_bytes)),
+                  (f"{sd}/quotas/reset_interval_ms", str(s.reset_interval_ms)),
+                  (f"{sd}/quotas/weights/sz_permil", "0"),
+                  (f"{sd}/quotas/weights/nr_accesses_permil", "100"),
+                  (f"{sd}/quotas/weights/age_permil", "100"),
+                  (f"{sd}/filters/nr_filters", "1"),
+                  (f"{sd}/filters/0/type", "young"),
+                  (f"{sd}/filters/0/matching", "Y" if s.young else "N")]
+            goals = [g for g in (("user_input", None, GOAL_TARGET) if s.goal else None, s.node_goal) if g]
+            if goals:
+                w.append((f"{sd}/quotas/goals/nr_goals", str(len(goals))))
+                for g_i, (metric, nid, target) in enumerate(goals):
+                    gd = f"{sd}/quotas/goals/{g_i}"
+                    w += [(f"{gd}/target_metric", metric), (f"{gd}/target_value", str(target))]
+                    if nid is not None:
+                        w.append((f"{gd}/nid", str(nid)))
+                    else:  # fed by Damon.feed; start at the target (a neutral score)
+                        w.append((f"{gd}/current_value", str(GOAL_TARGET)))
+    return w
+
+
+def goal_files(plan: Plan) -> dict[str, tuple[int, str]]:
+    """goal name -> (kdamond index, its current_value file relative to admin)."""
+    out = {}
+    for k, c in enumerate(plan.contexts):
+        for s_i, s in enumerate(c.schemes):
+            if s.goal:
+                out[s.goal] = (k, f"kdamonds/{k}/contexts/0/schemes/{s_i}/quotas/goals/0/current_value")
+    return out
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+class Damon:
+    """Set a plan up, start its kdamonds, feed its goals, read its stats, and stop and remove it.
+
+    Only ``kdamonds/nr_kdamonds`` and each kdamond's ``state`` go through ``settings`` (journaled
+    before the change): restoring them, in reverse, turns every kdamond off and then removes them
+    all (``nr_kdamonds`` back to 0 drops every directory below it), so a run killed at any moment
+    is repaired by the settings journal like any sysctl.
+    """
+
+    def __init__(self, plan: Plan, settings, admin: Path = ADMIN):
+        self.plan, self.settings, self.admin = plan, settings, Path(admin)
+        self.goals = goal_files(plan)
+
+    def __enter__(self) -> Damon:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.settings.restore()
+
+    def _write(self, rel: str, value: str) -> None:
+        path = self.admin / rel
+        try:
+            path.write_text(value)
+        except OSError as e:
+            raise ConfigError(f"DAMON: writing {value!r} to {path} failed: {e.strerror}") from None
+
+    def start(self) -> None:
+        w = writes(self.plan)
+        self.settings.set(str(self.admin / w[0][0]), w[0][1])  # journaled: restored to 0
+        for rel, value in w[1:]:
+            if rel.endswith("/operations") and "paddr" not in avail_operations(self.admin):
+                raise ConfigError("DAMON: the paddr operations set is not available (CONFIG_DAMON_PADDR)")
+            self._write(rel, value)
+        for k in range(len(self.plan.contexts)):
+            self.settings.set(str(self.admin / f"kdamonds/{k}/state"), "on")  # journaled: back to off
+
+    def feed(self, values: dict[str, float]) -> None:
+        """Set user_input goals' current values (ratios; 1 = the target) and commit them."""
+        kdamonds = set()
+        for name, ratio in values.items():
+            k, rel = self.goals[name]
+            self._write(rel, str(max(0, round(ratio * GOAL_TARGET))))
+            kdamonds.add(k)
+        for k in sorted(kdamonds):
+            self._write(f"kdamonds/{k}/state", "commit_schemes_quota_goals")
+
+    def stats(self) -> list[dict]:
+        """Each scheme's counters (bytes tried and applied, quota exceeds), after asking the kernel
+        to refresh them (``update_schemes_stats``)."""
+        rows = []
+        for k, c in enumerate(self.plan.contexts):
+            self._write(f"kdamonds/{k}/state", "update_schemes_stats")
+            for s_i, s in enumerate(c.schemes):
+                d = self.admin / f"kdamonds/{k}/contexts/0/schemes/{s_i}/stats"
+                row = {"kdamond": k, "node": c.node, "action": s.action, "target_nid": s.target_nid,
+                       "t": time.monotonic()}
+                for f in ("nr_tried", "sz_tried", "nr_applied", "sz_applied", "qt_exceeds"):
+                    v = _read(d / f)
+                    row[f] = int(v) if v and v.isdigit() else None
+                rows.append(row)
+        return rows
