@@ -78,6 +78,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--ops", default="read,write,ntwrite", help="memchar ops (read, write, ntwrite)")
     ap.add_argument("--buffer-mib", type=int, default=256, help="per thread, both tools (default 256)")
     ap.add_argument("--duration", type=float, default=1.0, help="memchar seconds per run (likwid picks its own, ~1 s)")
+    ap.add_argument("--huge", default="off", choices=["auto", "on", "off", "thp", "hugetlb"],
+                    help="memchar's page backing (default off: 4 KiB pages, as likwid-bench's buffers get when "
+                         "THP is madvise-only, as on Debian)")
     ap.add_argument("--memchar", default=str(ROOT / "build/bin/memchar"))
     ap.add_argument("--out", type=Path, help="also write every sample as CSV here")
     a = ap.parse_args(argv)
@@ -107,7 +110,7 @@ def main(argv: list[str]) -> int:
     samples: dict[tuple[str, int], dict[str, list[float]]] = {}
     rows = []
     print(f"memchar vs likwid-bench, {a.reps} interleaved pairs per point (memchar first), "
-          f"{a.buffer_mib} MiB per thread, CPUs 0..T-1")
+          f"{a.buffer_mib} MiB per thread, CPUs 0..T-1, memchar --huge {a.huge}")
     for op in ops:
         kernel, lw_width = KERNELS[op]
         for t in threads:
@@ -115,7 +118,8 @@ def main(argv: list[str]) -> int:
             cpus = ",".join(map(str, range(t)))
             for rep in range(a.reps):
                 mc, width = parse_memchar(_run([a.memchar, "bandwidth", "--cpus", cpus, "--op", op, "--threads", str(t),
-                                                "--buffer-mib", str(a.buffer_mib), "--duration", str(a.duration)], 300))
+                                                "--buffer-mib", str(a.buffer_mib), "--duration", str(a.duration),
+                                                "--huge", a.huge], 300))
                 # likwid-bench -w <domain>:<size>:<threads>: N is the whole node, threads on its
                 # hardware threads in order (the size is all threads' together, in 10^6 B)
                 lw = parse_likwid(_run([likwid, "-t", kernel, "-w", f"N:{a.buffer_mib * t}MB:{t}"], 300))

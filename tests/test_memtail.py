@@ -146,3 +146,21 @@ def test_real_run_gives_ordered_quantiles_through_the_parser(tmp_path):
     assert "clock_gettime" in set(timer["op"]) and (timer["value"].astype(float) > 0).all()
     df = pd.read_csv(io.StringIO(out.stdout))
     assert (df.loc[df["metric"].str.startswith("idle_latency"), "group_loads"] == 16).all()
+
+
+def test_tail_file_beside_the_curve(tmp_path):
+    from families.characterize import curves
+
+    d = synthetic().assign(point=lambda x: "c0-m" + x["mem_node"].astype(str), experiment="loaded_latency")
+    d = pd.concat([d, d.assign(rep=1, value=d["value"] * 3)])  # median of 2 = the mean of the two
+    csv = tmp_path / "result.csv"
+    d.to_csv(csv, index=False)
+    assert curves.main(["--out", str(tmp_path / "curves"), str(csv)]) == 0
+    t = pd.read_csv(tmp_path / "curves" / "c0-m1.tail.csv")
+    assert list(t.columns) == ["read_ratio", "delay", "bandwidth_mbps", "quantile", "latency_ns"]
+    assert len(t) == 3 * len(QS) and set(t["read_ratio"]) == {1.0}
+    src = d[(d["mem_node"] == 1) & (d["delay"] == 0) & (d["quantile"] == 0.5) & (d["metric"] == "loaded_latency_quantile")]
+    got = t[(t["delay"] == 0) & (t["quantile"] == 0.5)]["latency_ns"].iloc[0]
+    assert got == pytest.approx(src["value"].median(), rel=1e-5)
+    # no loaded_latency rows here, so no curve points, but the curve file is still written
+    assert (tmp_path / "curves" / "c0-m1.csv").exists()
