@@ -277,7 +277,8 @@ struct mc_row {
 	double duration_s;	/* < 0: empty */
 	double share;		/* share: fraction of threads on B; < 0: empty */
 	double quantile;	/* *_quantile rows: q in (0, 1]; < 0: empty */
-	int group_loads;	/* latency/loaded: dependent loads per timed group */
+	int group_loads;	/* latency/loaded: dependent loads per timed group;
+				 * objsize: object accesses per timed group */
 	int access_bytes;	/* width of one load/store of the kernel, bytes */
 };
 

@@ -217,13 +217,14 @@ int mc_tail_rows(struct mc_ctx *c, const struct mc_row *base,
 	return ret;
 }
 
-void mc_tail_say(const char *what, const struct mc_tail *tail)
+void mc_tail_say(const char *what, const char *unit,
+		 const struct mc_tail *tail)
 {
 	const struct mc_hist *h = &tail->h;
 	double g = tail->group;
 
-	cli_say("%s: per load p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f ns (mean %.1f) over %llu groups of %u loads; %llu groups over %.1f us left out as interrupted (longest %.1f us), %llu in preempted chunks",
-		what, mc_hist_quantile(h, 0.5) / g, mc_hist_quantile(h, 0.9) / g,
+	cli_say("%s: per %s p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f ns (mean %.1f) over %llu groups of %u; %llu groups over %.1f us left out as interrupted (longest %.1f us), %llu in preempted chunks",
+		what, unit, mc_hist_quantile(h, 0.5) / g, mc_hist_quantile(h, 0.9) / g,
 		mc_hist_quantile(h, 0.99) / g, mc_hist_quantile(h, 0.999) / g,
 		mc_hist_quantile(h, 1) / g, mc_hist_mean(h) / g,
 		(unsigned long long)h->n, tail->group,
@@ -294,7 +295,7 @@ int mc_run_latency(struct mc_ctx *c)
 		    (double)tm.ns / (double)tm.n, tm.preempted,
 		    (unsigned long long)tm.dropped,
 		    (unsigned long long)tm.chunks);
-	mc_tail_say("latency", &tail);
+	mc_tail_say("latency", "load", &tail);
 out:
 	mc_region_free(&r);
 	return ret;

@@ -160,7 +160,7 @@ static int loaded_point(struct loaded *L, long delay)
 		    inj_mbps, lat_mbps, verified, tm.preempted,
 		    (unsigned long long)tm.dropped,
 		    (unsigned long long)tm.chunks);
-	mc_tail_say("loaded", &tail);
+	mc_tail_say("loaded", "load", &tail);
 	if (!verified) {
 		cli_fail("injector op %s: result check failed after timing",
 			 o->op.name);

@@ -53,7 +53,8 @@ void mc_timer_rows(struct mc_ctx *c, const char *cpus);
 /* A point's quantile / interrupted / groups rows beside its mean row. */
 int mc_tail_rows(struct mc_ctx *c, const struct mc_row *base,
 		 const struct mc_tail *tail);
-void mc_tail_say(const char *what, const struct mc_tail *tail);
+void mc_tail_say(const char *what, const char *unit,
+		 const struct mc_tail *tail);
 
 /* Report a failed mc_region_alloc of count x bytes (on target t, named name). */
 void mc_alloc_error(const struct mc_ctx *c, int count, size_t bytes, int err);

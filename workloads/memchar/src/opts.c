@@ -63,7 +63,7 @@ static const char usage_text[] =
 "                     injector iteration, run largest first (default\n"
 "                     0,20,50,100,200,500,1000,2000)\n"
 "  --op OP            injector kernel, as for bandwidth (default read)\n"
-"latency, loaded (the latency distribution):\n"
+"latency, loaded, objsize (the latency distribution):\n"
 "  --group N          dependent loads per timed group (default 16; 1 times\n"
 "                     single loads, where the clock's cost dominates)\n"
 "  --outlier-ns N     a group longer than N ns counts as interrupted and is\n"
@@ -177,8 +177,10 @@ static bool opt_allowed(int opt, enum mc_mode m)
 	case OPT_DELAYS:
 		return m == MC_MODE_LOADED;
 	case OPT_GROUP:
-	case OPT_OUTLIER:
 		return m == MC_MODE_LATENCY || m == MC_MODE_LOADED;
+	case OPT_OUTLIER:
+		return m == MC_MODE_LATENCY || m == MC_MODE_LOADED ||
+		       m == MC_MODE_OBJSIZE;
 	case OPT_SIZES:
 	case OPT_OBJECTS:
 	case OPT_PERSIST:

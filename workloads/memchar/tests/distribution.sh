@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# latency/loaded distributions: timer_cost rows, 12 quantile rows per point
+# latency/loaded/objsize distributions: timer_cost rows, 12 quantile rows per point
 # (q ascending, values non-decreasing, max last), the interrupted and groups
 # counts; --outlier-ns 0 keeps every group; --group/--outlier-ns are checked
 # and refused elsewhere; every bandwidth row records its access width.
@@ -39,6 +39,14 @@ if [ "$NCPU" -ge 2 ]; then
 		{ awk -F, '$3 == "loaded_latency_quantile" && !($15 > 0) { exit 1 }' "$TMP/ld.csv" ||
 		  bad "loaded quantile rows need the point's bandwidth"; }
 fi
+# objsize: 16 objects per group, whatever their size
+run obj 0 objsize --buffer-mib 8 --duration $D --sizes 64,1024 &&
+	{ awk -F, '$3 == "object_latency_quantile" { n++; g[$12] = $23; if (!($4 > 0)) bad = 1 }
+		   $3 == "object_latency_interrupted" { ni++ }
+		   $3 == "timer_cost" { nt++ }
+		   END { exit bad || n != 24 || ni != 2 || g[64] != 16 || g[1024] != 16 || nt < 1 }' "$TMP/obj.csv" ||
+	  { bad "objsize distribution rows"; cat "$TMP/obj.csv" >&2; }; }
+usage_error groupobj objsize --group 4
 usage_error group0 latency --group 0
 usage_error groupbw bandwidth --group 4 --op read --threads 1
 usage_error outlier latency --outlier-ns -5
