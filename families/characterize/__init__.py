@@ -24,7 +24,7 @@ COLUMNS = {
     "op": "text", "threads": "number", "cpus": "text", "cpu_node": "number", "mem_node": "number",
     "size_bytes": "number", "buffer_bytes": "number", "delay": "number", "bandwidth_mbps": "number",
     "bytes_per_iter": "text", "huge_pages": "text", "flush": "text", "duration_s": "number",
-    "share": "number",
+    "share": "number", "quantile": "number", "group_loads": "number", "access_bytes": "number",
 }  # fmt: skip
 
 OP_SLUG = {"read": "read", "write": "write", "ntwrite": "ntwrite", "mix1:1": "mix1-1", "mix2:1": "mix2-1",

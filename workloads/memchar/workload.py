@@ -2,8 +2,11 @@
 
 Protocol: one run per invocation, a CSV on standard output (one row per measured value; columns
 ``tool,mode,metric,value,unit,op,threads,cpus,cpu_node,mem_node,target,size_bytes,buffer_bytes,
-delay,bandwidth_mbps,bytes_per_iter,huge_pages,flush,verified,duration_s,share``); exit 0, or 1 when a
-result could not be verified (which the parser refuses too). ``share`` rows: per share of the
+delay,bandwidth_mbps,bytes_per_iter,huge_pages,flush,verified,duration_s,share,quantile,group_loads,
+access_bytes``); exit 0, or 1 when a result could not be verified (which the parser refuses too).
+``latency``/``loaded`` rows also give the distribution per point: ``<metric>_quantile`` rows
+(``quantile`` in (0, 1], ns per load), ``<metric>_interrupted`` and ``<metric>_groups`` (counts), and
+``timer_cost`` rows (ns per clock read). ``share`` rows: per share of the
 threads on target B, ``bandwidth_a`` and ``bandwidth_b`` (each non-empty group, its own target and
 CPUs) and ``bandwidth_total`` (target ``A+B``), MB/s (10^6 B/s) over one window, a + b = total.
 """

@@ -110,6 +110,22 @@ void mc_op_bytes_str(const struct mc_op *op, char *buf, size_t len)
 	snprintf(buf, len, "%u+%u", rd, wr);
 }
 
+/*
+ * Width of one access as the kernels below issue it: on x86-64 16 B SSE2
+ * loads/stores written out with intrinsics (movdqa, movntdq for ntwrite);
+ * elsewhere the portable C of 64-bit words (8; a compiler that vectorizes
+ * it may widen them there).
+ */
+int mc_op_access_bytes(const struct mc_op *op)
+{
+#if defined(__x86_64__)
+	(void)op;
+	return 16;
+#else
+	return op->kind == MC_OP_NTWRITE ? 16 : 8;
+#endif
+}
+
 uint64_t mc_fill_word(uint64_t i, uint64_t salt)
 {
 	return (i + salt) * FILL_MUL;
@@ -185,21 +201,77 @@ void mc_stream_fill(struct mc_stream *s)
 
 /* ---- kernels: n iterations; delay = spin iterations after each ---- */
 
+/*
+ * Summing reads of one line: on x86-64 four explicit 16 B SSE2 loads (the
+ * width read and mix record in access_bytes, written out so the compiler's
+ * vectorizer cannot change it), elsewhere eight 64-bit loads. The sum of
+ * every word is the same either way (addition mod 2^64).
+ */
+#if defined(__x86_64__)
+struct racc {
+	__m128i a, b;
+};
+
+static always_inline void racc_init(struct racc *r)
+{
+	r->a = _mm_setzero_si128();
+	r->b = _mm_setzero_si128();
+}
+
+static always_inline void racc_line(struct racc *r, const uint64_t *p)
+{
+	const __m128i *q = (const __m128i *)p;
+
+	r->a = _mm_add_epi64(r->a, _mm_add_epi64(_mm_load_si128(q),
+						 _mm_load_si128(q + 2)));
+	r->b = _mm_add_epi64(r->b, _mm_add_epi64(_mm_load_si128(q + 1),
+						 _mm_load_si128(q + 3)));
+}
+
+static always_inline uint64_t racc_sum(const struct racc *r)
+{
+	__m128i s = _mm_add_epi64(r->a, r->b);
+
+	return (uint64_t)_mm_cvtsi128_si64(s) +
+	       (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(s, s));
+}
+#else
+struct racc {
+	uint64_t s0, s1, s2, s3;
+};
+
+static always_inline void racc_init(struct racc *r)
+{
+	r->s0 = r->s1 = r->s2 = r->s3 = 0;
+}
+
+static always_inline void racc_line(struct racc *r, const uint64_t *p)
+{
+	r->s0 += p[0] + p[4];
+	r->s1 += p[1] + p[5];
+	r->s2 += p[2] + p[6];
+	r->s3 += p[3] + p[7];
+}
+
+static always_inline uint64_t racc_sum(const struct racc *r)
+{
+	return r->s0 + r->s1 + r->s2 + r->s3;
+}
+#endif
+
 /* read: 64 B read + 0 B written per iteration */
 static always_inline uint64_t k_read(const uint64_t *p, size_t n,
 				     unsigned int delay)
 {
-	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	struct racc a;
 
+	racc_init(&a);
 	for (size_t i = 0; i < n; i++, p += MC_LINE_WORDS) {
-		s0 += p[0] + p[4];
-		s1 += p[1] + p[5];
-		s2 += p[2] + p[6];
-		s3 += p[3] + p[7];
+		racc_line(&a, p);
 		if (delay)
 			mc_spin(delay);
 	}
-	return s0 + s1 + s2 + s3;
+	return racc_sum(&a);
 }
 
 /* write: 0 B read + 64 B written per iteration; line l gets v0 + l */
@@ -251,20 +323,17 @@ static always_inline uint64_t k_mix(const uint64_t *src, uint64_t *dst,
 				    size_t n, unsigned int r, uint64_t v,
 				    unsigned int delay)
 {
-	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	struct racc a;
 
+	racc_init(&a);
 	for (size_t i = 0; i < n; i++, dst += MC_LINE_WORDS, v++) {
-		for (unsigned int k = 0; k < r; k++, src += MC_LINE_WORDS) {
-			s0 += src[0] + src[4];
-			s1 += src[1] + src[5];
-			s2 += src[2] + src[6];
-			s3 += src[3] + src[7];
-		}
+		for (unsigned int k = 0; k < r; k++, src += MC_LINE_WORDS)
+			racc_line(&a, src);
 		mc_store_line(dst, v);
 		if (delay)
 			mc_spin(delay);
 	}
-	return s0 + s1 + s2 + s3;
+	return racc_sum(&a);
 }
 
 /* Run n iterations starting at iteration `at` of the current pass. */

@@ -193,6 +193,8 @@ int mc_op_parse(const char *s, struct mc_op *op);
 bool mc_op_supported(const struct mc_op *op);
 void mc_op_bytes(const struct mc_op *op, unsigned int *rd, unsigned int *wr);
 void mc_op_bytes_str(const struct mc_op *op, char *buf, size_t len);
+/* Width of one load or store the kernel issues, bytes (8, or 16 for ntwrite). */
+int mc_op_access_bytes(const struct mc_op *op);
 
 /* Per-thread streaming state; see kernels.c for the kernels. */
 struct mc_stream {
@@ -274,11 +276,72 @@ struct mc_row {
 	int verified;		/* < 0: empty */
 	double duration_s;	/* < 0: empty */
 	double share;		/* share: fraction of threads on B; < 0: empty */
+	double quantile;	/* *_quantile rows: q in (0, 1]; < 0: empty */
+	int group_loads;	/* latency/loaded: dependent loads per timed group;
+				 * objsize: object accesses per timed group */
+	int access_bytes;	/* width of one load/store of the kernel, bytes */
 };
 
 void mc_row_init(struct mc_row *r);
 int mc_csv_header(FILE *f);
 int mc_csv_row(FILE *f, const struct mc_row *r);
+
+/* ---- tail.c: latency distributions -------------------------------------- */
+
+/*
+ * Log-spaced histogram of non-negative integers (ns), fixed size: values
+ * below 64 have a bin each; above, every power of two is cut into 32
+ * equal bins (each at most 1/32 = 3.1 % wide), up to 2^64.
+ */
+#define MC_HIST_SUB_BITS	5
+#define MC_HIST_SUB		(1u << MC_HIST_SUB_BITS)
+#define MC_HIST_BINS		(2 * MC_HIST_SUB + (63 - MC_HIST_SUB_BITS) * MC_HIST_SUB)
+
+struct mc_hist {
+	uint64_t bin[MC_HIST_BINS];
+	uint64_t n, sum, min, max;
+};
+
+size_t mc_hist_index(uint64_t v);
+void mc_hist_bounds(size_t i, double *lo, double *hi);	/* [lo, hi) */
+void mc_hist_reset(struct mc_hist *h);
+void mc_hist_add(struct mc_hist *h, uint64_t v);
+double mc_hist_quantile(const struct mc_hist *h, double q);	/* -1: empty */
+double mc_hist_mean(const struct mc_hist *h);		/* -1: empty */
+
+/*
+ * Timed groups of `group` dependent loads. Each group's duration includes
+ * one clock read, timer_ns (its median cost) is subtracted. A chunk of
+ * groups during which the thread was switched out (preempted) is left out
+ * whole; a group longer than cap_ns (0: no cap) is counted as interrupted
+ * and left out of the histogram.
+ */
+struct mc_tail {
+	struct mc_hist h;		/* clean groups, ns per group */
+	unsigned int group;		/* loads per timed group */
+	double timer_ns;
+	uint64_t cap_ns;
+	uint64_t interrupted;		/* groups over cap_ns */
+	uint64_t interrupted_max;	/* the longest of them, ns */
+	uint64_t preempted_groups;	/* groups of preempted chunks */
+};
+
+void mc_tail_init(struct mc_tail *t, unsigned int group, double timer_ns,
+		  uint64_t cap_ns);
+void mc_tail_add_chunk(struct mc_tail *t, const uint32_t *d, size_t n,
+		       bool preempted);
+/* max(factor x median of warm, floor_ns) */
+uint64_t mc_tail_cap(const struct mc_hist *warm, double factor,
+		     uint64_t floor_ns);
+double mc_timer_cost_ns(void);
+/* mean of sorted d[0..n) up to 4 x the median */
+double mc_trimmed_mean(const uint64_t *d, size_t n);
+double mc_rdtscp_cost_ns(void);
+extern volatile uint64_t mc_tsc_sink;
+
+/* quantiles reported per point (1 = the max) */
+#define MC_NQUANTILES 12
+extern const double mc_quantiles[MC_NQUANTILES];
 
 /* ---- opts.c / modes ------------------------------------------------- */
 
@@ -317,6 +380,8 @@ struct mc_opts {
 	int nshares;
 	int mem_node_b;		/* share: target B's node; -1: unset */
 	const char *dax_b;	/* share: target B's DAX path */
+	unsigned int group;	/* latency/loaded: loads per timed group */
+	long long outlier_ns;	/* cap of a clean group, ns; -1: auto, 0: none */
 	const char *output;
 };
 

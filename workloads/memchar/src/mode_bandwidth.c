@@ -199,6 +199,7 @@ static int bw_point(struct mc_ctx *c, int nthr)
 	row.threads = nthr;
 	row.buffer_bytes = (long long)g.buffer_bytes;
 	row.bytes_per_iter = bpi;
+	row.access_bytes = mc_op_access_bytes(&o->op);
 	row.flush = o->op.kind == MC_OP_PWRITE ?
 		    mc_flush_name(mc_flush_detect()) : NULL;
 	row.huge_pages = g.backing;

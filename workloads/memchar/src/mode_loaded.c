@@ -65,7 +65,8 @@ static int loaded_point(struct loaded *L, long delay)
 {
 	const struct mc_opts *o = L->c->o;
 	uint64_t b0 = 0, b1 = 0, tb0 = 0, tb1 = 1, warm;
-	struct mc_timing tw = { 0 }, tm = { 0 };
+	struct mc_timing tm = { 0 };
+	static struct mc_tail tail;
 	uint64_t run_ns = (uint64_t)(o->duration * 1e9);
 	unsigned int rd, wr;
 	struct mc_gate gate;
@@ -105,11 +106,11 @@ static int loaded_point(struct loaded *L, long delay)
 	if (!ret) {
 		/* Let the injectors reach a steady state. */
 		warm = run_ns / 5 < 200000000ULL ? run_ns / 5 : 200000000ULL;
-		mc_chase_for(&L->p, warm, &tw);
+		mc_tail_prepare(&L->p, warm, o, &tail);
 		for (int i = 0; i < L->nthr; i++)
 			b0 += atomic_load(&L->w[i].done);
 		tb0 = now_ns();
-		mc_chase_for(&L->p, run_ns, &tm);
+		mc_chase_for(&L->p, run_ns, &tm, &tail);
 		for (int i = 0; i < L->nthr; i++)
 			b1 += atomic_load(&L->w[i].done);
 		tb1 = now_ns();
@@ -147,7 +148,11 @@ static int loaded_point(struct loaded *L, long delay)
 	row.huge_pages = L->backing;
 	row.verified = verified;
 	row.duration_s = (double)tm.ns / 1e9;
+	row.group_loads = (int)tail.group;
+	row.access_bytes = mc_op_access_bytes(&o->op);
 	ret = mc_csv_row(L->c->out, &row);
+	if (!ret)
+		ret = mc_tail_rows(L->c, &row, &tail);
 	if (ret)
 		cli_fail("cannot write the CSV output");
 	cli_say("loaded op=%s injectors=%d delay=%ld: %.1f ns/load, %.1f MB/s (injectors %.1f + chase %.1f) verified=%d (preempted %ld times, %llu of %llu chunks left out)",
@@ -155,6 +160,7 @@ static int loaded_point(struct loaded *L, long delay)
 		    inj_mbps, lat_mbps, verified, tm.preempted,
 		    (unsigned long long)tm.dropped,
 		    (unsigned long long)tm.chunks);
+	mc_tail_say("loaded", "load", &tail);
 	if (!verified) {
 		cli_fail("injector op %s: result check failed after timing",
 			 o->op.name);
@@ -227,6 +233,12 @@ int mc_run_loaded(struct mc_ctx *c)
 	memcpy(delays, o->delays, (size_t)o->ndelays * sizeof(*delays));
 	qsort(delays, (size_t)o->ndelays, sizeof(*delays), cmp_desc);
 
+	{
+		struct mc_row tmp;	/* formats the chasing CPU into L.cpus */
+
+		mc_ctx_row(c, &tmp, 1, L.cpus, sizeof(L.cpus));
+		mc_timer_rows(c, L.cpus);
+	}
 	L.p = L.chain.addr;
 	warm = L.chain.len / MC_LINE;
 	L.p = mc_chain_chase(L.p, warm < (1u << 24) ? warm : (1u << 24));

@@ -40,6 +40,7 @@ static int share_row(struct mc_ctx *c, const struct mc_group *g,
 	row.op = o->op.name;
 	row.cpu_node = c->cpu_node;
 	row.bytes_per_iter = bpi;
+	row.access_bytes = mc_op_access_bytes(&o->op);
 	row.flush = o->op.kind == MC_OP_PWRITE ?
 		    mc_flush_name(mc_flush_detect()) : NULL;
 	row.duration_s = secs;

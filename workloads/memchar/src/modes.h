@@ -26,8 +26,35 @@ void mc_timing_add(struct mc_timing *t, uint64_t n, uint64_t dt,
 		   long preempted);
 /* ns per operation: over clean chunks, or over all if none was clean. */
 double mc_timing_per_op(const struct mc_timing *t);
-/* Chase for about ns nanoseconds, accumulating into *t. */
-void mc_chase_for(struct mc_line **p, uint64_t ns, struct mc_timing *t);
+/*
+ * Chase for about ns nanoseconds in timed groups, the mean into *t (clock
+ * cost subtracted), the distribution into *tail.
+ */
+void mc_chase_for(struct mc_line **p, uint64_t ns, struct mc_timing *t,
+		  struct mc_tail *tail);
+/*
+ * A group longer than MC_OUTLIER_FACTOR x the warm-up's median group (at
+ * least MC_OUTLIER_FLOOR_NS) is taken as interrupted (--outlier-ns sets
+ * the cap instead).
+ */
+#define MC_OUTLIER_FACTOR	8.0
+#define MC_OUTLIER_FLOOR_NS	4000
+/* Timed warm-up: measure the clock's cost, set the cap, reset *tail. */
+void mc_tail_prepare(struct mc_line **p, uint64_t warm_ns,
+		     const struct mc_opts *o, struct mc_tail *tail);
+static inline uint64_t mc_tail_warm_ns(double duration)
+{
+	uint64_t w = (uint64_t)(duration * 1e9 / 10);
+
+	return w < 50000000ULL ? w : 50000000ULL;
+}
+/* The timer_cost rows (clock_gettime, and rdtscp where there is one). */
+void mc_timer_rows(struct mc_ctx *c, const char *cpus);
+/* A point's quantile / interrupted / groups rows beside its mean row. */
+int mc_tail_rows(struct mc_ctx *c, const struct mc_row *base,
+		 const struct mc_tail *tail);
+void mc_tail_say(const char *what, const char *unit,
+		 const struct mc_tail *tail);
 
 /* Report a failed mc_region_alloc of count x bytes (on target t, named name). */
 void mc_alloc_error(const struct mc_ctx *c, int count, size_t bytes, int err);

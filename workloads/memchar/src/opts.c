@@ -63,6 +63,12 @@ static const char usage_text[] =
 "                     injector iteration, run largest first (default\n"
 "                     0,20,50,100,200,500,1000,2000)\n"
 "  --op OP            injector kernel, as for bandwidth (default read)\n"
+"latency, loaded, objsize (the latency distribution):\n"
+"  --group N          dependent loads per timed group (default 16; 1 times\n"
+"                     single loads, where the clock's cost dominates)\n"
+"  --outlier-ns N     a group longer than N ns counts as interrupted and is\n"
+"                     left out of the distribution (default: 8 x the\n"
+"                     warm-up's median group, at least 4000; 0: keep all)\n"
 "objsize:\n"
 "  --op read|write    access kind (default read)\n"
 "  --persist          write only: clwb/clflushopt/clflush each line, then\n"
@@ -112,7 +118,8 @@ enum {
 	OPT_CPUS = 256, OPT_CPU_NODE, OPT_MEM_NODE, OPT_DAX, OPT_SEED,
 	OPT_HUGE, OPT_DURATION, OPT_BUFFER, OPT_OUTPUT, OPT_OP,
 	OPT_THREADS, OPT_INJECTORS, OPT_DELAYS, OPT_SIZES, OPT_OBJECTS,
-	OPT_PERSIST, OPT_SHARES, OPT_MEM_NODE_B, OPT_DAX_B,
+	OPT_PERSIST, OPT_SHARES, OPT_MEM_NODE_B, OPT_DAX_B, OPT_GROUP,
+	OPT_OUTLIER,
 };
 
 static const struct option long_opts[] = {
@@ -135,6 +142,8 @@ static const struct option long_opts[] = {
 	{ "shares", required_argument, NULL, OPT_SHARES },
 	{ "mem-node-b", required_argument, NULL, OPT_MEM_NODE_B },
 	{ "dax-b", required_argument, NULL, OPT_DAX_B },
+	{ "group", required_argument, NULL, OPT_GROUP },
+	{ "outlier-ns", required_argument, NULL, OPT_OUTLIER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -167,6 +176,11 @@ static bool opt_allowed(int opt, enum mc_mode m)
 	case OPT_INJECTORS:
 	case OPT_DELAYS:
 		return m == MC_MODE_LOADED;
+	case OPT_GROUP:
+		return m == MC_MODE_LATENCY || m == MC_MODE_LOADED;
+	case OPT_OUTLIER:
+		return m == MC_MODE_LATENCY || m == MC_MODE_LOADED ||
+		       m == MC_MODE_OBJSIZE;
 	case OPT_SIZES:
 	case OPT_OBJECTS:
 	case OPT_PERSIST:
@@ -348,6 +362,8 @@ int mc_opts_parse(int argc, char **argv, struct mc_opts *o)
 	o->huge = MC_HUGE_AUTO;
 	o->duration = 1.0;
 	o->injectors = -1;
+	o->group = 16;
+	o->outlier_ns = -1;
 	mc_op_parse("read", &o->op);
 
 	if (argc < 2)
@@ -501,6 +517,18 @@ int mc_opts_parse(int argc, char **argv, struct mc_opts *o)
 			break;
 		case OPT_PERSIST:
 			o->persist = true;
+			break;
+		case OPT_GROUP:
+			if (parse_long(optarg, 1, 4096, &v))
+				return mc_usage_error("bad --group '%s' (loads per timed group, 1..4096)",
+						      optarg);
+			o->group = (unsigned int)v;
+			break;
+		case OPT_OUTLIER:
+			if (parse_long(optarg, 0, 1000000000L, &v))
+				return mc_usage_error("bad --outlier-ns '%s' (ns per group, 0 = keep every group)",
+						      optarg);
+			o->outlier_ns = v;
 			break;
 		case OPT_SHARES:
 			if (parse_fractions(optarg, &o->shares, &o->nshares))

@@ -8,7 +8,8 @@
 static const char header[] =
 	"tool,mode,metric,value,unit,op,threads,cpus,cpu_node,mem_node,"
 	"target,size_bytes,buffer_bytes,delay,bandwidth_mbps,bytes_per_iter,"
-	"huge_pages,flush,verified,duration_s,share\n";
+	"huge_pages,flush,verified,duration_s,share,quantile,group_loads,"
+	"access_bytes\n";
 
 void mc_row_init(struct mc_row *r)
 {
@@ -23,6 +24,9 @@ void mc_row_init(struct mc_row *r)
 	r->verified = -1;
 	r->duration_s = -1;
 	r->share = -1;
+	r->quantile = -1;
+	r->group_loads = -1;
+	r->access_bytes = -1;
 }
 
 int mc_csv_header(FILE *f)
@@ -76,6 +80,9 @@ int mc_csv_row(FILE *f, const struct mc_row *r)
 	put_ll(f, r->verified);
 	put_dbl(f, r->duration_s, 4);
 	put_dbl(f, r->share, 4);
+	put_dbl(f, r->quantile, 4);
+	put_ll(f, r->group_loads);
+	put_ll(f, r->access_bytes);
 	fputc('\n', f);
 	if (ferror(f) || fflush(f))
 		return -EIO;

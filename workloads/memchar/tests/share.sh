@@ -17,7 +17,7 @@ check_share() {
 	fi
 	if ! awk -F, -v shares="$shares" '
 		NR == 1 { next }
-		NF != 21 || $1 != "memchar" || $2 != "share" || $19 != 1 ||
+		NF != 24 || $1 != "memchar" || $2 != "share" || $19 != 1 ||
 		!($4 > 0) || $5 != "MB/s" { bad = 1 }
 		{ s = $21 + 0; n[s]++ }
 		$3 == "bandwidth_a" { a[s] = $4 }

@@ -6,7 +6,7 @@ PROG=memchar
 # shellcheck source=SCRIPTDIR/../../../../lib/testlib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../../../lib/testlib.sh"
 
-HEADER='tool,mode,metric,value,unit,op,threads,cpus,cpu_node,mem_node,target,size_bytes,buffer_bytes,delay,bandwidth_mbps,bytes_per_iter,huge_pages,flush,verified,duration_s,share'
+HEADER='tool,mode,metric,value,unit,op,threads,cpus,cpu_node,mem_node,target,size_bytes,buffer_bytes,delay,bandwidth_mbps,bytes_per_iter,huge_pages,flush,verified,duration_s,share,quantile,group_loads,access_bytes'
 NCPU=$(nproc)
 D=0.05
 npass=0
@@ -22,8 +22,10 @@ finish() {
 	exit 1
 }
 
-# check_csv FILE ROWS METRIC: header, 21 fields per row, ROWS rows of
-# METRIC, every row verified=1 and a positive value.
+# check_csv FILE ROWS METRIC: header, 24 fields per row, ROWS rows of
+# METRIC, each verified=1 with a positive value (latency and loaded also
+# write timer_cost and METRIC_quantile/_interrupted/_groups rows:
+# tests/distribution.sh checks those).
 check_csv() {
 	local f=$1 rows=$2 metric=$3
 	if [ "$(head -n1 "$f")" != "$HEADER" ]; then
@@ -31,9 +33,11 @@ check_csv() {
 	fi
 	if ! awk -F, -v rows="$rows" -v metric="$metric" '
 		NR == 1 { next }
-		NF != 21 || $1 != "memchar" || $3 != metric || $19 != 1 ||
-		!($4 > 0) { bad = 1 }
-		END { exit bad || NR - 1 != rows }' "$f"; then
+		NF != 24 || $1 != "memchar" { bad = 1 }
+		$3 != metric { next }
+		$19 != 1 || !($4 > 0) { bad = 1 }
+		{ n++ }
+		END { exit bad || n != rows }' "$f"; then
 		bad "$f: rows"; cat "$f" >&2; return
 	fi
 	ok
