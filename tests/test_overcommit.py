@@ -189,11 +189,57 @@ def test_pgbench_scripts_are_the_tpcc_mix():
 
 def test_tpch_and_resnet_parsers():
     text = "# dbgen\n" + "".join(f"0,{q},0.5\n" for q in range(1, 23)) + "".join(f"1,{q},0.25\n" for q in range(1, 23))
-    assert tpch.parse(text) == {"queries": 22, "total_s": pytest.approx(5.5)}
+    with pytest.raises(ValueError, match="not checked"):  # no answers-verified line: not a result
+        tpch.parse(text)
+    text += "# answers verified: 44 query results against DuckDB's tpch_answers() for sf 0.1\n"
+    assert tpch.parse(text) == {"queries": 22, "total_s": pytest.approx(5.5), "verified": 44,
+                                "verified_how": "against DuckDB's tpch_answers() for sf 0.1"}
     with pytest.raises(ValueError):
         tpch.parse("0,1,0.5\n")
     r = resnet50.parse("# parameters=1\nimages=8\nseconds=2\nimages_per_s=4\nhot_mib=97\ncold_mib=64\n")
     assert r["images_per_s"] == 4 and r["cold_mib"] == 64
+
+
+def test_tpch_answer_check_catches_a_wrong_answer():
+    ref = "l_orderkey|revenue|o_orderdate\n47714|267010.5894|1995-03-11\n22276|266351.5562|1995-01-29\n"
+    import datetime  # noqa: PLC0415
+    from decimal import Decimal  # noqa: PLC0415
+    right = [(47714, Decimal("267010.5894"), datetime.date(1995, 3, 11)),
+             (22276, Decimal("266351.5562"), datetime.date(1995, 1, 29))]
+    assert tpch.compare(3, right, ref) is None
+    wrong = [right[0], (22276, Decimal("266351.5563"), datetime.date(1995, 1, 29))]
+    why = tpch.compare(3, wrong, ref)
+    assert why.startswith("TPC-H q3: row 2 column revenue") and "\n" not in why
+    assert tpch.compare(3, right[:1], ref) == "TPC-H q3: 1 rows, DuckDB's reference answer has 2"
+    assert tpch.compare(17, [(None,)], "avg_yearly\n\n") is None  # its NULL is an empty cell
+    assert tpch.compare(1, [(0.05008133906964238 * (1 + 1e-9),)], "avg_disc\n0.05008133906964238\n") is None
+    c = tpch.Checker({})  # no reference: round k must equal round 0
+    c.check(0, 5, right)
+    c.check(1, 5, right[::-1])  # order-independent
+    with pytest.raises(tpch.WrongAnswer, match="^TPC-H q5: round 2 returned 1 rows"):
+        c.check(2, 5, right[:1])
+    with pytest.raises(tpch.WrongAnswer, match="^TPC-H q6: no rows"):
+        c.check(0, 6, [])
+
+
+@pytest.mark.skipif(tpch.check() is not None, reason=f"DuckDB: {tpch.check()}")
+def test_tpch_run_with_a_tampered_reference_fails_naming_the_query(monkeypatch, capsys):
+    real = tpch.references
+
+    def tampered(con, sf):
+        refs = real(con, sf)
+        cols, rows = tpch.reference_rows(refs[6])
+        refs[6] = "|".join(cols) + "\n" + "\n".join("|".join(r[:-1] + ["1"]) for r in rows) + "\n"
+        return refs
+
+    monkeypatch.setattr(tpch, "references", tampered)
+    assert tpch.main(["--sf", "0.01", "--threads", "1"]) == 1
+    out = capsys.readouterr()
+    assert out.err.strip().splitlines() == [out.err.strip()] and out.err.startswith("tierbench: error: TPC-H q6: ")
+    assert "answers verified" not in out.out
+    monkeypatch.setattr(tpch, "references", real)
+    assert tpch.main(["--sf", "0.01", "--threads", "1"]) == 0
+    assert "# answers verified: 22 query results against DuckDB's tpch_answers() for sf 0.01" in capsys.readouterr().out
 
 
 @needs_cgroups

@@ -33,7 +33,7 @@ SCORED = False
 TOOLS: list = []
 COLUMNS = {"ratio": "number", "cgroup": "text", "swap_target": "text", "mem_node": "number",
            "work_unit": "text", "swapin_source": "text", "scale_factor": "number", "warehouses": "number",
-           "batch": "number", "dataset_mib": "number", "resnet50_mode": "text"}
+           "batch": "number", "dataset_mib": "number", "resnet50_mode": "text", "answers": "text"}
 EXPERIMENT = "ratio_sweep"
 ZSWAP = "/sys/module/zswap/parameters/enabled"
 SETTINGS = {"swappiness": "/proc/sys/vm/swappiness", "page_cluster": "/proc/sys/vm/page-cluster"}
