@@ -68,7 +68,7 @@ def spec(name: str, oc: dict, host: Host, cpus: list[int]) -> dict:
                                   duration_s=cfg["duration_s"])
         return {"argv": argv, "native": "workloads.pgtpcc.workload:native", "runner_args": runner, "server": pgtpcc.server_argv(datadir, port),
                 "context": {"work_unit": "transaction", "warehouses": cfg["warehouses"]},
-                "note": f"TPC-C {cfg['warehouses']} warehouse(s), {cfg['clients']} pgbench clients for {cfg['duration_s']} s; "
+                "note": f"TPC-C-like (not TPC-C: docs/overcommit.md) {cfg['warehouses']} warehouse(s), {cfg['clients']} pgbench clients for {cfg['duration_s']} s; "
                         f"PostgreSQL in the cgroup (shared_buffers {cfg['shared_buffers']}), pgbench outside"}
     if name == "resnet50":
         threads = threads_of(cfg, cpus, "overcommit/resnet50")
