@@ -288,7 +288,7 @@ def pmdk_rows(config: dict, host: Host, places: list[dict], threads: list[int], 
                               warmup_seconds=cfg["warmup_seconds"], min_operations=cfg["min_operations"])
                 opts = {"slow_nodes": [], "llc_bytes": host.facts.get("llc_bytes") or 0, "records": cfg["records"],
                         "value_bytes": cfg["value_bytes"], "key_type": kt,  # no NUMA slow tier: no slow-tier share
-                        "threads": th, "server_threads": 1}
+                        "threads": th, "server_threads": th}  # kv-pmem: a thread per connection
                 w = ycsb.role(a, opts)
                 w["wrap"] = list(bind)
                 srv = kvpmem.role(kvpmem.argv(port=pc["port"], pool=pool, size_mib=pool_mib(cfg, n, ycsb.KEY_BYTES[kt]),
