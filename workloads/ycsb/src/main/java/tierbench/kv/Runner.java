@@ -45,8 +45,9 @@ import site.ycsb.workloads.CoreWorkload;
  *      [--pipeline-depths 1,4,16] [--pipeline-seconds S] --output FILE
  * </pre>
  *
- * <p>Every timed phase is preceded by an untimed warm-up of W seconds of the same operations (the
- * JVM's JIT, the client library's buffers, the store's caches; before the load: reads of the keys
+ * <p>Every timed phase is preceded by an untimed warm-up of the same operations for W seconds and
+ * at least M (--min-operations) operations: past the JIT's compile thresholds (the JVM's JIT, the
+ * client library's buffers, the store's caches; before the load: reads of the keys
  * about to be loaded, each a miss, which warm the driver and the connection), whose inserts count
  * as records present. A run phase then lasts --max-seconds and at least --min-operations
  * operations (whichever ends later; --operations caps it). --insert-order ordered gives keys
@@ -244,8 +245,9 @@ public final class Runner {
     long records = Long.parseLong(opt.get("records"));
     double warm = Double.parseDouble(opt.get("warmup-seconds"));
     long cap = Long.parseLong(opt.get("operations"));
+    long minOps = Long.parseLong(opt.get("min-operations"));
     if (warm > 0) { // the driver and the connection, before the load: reads of keys not loaded yet
-      run("c", "load", records, cap, warm, 0, false);
+      run("c", "load", records, cap, warm, minOps, false);
     }
     long present = run("load", "load", records, records, 0, 0, true);
     if (db.equals("rocksdb")) {
@@ -254,11 +256,10 @@ public final class Runner {
     memory("load");
     for (String ph : opt.get("phases").split(",")) {
       if (!ph.isEmpty() && !ph.equals("load")) {
-        if (warm > 0) {
-          present += run(ph, ph, present, cap, warm, 0, false);
+        if (warm > 0) { // as many operations as a timed phase at least: past the JIT's compile thresholds
+          present += run(ph, ph, present, cap, warm, minOps, false);
         }
-        present += run(ph, ph, present, cap, Double.parseDouble(opt.get("max-seconds")),
-            Long.parseLong(opt.get("min-operations")), true);
+        present += run(ph, ph, present, cap, Double.parseDouble(opt.get("max-seconds")), minOps, true);
       }
     }
     if (db.equals("redis") && !opt.get("pipeline-depths").isEmpty()) {
