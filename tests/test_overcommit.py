@@ -340,8 +340,16 @@ def test_tpch_answer_check_catches_a_wrong_answer():
     c.check(1, 5, right[::-1])  # order-independent
     with pytest.raises(tpch.WrongAnswer, match="^TPC-H q5: round 2 returned 1 rows"):
         c.check(2, 5, right[:1])
-    with pytest.raises(tpch.WrongAnswer, match="^TPC-H q6: no rows"):
-        c.check(0, 6, [])
+    c.check(0, 20, [])  # no rows can be right (q2, q20 at SF 0.001)
+    unlimited = tpch.Checker({}, {int(q): tuple(v) for q, v in c.checksums().items()})  # the R = 1 run's
+    unlimited.check(0, 5, right)
+    with pytest.raises(tpch.WrongAnswer, match="^TPC-H q20: 1 rows .* the unlimited \\(R = 1\\) run returned 0"):
+        unlimited.check(0, 20, right[:1])
+    assert "and to the unlimited R = 1 run's" in unlimited.summary(0.02)
+    from families.overcommit import workloads as oc_wl  # noqa: PLC0415
+    one, two = oc_wl.per_ratio_args("tpch", "results/h/R1/rep0", 1), oc_wl.per_ratio_args("tpch", "results/h/R1/rep0", 2)
+    assert one[0] == "--checksums-out" and two[0] == "--checksums-from" and one[1] == two[1]
+    assert oc_wl.per_ratio_args("ffmpeg", "results/h/R1/rep0", 2) == []
 
 
 @pytest.mark.skipif(tpch.check() is not None, reason=f"DuckDB: {tpch.check()}")

@@ -20,6 +20,19 @@ FILES = {"series": "memcg.csv", **RUNNER_FILES}
 KNOWN = ("ffmpeg", "tpch", "tpcc", "resnet50")
 
 
+TPCH_CHECKSUMS = "tpch_checksums.json"  # the unlimited (R = 1) run's answers, checked by the R > 1 runs
+
+
+def per_ratio_args(name: str, baseline_dir: str, ratio: float) -> list[str]:
+    """What a workload's program takes per ratio: TPC-H's R = 1 point writes each query's row count
+    and checksum, its R > 1 points check theirs against them (where DuckDB has no reference
+    answers for the scale factor; ``baseline_dir``: the R = 1 point's directory)."""
+    if name != "tpch":
+        return []
+    flag = "--checksums-out" if ratio == 1 else "--checksums-from"
+    return [flag, f"{os.path.abspath(baseline_dir)}/{TPCH_CHECKSUMS}"]
+
+
 def dumps(argv: list[str]) -> str:
     return json.dumps([str(a) for a in argv], separators=(",", ":"))
 

@@ -14,8 +14,9 @@ better).
 Every answer is checked (a run under memory pressure that returned wrong rows must not be reported
 as a fast one): against DuckDB's reference answers (``tpch_answers()``, which the extension has for
 scale factors 0.01, 0.1 and 1) where it has them for ``--sf``; elsewhere internally (each query's
-row count and an order-independent checksum of its rows in every round must equal round 0's, and
-no query may return no rows). A wrong answer ends the run with one ``tierbench: error: TPC-H qN:
+row count and an order-independent checksum of its rows in every round must equal round 0's and,
+with ``--checksums-from``, an unlimited run's: the overcommit family's R = 1 point writes them
+with ``--checksums-out``). A wrong answer ends the run with one ``tierbench: error: TPC-H qN:
 ...`` line and a non-zero status; a run that completes prints ``# answers verified: ...``.
 """
 
@@ -25,6 +26,7 @@ import argparse
 import datetime
 import decimal
 import hashlib
+import json
 import math
 import os
 import re
@@ -154,10 +156,11 @@ def compare(query: int, got: list[tuple], answer: str) -> str | None:
 
 
 def checksum(rows: list[tuple]) -> tuple[int, str]:
-    """Row count and an order-independent checksum of a result (doubles rounded to 9 significant digits)."""
+    """Row count and an order-independent checksum of a result (DOUBLEs rounded to 6 significant
+    digits: a parallel sum's order moves their last digits from run to run)."""
     acc = 0
     for r in rows:
-        text = "|".join(f"{v:.9g}" if isinstance(v, float) else _cell(v) for v in r)
+        text = "|".join(f"{v:.6g}" if isinstance(v, float) else _cell(v) for v in r)
         acc ^= int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
     return len(rows), f"{acc:016x}"
 
@@ -173,30 +176,44 @@ class WrongAnswer(Exception):
 
 
 class Checker:
-    """Checks each query's rows: against the reference answers where there are some, else against round 0's."""
+    """Checks each query's rows: against the reference answers where there are some; else
+    internally: its row count and checksum in every round equal round 0's and, where given, those
+    of an unlimited run of the same scale factor (``unlimited``: query -> [rows, checksum], the
+    overcommit family's R = 1 point's). A query may return no rows (q2, q20 at SF 0.001)."""
 
-    def __init__(self, refs: dict[int, str]):
+    def __init__(self, refs: dict[int, str], unlimited: dict[int, tuple[int, str]] | None = None):
         self.refs = refs
+        self.unlimited = unlimited or {}
         self.first: dict[int, tuple[int, str]] = {}
         self.checked = 0
 
     def check(self, rnd: int, query: int, rows: list[tuple]) -> None:
+        n, c = checksum(rows)
+        self.first.setdefault(query, (n, c))
+        why = None
         if query in self.refs:
             why = compare(query, rows, self.refs[query])
-        else:
-            n, c = checksum(rows)
-            why = f"TPC-H q{query}: no rows" if n == 0 else None
-            if why is None and query in self.first and self.first[query] != (n, c):
-                why = (f"TPC-H q{query}: round {rnd} returned {n} rows (checksum {c}), round 0 returned "
-                       f"{self.first[query][0]} (checksum {self.first[query][1]})")
-            self.first.setdefault(query, (n, c))
+        elif self.first[query] != (n, c):
+            why = (f"TPC-H q{query}: round {rnd} returned {n} rows (checksum {c}), round 0 returned "
+                   f"{self.first[query][0]} (checksum {self.first[query][1]})")
+        elif query in self.unlimited and tuple(self.unlimited[query]) != (n, c):
+            u = self.unlimited[query]
+            why = (f"TPC-H q{query}: {n} rows (checksum {c}), the unlimited (R = 1) run returned {u[0]} "
+                   f"(checksum {u[1]})")
         if why:
             raise WrongAnswer(why)
         self.checked += 1
 
+    def checksums(self) -> dict[str, list]:
+        return {str(q): list(v) for q, v in sorted(self.first.items())}
+
     def summary(self, sf: float) -> str:
-        how = (f"against DuckDB's tpch_answers() for sf {sf:g}" if self.refs else
-               f"internally (row counts and checksums equal across rounds; tpch_answers() has none for sf {sf:g})")
+        if self.refs:
+            how = f"against DuckDB's tpch_answers() for sf {sf:g}"
+        else:
+            how = ("internally (row counts and checksums equal across rounds"
+                   + (" and to the unlimited R = 1 run's" if self.unlimited else "")
+                   + f"; tpch_answers() has none for sf {sf:g})")
         return f"# answers verified: {self.checked} query results {how}"
 
 
@@ -206,7 +223,21 @@ def main(args: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--memory-limit", default="64GB")
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--checksums-out", type=Path, default=None,
+                    help="write each query's row count and checksum here (JSON): the unlimited run's")
+    ap.add_argument("--checksums-from", type=Path, default=None,
+                    help="an unlimited run's --checksums-out: every answer must equal it (where no reference)")
     a = ap.parse_args(args)
+    unlimited = None
+    if a.checksums_from is not None and not a.checksums_from.exists():  # e.g. a guest boot without R = 1's files
+        print(f"# the unlimited run's checksums {a.checksums_from} are absent: not compared", flush=True)
+    elif a.checksums_from is not None:
+        try:
+            unlimited = {int(q): tuple(v) for q, v in json.loads(a.checksums_from.read_text()).items()}
+        except (OSError, ValueError) as e:
+            print(f"tierbench: error: TPC-H: cannot read the unlimited run's checksums {a.checksums_from}: {e}",
+                  file=sys.stderr)
+            return 1
     import duckdb  # noqa: PLC0415
 
     con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
@@ -217,7 +248,7 @@ def main(args: list[str] | None = None) -> int:
     t0 = time.monotonic()
     con.execute(f"CALL dbgen(sf = {a.sf})")
     print(f"# dbgen sf={a.sf:g} {time.monotonic() - t0:.3f} s pid {os.getpid()}", flush=True)
-    checker = Checker(references(con, a.sf))
+    checker = Checker(references(con, a.sf), unlimited)
     for rnd in range(a.rounds):
         for q in range(1, QUERIES + 1):
             t = time.monotonic()
@@ -228,6 +259,9 @@ def main(args: list[str] | None = None) -> int:
             except WrongAnswer as e:
                 print(f"tierbench: error: {e}", file=sys.stderr, flush=True)
                 return 1
+    if a.checksums_out is not None:
+        a.checksums_out.parent.mkdir(parents=True, exist_ok=True)
+        a.checksums_out.write_text(json.dumps(checker.checksums()) + "\n")
     print(checker.summary(a.sf), flush=True)
     return 0
 
