@@ -14,8 +14,9 @@ uniformly (the records are cache-resident at the quick scale: a hash lookup eith
 
 Printed: per run and phase the YCSB kops/s, redis-benchmark's, their ratio, and the CPU time per
 operation of each client and of the server; then the medians. ``--baseline LAUNCHER`` interleaves a
-second runner (A, B, A, B...: load from the other engineers on this machine cancels out), e.g. the
-runner before the warm-up (run with ``--baseline-args``, its old settings). Keyspace hits and misses
+second runner (A, B, A, B...: load from the other engineers on this machine cancels out), run with
+``--baseline-seconds`` phases and no warm-up (``--baseline-warmup``: the same warm-up): e.g. the
+same runner with the settings before the warm-up existed (0.5 s phases). Keyspace hits and misses
 of the server (INFO stats) show that redis-benchmark read the keys YCSB loaded.
 """
 
