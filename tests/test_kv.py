@@ -82,6 +82,56 @@ def test_parser_redis_server_cpu_and_pipelining():
     assert not any(r["metric"] == "server_pid" for r in rows)
 
 
+def test_client_bound_flag_on_a_synthetic_point():
+    """The client, not the store, is the bottleneck where its CPU per operation (per client thread)
+    exceeds the server's (per serving thread): flagged per phase, and said in both tables."""
+    def runner_csv(phases: dict[str, tuple[float, float]]) -> str:
+        lines = ["phase,metric,op,node,value,unit"]
+        for ph, (jvm_s, server_s) in phases.items():  # 10 000 operations each
+            lines += [f"{ph},operations,,,10000,ops", f"{ph},elapsed,,,1,s", f"{ph},throughput,,,10000,ops/s",
+                      f"{ph},jvm_cpu,,,{jvm_s},s", f"{ph},server_cpu,,,{server_s},s"]
+        return "\n".join([*lines, "end,complete,,,1,"]) + "\n"
+
+    # a: client 100 us/op vs server 20 (client-bound); c: 10 vs 20 (the store); d: 30 vs 20 over 2 threads
+    rows = ycsb.parse(runner_csv({"a": (1.0, 0.2), "c": (0.1, 0.2), "d": (0.3, 0.2), "e": (0.15, 0.2)}))
+    flag = {r["kv_phase"]: r["value"] for r in ycsb.derived(rows, {"threads": 1}) if r["metric"] == "client_bound"}
+    assert flag == {"a": 1.0, "c": 0.0, "d": 1.0, "e": 0.0}
+    flag2 = {r["kv_phase"]: r["value"] for r in ycsb.derived(rows, {"threads": 2}) if r["metric"] == "client_bound"}
+    assert flag2 == {"a": 1.0, "c": 0.0, "d": 0.0, "e": 0.0}  # d: 30 us over 2 client threads: 15 < 20
+    memcached = {r["kv_phase"]: r["value"] for r in ycsb.derived(rows, {"threads": 1, "server_threads": 2})
+                 if r["metric"] == "client_bound"}
+    assert memcached["e"] == 1.0 and memcached["c"] == 0.0  # e: 15 us vs 20 us over memcached's 2 threads
+    no_server = ycsb.parse("phase,metric,op,node,value,unit\nc,operations,,,10,ops\nc,jvm_cpu,,,1,s\nend,complete,,,1,\n")
+    assert not [r for r in ycsb.derived(no_server, {}) if r["metric"] == "client_bound"]  # no server: no flag here
+
+    import pandas as pd  # noqa: PLC0415
+
+    from families.kv import tables  # noqa: PLC0415
+    base = {"host": "box", "backend": "numa", "family": "kv", "experiment": "ycsb", "workload": "ycsb", "rep": 0,
+            "tool": "ycsb", "records": 1000, "value_bytes": 100, "cache_resident": True, "placement_note": "",
+            "key_type": "int", "threads": 1, "placement": "default", "mem_nodes": "0"}
+    df = []
+    for system, ph, tput, jvm, server, cb in (("redis", "a", 1e4, 100, 20, 1.0), ("redis", "c", 5e4, 10, 20, 0.0),
+                                              ("null", "c", 1e6, 1.0, None, None),
+                                              ("skiplist", "c", 2e5, 4.0, None, None),  # engine 3 us > driver 1
+                                              ("skiplist", "a", 2e5, 1.5, None, None)):  # engine 0.5 us < driver 1
+        pt = {**base, "system": system, "kv_phase": ph, "point": f"{system}-default-int-t1"}
+        df += [{**pt, "metric": "throughput", "value": tput, "unit": "ops/s"},
+               {**pt, "metric": "jvm_cpu_per_op", "value": jvm, "unit": "us"}]
+        if server is not None:
+            df += [{**pt, "metric": "server_cpu_per_op", "value": server, "unit": "us"},
+                   {**pt, "metric": "client_bound", "value": cb, "unit": "bool"}]
+    df += [{**base, "system": "null", "kv_phase": "a", "point": "null-default-int-t1", "metric": m, "value": v,
+            "unit": u} for m, v, u in (("throughput", 1e6, "ops/s"), ("jvm_cpu_per_op", 1.0, "us"))]
+    df = pd.DataFrame(df)
+    t = {(r["system"]): r for r in table_rows(tables.throughput(df))}
+    assert t["redis"]["client_bound_phases"] == "a" and t["skiplist"]["client_bound_phases"] == "a"
+    assert t["null"]["client_bound_phases"] == ""
+    b = {(r["system"], r["kv_phase"]): r["bottleneck"] for r in table_rows(tables.bottleneck(df))}
+    assert b == {("redis", "a"): "client", ("redis", "c"): "store", ("skiplist", "a"): "client",
+                 ("skiplist", "c"): "store", ("null", "a"): "(driver)", ("null", "c"): "(driver)"}
+
+
 def test_parser_refuses_an_incomplete_run():
     text = (DATA / "ycsb-skiplist-int.csv").read_text()
     with pytest.raises(ValueError, match="did not complete"):
@@ -219,7 +269,8 @@ def real_rows(tmp_path: Path, systems: list[str], **over) -> tuple[dict, Path]:
     facts = hostdetect.detect()
     prof = profile.resolve("auto", facts)
     pmdk = over.pop("pmdk", None)
-    cfg = config(**{"systems": systems, "records": 2000, "max_seconds": 0.2, "heap_mib": 256, **over})
+    cfg = config(**{"systems": systems, "records": 2000, "max_seconds": 0.2, "heap_mib": 256, "warmup_seconds": 0.1,
+                    "min_operations": 300, **over})
     cfg["kv"]["redis"] = {"port": free_port(), "pipeline_depths": [1, 4], "pipeline_seconds": 0.1}
     cfg["kv"]["memcached"] = {"port": free_port()}
     if pmdk:
@@ -280,6 +331,11 @@ def test_real_ycsb_against_skiplist_redis_and_memcached(built, tmp_path):
             assert (df["metric"] == "server_cpu_per_op").any()
         if name == "redis":
             assert {"c-pipe1", "c-pipe4"} <= set(df["kv_phase"].dropna())
+            assert (df["metric"] == "client_bound").any()
+        warm = df[df["metric"] == "warmup_operations"].set_index("kv_phase")["value"]
+        assert {"load", "a", "c", "d"} <= set(warm.index) and (warm > 0).all()  # a warm-up before every phase
+        ops = df[(df["metric"] == "operations") & df["kv_phase"].isin(["a", "c", "d", "e"])]["value"]
+        assert (ops >= 300).all()  # kv/min_operations, however short max_seconds
     # the bottleneck table from these points' meta.json: counted where a source counted, else the reason
     from families.kv import tables  # noqa: PLC0415
 
@@ -295,6 +351,25 @@ def test_real_ycsb_against_skiplist_redis_and_memcached(built, tmp_path):
         for r in table_rows(b):
             v, name = r["counted_read_MB_per_s"], f"{r['system']}-{r['placement']}-{r['key_type']}"
             assert (v != "–" and float(v.replace(",", "")) > 0) or name in note or "every point" in note
+
+
+def test_redis_benchmark_beside_the_ycsb_binding_on_the_same_server_and_keys(built, tmp_path):
+    """bench/bench_kv_redis.py at a tiny scale: YCSB loads and reads a private Redis, redis-benchmark
+    reads the same keys on the same server (every GET a keyspace hit: the key names agree), and a
+    ratio per phase comes out (its value is a timing: never asserted)."""
+    for tool in ("redis-server", "redis-benchmark", "redis-cli"):
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} is not installed (Debian packages redis-server, redis-tools)")
+    from bench import bench_kv_redis  # noqa: PLC0415
+
+    r = bench_kv_redis.compare(str(built), records=500, threads=1, seconds=0.1, warmup=0.1, min_ops=200,
+                               value_bytes=100, depth=4, heap_mib=256, workdir=tmp_path)
+    assert r["keyspace"]["keyspace_hits"] > 0 and r["keyspace"]["keyspace_misses"] == 0
+    for ph in ("a", "c", "c-pipe4"):
+        assert r[ph]["ycsb"] > 0 and r[ph]["native"] > 0 and r[ph]["ratio"] == pytest.approx(r[ph]["ycsb"] / r[ph]["native"])
+        assert r[ph]["ycsb_server_us"] >= 0 and r[ph]["native_client_us"] >= 0  # /proc ticks: 10 ms resolution
+    assert r["c"]["ycsb_ops"] >= 200  # the minimum operation count
+    assert not list(tmp_path.iterdir())  # its scratch directory removed, its server ended
 
 
 def mounted_under(path: Path) -> list[str]:

@@ -173,27 +173,203 @@ def test_ffmpeg_parser():
     assert p["frames"] == 30 and p["rtime_s"] > 0 and p["fps"] == pytest.approx(30 / p["rtime_s"])
 
 
-def test_pgbench_tpcc_parser():
+def test_tpcc_like_driver_parser_counts_committed_new_orders():
     p = pgtpcc.parse((DATA / "pgtpcc" / "pgbench.out").read_text())
-    assert p["transactions"] == {"neworder": 4495, "payment": 4340, "orderstatus": 391, "delivery": 422, "stocklevel": 412}
-    assert p["duration_s"] == 5 and p["failed"] == 0
+    assert p["transactions"] == {"neworder": 1652, "neworder_rollback": 19, "payment": 1671, "orderstatus": 167,
+                                 "delivery": 167, "stocklevel": 167}
+    assert p["duration_s"] == 10 and p["failed"] == 0
     n = pgtpcc.native(DATA / "pgtpcc", {"stdout": "pgbench.out"})
-    assert n["metric"] == "tpmC" and n["value"] == pytest.approx(4495 / 5 * 60)
+    assert n["metric"] == "new_orders_per_min" and "TPC-C-like" in n["unit"]
+    assert n["value"] == pytest.approx(1652 / 10 * 60)  # committed ones only: the 19 rolled back are apart
+    checks = {c["metric"]: c["value"] for c in n["checks"]}
+    assert checks["new_orders_rolled_back"] == 19 and checks["mix_payment"] == pytest.approx(1671 / 3843, abs=1e-5)
+    text = (DATA / "pgtpcc" / "pgbench.out").read_text()
+    with pytest.raises(ValueError, match="D_NEXT_O_ID"):  # the two counts of committed New-Orders disagree
+        pgtpcc.parse(text.replace("by_district 1652", "by_district 1671"))
+    with pytest.raises(ValueError, match="no transaction counts"):
+        pgtpcc.parse(text[: text.index("# mix")])
 
 
-def test_pgbench_scripts_are_the_tpcc_mix():
-    assert sum(pgtpcc.SCRIPTS.values()) == 100 and pgtpcc.SCRIPTS["neworder"] == 45 and pgtpcc.SCRIPTS["payment"] == 43
-    new_order = (pgtpcc.HERE / "neworder.sql").read_text()
-    assert "random(0, 1023) | random(1, 3000)" in new_order  # NURand(1023, 1, 3000)
+def test_tpcc_like_deck_keeps_the_minimums_and_is_said_everywhere():
+    deck = pgtpcc.DECK
+    assert sum(deck.values()) == 23 and deck["neworder"] == deck["payment"] == 10
+    for t, low in pgtpcc.MINIMUM.items():  # TPC-C 5.11 Clause 5.2.3's minimums, in every deck of 23
+        assert deck[t] / 23 >= low
+    script = (pgtpcc.HERE / pgtpcc.SCRIPT).read_text()
+    assert "random(0, 1023) | random(1, 3000)" in script  # NURand(1023, 1, 3000)
+    assert "permute(:k % 23, 23" in script and "\\set k :k + 1" in script
+    argv = pgtpcc.pgbench_argv(5432, warehouses=1, clients=2, duration_s=10)
+    assert argv[argv.index("-f") + 1].endswith("tpcc.sql") and "k=0" in argv
+    assert all(d for d in pgtpcc.DIFFERENCES)
+    for doc in (REPO / "docs" / "overcommit.md", REPO / "README.md", REPO / "families" / "overcommit" / "schema.yaml"):
+        text = doc.read_text()
+        assert "TPC-C-like" in text and "TPC-C on PostgreSQL" not in text and "tpmC =" not in text, doc
+    from families.overcommit.figures import shared  # noqa: PLC0415
+    assert "TPC-C-like" in shared.LABELS["tpcc"]
+
+
+@pytest.fixture
+def scratch_pg():
+    """A private PostgreSQL cluster with the TPC-C-like schema and nothing loaded: yields a function
+    that runs SQL (psql -c) and returns its rows; stopped and removed after."""
+    why = pgtpcc.check()
+    if why:
+        pytest.skip(f"PostgreSQL: {why}")
+    if os.geteuid() != 0:
+        pytest.skip("initdb runs as the postgres user: needs root")
+    import shutil  # noqa: PLC0415
+    import socket  # noqa: PLC0415
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = REPO / "results" / f".test-pg-{os.getpid()}"  # pytest's tmp is 0700: not the postgres user's
+    datadir = base / "data"
+    b = pgtpcc.bindir()
+    as_pg = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--"]
+    try:
+        base.mkdir(parents=True)
+        os.chmod(base, 0o755)
+        sock = Path(pgtpcc.socket_dir(port))
+        sock.mkdir(mode=0o700)
+        shutil.chown(sock, "postgres", "postgres")
+        shutil.chown(base, "postgres", "postgres")
+        subprocess.run(as_pg + [f"{b}/initdb", "-D", str(datadir), "-U", "postgres", "--auth=trust", "--no-sync"],
+                       check=True, capture_output=True, cwd="/")
+        with open(datadir / "postgresql.conf", "a") as f:
+            f.write(f"\nlisten_addresses = ''\nport = {port}\nunix_socket_directories = '{sock}'\n")
+        subprocess.run(as_pg + [f"{b}/pg_ctl", "-D", str(datadir), "-w", "-l", str(base / "log"), "start"], check=True,
+                       capture_output=True, cwd="/")
+        psql = [f"{b}/psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", "-h", str(sock), "-p", str(port), "-U", "postgres"]
+        subprocess.run(psql + ["-c", "CREATE DATABASE tpcc"], check=True, capture_output=True)
+        subprocess.run(psql + ["-d", "tpcc", "-f", str(pgtpcc.HERE / "schema.sql")], check=True, capture_output=True)
+
+        def sql(*commands: str) -> list[list[str]]:
+            r = subprocess.run(psql + ["-d", "tpcc", "-A", "-t", "-F", "|", *[x for c in commands for x in ("-c", c)]],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            return [ln.split("|") for ln in r.stdout.splitlines() if ln]
+
+        sql.port = port  # type: ignore[attr-defined]
+        yield sql
+    finally:
+        if (datadir / "postmaster.pid").exists():
+            subprocess.run(as_pg + [f"{b}/pg_ctl", "-D", str(datadir), "stop", "-m", "immediate", "-w"],
+                           capture_output=True, cwd="/")
+        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(pgtpcc.socket_dir(port), ignore_errors=True)
+
+
+def test_tpcc_like_deck_deals_each_client_the_spec_mix_per_23(scratch_pg):
+    """tpcc.sql under pgbench (the five transactions replaced by stubs that log which ran, in order,
+    per connection): every client's every deck of 23 holds 10 New-Order, 10 Payment and one of
+    each other, in an order that changes from deck to deck and client to client."""
+    log = "INSERT INTO deck_log (pid, tx) VALUES (pg_backend_pid(), '{}')"
+    scratch_pg("CREATE TABLE deck_log (seq bigserial PRIMARY KEY, pid int, tx text)",
+               "DROP FUNCTION tpcc_new_order, tpcc_payment, tpcc_order_status, tpcc_delivery, tpcc_stock_level",
+               "CREATE OR REPLACE FUNCTION tpcc_new_order(int, int, int, int, boolean, int) RETURNS boolean "
+               f"LANGUAGE sql AS $$ {log.format('neworder')}; SELECT true $$",
+               "CREATE OR REPLACE FUNCTION tpcc_payment(int, int, boolean, int, int, numeric, boolean, int) RETURNS void "
+               f"LANGUAGE sql AS $$ {log.format('payment')} $$",
+               "CREATE OR REPLACE FUNCTION tpcc_order_status(int, int, boolean, int, int) RETURNS int "
+               f"LANGUAGE sql AS $$ {log.format('orderstatus')}; SELECT 0 $$",
+               "CREATE OR REPLACE FUNCTION tpcc_delivery(int, int) RETURNS int "
+               f"LANGUAGE sql AS $$ {log.format('delivery')}; SELECT 0 $$",
+               "CREATE OR REPLACE FUNCTION tpcc_stock_level(int, int, int) RETURNS int "
+               f"LANGUAGE sql AS $$ {log.format('stocklevel')}; SELECT 0 $$")
+    argv = pgtpcc.pgbench_argv(scratch_pg.port, warehouses=1, clients=3, duration_s=1)
+    argv[argv.index("-T"):argv.index("-T") + 2] = ["-t", str(23 * 6)]  # six decks per client
+    r = subprocess.run(argv, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = scratch_pg("SELECT pid, tx FROM deck_log ORDER BY seq")
+    per_client: dict[str, list[str]] = {}
+    for pid, tx in rows:
+        per_client.setdefault(pid, []).append(tx)
+    assert len(per_client) == 3 and all(len(v) == 23 * 6 for v in per_client.values())
+    orders = set()
+    for seq in per_client.values():
+        for i in range(0, len(seq), 23):
+            deck = seq[i:i + 23]
+            assert {t: deck.count(t) for t in pgtpcc.DECK} == pgtpcc.DECK
+            orders.add(tuple(deck))
+    assert len(orders) > 12  # 18 decks, shuffled: not one order dealt again and again
+    mix = {tx: int(n) for tx, n in scratch_pg("SELECT tx, sum(n) FROM tpcc_mix GROUP BY tx")}
+    assert mix == {t: n * 6 * 3 for t, n in pgtpcc.DECK.items()}  # counted in the transactions' own statements
+
+
+def test_tpcc_like_load_gives_each_district_its_own_customer_permutation(scratch_pg):
+    load = (pgtpcc.HERE / "load.sql").read_text()
+    start = load.index("INSERT INTO orders")
+    scratch_pg(load[start:load.index(";", start) + 1].replace(":w", "2"))
+    perms = {}
+    for w, d, cids in scratch_pg("SELECT o_w_id, o_d_id, string_agg(o_c_id::text, ',' ORDER BY o_id) FROM orders "
+                                 "GROUP BY 1, 2"):
+        perms[(w, d)] = [int(c) for c in cids.split(",")]
+    assert len(perms) == 20
+    assert all(sorted(p) == list(range(1, 3001)) for p in perms.values())  # each a permutation of 1..3000
+    assert len({tuple(p) for p in perms.values()}) == 20  # and each district its own
 
 
 def test_tpch_and_resnet_parsers():
     text = "# dbgen\n" + "".join(f"0,{q},0.5\n" for q in range(1, 23)) + "".join(f"1,{q},0.25\n" for q in range(1, 23))
-    assert tpch.parse(text) == {"queries": 22, "total_s": pytest.approx(5.5)}
+    with pytest.raises(ValueError, match="not checked"):  # no answers-verified line: not a result
+        tpch.parse(text)
+    text += "# answers verified: 44 query results against DuckDB's tpch_answers() for sf 0.1\n"
+    assert tpch.parse(text) == {"queries": 22, "total_s": pytest.approx(5.5), "verified": 44,
+                                "verified_how": "against DuckDB's tpch_answers() for sf 0.1"}
     with pytest.raises(ValueError):
         tpch.parse("0,1,0.5\n")
     r = resnet50.parse("# parameters=1\nimages=8\nseconds=2\nimages_per_s=4\nhot_mib=97\ncold_mib=64\n")
     assert r["images_per_s"] == 4 and r["cold_mib"] == 64
+
+
+def test_tpch_answer_check_catches_a_wrong_answer():
+    ref = "l_orderkey|revenue|o_orderdate\n47714|267010.5894|1995-03-11\n22276|266351.5562|1995-01-29\n"
+    import datetime  # noqa: PLC0415
+    from decimal import Decimal  # noqa: PLC0415
+    right = [(47714, Decimal("267010.5894"), datetime.date(1995, 3, 11)),
+             (22276, Decimal("266351.5562"), datetime.date(1995, 1, 29))]
+    assert tpch.compare(3, right, ref) is None
+    wrong = [right[0], (22276, Decimal("266351.5563"), datetime.date(1995, 1, 29))]
+    why = tpch.compare(3, wrong, ref)
+    assert why.startswith("TPC-H q3: row 2 column revenue") and "\n" not in why
+    assert tpch.compare(3, right[:1], ref) == "TPC-H q3: 1 rows, DuckDB's reference answer has 2"
+    assert tpch.compare(17, [(None,)], "avg_yearly\n\n") is None  # its NULL is an empty cell
+    assert tpch.compare(1, [(0.05008133906964238 * (1 + 1e-9),)], "avg_disc\n0.05008133906964238\n") is None
+    c = tpch.Checker({})  # no reference: round k must equal round 0
+    c.check(0, 5, right)
+    c.check(1, 5, right[::-1])  # order-independent
+    with pytest.raises(tpch.WrongAnswer, match="^TPC-H q5: round 2 returned 1 rows"):
+        c.check(2, 5, right[:1])
+    c.check(0, 20, [])  # no rows can be right (q2, q20 at SF 0.001)
+    unlimited = tpch.Checker({}, {int(q): tuple(v) for q, v in c.checksums().items()})  # the R = 1 run's
+    unlimited.check(0, 5, right)
+    with pytest.raises(tpch.WrongAnswer, match="^TPC-H q20: 1 rows .* the unlimited \\(R = 1\\) run returned 0"):
+        unlimited.check(0, 20, right[:1])
+    assert "and to the unlimited R = 1 run's" in unlimited.summary(0.02)
+    from families.overcommit import workloads as oc_wl  # noqa: PLC0415
+    one, two = oc_wl.per_ratio_args("tpch", "results/h/R1/rep0", 1), oc_wl.per_ratio_args("tpch", "results/h/R1/rep0", 2)
+    assert one[0] == "--checksums-out" and two[0] == "--checksums-from" and one[1] == two[1]
+    assert oc_wl.per_ratio_args("ffmpeg", "results/h/R1/rep0", 2) == []
+
+
+@pytest.mark.skipif(tpch.check() is not None, reason=f"DuckDB: {tpch.check()}")
+def test_tpch_run_with_a_tampered_reference_fails_naming_the_query(monkeypatch, capsys):
+    real = tpch.references
+
+    def tampered(con, sf):
+        refs = real(con, sf)
+        cols, rows = tpch.reference_rows(refs[6])
+        refs[6] = "|".join(cols) + "\n" + "\n".join("|".join(r[:-1] + ["1"]) for r in rows) + "\n"
+        return refs
+
+    monkeypatch.setattr(tpch, "references", tampered)
+    assert tpch.main(["--sf", "0.01", "--threads", "1"]) == 1
+    out = capsys.readouterr()
+    assert out.err.strip().splitlines() == [out.err.strip()] and out.err.startswith("tierbench: error: TPC-H q6: ")
+    assert "answers verified" not in out.out
+    monkeypatch.setattr(tpch, "references", real)
+    assert tpch.main(["--sf", "0.01", "--threads", "1"]) == 0
+    assert "# answers verified: 22 query results against DuckDB's tpch_answers() for sf 0.01" in capsys.readouterr().out
 
 
 @needs_cgroups

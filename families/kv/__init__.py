@@ -284,9 +284,11 @@ def pmdk_rows(config: dict, host: Host, places: list[dict], threads: list[int], 
                 a = ycsb.argv(system="redis", key_type=kt, threads=th, records=cfg["records"],
                               operations=cfg["operations"], max_seconds=cfg["max_seconds"],
                               value_bytes=cfg["value_bytes"], phases=list(cfg["workloads"]), port=pc["port"],
-                              pipeline_depths=pipe, pipeline_seconds=rcfg["pipeline_seconds"], heap_mib=cfg["heap_mib"])
+                              pipeline_depths=pipe, pipeline_seconds=rcfg["pipeline_seconds"], heap_mib=cfg["heap_mib"],
+                              warmup_seconds=cfg["warmup_seconds"], min_operations=cfg["min_operations"])
                 opts = {"slow_nodes": [], "llc_bytes": host.facts.get("llc_bytes") or 0, "records": cfg["records"],
-                        "value_bytes": cfg["value_bytes"], "key_type": kt}  # no NUMA slow tier: no slow-tier share
+                        "value_bytes": cfg["value_bytes"], "key_type": kt,  # no NUMA slow tier: no slow-tier share
+                        "threads": th, "server_threads": th}  # kv-pmem: a thread per connection
                 w = ycsb.role(a, opts)
                 w["wrap"] = list(bind)
                 srv = kvpmem.role(kvpmem.argv(port=pc["port"], pool=pool, size_mib=pool_mib(cfg, n, ycsb.KEY_BYTES[kt]),
@@ -350,7 +352,7 @@ def guest_points(config: dict, host: Host, tiers: list[dict]) -> tuple[list[dict
         bind = [numactl_mem(nodes)]
         for kt in cfg["key_types"]:
             opts = {"slow_nodes": slow, "llc_bytes": facts.get("llc_bytes") or 0, "records": cfg["records"],
-                    "value_bytes": cfg["value_bytes"], "key_type": kt}
+                    "value_bytes": cfg["value_bytes"], "key_type": kt, "threads": 1, "server_threads": 1}
             w = kvresp.role(kvresp.argv(unix=GUEST_SOCKET, records=cfg["records"], value_bytes=cfg["value_bytes"],
                                         key_type=kt, seconds=cfg["max_seconds"]), opts)
             w["wrap"] = ["numactl", f"--physcpubind={cpulist.format(cpus)}", f"--membind={default}"]
@@ -439,9 +441,11 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                                   port=(rcfg["port"] if system == "redis" else cfg["memcached"]["port"]) if server
                                   else None, pipeline_depths=pipe,
                                   pipeline_seconds=rcfg["pipeline_seconds"], heap_mib=cfg["heap_mib"],
-                                  data_dir=tmpfs, cache_mib=cfg["rocksdb"]["cache_mib"], map_mib=size)
+                                  data_dir=tmpfs, cache_mib=cfg["rocksdb"]["cache_mib"], map_mib=size,
+                                  warmup_seconds=cfg["warmup_seconds"], min_operations=cfg["min_operations"])
                     opts = {"slow_nodes": slow, "llc_bytes": facts.get("llc_bytes") or 0, "records": cfg["records"],
-                            "value_bytes": cfg["value_bytes"], "key_type": kt}
+                            "value_bytes": cfg["value_bytes"], "key_type": kt, "threads": th,
+                            "server_threads": ycsb.SERVER_THREADS.get(system, 1)}
                     w = ycsb.role(a, opts)
                     placed, extra = interleave_wrap(cfg, tiers, cpus, nodes) if pname == "interleave" else (
                         ["numactl", f"--physcpubind={cpulist.format(cpus)}", numactl_mem(nodes)], {})

@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import frame, reference
-from workloads.ycsb.workload import KEY_BYTES
+from workloads.ycsb.workload import KEY_BYTES, client_bound
 
 PHASES = ["load", "a", "c", "d", "e"]
 KEYS = ["system", "placement", "key_type", "threads"]
@@ -62,6 +62,23 @@ def _mean(d: pd.DataFrame, metric: str, keys: list[str]) -> pd.DataFrame:
     return x.groupby(keys, dropna=False)["value"].mean().reset_index()
 
 
+def bound(d: pd.DataFrame) -> pd.DataFrame:
+    """Per point and phase (KEYS + kv_phase): whether the client, not the store, is the bottleneck
+    (workloads/ycsb/workload.py client_bound): a server's points from their ``client_bound`` rows
+    (mean over repetitions, flagged where most say so); an in-process store's from the null driver's
+    CPU per operation against the engine's (the JVM's minus the driver's, same key type, threads and
+    phase); none for null itself (it is the driver) or where the null driver did not run."""
+    k = [*KEYS, "kv_phase"]
+    srv = _mean(d, "client_bound", k).rename(columns={"value": "client_bound"})
+    srv["client_bound"] = srv["client_bound"] > 0.5
+    jvm = _mean(d[d["kv_phase"].isin(PHASES)], "jvm_cpu_per_op", k)
+    null = jvm[jvm["system"] == "null"].groupby(["key_type", "threads", "kv_phase"])["value"].mean().rename("driver")
+    inproc = jvm[(jvm["system"] != "null") & ~jvm.set_index(k).index.isin(srv.set_index(k).index)]
+    inproc = inproc.merge(null.reset_index(), on=["key_type", "threads", "kv_phase"], how="inner")
+    inproc["client_bound"] = [client_bound(dr, v - dr) for dr, v in zip(inproc["driver"], inproc["value"], strict=True)]
+    return pd.concat([srv, inproc[[*k, "client_bound"]]], ignore_index=True)
+
+
 def throughput(df: pd.DataFrame) -> str:
     d = _kv(df)
     t = _mean(d[d["kv_phase"].isin(PHASES)], "throughput", [*KEYS, "kv_phase"])
@@ -75,10 +92,17 @@ def throughput(df: pd.DataFrame) -> str:
     flags = d.groupby(KEYS, dropna=False)["cache_resident"].first().reset_index()
     notes = d.groupby(KEYS, dropna=False)["placement_note"].first().reset_index()
     p = p.merge(flags, on=KEYS, how="left").merge(notes, on=KEYS, how="left")
+    b = bound(d)
+    b = b[b["client_bound"] & b["kv_phase"].isin(PHASES)]
+    cb = b.groupby(KEYS, dropna=False)["kv_phase"].agg(lambda s: ", ".join(ph for ph in PHASES if ph in set(s)))
+    p = p.merge(cb.rename("client_bound_phases").reset_index(), on=KEYS, how="left")
+    p["client_bound_phases"] = p["client_bound_phases"].fillna("")
     p = p.rename(columns={ph: f"{ph} kops/s" for ph in PHASES})
     head = ("YCSB throughput in thousands of operations per second (mean over repetitions). "
             "cache_resident: the records (keys + values) are under 4x the last-level cache, so the tier "
-            "hardly matters there.\n\n")
+            "hardly matters there. client_bound_phases: the phases where the client, not the store, is the "
+            "bottleneck (its CPU time per operation per client thread exceeds the store's per serving thread; "
+            "kv_bottleneck.md gives both): there the number measures the YCSB client more than the store.\n\n")
     return head + _md(p)
 
 
@@ -240,6 +264,10 @@ def bottleneck(df: pd.DataFrame, peaks: dict[int, float] | None = None, dimms: d
     out["engine_us_per_op"] = out["server_us_per_op"].where(server, out["client_jvm_us_per_op"] - out["driver_us_per_op"])
     total = out["client_jvm_us_per_op"] + out["server_us_per_op"].fillna(0)
     out["driver_share"] = (out["driver_us_per_op"] / total).clip(upper=1.0)
+    out = out.merge(bound(d).rename(columns={"client_bound": "cb"}), on=k, how="left")
+    out["bottleneck"] = out["cb"].map({True: "client", False: "store"}).where(out["system"] != "null", "(driver)")
+    out["bottleneck"] = out["bottleneck"].fillna("–")
+    out = out.drop(columns=["cb"])
     rec = d.groupby(KEYS, dropna=False)["value_bytes"].first().rename("value_bytes").reset_index()
     out = out.merge(rec, on=KEYS, how="left")
     out["payload_MB_per_s"] = out["ops_per_s"] * (out["key_type"].map(KEY_BYTES) + out["value_bytes"]) / 1e6
@@ -274,7 +302,10 @@ def bottleneck(df: pd.DataFrame, peaks: dict[int, float] | None = None, dimms: d
             "(microseconds): the client JVM's (YCSB driver, plus an in-process store's engine), the server's "
             "(/proc/PID/stat); engine = the server's, or for an in-process store the JVM's minus the null "
             "driver's at the same key type, threads and phase (an estimate); driver_share = the null driver's CPU "
-            "per operation over the system's total. store_bytes_per_node: /proc/PID/numa_maps of the store's "
+            "per operation over the system's total. bottleneck: client where the client's CPU time per operation per "
+            "client thread exceeds the store's per serving thread (a server's: Redis 1, memcached 2; an in-process "
+            "store: the null driver's against the engine's), store otherwise; a client-bound row measures the "
+            "client more than the store. store_bytes_per_node: /proc/PID/numa_maps of the store's "
             "process at the end (the JVM for in-process stores: heap garbage included). payload = throughput x "
             "(key + value bytes): a lower bound of the traffic; payload_share_of_peak = payload over the peak read "
             "bandwidth memchar measured on the store's memory nodes (characterize on this host; absent where it "

@@ -33,7 +33,7 @@ SCORED = False
 TOOLS: list = []
 COLUMNS = {"ratio": "number", "cgroup": "text", "swap_target": "text", "mem_node": "number",
            "work_unit": "text", "swapin_source": "text", "scale_factor": "number", "warehouses": "number",
-           "batch": "number", "dataset_mib": "number", "resnet50_mode": "text"}
+           "batch": "number", "dataset_mib": "number", "resnet50_mode": "text", "answers": "text"}
 EXPERIMENT = "ratio_sweep"
 ZSWAP = "/sys/module/zswap/parameters/enabled"
 SETTINGS = {"swappiness": "/proc/sys/vm/swappiness", "page_cluster": "/proc/sys/vm/page-cluster"}
@@ -136,9 +136,9 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                     *swap, *(["--footprint-from", base] if base else []), *spec["runner_args"]]
             if spec.get("server"):  # a server in the cgroup (bound), its driver outside (not)
                 argv += ["--server", wl.dumps(bind(spec["server"], node, cpus))]
-                prog = list(spec["argv"])
+                prog = [*spec["argv"], *wl.per_ratio_args(name, point_dir(host, name, 1), ratio)]
             else:
-                prog = bind(spec["argv"], node, cpus)
+                prog = bind([*spec["argv"], *wl.per_ratio_args(name, point_dir(host, name, 1), ratio)], node, cpus)
             prepares = "--prepare-json" in spec["runner_args"]  # its own limit, on top of the point's
             if prepares:
                 argv += ["--prepare-timeout-s", f"{oc['prepare_timeout_s']:g}"]

@@ -65,6 +65,7 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
            {"metric": "wall_time", "value": summ["wall_s"], "unit": "s"},
            {"metric": "major_faults_per_unit", "value": summ["pgmajfault"] / work if work else None,
             "unit": f"1/{nat['work_unit']}"}]
+    out += [dict(r) for r in nat.get("checks") or []]  # what the workload checked (TPC-H: its answers)
     extra = nat.get("extra") or {}
     for k, v in extra.items():
         out.append({"metric": k, "value": v, "unit": "MiB"})
@@ -99,6 +100,8 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
         r["t_s"] = ""
         r["work_unit"] = nat["work_unit"]
         r["swapin_source"] = summ["swapin_source"]
+        if nat.get("answers"):  # how the workload checked its answers (TPC-H)
+            r["answers"] = nat["answers"]
     series = outdir / Path(files["series"]).name
     out += [{**r, "tool": "memcg"} for r in series_rows(series)]
     return out

@@ -20,6 +20,19 @@ FILES = {"series": "memcg.csv", **RUNNER_FILES}
 KNOWN = ("ffmpeg", "tpch", "tpcc", "resnet50")
 
 
+TPCH_CHECKSUMS = "tpch_checksums.json"  # the unlimited (R = 1) run's answers, checked by the R > 1 runs
+
+
+def per_ratio_args(name: str, baseline_dir: str, ratio: float) -> list[str]:
+    """What a workload's program takes per ratio: TPC-H's R = 1 point writes each query's row count
+    and checksum, its R > 1 points check theirs against them (where DuckDB has no reference
+    answers for the scale factor; ``baseline_dir``: the R = 1 point's directory)."""
+    if name != "tpch":
+        return []
+    flag = "--checksums-out" if ratio == 1 else "--checksums-from"
+    return [flag, f"{os.path.abspath(baseline_dir)}/{TPCH_CHECKSUMS}"]
+
+
 def dumps(argv: list[str]) -> str:
     return json.dumps([str(a) for a in argv], separators=(",", ":"))
 
@@ -68,7 +81,7 @@ def spec(name: str, oc: dict, host: Host, cpus: list[int]) -> dict:
                                   duration_s=cfg["duration_s"])
         return {"argv": argv, "native": "workloads.pgtpcc.workload:native", "runner_args": runner, "server": pgtpcc.server_argv(datadir, port),
                 "context": {"work_unit": "transaction", "warehouses": cfg["warehouses"]},
-                "note": f"TPC-C {cfg['warehouses']} warehouse(s), {cfg['clients']} pgbench clients for {cfg['duration_s']} s; "
+                "note": f"TPC-C-like (not TPC-C: docs/overcommit.md) {cfg['warehouses']} warehouse(s), {cfg['clients']} pgbench clients for {cfg['duration_s']} s; "
                         f"PostgreSQL in the cgroup (shared_buffers {cfg['shared_buffers']}), pgbench outside"}
     if name == "resnet50":
         threads = threads_of(cfg, cpus, "overcommit/resnet50")

@@ -1,4 +1,4 @@
--- TPC-C initial population for :w warehouses (TPC-C 4.3.3), run by psql -v w=N (tierbench).
+-- TPC-C-like initial population for :w warehouses (TPC-C 4.3.3), run by psql -v w=N (tierbench).
 INSERT INTO item SELECT i, 1 + floor(random() * 10000)::int, 'item-' || i, 1 + floor(random() * 9901) / 100,
   CASE WHEN random() < 0.1 THEN 'ORIGINAL ' ELSE '' END || repeat(md5(i::text), 1)
   FROM generate_series(1, 100000) i;
@@ -12,11 +12,14 @@ INSERT INTO customer SELECT w, d, c, md5(random()::text), 'OE',
   FROM generate_series(1, :w) w, generate_series(1, 10) d, generate_series(1, 3000) c;
 INSERT INTO history SELECT c, d, w, d, w, now(), 10, 'initial' FROM generate_series(1, :w) w,
   generate_series(1, 10) d, generate_series(1, 3000) c;
+-- O_C_ID "selected sequentially from a random permutation of [1 .. 3,000]" (4.3.3.1), one permutation per
+-- district: the subquery names w and d, so it is evaluated again for each district (uncorrelated, it
+-- would be evaluated once and every district would get the same permutation)
 INSERT INTO orders SELECT w, d, o, c, now(), CASE WHEN o <= 2100 THEN 1 + floor(random() * 10)::int END,
   5 + floor(random() * 11)::int, 1
   FROM generate_series(1, :w) w, generate_series(1, 10) d,
        LATERAL (SELECT row_number() OVER () AS o, c FROM (SELECT c FROM generate_series(1, 3000) c
-                ORDER BY random()) p) perm;
+                WHERE w > 0 AND d > 0 ORDER BY random()) p) perm;
 INSERT INTO new_order SELECT o_w_id, o_d_id, o_id FROM orders WHERE o_id > 2100;
 INSERT INTO order_line SELECT o_w_id, o_d_id, o_id, n, 1 + floor(random() * 100000)::int, o_w_id,
   CASE WHEN o_id <= 2100 THEN o_entry_d END, 5,

@@ -1,6 +1,7 @@
--- TPC-C schema, loader helpers and the five transactions as PL/pgSQL functions (tierbench,
--- workloads/pgtpcc). The pgbench scripts beside this file draw the inputs (NURand, the 45/43/4/4/4
--- mix) and call the functions; the loader (load.sql) fills the tables for :w warehouses.
+-- TPC-C-like schema, loader helpers and the five transactions as PL/pgSQL functions (tierbench,
+-- workloads/pgtpcc). The pgbench script beside this file (tpcc.sql) deals the mix from a shuffled
+-- deck, draws the inputs (NURand) and calls the functions; the loader (load.sql) fills the tables
+-- for :w warehouses.
 CREATE TABLE warehouse (w_id int PRIMARY KEY, w_name text, w_tax numeric(4,4), w_ytd numeric(12,2));
 CREATE TABLE district (d_w_id int, d_id int, d_name text, d_tax numeric(4,4), d_ytd numeric(12,2),
                        d_next_o_id int, PRIMARY KEY (d_w_id, d_id));
@@ -125,3 +126,7 @@ BEGIN
     WHERE ol_w_id = w AND ol_d_id = d AND ol_o_id >= nxt - 20 AND ol_o_id < nxt AND s_quantity < threshold;
   RETURN n;
 END $$;
+
+-- How many transactions of each type committed, per pgbench client (tpcc.sql counts each in the
+-- transaction's own statement; 'neworder_rollback': the New-Orders rolled back by design)
+CREATE UNLOGGED TABLE tpcc_mix (client int, tx text, n bigint NOT NULL, PRIMARY KEY (client, tx));

@@ -38,6 +38,7 @@ BUILD = {"upstream": [], "script": _SCRIPT,
 SYSTEMS = ("null", "skiplist", "redis", "rocksdb", "lmdb", "memcached")
 FILES = {"rocksdb", "lmdb"}  # systems whose data is files: on a tmpfs bound to the tier (kv-tmpfs)
 SERVERS = {"redis": "redis-server", "memcached": "memcached"}  # servers of their own (Debian packages)
+SERVER_THREADS = {"redis": 1, "memcached": 2}  # threads serving requests: Redis's one; memcached_argv's -t 2
 TEXT_KEYS_ONLY = {"memcached"}  # its clients take text keys: no 8-byte integer keys
 NO_SCAN = {"memcached"}  # no ordered scan: phase e is not run
 PHASES = ("load", "a", "c", "d", "e")
@@ -48,11 +49,13 @@ PIDFILE = "server.pid"  # the server's, beside the client's output: how the clie
 def argv(*, system: str, key_type: str, threads: int, records: int, operations: int, max_seconds: float,
          value_bytes: int, phases: list[str], port: int | None = None, pipeline_depths: list[int] | tuple = (),
          pipeline_seconds: float = 0.5, heap_mib: int | None = None, data_dir: str | None = None,
-         cache_mib: int = 8, map_mib: int = 1024) -> list[str]:
+         cache_mib: int = 8, map_mib: int = 1024, warmup_seconds: float = 0, min_operations: int = 0) -> list[str]:
     a = ["build/bin/ycsb"] + ([f"-J-Xmx{heap_mib}m"] if heap_mib else [])
     a += ["--db", system, "--key-type", key_type, "--threads", str(threads), "--records", str(records),
           "--operations", str(operations), "--max-seconds", f"{max_seconds:g}", "--value-bytes", str(value_bytes),
           "--phases", ",".join(p for p in phases if p != "load")]
+    if warmup_seconds > 0 or min_operations > 0:
+        a += ["--warmup-seconds", f"{warmup_seconds:g}", "--min-operations", str(min_operations)]
     if port is not None:
         a += ["--port", str(port)]
     if data_dir is not None:
@@ -81,7 +84,8 @@ def redis_argv(port: int, unix: str | None = None) -> list[str]:
 def memcached_argv(port: int, memory_mib: int) -> list[str]:
     """A private memcached on loopback (no UDP), its pid written by kv-exec (memcached writes a pid
     file only as a daemon); as root it runs as Debian's memcache user."""
-    a = [EXEC, "memcached", "-p", str(port), "-l", "127.0.0.1", "-U", "0", "-m", str(memory_mib), "-t", "2"]
+    a = [EXEC, "memcached", "-p", str(port), "-l", "127.0.0.1", "-U", "0", "-m", str(memory_mib), "-t",
+         str(SERVER_THREADS["memcached"])]
     return a + (["-u", "memcache"] if os.geteuid() == 0 else [])
 
 
@@ -131,9 +135,21 @@ def parse(text: str) -> list[dict]:
     return out
 
 
+def client_bound(client_us: float, store_us: float, client_threads: int = 1, store_threads: int = 1) -> bool:
+    """Whether the client, not the store, is the bottleneck of a phase: the client's CPU time per
+    operation over its threads exceeds the store's over its threads, i.e. the client can issue fewer
+    operations per second than the store can serve (a client thread waits for the store only for
+    the store's share of each operation; Redis serves from one thread, memcached here from two).
+    For an in-process store: the null driver's CPU per operation against the engine's (the JVM's
+    minus the driver's), both on the same threads (families/kv/tables.py)."""
+    return client_us / max(1, client_threads) > store_us / max(1, store_threads)
+
+
 def derived(rows: list[dict], opts: dict) -> list[dict]:
-    """Per-phase CPU time per operation (the JVM's: driver plus an in-process engine; the server's),
-    the store's bytes per node, its achieved slow-tier share, and the cache-resident flag."""
+    """Per-phase CPU time per operation (the JVM's: driver plus an in-process engine; the server's;
+    kv-resp's C client), where a server's was measured the client-bottleneck flag
+    (:func:`client_bound`: ``client_bound`` 1/0), the store's bytes per node, its achieved slow-tier
+    share, and the cache-resident flag."""
     out = []
     by_phase: dict[str, dict[str, float]] = {}
     for r in rows:
@@ -149,6 +165,11 @@ def derived(rows: list[dict], opts: dict) -> list[dict]:
         if ops > 0 and "server_cpu" in m:
             out.append({"kv_phase": phase, "metric": "server_cpu_per_op", "value": m["server_cpu"] / ops * 1e6,
                         "unit": "us"})
+            client = m.get("jvm_cpu", m.get("client_cpu"))
+            if client is not None and m["server_cpu"] > 0:  # a server of ours (its CPU time was read)
+                bound = client_bound(client, m["server_cpu"], int(opts.get("threads", 1)),
+                                     int(opts.get("server_threads", 1)))
+                out.append({"kv_phase": phase, "metric": "client_bound", "value": float(bound), "unit": "bool"})
     slow = {str(n) for n in opts.get("slow_nodes", [])}
     for when in ("mem_load", "mem_end"):
         store = {r["node"]: r["value"] for r in rows if r["kv_phase"] == when and r["op"] == "store"

@@ -10,7 +10,9 @@ from matplotlib.ticker import NullFormatter
 
 from analysis import style
 from analysis.figures import common
+from analysis.frame import typed
 from families.kv.figures import kvstyle
+from families.kv.tables import bound
 
 NAME = "kv_throughput"
 TITLE = "Key-value stores: YCSB throughput vs client threads"
@@ -23,7 +25,9 @@ systems span orders of magnitude. On a one-node host every
 placement is node 0, and the legend says so. Mean over repetitions, with their range shaded.
 Points whose records are under 4x the last-level cache are cache-resident (the title says so):
 there, tier effects are muted. Published numbers of other systems on other hardware are not drawn
-here; they are in the separate table kv_reference.md.
+here; they are in the separate table kv_reference.md. A point ringed in black is client-bound: the
+YCSB client spends more CPU time per operation (per client thread) than the store (per serving
+thread), so its number measures the client more than the store (kv_bottleneck.md).
 """
 
 
@@ -35,6 +39,9 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
     phases = [p for p in kvstyle.PHASES if p in set(d["kv_phase"])]
     places = kvstyle.placements(d)
     m = common.mean_value(d, ["key_type", "kv_phase", "system", "placement", "threads"])
+    b = bound(typed(df)[lambda x: x["family"] == "kv"])
+    ringed = {tuple(r) for r in b[b["client_bound"]][["key_type", "kv_phase", "system", "placement", "threads"]]
+              .itertuples(index=False)}
     fig, axes = style.figure(len(phases), len(keys), height=1.9)
     fig.set_size_inches(1.7 * len(phases) + 0.5, 1.6 * len(keys) + 0.9)
     handles: dict[str, Line2D] = {}
@@ -53,6 +60,13 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
                                    linestyle=kvstyle.PLACEMENT_LINES[pi % 4],
                                    fillstyle=kvstyle.PLACEMENT_FILL[pi % 4], markersize=3)
                     handles.setdefault(st["label"], Line2D([], [], color=st["color"], marker=st["marker"]))
+                    cb = line[[(k, ph, s, p, t) in ringed for t in line["threads"]]]
+                    if not cb.empty:
+                        ax.plot(cb["threads"], cb["value"] / 1e3, linestyle="none", marker="o", markersize=7,
+                                markerfacecolor="none", markeredgecolor="black", markeredgewidth=0.7)
+                        handles.setdefault("client-bound (measures the client)",
+                                           Line2D([], [], linestyle="none", marker="o", markerfacecolor="none",
+                                                  markeredgecolor="black"))
             for pi, p in enumerate(places):
                 handles.setdefault("placement " + kvstyle.placement_label(d, p),
                                    Line2D([], [], color="black", linestyle=kvstyle.PLACEMENT_LINES[pi % 4]))

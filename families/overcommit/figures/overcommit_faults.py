@@ -13,7 +13,7 @@ NAME = "overcommit_faults"
 TITLE = "Memory overcommit: faults per unit of work"
 CAPTION = """\
 Major page faults (left) and swap-ins (right) of each workload's memory cgroup per unit of its
-work (a frame, an image, a TPC-C transaction, a TPC-H query) against the overcommit ratio R, log
+work (a frame, an image, a TPC-C-like transaction, a TPC-H query) against the overcommit ratio R, log
 scale; mean over repetitions. Swap-ins are the cgroup's pswpin where the kernel counts them per
 cgroup (cgroup v2), otherwise its anonymous-page refaults (workingset_refault_anon, cgroup v1),
 which stand in for them. A value of zero (R = 1: nothing swapped) is drawn at the axis floor.

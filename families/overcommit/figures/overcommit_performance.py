@@ -14,7 +14,7 @@ TITLE = "Memory overcommit: performance vs overcommit ratio"
 CAPTION = """\
 Each workload's native metric at overcommit ratio R (its memory cgroup limited to F/R of its
 swap-backed footprint F, swap unlimited behind it) relative to the same repetition's R = 1 run:
-FFmpeg's frames/s, ResNet-50's images/s, TPC-C's tpmC, and for TPC-H the summed time of the 22
+FFmpeg's frames/s, ResNet-50's images/s, TPC-C-like's committed New-Orders per minute (not tpmC), and for TPC-H the summed time of the 22
 queries (inverted: 1/slowdown factor). Mean over repetitions, shaded band for their range.
 Open diamonds: the numbers the seed (CXL hybrid pool, DRAM + NVMe SSD) published for its own
 testbed, for comparison only: its inputs, footprints and SSD differ from this run's.

@@ -19,7 +19,7 @@ major faults and swap-ins per unit of work, the peak swap used, and the saving i
 memory the cost model gives for R. ResNet-50's row also says how much of F its rarely-touched
 dataset is (cold share).
 """
-NATIVE = ["fps", "images_per_s", "tpmC", "query_time"]
+NATIVE = ["fps", "images_per_s", "new_orders_per_min", "query_time"]
 METRICS = ["footprint", "dram_limit", *NATIVE, "relative_performance", "slowdown_factor", "major_faults", "swapins",
            "work", "swap_peak", "cost_saving", "cold_share"]
 

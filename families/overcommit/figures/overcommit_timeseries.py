@@ -15,7 +15,7 @@ TITLE = "Memory overcommit: fault rate and swap use over time"
 CAPTION = """\
 For each workload (columns): the major-fault rate of its memory cgroup (top, per second) and the
 swap it uses (bottom, MiB) over the run, one line per overcommit ratio R, sampled every
-interval_ms (repetition 0). Time 0 is the start of the measured program (for TPC-C, the pgbench
+interval_ms (repetition 0). Time 0 is the start of the measured program (for TPC-C-like, the pgbench
 driver; PostgreSQL's start-up and the data load come before it and are not shown).
 """
 _SHADES = ["#1b9e77", "#7570b3", "#d95f02", "#e7298a", "#66a61e", "#e6ab02"]

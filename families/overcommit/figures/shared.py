@@ -11,7 +11,7 @@ from analysis.frame import typed
 
 ORDER = ["ffmpeg", "resnet50", "tpcc", "tpch"]
 COLORS = {"ffmpeg": "#0173b2", "resnet50": "#029e73", "tpcc": "#d55e00", "tpch": "#cc78bc"}
-LABELS = {"ffmpeg": "FFmpeg (x264)", "resnet50": "ResNet-50 (inference)", "tpcc": "TPC-C (PostgreSQL)",
+LABELS = {"ffmpeg": "FFmpeg (x264)", "resnet50": "ResNet-50 (inference)", "tpcc": "TPC-C-like (PostgreSQL)",
           "tpch": "TPC-H (DuckDB)"}
 SOURCE = "cxl-hybrid-pool"
 

@@ -41,8 +41,18 @@ import site.ycsb.workloads.CoreWorkload;
  * <pre>
  * ycsb --db null|skiplist|redis|rocksdb|memcached|lmdb --key-type int|string --threads T --records N --operations N
  *      --max-seconds S --value-bytes B --phases a,c,d,e [--port P] [--host H]
+ *      [--warmup-seconds W] [--min-operations M] [--insert-order hashed|ordered]
  *      [--pipeline-depths 1,4,16] [--pipeline-seconds S] --output FILE
  * </pre>
+ *
+ * <p>Every timed phase is preceded by an untimed warm-up of the same operations for W seconds and
+ * at least M (--min-operations) operations: past the JIT's compile thresholds (the JVM's JIT, the
+ * client library's buffers, the store's caches; before the load: reads of the keys
+ * about to be loaded, each a miss, which warm the driver and the connection), whose inserts count
+ * as records present. A run phase then lasts --max-seconds and at least --min-operations
+ * operations (whichever ends later; --operations caps it). --insert-order ordered gives keys
+ * "user" + k zero-padded (redis-benchmark's {@code user0000000__rand_int__} names the same keys:
+ * bench/bench_kv_redis.py); hashed (YCSB's default) scatters them.
  *
  * Phases: the load (N inserts) always runs first; then each run phase in the order given
  * (a: 50/50 read/update zipfian; c: reads zipfian; d: 95 % reads of the latest / 5 % inserts;
@@ -53,6 +63,7 @@ import site.ycsb.workloads.CoreWorkload;
  */
 public final class Runner {
   private static final String[] PHASES = {"a", "c", "d", "e"};
+  private static boolean ordered;
   private final Map<String, String> opt;
   private final PrintWriter out;
   private final String db;
@@ -69,7 +80,8 @@ public final class Runner {
   public static void main(String[] args) throws Exception {
     String[] defaults = {"threads", "1", "records", "10000", "operations", "10000", "max-seconds", "0",
                          "value-bytes", "100", "phases", "a,c,d,e", "host", "127.0.0.1", "port", "6379",
-                         "key-type", "string", "pipeline-depths", "", "pipeline-seconds", "1", "wait-seconds", "30", "cache-mib", "8", "map-mib", "1024"};
+                         "key-type", "string", "pipeline-depths", "", "pipeline-seconds", "1", "wait-seconds", "30", "cache-mib", "8", "map-mib", "1024",
+                         "warmup-seconds", "0", "min-operations", "0", "insert-order", "hashed"};
     Map<String, String> opt = new HashMap<>();
     for (int i = 0; i < defaults.length; i += 2) {
       opt.put(defaults[i], defaults[i + 1]);
@@ -84,6 +96,10 @@ public final class Runner {
       die("--db and --output are required");
     }
     KeyCodec.configure(opt.get("key-type"));
+    if (!opt.get("insert-order").equals("hashed") && !opt.get("insert-order").equals("ordered")) {
+      die("--insert-order must be hashed or ordered");
+    }
+    ordered = opt.get("insert-order").equals("ordered");
     System.setProperty("net.spy.log.LoggerImpl", "net.spy.memcached.compat.log.SLF4JLogger"); // slf4j-nop: quiet
     try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(Paths.get(opt.get("output"))))) {
       out.println("phase,metric,op,node,value,unit");
@@ -135,7 +151,7 @@ public final class Runner {
     p.setProperty("readallfields", "true");
     p.setProperty("writeallfields", "true");
     p.setProperty("zeropadding", "19"); // fixed-width string keys: "user" + 19 digits
-    p.setProperty("insertorder", "hashed");
+    p.setProperty("insertorder", opt.get("insert-order"));
     p.setProperty("maxscanlength", "100");
     p.setProperty("scanlengthdistribution", "uniform");
     p.setProperty("measurementtype", "hdrhistogram");
@@ -227,19 +243,31 @@ public final class Runner {
       row("setup", "server_pid", "store", "", serverPid, "pid");
     }
     long records = Long.parseLong(opt.get("records"));
-    long present = phase("load", records, records);
+    double warm = Double.parseDouble(opt.get("warmup-seconds"));
+    long cap = Long.parseLong(opt.get("operations"));
+    long minOps = Long.parseLong(opt.get("min-operations"));
+    if (warm > 0) { // the driver and the connection, before the load: reads of keys not loaded yet
+      run("c", "load", records, cap, warm, minOps, false);
+    }
+    long present = run("load", "load", records, records, 0, 0, true);
     if (db.equals("rocksdb")) {
       RocksDBKV.flush(); // the loaded records into SST files (on the data directory's tier)
     }
     memory("load");
     for (String ph : opt.get("phases").split(",")) {
       if (!ph.isEmpty() && !ph.equals("load")) {
-        present += phase(ph, present, Long.parseLong(opt.get("operations")));
+        if (warm > 0) { // as many operations as a timed phase at least: past the JIT's compile thresholds
+          present += run(ph, ph, present, cap, warm, minOps, false);
+        }
+        present += run(ph, ph, present, cap, Double.parseDouble(opt.get("max-seconds")), minOps, true);
       }
     }
     if (db.equals("redis") && !opt.get("pipeline-depths").isEmpty()) {
       for (String d : opt.get("pipeline-depths").split(",")) {
-        pipelined(Integer.parseInt(d), records);
+        if (warm > 0) {
+          pipelined(Integer.parseInt(d), records, warm, false);
+        }
+        pipelined(Integer.parseInt(d), records, Double.parseDouble(opt.get("pipeline-seconds")), true);
       }
     }
     memory("end");
@@ -297,16 +325,22 @@ public final class Runner {
     f.set(null, null);
   }
 
-  /** Runs one phase; returns the records it inserted. */
-  private long phase(String name, long present, long operations) throws Exception {
-    boolean load = name.equals("load");
+  /**
+   * Runs phase {@code mixName}'s operations (load: {@code operations} inserts) for {@code seconds}
+   * and at least {@code minOps} operations (at most {@code operations}; seconds 0: all of them),
+   * reported as phase {@code name} if {@code timed} (else a warm-up: one row of its operation count);
+   * returns the records it inserted.
+   */
+  private long run(String mixName, String name, long present, long operations, double seconds, long minOps,
+                   boolean timed) throws Exception {
+    boolean load = mixName.equals("load");
     Properties p = base();
     if (load) {
       p.setProperty("recordcount", Long.toString(operations));
       p.setProperty("insertcount", Long.toString(operations));
       p.setProperty("insertstart", "0");
     } else {
-      mix(p, name);
+      mix(p, mixName);
       p.setProperty("recordcount", Long.toString(present));
     }
     p.setProperty("operationcount", Long.toString(operations));
@@ -327,7 +361,7 @@ public final class Runner {
       clients.add(c);
       running.add(new Thread(c, "ycsb-" + i));
     }
-    double maxS = load ? 0 : Double.parseDouble(opt.get("max-seconds"));
+    double maxS = load ? 0 : seconds;
     double cpu0 = jvmCpuS();
     double scpu0 = serverCpuS();
     long t0 = System.nanoTime();
@@ -336,6 +370,9 @@ public final class Runner {
       long end = t0 + (long) (maxS * 1e9);
       for (Thread t : running) {
         t.join(Math.max(1, (end - System.nanoTime()) / 1000000));
+      }
+      while (minOps > 0 && alive(running) && opsDone(clients) < minOps) { // too few for stable percentiles
+        Thread.sleep(2);
       }
       w.requestStop();
     }
@@ -346,11 +383,14 @@ public final class Runner {
     double cpu = jvmCpuS() - cpu0;
     double scpu = serverCpuS() - scpu0;
     w.cleanup();
-    long done = 0;
-    for (ClientThread c : clients) {
-      done += c.getOpsDone();
-    }
+    long done = opsDone(clients);
     Map<String, Map<String, Double>> m = exported();
+    Double inserted = m.getOrDefault("INSERT", Map.of()).get("Return=OK");
+    if (!timed) {
+      row(name, "warmup_operations", "", "", done, "ops");
+      row(name, "warmup_elapsed", "", "", elapsed, "s");
+      return inserted == null ? 0 : inserted.longValue();
+    }
     long failed = 0;
     for (Map.Entry<String, Map<String, Double>> e : m.entrySet()) {
       for (Map.Entry<String, Double> v : e.getValue().entrySet()) {
@@ -386,8 +426,24 @@ public final class Runner {
     if (failed > 0 && !"null".equals(db)) {
       System.err.println("tierbench ycsb: " + failed + " operations of phase " + name + " did not return OK");
     }
-    Double inserts = m.getOrDefault("INSERT", Map.of()).get("Return=OK");
-    return inserts == null ? 0 : inserts.longValue();
+    return inserted == null ? 0 : inserted.longValue();
+  }
+
+  private static long opsDone(List<ClientThread> clients) {
+    long done = 0;
+    for (ClientThread c : clients) {
+      done += c.getOpsDone();
+    }
+    return done;
+  }
+
+  private static boolean alive(List<Thread> ts) {
+    for (Thread t : ts) {
+      if (t.isAlive()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** YCSB's measurements of the phase: op -> measurement -> value. */
@@ -417,9 +473,8 @@ public final class Runner {
   }
 
   /** Redis pipelining: each thread sends DEPTH zipfian GETs per round trip (YCSB-C keys). */
-  private void pipelined(int depth, long records) throws InterruptedException {
+  private void pipelined(int depth, long records, double seconds, boolean timed) throws InterruptedException {
     String phase = "c-pipe" + depth;
-    double seconds = Double.parseDouble(opt.get("pipeline-seconds"));
     long[] done = new long[threads];
     long[] batches = new long[threads];
     long[] nanos = new long[threads];
@@ -460,6 +515,10 @@ public final class Runner {
       nb += batches[i];
       ns += nanos[i];
     }
+    if (!timed) {
+      row(phase, "warmup_operations", "", "", ops, "ops");
+      return;
+    }
     row(phase, "operations", "READ", "", ops, "ops");
     row(phase, "elapsed", "", "", elapsed, "s");
     row(phase, "throughput", "", "", ops / elapsed, "ops/s");
@@ -468,9 +527,9 @@ public final class Runner {
     row(phase, "server_cpu", "", "", serverCpuS() - scpu0, "s");
   }
 
-  /** CoreWorkload's key name for record k (hashed insert order, zeropadding 19). */
+  /** CoreWorkload's key name for record k (its insert order, zeropadding 19). */
   static String keyName(long k) {
-    String v = Long.toString(Utils.hash(k));
+    String v = Long.toString(ordered ? k : Utils.hash(k));
     return "user" + "0".repeat(Math.max(0, 19 - v.length())) + v;
   }
 
