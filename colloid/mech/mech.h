@@ -69,11 +69,12 @@ struct mech_scan {
 
 /**
  * mech_scan_init() - a scanner for @npages pages of @page_size bytes of a
- * task of @rss_bytes, with the scan constants of @p (tpp_scan_size_bytes,
- * tpp_scan_period_ms); @colloid: TPP+Colloid (unmaps both tiers).
+ * task of @rss_bytes, with the scanner constants the policy states in @p
+ * (scan_size_bytes, scan_period_ms); @colloid: Colloid on (the scanner
+ * unmaps both tiers).
  * Return: 0 or -EINVAL.
  */
-int mech_scan_init(struct mech_scan *sc, const struct colloid_params *p, uint64_t npages,
+int mech_scan_init(struct mech_scan *sc, const struct colloid_policy_info *p, uint64_t npages,
 		   uint64_t page_size, double rss_bytes, int colloid);
 
 /** mech_scan_unmaps() - does the scanner unmap a page in tier @tier (0 = default)? */

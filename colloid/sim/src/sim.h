@@ -11,7 +11,6 @@
 #define SIM_MAX_EVENTS 32
 #define SIM_MAX_PARAMS 64
 
-enum sim_system { SYS_STATIC = 0, SYS_HEMEM, SYS_TPP, SYS_MEMTIS };
 enum sim_workload { WL_GUPS = 0, WL_ZIPF };
 
 struct sim_event {
@@ -27,7 +26,9 @@ struct sim_param {
 };
 
 struct sim_cfg {
-	enum sim_system system;
+	/* the libcolloid policy that models the system (its monitor's
+	 * constants come from colloid_policy_info()); NULL = static placement */
+	const char *policy;
 	int colloid;
 	int dp_mode;		/* -1: library default, else enum colloid_dp_mode */
 	char tier_spec[2][1024];

@@ -1019,9 +1019,9 @@ int main(int argc, char **argv)
 	}
 	/* Linux sizes the scan window by the task's RSS; tierd's regions stand in */
 	if (R.info.hint_faults &&
-	    mech_scan_init(&R.scan, &R.prm, R.t.nreg, R.t.region_size,
+	    mech_scan_init(&R.scan, &R.info, R.t.nreg, R.t.region_size,
 			   (double)R.t.npages_4k * 4096.0, o.colloid)) {
-		cli_fail("cannot set up the TPP scanner");
+		cli_fail("cannot set up the page scanner");
 		rc = 1;
 		goto out;
 	}
