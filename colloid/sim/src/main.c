@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "colloid.h"
+#include "mech.h"
 #include "sim.h"
 #include "tbcli.h"
 
@@ -255,23 +256,20 @@ static void parse_event(struct sim_cfg *c, const char *arg)
 
 static void parse_param(struct sim_cfg *c, const char *arg)
 {
-	const char *eq = strchr(arg, '=');
-	struct sim_param *p;
-	struct colloid_params tmp;
+	struct mech_param *p = &c->par[c->npar];
 
 	if (c->npar >= SIM_MAX_PARAMS)
-		cli_bad_arg("too many --param options (max %s)", "64");
-	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(p->name))
-		cli_bad_arg("--param needs NAME=VALUE, got '%s'", arg);
-	p = &c->par[c->npar];
-	memset(p->name, 0, sizeof(p->name));
-	memcpy(p->name, arg, (size_t)(eq - arg));
-	p->value = cli_number("--param value", eq + 1, -INFINITY, INFINITY, 0);
-	colloid_params_default(&tmp, NULL);
-	if (colloid_param_set(&tmp, p->name, p->value) == -ENOENT)
+		cli_bad_arg("too many --param options (max %d)", SIM_MAX_PARAMS);
+	switch (mech_param_parse(arg, p)) {
+	case 0:
+		break;
+	case -ENOENT:
 		cli_bad_arg("unknown libcolloid parameter '%s'", p->name);
-	if (colloid_param_set(&tmp, p->name, p->value))
+	case -ERANGE:
 		cli_bad_arg("libcolloid parameter out of range: '%s'", arg);
+	default:
+		cli_bad_arg("--param needs NAME=VALUE, got '%s'", arg);
+	}
 	c->npar++;
 }
 

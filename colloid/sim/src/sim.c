@@ -281,12 +281,9 @@ static int policy_params(struct sim *s)
 	 * (colloid_policy_info(): e.g. HeMem 1/16, colloid-mon 1/32) */
 	if (s->info.cha_ewma_alpha > 0)
 		s->prm.ewma_alpha = s->info.cha_ewma_alpha;
-	for (i = 0; i < c->npar; i++) {
-		ret = colloid_param_set(&s->prm, c->par[i].name, c->par[i].value);
-		if (ret) {
-			fail(s, "libcolloid rejected --param %s", c->par[i].name);
-			return 2;
-		}
+	if (mech_params_apply(&s->prm, c->par, c->npar, &i)) {
+		fail(s, "libcolloid rejected --param %s", c->par[i].name);
+		return 2;
 	}
 	ret = colloid_policy_info(c->policy, &s->prm, &s->info);
 	if (ret) {
@@ -848,20 +845,9 @@ static int commit_outputs(struct sim *s)
 	return 0;
 }
 
-static void fmt_val(char *buf, size_t len, double v)
-{
-	if (isnan(v))
-		snprintf(buf, len, "nan");
-	else
-		snprintf(buf, len, "%.6g", v == 0 ? 0.0 : v); /* no "-0" */
-}
-
 static void write_row(FILE *f, const char *t, const char *metric, double v, const char *unit)
 {
-	char vb[64];
-
-	fmt_val(vb, sizeof(vb), v);
-	fprintf(f, "%s,%s,%s,%s\n", t, metric, vb, unit);
+	mech_row(f, t, metric, v, unit);	/* a write error is found at fclose() */
 }
 
 /* Convergence rule: with the final average F (mean throughput over the last

@@ -6,10 +6,11 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "mech.h"
 #include "tiersim.h"
 
 #define SIM_MAX_EVENTS 32
-#define SIM_MAX_PARAMS 64
+#define SIM_MAX_PARAMS MECH_MAX_PARAMS
 
 enum sim_workload { WL_GUPS = 0, WL_ZIPF };
 
@@ -18,11 +19,6 @@ struct sim_event {
 	char name[32];	/* "hotset_move" or "intensity" */
 	double value;
 	int done;
-};
-
-struct sim_param {
-	char name[64];
-	double value;
 };
 
 struct sim_cfg {
@@ -52,7 +48,7 @@ struct sim_cfg {
 	uint64_t quantum_ns;	/* 0: the policy's own period */
 	struct sim_event ev[SIM_MAX_EVENTS];
 	int nev;
-	struct sim_param par[SIM_MAX_PARAMS];
+	struct mech_param par[SIM_MAX_PARAMS];	/* --param, parsed */
 	int npar;
 	uint64_t seed;
 
