@@ -8,14 +8,17 @@ simulated seconds), one per system and Colloid on/off, with their argv exactly a
 binary in turn (A, B, A, B, ...: load from other users of the machine falls on both alike), ``--reps``
 times each. The base binary is built from ``--base-rev`` (default a7f7932, main before issue 27's speed-up)
 into a temporary directory (``git archive``, ``make -C colloid/sim``), or taken from ``--base-bin``.
-Printed per point: the wall time of each binary (median of the reps), points per second, the ratio, and
-whether the two outputs agree (the measured ``policy_cpu_share``/``cpu_overhead`` rows left out). Rates,
+Printed per point: the CPU seconds of each binary (user + system, median of the reps; on a shared
+machine the wall time also counts waiting for a CPU, so it is printed beside them but not used),
+points per CPU second, the ratio, and whether the two outputs agree (the measured
+``policy_cpu_share``/``cpu_overhead`` rows left out). Rates,
 no verdict: a timing is never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -54,14 +57,21 @@ def build_base(rev: str, into: Path) -> Path:
     return into / "build" / "bin" / "tiersim"
 
 
-def run_once(binary: Path, args: list[str]) -> tuple[float, str]:
-    t0 = time.perf_counter()
-    r = subprocess.run([str(binary), *args], capture_output=True, text=True, cwd=REPO)
-    dt = time.perf_counter() - t0
-    if r.returncode:
-        raise RuntimeError(f"{binary} failed ({r.returncode}): {r.stderr.strip()[-300:]}")
-    kept = "".join(line for line in r.stdout.splitlines(True) if not any(m in line for m in MEASURED))
-    return dt, kept
+def run_once(binary: Path, args: list[str]) -> tuple[float, float, str]:
+    """One run: its wall seconds, its CPU seconds (user + system, from wait4) and its output."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen([str(binary), *args], stdout=out, stderr=err, cwd=REPO)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text, msg = out.read().decode(), err.read().decode()
+    if p.returncode:
+        raise RuntimeError(f"{binary} failed ({p.returncode}): {msg.strip()[-300:]}")
+    kept = "".join(line for line in text.splitlines(True) if not any(m in line for m in MEASURED))
+    return wall, ru.ru_utime + ru.ru_stime, kept
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,20 +96,26 @@ def main(argv: list[str] | None = None) -> int:
         base = a.base_bin or build_base(a.base_rev, Path(tmp))
         print(f"tiersim, paper scale (72 GiB, 100 simulated s), {a.reps} rep(s) each, new and base in turn")
         print(f"base: {a.base_bin or a.base_rev}; new: {new.relative_to(REPO)}")
-        print(f"{'point':<16} {'base_s':>8} {'new_s':>8} {'base_pts/s':>10} {'new_pts/s':>10} {'ratio':>6}  same")
+        print("points/s from CPU seconds (user + system of the run: waiting for a shared CPU does not count);"
+              " wall seconds beside them")
+        print(f"{'point':<16} {'base_cpu_s':>10} {'new_cpu_s':>10} {'base_pts/s':>10} {'new_pts/s':>10} {'ratio':>6}"
+              f" {'base_wall_s':>11} {'new_wall_s':>10}  same")
         ratios = []
         for name, args in points.items():
-            tb, tn, same = [], [], True
+            wb, wn, cb, cn, same = [], [], [], [], True
             for _ in range(a.reps):
-                db, ob = run_once(base, args)
-                dn, on = run_once(new, args)
-                tb.append(db)
-                tn.append(dn)
+                w, c, ob = run_once(base, args)
+                wb.append(w)
+                cb.append(c)
+                w, c, on = run_once(new, args)
+                wn.append(w)
+                cn.append(c)
                 same &= ob == on
-            mb, mn = statistics.median(tb), statistics.median(tn)
+            mb, mn = statistics.median(cb), statistics.median(cn)
             ratios.append(mb / mn)
-            print(f"{name:<16} {mb:8.3f} {mn:8.3f} {1 / mb:10.2f} {1 / mn:10.2f} {mb / mn:6.2f}  {'yes' if same else 'NO'}")
-        print(f"geometric mean ratio: {statistics.geometric_mean(ratios):.2f}")
+            print(f"{name:<16} {mb:10.3f} {mn:10.3f} {1 / mb:10.2f} {1 / mn:10.2f} {mb / mn:6.2f}"
+                  f" {statistics.median(wb):11.3f} {statistics.median(wn):10.3f}  {'yes' if same else 'NO'}")
+        print(f"geometric mean ratio (CPU): {statistics.geometric_mean(ratios):.2f}")
     return 0
 
 
