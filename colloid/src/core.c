@@ -504,7 +504,8 @@ int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out)
 	*out = ctx;
 	return 0;
 nomem:
-	if (ctx->priv && pol->fini)
+	/* ctx->pol is set once everything but the policy's init is in place */
+	if (ctx->pol && pol->fini)
 		pol->fini(ctx);
 	free(ctx->priv);
 	free(ctx->slog);
