@@ -45,7 +45,6 @@ static const struct bcase cases[] = {
 	{ "4KiBx1000000", 1000000, 4096, 5.0 },
 };
 
-static const char *const policies[] = { "hemem", "tpp", "memtis" };
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -84,9 +83,9 @@ static void usage(FILE *f)
 		"  --quanta N         timed quanta per configuration (1..100000)\n"
 		"  --warmup N         untimed quanta first (0..100000)\n"
 		"  --samples N        most samples fed per quantum (1..100000000, default 200000)\n"
-		"  --policy NAME      only this policy (hemem, tpp, memtis; default all)\n"
+		"  --policy NAME      only this policy (a libcolloid policy; default all)\n"
 		"  --case NAME        only this case (2MiBx36864 or 4KiBx1000000; default both)\n"
-		"  --tpp-quantum-ms X TPP tick period in ms (default 10)\n"
+		"  --tpp-quantum-ms X tick period in ms of a policy fed by hint faults (default 10)\n"
 		"  --seed N           random seed (default 1)\n"
 		"  --table            print an aligned table instead of CSV\n"
 		"  --help             this text\n"
@@ -131,7 +130,8 @@ static int run_one(const struct bcase *bc, const char *pol, int col, uint64_t wa
 	struct colloid_ctx *c = NULL;
 	struct colloid_move *plan = NULL;
 	double *times = NULL, q_ms, samples_pq, sum = 0, moves = 0, in_sum = 0, in_calls = 0;
-	int is_tpp = !strcmp(pol, "tpp");
+	struct colloid_policy_info info;
+	int by_faults;
 	uint64_t hot = bc->npages * 20 / 72, dcap = bc->npages * 32 / 72, now = 0, qns;
 	size_t cap = 65536, n;
 	int ret;
@@ -150,18 +150,20 @@ static int run_one(const struct bcase *bc, const char *pol, int col, uint64_t wa
 	cfg.init_tier = 1;
 	cfg.params = &prm;
 
-	if (!strcmp(pol, "hemem")) {
-		q_ms = prm.hemem_quantum_ms;
-		samples_pq = 1.5e9 / prm.hemem_sample_period * q_ms * 1e-3;
-	} else if (!strcmp(pol, "memtis")) {
-		q_ms = prm.memtis_quantum_ms;
-		samples_pq = 1.5e9 / prm.memtis_load_period * q_ms * 1e-3;
-	} else {
+	if (colloid_policy_info(pol, &prm, &info))
+		return -EINVAL;
+	/* a policy fed by a page scanner's hint faults gets the scanner's
+	 * faults per quantum; a sampled one, 1.5e9 events/s at its period */
+	by_faults = info.hint_faults;
+	if (by_faults) {
 		q_ms = tpp_q_ms;
-		samples_pq = prm.tpp_scan_size_bytes / (double)bc->page_size *
-			     (q_ms / prm.tpp_scan_period_ms);
+		samples_pq = info.scan_size_bytes / (double)bc->page_size *
+			     (q_ms / info.scan_period_ms);
 		if (samples_pq < 1)
 			samples_pq = 1;
+	} else {
+		q_ms = (double)info.quantum_ns / 1e6;
+		samples_pq = 1.5e9 / info.load_period * q_ms * 1e-3;
 	}
 	if (samples_pq > (double)max_samples)
 		samples_pq = (double)max_samples;
@@ -190,7 +192,7 @@ static int run_one(const struct bcase *bc, const char *pol, int col, uint64_t wa
 			uint64_t r = rnd(&seed);
 			uint64_t page = (r % 10) < 9 ? (r >> 8) % hot : (r >> 8) % bc->npages;
 
-			if (is_tpp)
+			if (by_faults)
 				colloid_hint_fault(c, page, (r >> 40) % 1500 * 1000000ull, now);
 			else
 				colloid_sample(c, page, (r >> 4) % 3 == 0, 1);
@@ -278,7 +280,7 @@ int main(int argc, char **argv)
 				goto bad;
 			break;
 		case 'p':
-			if (strcmp(optarg, "hemem") && strcmp(optarg, "tpp") && strcmp(optarg, "memtis"))
+			if (colloid_policy_info(optarg, NULL, &(struct colloid_policy_info){ 0 }))
 				goto bad;
 			only_pol = optarg;
 			break;
@@ -340,19 +342,18 @@ bad:
 
 		if (only_case && strcmp(only_case, bc->name))
 			continue;
-		for (size_t p = 0; p < 3; p++) {
-			struct colloid_params prm;
+		for (unsigned int p = 0; colloid_policy_name(p); p++) {
+			struct colloid_policy_info info;
 			double q_ms;
 
-			if (only_pol && strcmp(only_pol, policies[p]))
+			if (only_pol && strcmp(only_pol, colloid_policy_name(p)))
 				continue;
-			colloid_params_default(&prm, policies[p]);
-			q_ms = !strcmp(policies[p], "hemem") ? prm.hemem_quantum_ms :
-			       !strcmp(policies[p], "memtis") ? prm.memtis_quantum_ms : tpp_q_ms;
+			colloid_policy_info(colloid_policy_name(p), NULL, &info);
+			q_ms = info.hint_faults ? tpp_q_ms : (double)info.quantum_ns / 1e6;
 			for (int col = 0; col <= 1; col++) {
 				struct result r;
 				double share;
-				int ret = run_one(bc, policies[p], col, warm, quanta, max_samples,
+				int ret = run_one(bc, colloid_policy_name(p), col, warm, quanta, max_samples,
 						  tpp_q_ms, seed, &r);
 
 				if (ret == -EINTR || stop) {
@@ -361,7 +362,7 @@ bad:
 				}
 				if (ret) {
 					fprintf(stderr, "%s: %s %s colloid=%d failed: %s\n", prog,
-						bc->name, policies[p], col, strerror(-ret));
+						bc->name, colloid_policy_name(p), col, strerror(-ret));
 					return 1;
 				}
 				share = r.mean_ns / (q_ms * 1e6) * 100;
@@ -369,14 +370,14 @@ bad:
 				if (table)
 					printf("%-13s %-7s %-7s %7.0fms %10.0f %9.1f %7.1fus %7.1fus "
 					       "%7.1fus %7.4f%% <%.0f%% %-6s %7.1fns\n",
-					       bc->name, policies[p], col ? "on" : "off", q_ms,
+					       bc->name, colloid_policy_name(p), col ? "on" : "off", q_ms,
 					       r.samples, r.moves, r.mean_ns / 1e3, r.p99_ns / 1e3,
 					       r.max_ns / 1e3, share, bc->target_pct,
 					       share < bc->target_pct ? "ok" : "MISSED", r.input_ns);
 				else
 					printf("%s,%s,%d,%" PRIu64 ",%" PRIu64 ",%g,%.0f,%.1f,%.2f,%.2f,"
 					       "%.2f,%.5f,%g,%d,%.1f\n",
-					       bc->name, policies[p], col, bc->npages, bc->page_size,
+					       bc->name, colloid_policy_name(p), col, bc->npages, bc->page_size,
 					       q_ms, r.samples, r.moves, r.mean_ns / 1e3,
 					       r.p99_ns / 1e3, r.max_ns / 1e3, share, bc->target_pct,
 					       share < bc->target_pct, r.input_ns);

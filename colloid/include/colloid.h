@@ -55,6 +55,9 @@ extern "C" {
 /** Number of exponential hotness bins (bin b>0 holds counts in [2^(b-1), 2^b)). */
 #define COLLOID_NBINS 16
 
+/** Room for the constants of all registered policies together (struct colloid_params.policy). */
+#define COLLOID_POLICY_PARAMS 96
+
 /** Library version (major*10000 + minor*100 + patch). */
 #define COLLOID_VERSION 10000
 
@@ -69,8 +72,10 @@ enum colloid_dp_mode {
 /**
  * struct colloid_params - every tunable constant.
  *
- * Fill with colloid_params_default() and change fields directly or by name
- * with colloid_param_set() (names are the field names).  Defaults are the
+ * Fill with colloid_params_default() and change the common fields directly
+ * or any constant by name with colloid_param_set() (names of the common
+ * ones are the field names; a policy's own are declared by its policy file,
+ * prefixed with its name, e.g. "tpp_wmark_promo").  Defaults are the
  * published values where a source states one; colloid/README.md lists each
  * default with its source, or "chosen" and why.
  */
@@ -93,53 +98,14 @@ struct colloid_params {
 	/** scan_limit: most pages a tick may examine (and lazily cool) beyond those it moves, per plan slot. Default 8. */
 	double scan_limit;
 
-	/* ---- HeMem ---- */
-	/** hemem_read_hot: a page is hot when its sampled reads reach this. Default 8. */
-	double hemem_read_hot;
-	/** hemem_write_hot: a page is hot when its sampled writes reach this. Default 4. */
-	double hemem_write_hot;
-	/** hemem_cool_threshold: when a page's read or write count reaches this, all counts halve (lazily). Default 18. */
-	double hemem_cool_threshold;
-	/** hemem_sample_period: PEBS period (events per sample), for the mechanism (colloid_policy_info()). Default 5003. */
-	double hemem_sample_period;
-	/** hemem_quantum_ms: policy loop period in ms, for the mechanism (colloid_policy_info()). Default 10. */
-	double hemem_quantum_ms;
-
-	/* ---- TPP (Linux NUMA balancing, tiering mode) ---- */
-	/** tpp_scan_size_bytes: bytes the mechanism's scanner unmaps per scan window (numa_balancing_scan_size_mb). Default 256 MiB. */
-	double tpp_scan_size_bytes;
+	/* ---- each policy's own constants ---- */
 	/**
-	 * tpp_scan_period_ms: numa_balancing_scan_period_min_ms, the time Linux aims to scan the
-	 * whole task in, for the mechanism's scanner.  Linux spreads it over rss/scan_size
-	 * windows with a floor of 100 ms per 256 MB window (task_scan_min()). Default 1000.
+	 * policy: the constants each registered policy declares for itself
+	 * (its parameter descriptors), reached by name only:
+	 * colloid_param_set(p, "hemem_read_hot", 8), colloid_param_get(),
+	 * colloid_param_name().  The layout is the library's; never index it.
 	 */
-	double tpp_scan_period_ms;
-	/** tpp_hot_threshold_ms: a slow-tier page is a promotion candidate if its hint fault comes within this of the scan. Default 1000. */
-	double tpp_hot_threshold_ms;
-	/** tpp_promote_rate_limit_MBps: promotion rate limit in MB/s (per 1 s window). Default 65536. */
-	double tpp_promote_rate_limit_MBps;
-	/** tpp_threshold_adjust_ms: period of the hot-threshold adjustment toward the rate limit, ms (0 = off). Default 60000. */
-	double tpp_threshold_adjust_ms;
-	/** tpp_wmark_promo: promotion needs fast-tier free space >= this fraction of its capacity after the move. Default 0.01. */
-	double tpp_wmark_promo;
-	/** tpp_wmark_demote: when free falls below tpp_wmark_promo, demote LRU pages until free >= this fraction. Default 0.02. */
-	double tpp_wmark_demote;
-	/** tpp_quantum_ms: tick period in ms the mechanism should use (colloid_policy_info()). Default 10. */
-	double tpp_quantum_ms;
-
-	/* ---- MEMTIS ---- */
-	/** memtis_cooling_samples: halve all counts (lazily) after this many samples. Default 2000000. */
-	double memtis_cooling_samples;
-	/** memtis_adapt_samples: recompute the hot threshold after this many samples (also on every tick). Default 100000. */
-	double memtis_adapt_samples;
-	/** memtis_load_period: PEBS load sampling period, for the mechanism (colloid_policy_info()). Default 199. */
-	double memtis_load_period;
-	/** memtis_store_period: PEBS store sampling period, for the mechanism (colloid_policy_info()). Default 100007. */
-	double memtis_store_period;
-	/** memtis_quantum_ms: migration daemon period in ms, for the mechanism (colloid_policy_info()). Default 500. */
-	double memtis_quantum_ms;
-	/** memtis_free_target: fraction of fast-tier capacity the daemon keeps free by demoting cold pages. Default 0.0. */
-	double memtis_free_target;
+	double policy[COLLOID_POLICY_PARAMS];
 };
 
 /**
@@ -265,29 +231,49 @@ int colloid_param_get(const struct colloid_params *p, const char *name, double *
  */
 const char *colloid_param_name(unsigned int i, const char **desc);
 
-/** colloid_policy_name() - name of registered policy @i, NULL past the last. */
+/** colloid_policy_name() - name of registered policy @i (in name order), NULL past the last. */
 const char *colloid_policy_name(unsigned int i);
 
 /**
- * struct colloid_policy_info - what a policy asks of its mechanism.
+ * struct colloid_policy_info - what a policy asks of its mechanism, and the
+ * constants of the system's own monitor that a mechanism modelling (or
+ * running) that system uses.
  *
  * A mechanism reads these instead of choosing them by the policy's name:
  * colloid_policy_info() derives them from the policy's constants.
- * @quantum_ns:   the tick period the policy is designed for, in ns
- *                (hemem_quantum_ms, tpp_quantum_ms or memtis_quantum_ms,
- *                rounded to the nearest ns).
+ * @quantum_ns:   the tick period the policy is designed for, in ns (the
+ *                policy's <name>_quantum_ms, rounded to the nearest ns).
  * @load_period:  PEBS-like sampling period for loads, in events per sample:
- *                hemem_sample_period (HeMem), memtis_load_period (MEMTIS).
- *                TPP decides on hint faults, not samples; a mechanism that
- *                detects accesses by sampling (to emulate hint faults or
- *                to order TPP's LRU) uses hemem_sample_period (chosen).
- * @store_period: the same for stores: hemem_sample_period (HeMem, TPP),
- *                memtis_store_period (MEMTIS).
+ *                hemem_sample_period (HeMem), memtis_load_period (MEMTIS),
+ *                tpp_sample_period (TPP decides on hint faults, not
+ *                samples; a mechanism that detects accesses by sampling,
+ *                to emulate hint faults or to order TPP's LRU, uses it).
+ * @store_period: the same for stores.
  * @samples:      1 when the policy ranks pages by colloid_sample() (HeMem,
  *                MEMTIS); 0 when samples only order its LRU (TPP).
  * @hint_faults:  1 when the policy needs colloid_hint_fault() from a page
- *                scanner (TPP; the scanner's constants are
- *                tpp_scan_size_bytes and tpp_scan_period_ms).
+ *                scanner whose constants are @scan_size_bytes and
+ *                @scan_period_ms (TPP); 0 and both 0 otherwise.
+ * @scan_size_bytes: bytes the scanner unmaps per scan window.
+ * @scan_period_ms:  time the scanner aims to cover the whole task in.
+ * @sample_rate_bounded: 1 when the system's sampler raises its period to
+ *                bound its own CPU use (MEMTIS), so a mechanism thins the
+ *                samples to the rate it can deliver.
+ * @cha_poll_ns:  how often the system's latency monitor reads the CHA
+ *                counters, in ns; 0 = once per policy quantum (HeMem reads
+ *                them in its policy loop).
+ * @cha_ewma_alpha: the EWMA weight that monitor smooths with (a mechanism
+ *                modelling it sets ewma_alpha to this before its own
+ *                overrides).
+ * @cha_share:    the share of the true TOR arrivals that monitor's counts
+ *                report (1: all CHA boxes are read).
+ * @colloid_monitor_cores: cores the latency monitor occupies on its own
+ *                with Colloid on (0: it runs inside the policy's thread, or
+ *                is not released).
+ *
+ * A policy file sets every field its system has; new monitor constants
+ * (e.g. DAMON's sampling and aggregation intervals) are added here, zero
+ * meaning "not this kind of monitor".
  */
 struct colloid_policy_info {
 	uint64_t quantum_ns;
@@ -295,6 +281,13 @@ struct colloid_policy_info {
 	double store_period;
 	int samples;
 	int hint_faults;
+	double scan_size_bytes;
+	double scan_period_ms;
+	int sample_rate_bounded;
+	double cha_poll_ns;
+	double cha_ewma_alpha;
+	double cha_share;
+	double colloid_monitor_cores;
 };
 
 /**

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "colloid.h"
 
@@ -69,11 +70,12 @@ struct mech_scan {
 
 /**
  * mech_scan_init() - a scanner for @npages pages of @page_size bytes of a
- * task of @rss_bytes, with the scan constants of @p (tpp_scan_size_bytes,
- * tpp_scan_period_ms); @colloid: TPP+Colloid (unmaps both tiers).
+ * task of @rss_bytes, with the scanner constants the policy states in @p
+ * (scan_size_bytes, scan_period_ms); @colloid: Colloid on (the scanner
+ * unmaps both tiers).
  * Return: 0 or -EINVAL.
  */
-int mech_scan_init(struct mech_scan *sc, const struct colloid_params *p, uint64_t npages,
+int mech_scan_init(struct mech_scan *sc, const struct colloid_policy_info *p, uint64_t npages,
 		   uint64_t page_size, double rss_bytes, int colloid);
 
 /** mech_scan_unmaps() - does the scanner unmap a page in tier @tier (0 = default)? */
@@ -106,5 +108,39 @@ int mech_scan_quantum(struct mech_scan *sc, double quantum_ns,
  * bytes, plus 64.
  */
 size_t mech_plan_cap(const struct colloid_params *p, uint64_t quantum_ns, uint64_t page_size);
+
+/* ---- io.c: the mechanisms' --param option and result rows ---- */
+
+/** Most --param options a mechanism takes. */
+#define MECH_MAX_PARAMS 64
+
+/** struct mech_param - one --param NAME=VALUE. */
+struct mech_param {
+	char name[64];
+	double value;
+};
+
+/**
+ * mech_param_parse() - parse @arg, "NAME=VALUE", into *@out and check it
+ * against libcolloid's constants (any registered policy's, by name).
+ * Return: 0; -EINVAL (not NAME=VALUE, a name of 64 characters or more, or a
+ * VALUE that is not a finite number); -ENOENT (libcolloid has no such
+ * constant); -ERANGE (VALUE out of the constant's range).
+ */
+int mech_param_parse(const char *arg, struct mech_param *out);
+
+/**
+ * mech_params_apply() - set the @n parsed constants @par on @p, in order.
+ * @bad: if not NULL, receives the index of the one refused.
+ * Return: 0 or colloid_param_set()'s error.
+ */
+int mech_params_apply(struct colloid_params *p, const struct mech_param *par, int n, int *bad);
+
+/**
+ * mech_row() - write one result row "t,metric,value,unit" to @f: @t as
+ * given ("" for a summary row), @v as %.6g, "nan" for NaN, never "-0".
+ * Return: 0 or -EIO.
+ */
+int mech_row(FILE *f, const char *t, const char *metric, double v, const char *unit);
 
 #endif /* COLLOID_MECH_H */

@@ -28,17 +28,16 @@ double mech_scan_window_ms(double rss_bytes, double scan_bytes, double period_mi
 	return fmax(floor_ms, period_min_ms / windows);
 }
 
-int mech_scan_init(struct mech_scan *sc, const struct colloid_params *p, uint64_t npages,
+int mech_scan_init(struct mech_scan *sc, const struct colloid_policy_info *p, uint64_t npages,
 		   uint64_t page_size, double rss_bytes, int colloid)
 {
-	if (!sc || !p || !npages || !page_size || !(p->tpp_scan_size_bytes > 0) ||
-	    !(p->tpp_scan_period_ms > 0) || !(rss_bytes >= 0))
+	if (!sc || !p || !npages || !page_size || !(p->scan_size_bytes > 0) ||
+	    !(p->scan_period_ms > 0) || !(rss_bytes >= 0))
 		return -EINVAL;
 	sc->npages = npages;
 	sc->page_bytes = (double)page_size;
-	sc->scan_bytes = p->tpp_scan_size_bytes;
-	sc->window_ms = mech_scan_window_ms(rss_bytes, p->tpp_scan_size_bytes,
-					    p->tpp_scan_period_ms);
+	sc->scan_bytes = p->scan_size_bytes;
+	sc->window_ms = mech_scan_window_ms(rss_bytes, p->scan_size_bytes, p->scan_period_ms);
 	sc->pages_left = sc->virt_left = 0;
 	sc->cursor = 0;
 	sc->unmap_default = !!colloid;

@@ -24,14 +24,6 @@
 
 #include "internal.h"
 
-static const struct colloid_policy *const policies[] = {
-	&colloid_policy_hemem,
-	&colloid_policy_tpp,
-	&colloid_policy_memtis,
-};
-
-#define NPOLICIES (sizeof(policies) / sizeof(policies[0]))
-
 /* entries of the input log (chosen: 64 KiB, enough to hide the page misses) */
 #ifndef SLOG_CAP
 #define SLOG_CAP 4096u
@@ -58,21 +50,6 @@ _Static_assert(SLOG_CAP >= 2, "a hint fault takes two input-log entries");
 #define TLOG_MAX (1u << 20)
 #endif
 
-const struct colloid_policy *colloid_policy_find(const char *name)
-{
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < NPOLICIES; i++)
-		if (!strcmp(policies[i]->name, name))
-			return policies[i];
-	return NULL;
-}
-
-const char *colloid_policy_name(unsigned int i)
-{
-	return i < NPOLICIES ? policies[i]->name : NULL;
-}
-
 int colloid_policy_info(const char *policy, const struct colloid_params *p,
 			struct colloid_policy_info *info)
 {
@@ -90,7 +67,7 @@ int colloid_policy_info(const char *policy, const struct colloid_params *p,
 		return -EINVAL;
 	}
 	memset(info, 0, sizeof(*info));
-	pol->info(p, info);
+	pol->info(p->policy + colloid_policy_base(pol), info);
 	return 0;
 }
 
@@ -472,9 +449,9 @@ int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out)
 	ctx->slog = malloc(SLOG_CAP * sizeof(*ctx->slog));
 	if (!ctx->tlog || !ctx->slog)
 		goto nomem;
-	if (!strcmp(pol->name, "tpp")) {
-		ctx->ring = malloc(cfg->npages * sizeof(*ctx->ring));
-		if (!ctx->ring)
+	if (pol->priv_size) {
+		ctx->priv = calloc(1, pol->priv_size);
+		if (!ctx->priv)
 			goto nomem;
 	}
 
@@ -483,6 +460,7 @@ int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out)
 		ctx->prm = *cfg->params;
 	else
 		colloid_params_default(&ctx->prm, pol->name);
+	ctx->own = ctx->prm.policy + colloid_policy_base(pol);
 	ctx->colloid = cfg->colloid;
 	ctx->ntiers = cfg->ntiers;
 	ctx->npages = (uint32_t)cfg->npages;
@@ -521,14 +499,17 @@ int colloid_new(const struct colloid_config *cfg, struct colloid_ctx **out)
 	ctx->p = 0.5;
 	ctx->p_lo = 0;
 	ctx->p_hi = 1;
-	ctx->tpp_threshold_ms = ctx->prm.tpp_hot_threshold_ms;
-	ctx->memtis_thr = 1;
+	if (pol->init && pol->init(ctx))
+		goto nomem;
 	*out = ctx;
 	return 0;
 nomem:
+	/* ctx->pol is set once everything but the policy's init is in place */
+	if (ctx->pol && pol->fini)
+		pol->fini(ctx);
+	free(ctx->priv);
 	free(ctx->slog);
 	free(ctx->tlog);
-	free(ctx->ring);
 	free(ctx->pages);
 	free(ctx);
 	return -ENOMEM;
@@ -538,9 +519,11 @@ void colloid_destroy(struct colloid_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	if (ctx->pol->fini)
+		ctx->pol->fini(ctx);
+	free(ctx->priv);
 	free(ctx->slog);
 	free(ctx->tlog);
-	free(ctx->ring);
 	free(ctx->pages);
 	free(ctx);
 }
@@ -560,8 +543,9 @@ int colloid_ctx_param_set(struct colloid_ctx *ctx, const char *name, double valu
 		return -EINVAL;
 	ctx_sync(ctx);
 	ctx->prm = np;
-	if (!strcmp(name, "tpp_hot_threshold_ms"))
-		ctx->tpp_threshold_ms = value;
+	for (unsigned int i = 0; ctx->pol->param_changed && i < ctx->pol->nparams; i++)
+		if (!strcmp(ctx->pol->params[i].name, name))
+			ctx->pol->param_changed(ctx, i, value);
 	return 0;
 }
 
@@ -830,7 +814,7 @@ int colloid_ctx_policy_info(const struct colloid_ctx *ctx, struct colloid_policy
 	if (!ctx || !info)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
-	ctx->pol->info(&ctx->prm, info);
+	ctx->pol->info(ctx->own, info);
 	return 0;
 }
 

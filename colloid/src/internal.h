@@ -95,9 +95,38 @@ struct plan {
 	uint64_t bytes;
 };
 
-/* A placement policy: how inputs update page state and what the baseline plans. */
+/*
+ * One constant a policy declares: @name is "<policy>_<constant>"; @def its
+ * default (colloid/README.md gives the source), [@min, @max] its range.
+ */
+struct colloid_param_desc {
+	const char *name;
+	double def, min, max;
+	const char *desc;
+};
+
+/*
+ * A placement policy: its own constants, its private state, how inputs
+ * update page state and what the baseline plans.  A policy file
+ * src/policy_<name>.c defines `const struct colloid_policy
+ * colloid_policy_<name>`; the build registers every such file (see
+ * colloid/Makefile), so no list names the policies.  A policy reads its
+ * constants through ctx->own[i] (i = index into its @params) and keeps its
+ * state in ctx->priv (@priv_size bytes, zeroed by colloid_new()).
+ */
 struct colloid_policy {
 	const char *name;
+	const struct colloid_param_desc *params;
+	unsigned int nparams;
+	/* checks between its own constants (NULL: none); 0 or -EINVAL */
+	int (*params_check)(const double *own);
+	size_t priv_size;
+	/* after the context is set up: allocate what it needs (NULL: nothing); 0 or -ENOMEM */
+	int (*init)(struct colloid_ctx *ctx);
+	/* free what init allocated (NULL: nothing); called also after a failed init */
+	void (*fini)(struct colloid_ctx *ctx);
+	/* a live change of its own constant @i to @v (NULL: nothing to do) */
+	void (*param_changed)(struct colloid_ctx *ctx, unsigned int i, double v);
 	bool sign_only;		/* Colloid uses only the sign of L_D - L_A (TPP) */
 	bool single_list;	/* one LRU list per tier (bin 0), no hotness bins */
 	bool hot_at_sample;	/* hot/cold is decided only when a page is sampled (HeMem) */
@@ -108,8 +137,8 @@ struct colloid_policy {
 	/* is the page hot by the baseline's rule (after cooling)? */
 	bool (*is_hot)(const struct colloid_ctx *ctx, const struct cpage *pg);
 	double (*hot_threshold)(const struct colloid_ctx *ctx);
-	/* what the policy asks of its mechanism (periods, quantum, inputs) */
-	void (*info)(const struct colloid_params *p, struct colloid_policy_info *info);
+	/* what the policy asks of its mechanism (periods, quantum, inputs, monitor) */
+	void (*info)(const double *own, struct colloid_policy_info *info);
 };
 
 struct tier {
@@ -153,23 +182,14 @@ struct colloid_ctx {
 	/* cooling */
 	uint32_t cool_clock;
 	double total_weight;	/* decayed sum of sample weights */
-	double samples_since_cool, samples_since_adapt;
 
 	/* Colloid search state */
 	double p, p_lo, p_hi, delta_p;
 	int direction;
 
-	/* TPP */
-	uint32_t *ring;		/* candidate FIFO, npages entries */
-	uint32_t ring_head, ring_len;
-	double tpp_threshold_ms;
-	uint64_t tpp_window_start, tpp_adjust_start;
-	double tpp_window_bytes;
-	uint64_t tpp_cands;
-	bool tpp_blocked;
-
-	/* MEMTIS */
-	unsigned int memtis_thr;	/* power-of-two bin */
+	/* the policy's own constants (in prm.policy) and private state */
+	const double *own;
+	void *priv;
 
 	/* stats */
 	double last_budget_bytes;
@@ -180,8 +200,13 @@ struct colloid_ctx {
 /* params.c */
 int colloid_params_check(const struct colloid_params *p);
 
-/* core.c */
+/* registry.c: the registered policies, in name order */
 const struct colloid_policy *colloid_policy_find(const char *name);
+const struct colloid_policy *colloid_policy_at(unsigned int i);
+/* index of @pol's first constant in colloid_params.policy */
+unsigned int colloid_policy_base(const struct colloid_policy *pol);
+
+/* core.c */
 void samples_flush(struct colloid_ctx *ctx);
 void pages_flush(struct colloid_ctx *ctx);
 void page_refresh(struct colloid_ctx *ctx, uint32_t i);
@@ -206,11 +231,6 @@ void page_relink(struct colloid_ctx *ctx, uint32_t i);
 void colloid_search_update(struct colloid_ctx *ctx);
 void colloid_balance(struct colloid_ctx *ctx, struct plan *pl);
 int colloid_sign(const struct colloid_ctx *ctx);
-
-/* policies */
-extern const struct colloid_policy colloid_policy_hemem;
-extern const struct colloid_policy colloid_policy_tpp;
-extern const struct colloid_policy colloid_policy_memtis;
 
 /* Prefetch page @i's node and its list neighbours (pointer chasing dominates). */
 static inline void page_prefetch(const struct cpage *pages, uint32_t i)

@@ -10,6 +10,7 @@
 
 #include "internal.h"
 
+/* the constants every policy shares (struct colloid_params fields) */
 struct param_desc {
 	const char *name;
 	size_t off;
@@ -28,31 +29,58 @@ static const struct param_desc params[] = {
 	P(migrate_limit_Bps, 0, 1e15, "static migration limit M (bytes/s)"),
 	P(swap_pairs, 0, 1, "Colloid may swap hot/cold pages when the target is full (0/1)"),
 	P(scan_limit, 1, 1e6, "pages examined per plan slot per tick (count)"),
-	P(hemem_read_hot, 1, 65535, "HeMem: hot when sampled reads >= this (samples)"),
-	P(hemem_write_hot, 1, 65535, "HeMem: hot when sampled writes >= this (samples)"),
-	P(hemem_cool_threshold, 2, 65535, "HeMem: halve all counts when a count reaches this (samples)"),
-	P(hemem_sample_period, 1, 1e12, "HeMem: PEBS sampling period, for the mechanism (events)"),
-	P(hemem_quantum_ms, 1e-3, 1e7, "HeMem: policy loop period, for the mechanism (ms)"),
-	P(tpp_scan_size_bytes, 4096, 1e18, "TPP: bytes unmapped per scan window, for the mechanism (bytes)"),
-	P(tpp_scan_period_ms, 1e-3, 1e9, "TPP: time to scan the whole task (scan_period_min), for the mechanism (ms)"),
-	P(tpp_hot_threshold_ms, 0, 1e9, "TPP: promote if hint fault within this of the scan (ms)"),
-	P(tpp_promote_rate_limit_MBps, 0, 1e12, "TPP: promotion rate limit (MB/s)"),
-	P(tpp_threshold_adjust_ms, 0, 1e12, "TPP: hot-threshold adjustment period, 0 = off (ms)"),
-	P(tpp_wmark_promo, 0, 0.5, "TPP: free fraction that must remain after a promotion (fraction)"),
-	P(tpp_wmark_demote, 0, 0.5, "TPP: kswapd demotes until this free fraction (fraction)"),
-	P(tpp_quantum_ms, 1e-3, 1e7, "TPP: tick period, for the mechanism (ms)"),
-	P(memtis_cooling_samples, 1, 1e15, "MEMTIS: halve all counts every this many samples (samples)"),
-	P(memtis_adapt_samples, 1, 1e15, "MEMTIS: recompute hot threshold every this many samples (samples)"),
-	P(memtis_load_period, 1, 1e12, "MEMTIS: PEBS load period, for the mechanism (events)"),
-	P(memtis_store_period, 1, 1e12, "MEMTIS: PEBS store period, for the mechanism (events)"),
-	P(memtis_quantum_ms, 1e-3, 1e7, "MEMTIS: migration daemon period, for the mechanism (ms)"),
-	P(memtis_free_target, 0, 0.5, "MEMTIS: fast-tier free fraction kept by demoting cold pages (fraction)"),
 };
 
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
 
+/*
+ * Constant @i of the name table (the shared ones, then each registered
+ * policy's, in registry order, as they follow one another in
+ * colloid_params.policy): its offset in the struct, range, name and
+ * description.  param_at() returns 0 or -ENOENT past the last.
+ */
+struct pref {
+	size_t off;
+	double min, max;
+	const char *name, *desc;
+};
+
+static int param_at(unsigned int i, struct pref *r)
+{
+	const struct colloid_policy *pol;
+	unsigned int base = 0, k;
+
+	if (i < NPARAMS) {
+		r->off = params[i].off;
+		r->min = params[i].min;
+		r->max = params[i].max;
+		r->name = params[i].name;
+		r->desc = params[i].desc;
+		return 0;
+	}
+	i -= NPARAMS;
+	for (k = 0; (pol = colloid_policy_at(k)); k++) {
+		if (i < pol->nparams) {
+			if (base + i >= COLLOID_POLICY_PARAMS)
+				return -ENOENT;
+			r->off = offsetof(struct colloid_params, policy) + (base + i) * sizeof(double);
+			r->min = pol->params[i].min;
+			r->max = pol->params[i].max;
+			r->name = pol->params[i].name;
+			r->desc = pol->params[i].desc;
+			return 0;
+		}
+		i -= pol->nparams;
+		base += pol->nparams;
+	}
+	return -ENOENT;
+}
+
 int colloid_params_default(struct colloid_params *p, const char *policy)
 {
+	const struct colloid_policy *pol;
+	unsigned int base = 0, k, i;
+
 	if (!p)
 		return -EINVAL;
 	if (policy && !colloid_policy_find(policy))
@@ -68,85 +96,76 @@ int colloid_params_default(struct colloid_params *p, const char *policy)
 	p->swap_pairs = 1;
 	p->scan_limit = 8;
 
-	p->hemem_read_hot = 8;
-	p->hemem_write_hot = 4;
-	p->hemem_cool_threshold = 18;
-	p->hemem_sample_period = 5003;
-	p->hemem_quantum_ms = 10;
-
-	p->tpp_scan_size_bytes = 256.0 * 1024 * 1024;
-	p->tpp_scan_period_ms = 1000;
-	p->tpp_hot_threshold_ms = 1000;
-	p->tpp_promote_rate_limit_MBps = 65536;
-	p->tpp_threshold_adjust_ms = 60000;
-	p->tpp_wmark_promo = 0.01;
-	p->tpp_wmark_demote = 0.02;
-	p->tpp_quantum_ms = 10;
-
-	p->memtis_cooling_samples = 2000000;
-	p->memtis_adapt_samples = 100000;
-	p->memtis_load_period = 199;
-	p->memtis_store_period = 100007;
-	p->memtis_quantum_ms = 500;
-	p->memtis_free_target = 0.0;
+	/* every policy's own defaults, so one struct serves any policy */
+	for (k = 0; (pol = colloid_policy_at(k)); k++) {
+		if (base + pol->nparams > COLLOID_POLICY_PARAMS)
+			return -ENOSPC;
+		for (i = 0; i < pol->nparams; i++)
+			p->policy[base + i] = pol->params[i].def;
+		base += pol->nparams;
+	}
 	return 0;
 }
 
-static const struct param_desc *find(const char *name)
+static int find(const char *name, struct pref *r)
 {
-	for (size_t i = 0; i < NPARAMS; i++)
-		if (!strcmp(params[i].name, name))
-			return &params[i];
-	return NULL;
+	for (unsigned int i = 0; !param_at(i, r); i++)
+		if (!strcmp(r->name, name))
+			return 0;
+	return -ENOENT;
 }
 
 int colloid_param_set(struct colloid_params *p, const char *name, double value)
 {
-	const struct param_desc *d;
+	struct pref d;
 
 	if (!p || !name)
 		return -EINVAL;
-	d = find(name);
-	if (!d)
+	if (find(name, &d))
 		return -ENOENT;
-	if (!isfinite(value) || value < d->min || value > d->max)
+	if (!isfinite(value) || value < d.min || value > d.max)
 		return -EINVAL;
-	*(double *)((char *)p + d->off) = value;
+	*(double *)((char *)p + d.off) = value;
 	return 0;
 }
 
 int colloid_param_get(const struct colloid_params *p, const char *name, double *value)
 {
-	const struct param_desc *d;
+	struct pref d;
 
 	if (!p || !name || !value)
 		return -EINVAL;
-	d = find(name);
-	if (!d)
+	if (find(name, &d))
 		return -ENOENT;
-	*value = *(const double *)((const char *)p + d->off);
+	*value = *(const double *)((const char *)p + d.off);
 	return 0;
 }
 
 const char *colloid_param_name(unsigned int i, const char **desc)
 {
-	if (i >= NPARAMS)
+	struct pref d;
+
+	if (param_at(i, &d))
 		return NULL;
 	if (desc)
-		*desc = params[i].desc;
-	return params[i].name;
+		*desc = d.desc;
+	return d.name;
 }
 
-/* Check a whole struct (used by colloid_new()). */
+/* Check a whole struct (used by colloid_new()): ranges, then each policy's own rules. */
 int colloid_params_check(const struct colloid_params *p)
 {
-	for (size_t i = 0; i < NPARAMS; i++) {
-		double v = *(const double *)((const char *)p + params[i].off);
+	const struct colloid_policy *pol;
+	struct pref d;
 
-		if (!isfinite(v) || v < params[i].min || v > params[i].max)
+	for (unsigned int i = 0; !param_at(i, &d); i++) {
+		double v = *(const double *)((const char *)p + d.off);
+
+		if (!isfinite(v) || v < d.min || v > d.max)
 			return -EINVAL;
 	}
-	if (p->tpp_wmark_demote < p->tpp_wmark_promo)
-		return -EINVAL;
+	for (unsigned int k = 0; (pol = colloid_policy_at(k)); k++)
+		if (pol->params_check && pol->params_check(p->policy + colloid_policy_base(pol)))
+			return -EINVAL;
 	return 0;
 }

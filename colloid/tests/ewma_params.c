@@ -7,6 +7,13 @@
  */
 #include "helpers.h"
 
+static int param_is(const struct colloid_params *p, const char *name, double want)
+{
+	double v = -1;
+
+	return colloid_param_get(p, name, &v) == 0 && v == want;
+}
+
 int main(void)
 {
 	struct colloid_ctx *c = NULL;
@@ -19,11 +26,19 @@ int main(void)
 
 	CHECK(colloid_params_default(&p, NULL) == 0);
 	CHECK(p.delta == 0.05 && p.epsilon == 0.01 && p.ewma_alpha == 1.0 / 32);
-	CHECK(p.hemem_read_hot == 8 && p.hemem_write_hot == 4 && p.hemem_cool_threshold == 18);
-	CHECK(p.hemem_sample_period == 5003 && p.hemem_quantum_ms == 10);
+	CHECK(param_is(&p, "hemem_read_hot", 8) && param_is(&p, "hemem_write_hot", 4) &&
+	      param_is(&p, "hemem_cool_threshold", 18));
+	CHECK(param_is(&p, "hemem_sample_period", 5003) && param_is(&p, "hemem_quantum_ms", 10));
 	CHECK(p.migrate_limit_Bps == 10e9);
-	CHECK(p.tpp_scan_size_bytes == 256.0 * 1024 * 1024 && p.tpp_hot_threshold_ms == 1000);
-	CHECK(p.memtis_quantum_ms == 500);
+	CHECK(param_is(&p, "tpp_scan_size_bytes", 256.0 * 1024 * 1024) &&
+	      param_is(&p, "tpp_hot_threshold_ms", 1000));
+	CHECK(param_is(&p, "memtis_quantum_ms", 500) && param_is(&p, "tpp_sample_period", 5003));
+	/* each policy's constants are its own: setting one leaves the others */
+	CHECK(colloid_param_set(&p, "tpp_quantum_ms", 20) == 0 && param_is(&p, "tpp_quantum_ms", 20));
+	CHECK(param_is(&p, "hemem_quantum_ms", 10) && param_is(&p, "memtis_quantum_ms", 500));
+	CHECK(colloid_param_set(&p, "tpp_quantum_ms", 10) == 0);
+	CHECK(colloid_param_set(&p, "nosuch_constant", 1) == -ENOENT);
+	CHECK(colloid_param_set(&p, "hemem_read_hot", 0) == -EINVAL);
 	/* every named parameter round-trips */
 	for (i = 0; (name = colloid_param_name(i, &desc)); i++) {
 		CHECK(desc && *desc);

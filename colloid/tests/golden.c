@@ -122,10 +122,11 @@ static int run_case(const struct gcase *gc, uint64_t *plan_hash, uint64_t *state
 
 	colloid_params_default(&prm, gc->policy);
 	/* make cooling and MEMTIS's adaptation happen inside sample streams */
-	prm.memtis_cooling_samples = 40000;
-	prm.memtis_adapt_samples = 7000;
-	prm.tpp_threshold_adjust_ms = 500;
-	prm.tpp_promote_rate_limit_MBps = gc->page_size >= (2u << 20) ? 4096 : 256;
+	colloid_param_set(&prm, "memtis_cooling_samples", 40000);
+	colloid_param_set(&prm, "memtis_adapt_samples", 7000);
+	colloid_param_set(&prm, "tpp_threshold_adjust_ms", 500);
+	colloid_param_set(&prm, "tpp_promote_rate_limit_MBps",
+			  gc->page_size >= (2u << 20) ? 4096 : 256);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.policy = gc->policy;
 	cfg.colloid = gc->colloid;

@@ -39,6 +39,7 @@ int main(void)
 {
 	static struct walk w;
 	struct colloid_params p;
+	struct colloid_policy_info in;
 	struct mech_scan sc;
 	uint64_t i;
 
@@ -52,7 +53,8 @@ int main(void)
 
 	/* 1024 pages of 1 MiB (1 GiB task): 256 pages per 250-ms window */
 	CHECK(colloid_params_default(&p, "tpp") == 0);
-	CHECK(mech_scan_init(&sc, &p, 1024, 1 << 20, 1 * GIB, 0) == 0);
+	CHECK(colloid_policy_info("tpp", &p, &in) == 0);
+	CHECK(mech_scan_init(&sc, &in, 1024, 1 << 20, 1 * GIB, 0) == 0);
 	CHECK(fabs(sc.window_ms - 250) < 1e-9);
 	memset(w.tier, 1, sizeof(w.tier));		/* all in the alternate tier */
 	for (i = 0; i < 25; i++)			/* 25 quanta of 10 ms = one window */
@@ -64,7 +66,7 @@ int main(void)
 
 	/* baseline TPP leaves default-tier pages mapped: they cost address space only */
 	memset(&w, 0, sizeof(w));			/* all in the default tier */
-	CHECK(mech_scan_init(&sc, &p, 1024, 1 << 20, 1 * GIB, 0) == 0);
+	CHECK(mech_scan_init(&sc, &in, 1024, 1 << 20, 1 * GIB, 0) == 0);
 	for (i = 0; i < 5; i++)				/* 5 x 81.92 pages of address space */
 		CHECK(mech_scan_quantum(&sc, 10 * 1e6, tier_of, visit, &w) == 0);
 	CHECK(w.visited == 0);
@@ -72,7 +74,7 @@ int main(void)
 
 	/* TPP+Colloid unmaps the default tier too */
 	memset(&w, 0, sizeof(w));
-	CHECK(mech_scan_init(&sc, &p, 1024, 1 << 20, 1 * GIB, 1) == 0);
+	CHECK(mech_scan_init(&sc, &in, 1024, 1 << 20, 1 * GIB, 1) == 0);
 	for (i = 0; i < 25; i++)
 		CHECK(mech_scan_quantum(&sc, 10 * 1e6, tier_of, visit, &w) == 0);
 	CHECK(w.visited == 256);
@@ -80,7 +82,7 @@ int main(void)
 	/* an idle stretch carries at most one window's budget */
 	memset(&w, 0, sizeof(w));
 	memset(w.tier, 1, sizeof(w.tier));
-	CHECK(mech_scan_init(&sc, &p, 1024, 1 << 20, 1 * GIB, 0) == 0);
+	CHECK(mech_scan_init(&sc, &in, 1024, 1 << 20, 1 * GIB, 0) == 0);
 	CHECK(mech_scan_quantum(&sc, 10 * 250 * 1e6, tier_of, visit, &w) == 0);
 	CHECKF(w.visited == 256, "a 10-window quantum unmapped %" PRIu64, w.visited);
 
@@ -88,7 +90,8 @@ int main(void)
 	memset(&w, 0, sizeof(w));
 	memset(w.tier, 1, sizeof(w.tier));
 	CHECK(colloid_param_set(&p, "tpp_scan_size_bytes", 4 * GIB) == 0);
-	CHECK(mech_scan_init(&sc, &p, 1024, 1 << 20, 1 * GIB, 0) == 0);
+	CHECK(colloid_policy_info("tpp", &p, &in) == 0);
+	CHECK(mech_scan_init(&sc, &in, 1024, 1 << 20, 1 * GIB, 0) == 0);
 	CHECK(mech_scan_quantum(&sc, 1e9, tier_of, visit, &w) == 0);
 	CHECK(w.visited == 1024 && w.last_n == 1024);
 	memset(&w, 0, sizeof(w));
@@ -97,7 +100,7 @@ int main(void)
 	CHECK(mech_scan_quantum(&sc, 1e9, tier_of, visit, &w) == -ECANCELED);
 	CHECK(w.visited == 3);
 
-	CHECK(mech_scan_init(&sc, &p, 0, 4096, 1, 0) == -EINVAL);
+	CHECK(mech_scan_init(&sc, &in, 0, 4096, 1, 0) == -EINVAL);
 	CHECK(mech_scan_quantum(&sc, 1e6, NULL, visit, &w) == -EINVAL);
 
 	/* plan buffer: twice the static limit of a quantum plus 64 */

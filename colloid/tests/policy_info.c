@@ -2,8 +2,11 @@
 /*
  * The policy registry tells a mechanism each policy's quantum, sampling
  * periods and inputs from its constants (defaults and changed ones, before
- * and after colloid_new()), and colloid_config_check() answers what
- * colloid_new() would, allocating nothing.
+ * and after colloid_new()), and the constants of the system's own monitor
+ * (scanner, CHA polling, EWMA, arrival share, rate bound, monitor cores);
+ * colloid_config_check() answers what colloid_new() would, allocating
+ * nothing.  A policy's constants are its own (tpp_sample_period, not
+ * HeMem's), and a live change of one reaches the policy's private state.
  */
 #include "helpers.h"
 
@@ -20,6 +23,7 @@ int main(void)
 	struct colloid_params p;
 	struct colloid_config cfg;
 	struct colloid_ctx *c = NULL;
+	struct colloid_state st;
 
 	/* published defaults, by policy */
 	CHECK(colloid_policy_info("hemem", NULL, &in) == 0);
@@ -28,6 +32,36 @@ int main(void)
 	CHECK(info_is(&in, 10 * T_MS, 5003, 5003, 0, 1));
 	CHECK(colloid_policy_info("memtis", NULL, &in) == 0);
 	CHECK(info_is(&in, 500 * T_MS, 199, 100007, 1, 0));
+
+	/* the systems' own monitors */
+	CHECK(colloid_policy_info("hemem", NULL, &in) == 0);
+	CHECK(in.cha_poll_ns == 0 && in.cha_ewma_alpha == 1.0 / 16 && in.cha_share == 18.0 / 32);
+	CHECK(!in.sample_rate_bounded && in.colloid_monitor_cores == 0 && in.scan_size_bytes == 0);
+	CHECK(colloid_policy_info("tpp", NULL, &in) == 0);
+	CHECK(in.cha_poll_ns == 200e3 && in.cha_ewma_alpha == 1.0 / 32 && in.cha_share == 1);
+	CHECK(in.colloid_monitor_cores == 1 && in.scan_size_bytes == 256.0 * 1024 * 1024 &&
+	      in.scan_period_ms == 1000);
+	CHECK(colloid_policy_info("memtis", NULL, &in) == 0);
+	CHECK(in.sample_rate_bounded && in.cha_poll_ns == 200e3 && in.colloid_monitor_cores == 0);
+
+	/* TPP's sampling period is its own constant */
+	CHECK(colloid_params_default(&p, "tpp") == 0);
+	CHECK(colloid_param_set(&p, "hemem_sample_period", 100) == 0);
+	CHECK(colloid_param_set(&p, "tpp_scan_period_ms", 500) == 0);
+	CHECK(colloid_policy_info("tpp", &p, &in) == 0);
+	CHECK(in.load_period == 5003 && in.scan_period_ms == 500);
+	CHECK(colloid_param_set(&p, "tpp_sample_period", 997) == 0);
+	CHECK(colloid_policy_info("tpp", &p, &in) == 0 && in.load_period == 997);
+	/* ... and a rule between its constants is checked */
+	CHECK(colloid_param_set(&p, "tpp_wmark_demote", 0.001) == 0);
+	CHECK(colloid_policy_info("tpp", &p, &in) == -EINVAL);
+
+	/* a live change reaches the policy's private state (TPP's threshold) */
+	CHECK(t_ctx(&c, "tpp", 0, 64, 32, 64, 1, NULL) == 0);
+	CHECK(colloid_ctx_param_set(c, "tpp_hot_threshold_ms", 250) == 0);
+	CHECK(colloid_get_state(c, &st) == 0 && st.hot_threshold == 250);
+	colloid_destroy(c);
+	c = NULL;
 
 	/* changed constants are what the answer follows */
 	CHECK(colloid_params_default(&p, "memtis") == 0);

@@ -62,7 +62,7 @@ int main(void)
 
 	/* baseline: rate limit of 4 pages per second window */
 	colloid_params_default(&prm, "tpp");
-	prm.tpp_promote_rate_limit_MBps = 4.0 * T_PAGE / 1e6;
+	CHECK(colloid_param_set(&prm, "tpp_promote_rate_limit_MBps", 4.0 * T_PAGE / 1e6) == 0);
 	CHECK(t_ctx(&c, "tpp", 0, NP, 300, NP, 1, &prm) == 0);
 	now = 10 * T_MS;
 	for (uint64_t i = 0; i < 20; i++)

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "colloid.h"
+#include "mech.h"
 #include "sim.h"
 #include "tbcli.h"
 
@@ -30,10 +31,23 @@ static const char *const prog = cli_prog;
 #define DEF_ANTAG_MLP 17.0
 #define DEF_ANTAG_THINK_NS 20.0
 
+/* the registered libcolloid policies, "hemem, memtis, tpp" */
+static const char *policy_names(void)
+{
+	static char buf[256];
+	size_t n = 0;
+	const char *name;
+
+	buf[0] = 0;
+	for (unsigned int i = 0; (name = colloid_policy_name(i)) && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? ", " : "", name);
+	return buf;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s --system hemem|tpp|memtis|static --tier default:CURVE[:capacity=GiB]\n"
+"usage: %s --system POLICY|static --tier default:CURVE[:capacity=GiB]\n"
 "               --tier alternate:CURVE[:capacity=GiB] [options] [--check]\n"
 "       %s --check-curve CURVE\n"
 "\n"
@@ -42,7 +56,7 @@ static void usage(FILE *f)
 "t_s,metric,value,unit.\n"
 "\n"
 "system:\n"
-"  --system NAME             hemem, tpp, memtis (libcolloid policies) or static\n"
+"  --system NAME             a libcolloid policy (%s) or static\n"
 "  --colloid on|off          Colloid balancing on top of the policy (default off)\n"
 "  --delta-p binary|closed   Colloid's delta-p rule (default: libcolloid's, binary)\n"
 "  --param NAME=VALUE        set a libcolloid parameter (repeatable; see colloid.h)\n"
@@ -81,7 +95,7 @@ static void usage(FILE *f)
 "  --region-size SIZE        region (page) size, 4K..1G power of two (default 2M)\n"
 "  --duration S              simulated seconds, integer (default 100)\n"
 "  --quantum-ms Q            quantum in ms, must divide 1000 (default: the\n"
-"                            policy's period: hemem 10, tpp 10, memtis 500, static 10)\n"
+"                            policy's period (colloid_policy_info()), static 10)\n"
 "  --average-last S          seconds averaged in the summary (default 30)\n"
 "  --freeze-at S             from S s on the policy no longer runs: placement is\n"
 "                            frozen, no migration (the cost of steady-state\n"
@@ -91,15 +105,19 @@ static void usage(FILE *f)
 "  --seed N                  random seed (default 1)\n"
 "observation models:\n"
 "  --cha-poll-us US          CHA monitor poll interval (default: the system's own\n"
-"                            monitor: hemem once per policy quantum with EWMA 1/16,\n"
-"                            as released HeMem; tpp/memtis 200, colloid-mon's loop)\n"
+"                            monitor, colloid_policy_info(): hemem once per policy\n"
+"                            quantum with EWMA 1/16, as released HeMem; tpp/memtis\n"
+"                            200, colloid-mon's loop)\n"
 "  --cha-noise S             lognormal sigma of one poll's latency (default 0.05)\n"
 "  --cha-share F             share of the application's reads the monitor's\n"
-"                            arrival counts report, 0..1 (default: hemem 18/32:\n"
-"                            released HeMem scales one CHA box by 18 of 32; else 1)\n"
-"  --pebs-max-rate N         MEMTIS: most sample calls per second (its sampler\n"
-"                            raises its period); each carries weight k (default 100000)\n"
-"  --tpp-ref-rate N          TPP: accessed-bit references reported per second, drawn\n"
+"                            arrival counts report, 0..1 (default: the system's\n"
+"                            monitor: hemem 18/32, released HeMem scales one CHA\n"
+"                            box by 18 of 32; else 1)\n"
+"  --pebs-max-rate N         a system whose sampler bounds its rate (MEMTIS;\n"
+"                            colloid_policy_info()): most sample calls per second\n"
+"                            (its sampler raises its period) (default 100000)\n"
+"  --tpp-ref-rate N          a system fed by hint faults (TPP): accessed-bit\n"
+"                            references reported per second, drawn\n"
 "                            from the true access probabilities; they order TPP's LRU\n"
 "                            (kswapd demotes its tail); 0 = none (default 100000)\n"
 "output:\n"
@@ -129,7 +147,7 @@ static void usage(FILE *f)
 "the tier's demand was past its curve's last point: latency extrapolated from the\n"
 "closed-loop wall, not read from the curve).\n"
 "exit: 0 done, 1 runtime failure, 2 bad arguments, 130/143 interrupted.\n",
-		prog, prog, MAX_INTENSITY, DEF_APP_MLP, DEF_APP_STREAM_MLP, DEF_APP_THINK_NS,
+		prog, prog, policy_names(), MAX_INTENSITY, DEF_APP_MLP, DEF_APP_STREAM_MLP, DEF_APP_THINK_NS,
 		DEF_ANTAG_MLP, DEF_ANTAG_THINK_NS);
 }
 
@@ -240,23 +258,20 @@ static void parse_event(struct sim_cfg *c, const char *arg)
 
 static void parse_param(struct sim_cfg *c, const char *arg)
 {
-	const char *eq = strchr(arg, '=');
-	struct sim_param *p;
-	struct colloid_params tmp;
+	struct mech_param *p = &c->par[c->npar];
 
 	if (c->npar >= SIM_MAX_PARAMS)
-		cli_bad_arg("too many --param options (max %s)", "64");
-	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(p->name))
-		cli_bad_arg("--param needs NAME=VALUE, got '%s'", arg);
-	p = &c->par[c->npar];
-	memset(p->name, 0, sizeof(p->name));
-	memcpy(p->name, arg, (size_t)(eq - arg));
-	p->value = cli_number("--param value", eq + 1, -INFINITY, INFINITY, 0);
-	colloid_params_default(&tmp, NULL);
-	if (colloid_param_set(&tmp, p->name, p->value) == -ENOENT)
+		cli_bad_arg("too many --param options (max %d)", SIM_MAX_PARAMS);
+	switch (mech_param_parse(arg, p)) {
+	case 0:
+		break;
+	case -ENOENT:
 		cli_bad_arg("unknown libcolloid parameter '%s'", p->name);
-	if (colloid_param_set(&tmp, p->name, p->value))
+	case -ERANGE:
 		cli_bad_arg("libcolloid parameter out of range: '%s'", arg);
+	default:
+		cli_bad_arg("--param needs NAME=VALUE, got '%s'", arg);
+	}
 	c->npar++;
 }
 
@@ -431,16 +446,14 @@ int main(int argc, char **argv)
 			return 0;
 		case O_SYSTEM:
 			have_system = 1;
-			if (!strcmp(optarg, "hemem"))
-				c.system = SYS_HEMEM;
-			else if (!strcmp(optarg, "tpp"))
-				c.system = SYS_TPP;
-			else if (!strcmp(optarg, "memtis"))
-				c.system = SYS_MEMTIS;
-			else if (!strcmp(optarg, "static"))
-				c.system = SYS_STATIC;
+			/* a libcolloid policy by name, or static placement */
+			if (!strcmp(optarg, "static"))
+				c.policy = NULL;
+			else if (colloid_policy_info(optarg, NULL, &(struct colloid_policy_info){ 0 }))
+				cli_bad_arg("unknown system '%s' (a libcolloid policy: %s; or static)",
+					    optarg, policy_names());
 			else
-				cli_bad_arg("unknown system '%s' (hemem, tpp, memtis, static)", optarg);
+				c.policy = optarg;
 			break;
 		case O_COLLOID:
 			if (!strcmp(optarg, "on"))

@@ -175,20 +175,6 @@ static double cpu_now_ns(void)
  * the policy's) */
 #define CALLBACK(s, stmt) CPU_TIME(s, (s)->cb_ns, stmt)
 
-static const char *system_name(enum sim_system sys)
-{
-	switch (sys) {
-	case SYS_HEMEM:
-		return "hemem";
-	case SYS_TPP:
-		return "tpp";
-	case SYS_MEMTIS:
-		return "memtis";
-	default:
-		return "static";
-	}
-}
-
 /* ---------------------------------------------------------- placement */
 
 static void move_region(struct sim *s, uint64_t r, unsigned int to)
@@ -229,7 +215,7 @@ static void initial_placement(struct sim *s)
 	uint64_t i, nd = 0;
 
 	s->used_reg[0] = s->used_reg[1] = 0;
-	if (s->cfg->system == SYS_STATIC) {
+	if (!s->cfg->policy) {
 		uint64_t nhot = 0, want, k = 0;
 
 		for (i = 0; i < s->nreg; i++)
@@ -282,27 +268,24 @@ static int policy_params(struct sim *s)
 	const struct sim_cfg *c = s->cfg;
 	int i, ret;
 
-	ret = colloid_params_default(&s->prm, system_name(c->system));
+	ret = colloid_params_default(&s->prm, c->policy);
+	if (!ret)
+		ret = colloid_policy_info(c->policy, NULL, &s->info);
 	if (ret) {
-		fail(s, "libcolloid does not know policy %s", system_name(c->system));
+		fail(s, "libcolloid does not know policy %s", c->policy);
 		return 2;
 	}
 	if (c->dp_mode >= 0)
 		s->prm.dp_mode = c->dp_mode;
-	/* HeMem's own monitor (released hemem pebs.c): colloid_update_stats()
-	 * reads the CHA counters once per 10-ms policy iteration and smooths
-	 * with COLLOID_EWMA = 1/16.  The kernel systems use colloid-mon, which
-	 * polls in a tight loop with 1/32 (libcolloid's default). */
-	if (c->system == SYS_HEMEM)
-		s->prm.ewma_alpha = 1.0 / 16.0;
-	for (i = 0; i < c->npar; i++) {
-		ret = colloid_param_set(&s->prm, c->par[i].name, c->par[i].value);
-		if (ret) {
-			fail(s, "libcolloid rejected --param %s", c->par[i].name);
-			return 2;
-		}
+	/* the system's own monitor smooths with its own weight
+	 * (colloid_policy_info(): e.g. HeMem 1/16, colloid-mon 1/32) */
+	if (s->info.cha_ewma_alpha > 0)
+		s->prm.ewma_alpha = s->info.cha_ewma_alpha;
+	if (mech_params_apply(&s->prm, c->par, c->npar, &i)) {
+		fail(s, "libcolloid rejected --param %s", c->par[i].name);
+		return 2;
 	}
-	ret = colloid_policy_info(system_name(c->system), &s->prm, &s->info);
+	ret = colloid_policy_info(c->policy, &s->prm, &s->info);
 	if (ret) {
 		fail(s, "libcolloid rejects the parameters together: %s", strerror(-ret));
 		return 2;
@@ -353,12 +336,12 @@ static int validate(struct sim *s, struct colloid_config *cc)
 		fail(s, "%s", "the two tiers' capacities do not hold the working set");
 		return 2;
 	}
-	if (c->system != SYS_STATIC) {
+	if (c->policy) {
 		ret = policy_params(s);
 		if (ret)
 			return ret;
 		memset(cc, 0, sizeof(*cc));
-		cc->policy = system_name(c->system);
+		cc->policy = c->policy;
 		cc->colloid = c->colloid;
 		cc->ntiers = 2;
 		for (i = 0; i < 2; i++) {
@@ -404,15 +387,14 @@ static int policy_init(struct sim *s, struct colloid_config *cc)
 	/* the plan holds twice the static limit of one quantum (sized with the
 	 * policy's quantum when --quantum-ms is not given) */
 	qs = (double)policy_quantum_ns(s) * 1e-9;
+	/* the system's own monitor (colloid_policy_info()): its poll interval
+	 * (0: once per policy quantum) and the share of the arrivals it counts */
 	s->cha_poll_ns = c->cha_poll_us > 0 ? c->cha_poll_us * 1e3 :
-			 c->system == SYS_HEMEM ? qs * 1e9 : 200e3;
-	/* Released HeMem reads TOR inserts on one CHA box per tier and multiplies
-	 * by NUM_CHA_BOXES = 18 while Ice Lake has 32 ("There are 32 CHA boxes in
-	 * icelake server"): its arrival rate, and so Colloid's migration budget
-	 * (not p or the latencies, which are ratios), is 18/32 of the truth. */
-	s->cha_share = c->cha_share > 0 ? c->cha_share : c->system == SYS_HEMEM ? 18.0 / 32.0 : 1.0;
+			 s->info.cha_poll_ns > 0 ? s->info.cha_poll_ns : qs * 1e9;
+	s->cha_share = c->cha_share > 0 ? c->cha_share :
+		       s->info.cha_share > 0 ? s->info.cha_share : 1.0;
 	if (s->info.hint_faults &&
-	    mech_scan_init(&s->scan, &s->prm, s->nreg, s->region, c->working_set, c->colloid))
+	    mech_scan_init(&s->scan, &s->info, s->nreg, s->region, c->working_set, c->colloid))
 		return fail(s, "%s", "cannot set up the TPP scanner");
 	s->plan_cap = mech_plan_cap(&s->prm, policy_quantum_ns(s), s->region);
 	s->plan = malloc(s->plan_cap * sizeof(*s->plan));
@@ -454,7 +436,7 @@ static int feed_samples(struct sim *s, double qns)
 	double qs = qns * 1e-9, k = 1;
 	uint64_t nl, ns, i, n;
 
-	if (s->cfg->system == SYS_MEMTIS)
+	if (s->info.sample_rate_bounded)
 		k = ceil((ev_l + ev_s) / (s->cfg->pebs_max_rate * qs));
 	if (k < 1)
 		k = 1;
@@ -863,20 +845,9 @@ static int commit_outputs(struct sim *s)
 	return 0;
 }
 
-static void fmt_val(char *buf, size_t len, double v)
-{
-	if (isnan(v))
-		snprintf(buf, len, "nan");
-	else
-		snprintf(buf, len, "%.6g", v == 0 ? 0.0 : v); /* no "-0" */
-}
-
 static void write_row(FILE *f, const char *t, const char *metric, double v, const char *unit)
 {
-	char vb[64];
-
-	fmt_val(vb, sizeof(vb), v);
-	fprintf(f, "%s,%s,%s,%s\n", t, metric, vb, unit);
+	mech_row(f, t, metric, v, unit);	/* a write error is found at fclose() */
 }
 
 /* Convergence rule: with the final average F (mean throughput over the last
@@ -931,10 +902,10 @@ static int write_summary(struct sim *s, double sim_s)
 	if (t_ev >= 0)
 		write_row(f, "", "convergence_time_s",
 			  convergence_time(s, t_ev, avg[M_THROUGHPUT]), "s");
-	/* modelled: released TPP+Colloid runs colloid-mon, which spin-polls the
-	 * CHA counters on a core of its own (SPINPOLL on CORE_MON); HeMem reads
-	 * them in its policy thread, MEMTIS's integration is not released */
-	mon = c->system == SYS_TPP && c->colloid ? 1.0 : 0.0;
+	/* modelled: the cores the system's latency monitor occupies on its own
+	 * with Colloid on (colloid_policy_info(); TPP's colloid-mon spin-polls on
+	 * a core of its own) */
+	mon = c->colloid ? s->info.colloid_monitor_cores : 0.0;
 	write_row(f, "", "monitor_cpu_share", mon / c->app_cores, "fraction");
 	if (c->timing) {
 		write_row(f, "", "policy_cpu_share", s->cpu_ns * 1e-9 / sim_s, "fraction");
@@ -991,7 +962,7 @@ static int setup(struct sim *s)
 	if (ret)
 		return fail(s, "cannot build sampler: %s", strerror(-ret));
 	s->alias_version = s->wl->version;
-	if (c->system != SYS_STATIC && policy_init(s, &cc))
+	if (c->policy && policy_init(s, &cc))
 		return 1;
 	s->intensity = c->intensity;
 	s->rr_d = s->rr_a = 1.0 / (1.0 + s->wl->write_frac);

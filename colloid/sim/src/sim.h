@@ -6,12 +6,12 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "mech.h"
 #include "tiersim.h"
 
 #define SIM_MAX_EVENTS 32
-#define SIM_MAX_PARAMS 64
+#define SIM_MAX_PARAMS MECH_MAX_PARAMS
 
-enum sim_system { SYS_STATIC = 0, SYS_HEMEM, SYS_TPP, SYS_MEMTIS };
 enum sim_workload { WL_GUPS = 0, WL_ZIPF };
 
 struct sim_event {
@@ -21,13 +21,10 @@ struct sim_event {
 	int done;
 };
 
-struct sim_param {
-	char name[64];
-	double value;
-};
-
 struct sim_cfg {
-	enum sim_system system;
+	/* the libcolloid policy that models the system (its monitor's
+	 * constants come from colloid_policy_info()); NULL = static placement */
+	const char *policy;
 	int colloid;
 	int dp_mode;		/* -1: library default, else enum colloid_dp_mode */
 	char tier_spec[2][1024];
@@ -51,7 +48,7 @@ struct sim_cfg {
 	uint64_t quantum_ns;	/* 0: the policy's own period */
 	struct sim_event ev[SIM_MAX_EVENTS];
 	int nev;
-	struct sim_param par[SIM_MAX_PARAMS];
+	struct mech_param par[SIM_MAX_PARAMS];	/* --param, parsed */
 	int npar;
 	uint64_t seed;
 

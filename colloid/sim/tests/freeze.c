@@ -111,7 +111,7 @@ int main(void)
 
 	/* the workflow's hemem-c1-i0 point (families/tiering/model.py), shorter;
 	 * the model constants are tiersim's calibrated defaults (main.c) */
-	c.system = SYS_HEMEM;
+	c.policy = "hemem";
 	c.colloid = 1;
 	c.dp_mode = COLLOID_DP_BINARY;
 	snprintf(c.tier_spec[0], sizeof(c.tier_spec[0]), "param:L0=71,a=20,k=3,bsat=140000");

@@ -43,7 +43,7 @@
 
 #define PROG "tierd"
 const char cli_prog[] = PROG;
-#define MAX_PARAMS 64
+#define MAX_PARAMS MECH_MAX_PARAMS
 
 struct opts {
 	pid_t pid;
@@ -54,7 +54,7 @@ struct opts {
 	double quantum_ms;	/* 0: the policy's own */
 	double duration_s;	/* 0: until the target exits or a signal */
 	double report_s;
-	struct { char name[64]; double value; } par[MAX_PARAMS];
+	struct mech_param par[MAX_PARAMS];	/* --param, parsed */
 	int npar;
 	enum obs_kind observe;
 	enum lat_kind latency;
@@ -72,13 +72,14 @@ struct opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: tierd --pid PID --policy hemem|tpp|memtis --tiers NODE,NODE [options]\n"
+"usage: tierd --pid PID --policy POLICY --tiers NODE,NODE [options]\n"
 "       tierd --pid PID --move-test FROM:TO [options]\n"
 "Runs a libcolloid placement policy on a running process (pages move with\n"
 "move_pages(2)), or moves all its pages between two nodes and verifies them.\n"
 "\n"
 "  --pid PID              target process (required)\n"
-"  --policy NAME          hemem, tpp or memtis (required unless --move-test)\n"
+"  --policy NAME          a libcolloid policy, e.g. hemem, tpp, memtis (required\n"
+"                         unless --move-test)\n"
 "  --colloid on|off       Colloid latency balancing on top (default off)\n"
 "  --tiers D,A            NUMA node of the default tier, then of the alternate\n"
 "                         tier (required unless --move-test); D may equal A\n"
@@ -228,19 +229,21 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case O_DURATION:
 			o->duration_s = cli_number("--duration", optarg, 0, 1e7, 0);
 			break;
-		case O_PARAM: {
-			char *eq = strchr(optarg, '=');
-
-			if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof(o->par[0].name))
-				cli_bad_arg("--param: '%s' is not NAME=VALUE", optarg);
+		case O_PARAM:
 			if (o->npar == MAX_PARAMS)
 				cli_bad_arg("--param: more than %d parameters", MAX_PARAMS);
-			memcpy(o->par[o->npar].name, optarg, (size_t)(eq - optarg));
-			o->par[o->npar].name[eq - optarg] = '\0';
-			o->par[o->npar].value = cli_number("--param", eq + 1, -1e300, 1e300, 0);
+			switch (mech_param_parse(optarg, &o->par[o->npar])) {
+			case 0:
+				break;
+			case -ENOENT:
+				cli_bad_arg("--param: libcolloid has no parameter '%s'", o->par[o->npar].name);
+			case -ERANGE:
+				cli_bad_arg("--param: libcolloid rejects %s", optarg);
+			default:
+				cli_bad_arg("--param: '%s' is not NAME=VALUE", optarg);
+			}
 			o->npar++;
 			break;
-		}
 		case O_OBSERVE:
 			if (!strcmp(optarg, "auto"))
 				o->observe = OBS_AUTO;
@@ -339,7 +342,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		cli_bad_arg("--pid is required");
 	if (!o->move_test) {
 		if (!o->policy)
-			cli_bad_arg("--policy is required (hemem, tpp or memtis)");
+			cli_bad_arg("--policy is required (a libcolloid policy)");
 		if (!o->have_tiers)
 			cli_bad_arg("--tiers is required (default node first, e.g. 0,1)");
 	}
@@ -375,11 +378,11 @@ struct run {
 	uint64_t *scan_ns;
 	uint8_t *pending;
 	uint64_t faults;
-	/* what the operations table uses */
-	struct obs_perf *perf;
-	struct obs_damon *damon;
-	struct lat_cha *cha;
-	struct lat_probe *probe;
+	/* the sources, each behind its operations table (sources.c) */
+	const struct tierd_obs_ops *obs;	/* NULL: --observe none */
+	void *obs_src;
+	const struct tierd_lat_ops *lat;
+	void *lat_src;
 	double scale;		/* accesses per sample weight */
 	uint64_t last_free;	/* when free memory was last reported */
 	struct reporter *rp;
@@ -434,10 +437,10 @@ static int scan_visit(void *priv, uint64_t r, uint64_t i, uint64_t n)
 
 static void row(FILE *f, double t, const char *m, double v, const char *unit)
 {
-	if (isnan(v))
-		fprintf(f, "%.3f,%s,nan,%s\n", t, m, unit);
-	else
-		fprintf(f, "%.3f,%s,%.6g,%s\n", t, m, v == 0 ? 0.0 : v, unit);
+	char tb[32];
+
+	snprintf(tb, sizeof(tb), "%.3f", t);
+	mech_row(f, tb, m, v, unit);	/* a write error is found when the output closes */
 }
 
 static const char *errname(int e)
@@ -574,8 +577,7 @@ static int run_move_test(const struct opts *o, struct target *t, int sigfd)
 	int *first, sig = 0, ret = 0, stopped = 0;
 
 	colloid_params_default(&prm, NULL);
-	for (int i = 0; i < o->npar; i++)
-		colloid_param_set(&prm, o->par[i].name, o->par[i].value);
+	mech_params_apply(&prm, o->par, o->npar, NULL);	/* checked when parsed */
 	qns = (uint64_t)((o->quantum_ms > 0 ? o->quantum_ms : 10) * 1e6);
 	budget = (uint64_t)(prm.migrate_limit_Bps * (double)qns * 1e-9);
 	if (budget < t->region_size)
@@ -711,24 +713,22 @@ static int tierd_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint
 	/* 1. accesses; for TPP the scanner first */
 	if (R->info.hint_faults)
 		mech_scan_quantum(&R->scan, (double)q, scan_tier, scan_visit, R);
-	if (R->perf) {
-		obs_perf_poll(R->perf, on_sample, R, &np);
-		if (R->tot->quanta % 100 == 99)
-			obs_perf_rescan(R->perf);
-	} else if (R->damon) {
-		ret = obs_damon_poll(R->damon, on_sample, R, &np);
+	if (R->obs) {
+		ret = R->obs->poll(R->obs_src, on_sample, R, &np);
 		if (ret) {
 			if (!target_alive(R->o->pid))
 				return -ESRCH;
-			cli_fail("DAMON: %s", strerror(-ret));
+			cli_fail("%s: %s", R->obs->label, strerror(-ret));
 			R->cb_failed = 1;
 			return ret;
 		}
+		if (R->obs->upkeep && R->tot->quanta % 100 == 99)
+			R->obs->upkeep(R->obs_src);
 	}
 	R->iv->samples += np;
 
 	/* 2. latency */
-	ret = R->cha ? lat_cha_read(R->cha, ls) : lat_probe_read(R->probe, ls);
+	ret = R->lat->read(R->lat_src, ls);
 	if (!ret) {
 		double accsum = R->acc_w[0] + R->acc_w[1];
 
@@ -739,7 +739,7 @@ static int tierd_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint
 				continue;
 			rp->lat_sum[i] += ls[i].mean_ns;
 			rp->lat_n[i]++;
-			if (R->cha) {
+			if (R->lat->counts_traffic) {
 				arr = ls[i].arrivals;
 				occ = ls[i].occupancy;
 			} else {
@@ -875,19 +875,14 @@ int main(int argc, char **argv)
 				cli_bad_arg("--tiers: node %d does not exist or has no memory", o.nodes[i]);
 		ret = colloid_params_default(&R.prm, o.policy);
 		if (ret == -ENOENT)
-			cli_bad_arg("--policy: unknown policy '%s' (hemem, tpp or memtis)", o.policy);
+			cli_bad_arg("--policy: unknown policy '%s' (not a libcolloid policy)", o.policy);
 		if (ret)
 			cli_bad_arg("libcolloid: colloid_params_default failed: %s", strerror(-ret));
 	}
 	if (o.move_test)
 		colloid_params_default(&R.prm, NULL);
-	for (int i = 0; i < o.npar; i++) {
-		ret = colloid_param_set(&R.prm, o.par[i].name, o.par[i].value);
-		if (ret == -ENOENT)
-			cli_bad_arg("--param: libcolloid has no parameter '%s'", o.par[i].name);
-		if (ret)
-			cli_bad_arg("--param: libcolloid rejects %s=%g", o.par[i].name, o.par[i].value);
-	}
+	if (mech_params_apply(&R.prm, o.par, o.npar, NULL))	/* each checked when parsed */
+		cli_bad_arg("--param: libcolloid rejects the parameters");
 	/* the policy's quantum, sampling periods and inputs */
 	if (!o.move_test && colloid_policy_info(o.policy, &R.prm, &R.info))
 		cli_bad_arg("--param: libcolloid rejects the parameters");
@@ -1019,9 +1014,9 @@ int main(int argc, char **argv)
 	}
 	/* Linux sizes the scan window by the task's RSS; tierd's regions stand in */
 	if (R.info.hint_faults &&
-	    mech_scan_init(&R.scan, &R.prm, R.t.nreg, R.t.region_size,
+	    mech_scan_init(&R.scan, &R.info, R.t.nreg, R.t.region_size,
 			   (double)R.t.npages_4k * 4096.0, o.colloid)) {
-		cli_fail("cannot set up the TPP scanner");
+		cli_fail("cannot set up the page scanner");
 		rc = 1;
 		goto out;
 	}
@@ -1131,10 +1126,10 @@ int main(int argc, char **argv)
 	rp.t_start = t_start;
 	rp.cpu_last = cpu0;
 	rp.wall_last = t_start;
-	R.perf = perf;
-	R.damon = damon;
-	R.cha = cha;
-	R.probe = probe;
+	R.obs = perf ? &tierd_obs_perf : damon ? &tierd_obs_damon : NULL;
+	R.obs_src = perf ? (void *)perf : (void *)damon;
+	R.lat = cha ? &tierd_lat_cha : &tierd_lat_probe;
+	R.lat_src = cha ? (void *)cha : (void *)probe;
 	R.scale = scale;
 	R.rp = &rp;
 	R.iv = &iv;
@@ -1227,10 +1222,10 @@ out:
 	} else {
 		fflush(stdout);
 	}
-	obs_perf_close(perf);
-	obs_damon_close(damon);
-	lat_cha_close(cha);
-	lat_probe_close(probe);
+	tierd_obs_perf.close(perf);
+	tierd_obs_damon.close(damon);
+	tierd_lat_cha.close(cha);
+	tierd_lat_probe.close(probe);
 	colloid_destroy(R.ctx);
 	free(plan);
 	free(midx);

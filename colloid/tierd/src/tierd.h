@@ -160,6 +160,46 @@ int lat_probe_read(struct lat_probe *p, struct lat_sample s[2]);
 double lat_probe_unloaded(struct lat_probe *p, unsigned int tier);
 void lat_probe_close(struct lat_probe *p);
 
+/* ---- sources.c: the sources behind operations tables ---- */
+
+/*
+ * An access observation source, as the policy loop sees it (DAMON's
+ * struct damon_operations is the model): @src is what its open function
+ * returned.
+ * @label:  name for messages ("perf", "DAMON").
+ * @poll:   feed this quantum's observations to @sink; *@n = sink calls;
+ *          0 or -errno (the loop stops).
+ * @upkeep: every 100 quanta (NULL: nothing), e.g. find new threads.
+ * @close:  release the source; NULL @src is allowed.
+ */
+struct tierd_obs_ops {
+	const char *label;
+	int (*poll)(void *src, obs_sink sink, void *priv, uint64_t *n);
+	void (*upkeep)(void *src);
+	void (*close)(void *src);
+};
+
+extern const struct tierd_obs_ops tierd_obs_perf, tierd_obs_damon;
+
+/*
+ * A latency source.
+ * @label:          name for messages ("cha", "probe").
+ * @counts_traffic: 1 when its arrivals are the workload's own requests
+ *                  (CHA TOR inserts); 0 when it measures latency only (the
+ *                  probe threads): the loop then estimates each tier's
+ *                  traffic from the access samples.
+ * @read:           per-tier occupancy, arrivals, mean since the last read.
+ * @close:          release it; NULL @src is allowed.
+ */
+struct tierd_lat_ops {
+	const char *label;
+	int counts_traffic;
+	int (*read)(void *src, struct lat_sample s[2]);
+	void (*close)(void *src);
+};
+
+extern const struct tierd_lat_ops tierd_lat_cha, tierd_lat_probe;
+
 /* ---- time ---- */
 uint64_t cpu_ns(void);	/* CLOCK_PROCESS_CPUTIME_ID (now_ns(): libtbutil) */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * memtis.c - MEMTIS's placement policy (SOSP'23), as DESIGN.md "Baselines"
+ * policy_memtis.c - MEMTIS's placement policy (SOSP'23), as DESIGN.md "Baselines"
  * describes it: per-page sample counts kept in an exponential histogram
  * (bin b holds counts in [2^(b-1), 2^b)); the hot threshold is the lowest
  * bin whose pages, with all hotter ones, still fit the default tier; every
@@ -14,9 +14,44 @@
 
 #include "internal.h"
 
+/* MEMTIS's constants (colloid/README.md gives each default's source) */
+enum { COOLING_SAMPLES, ADAPT_SAMPLES, LOAD_PERIOD, STORE_PERIOD, QUANTUM_MS, FREE_TARGET, NPARAMS };
+
+static const struct colloid_param_desc memtis_params[NPARAMS] = {
+	[COOLING_SAMPLES] = { "memtis_cooling_samples", 2000000, 1, 1e15,
+			      "MEMTIS: halve all counts every this many samples (samples)" },
+	[ADAPT_SAMPLES] = { "memtis_adapt_samples", 100000, 1, 1e15,
+			    "MEMTIS: recompute hot threshold every this many samples (samples)" },
+	[LOAD_PERIOD] = { "memtis_load_period", 199, 1, 1e12,
+			  "MEMTIS: PEBS load period, for the mechanism (events)" },
+	[STORE_PERIOD] = { "memtis_store_period", 100007, 1, 1e12,
+			   "MEMTIS: PEBS store period, for the mechanism (events)" },
+	[QUANTUM_MS] = { "memtis_quantum_ms", 500, 1e-3, 1e7,
+			 "MEMTIS: migration daemon period, for the mechanism (ms)" },
+	[FREE_TARGET] = { "memtis_free_target", 0.0, 0, 0.5,
+			  "MEMTIS: fast-tier free fraction kept by demoting cold pages (fraction)" },
+};
+
+/* MEMTIS's private state */
+struct memtis {
+	unsigned int thr;	/* hot threshold: power-of-two bin */
+	double since_cool, since_adapt;	/* samples since the last cooling / adaptation */
+};
+
+static inline struct memtis *M(const struct colloid_ctx *ctx)
+{
+	return ctx->priv;
+}
+
+static int memtis_init(struct colloid_ctx *ctx)
+{
+	M(ctx)->thr = 1;
+	return 0;
+}
+
 static bool memtis_is_hot(const struct colloid_ctx *ctx, const struct cpage *pg)
 {
-	return bin_pow2(bin_of(heat_of(ctx, pg))) >= ctx->memtis_thr;
+	return bin_pow2(bin_of(heat_of(ctx, pg))) >= M(ctx)->thr;
 }
 
 /* Lowest power-of-two bin (>= 1) whose pages and all hotter ones fit the default tier. */
@@ -34,7 +69,7 @@ static void memtis_adapt(struct colloid_ctx *ctx)
 		if ((b - 1) % NB_SUB == 0)
 			thr = bin_pow2((unsigned int)b);
 	}
-	ctx->memtis_thr = thr;
+	M(ctx)->thr = thr;
 }
 
 static void memtis_sample(struct colloid_ctx *ctx, uint32_t i, int is_write, uint32_t w)
@@ -42,16 +77,16 @@ static void memtis_sample(struct colloid_ctx *ctx, uint32_t i, int is_write, uin
 	unsigned int b = counts_add(ctx, i, is_write, w, false);
 
 	/* memtis_is_hot() with counts just cooled to the clock */
-	page_set_flag_hot(ctx, i, bin_pow2(b) >= ctx->memtis_thr);
-	ctx->samples_since_cool += w;
-	ctx->samples_since_adapt += w;
-	if (ctx->samples_since_cool >= ctx->prm.memtis_cooling_samples) {
-		ctx->samples_since_cool = 0;
+	page_set_flag_hot(ctx, i, bin_pow2(b) >= M(ctx)->thr);
+	M(ctx)->since_cool += w;
+	M(ctx)->since_adapt += w;
+	if (M(ctx)->since_cool >= ctx->own[COOLING_SAMPLES]) {
+		M(ctx)->since_cool = 0;
 		cool_global(ctx);
 		page_refresh(ctx, i);
 	}
-	if (ctx->samples_since_adapt >= ctx->prm.memtis_adapt_samples) {
-		ctx->samples_since_adapt = 0;
+	if (M(ctx)->since_adapt >= ctx->own[ADAPT_SAMPLES]) {
+		M(ctx)->since_adapt = 0;
 		memtis_adapt(ctx);
 	}
 }
@@ -66,7 +101,7 @@ static void memtis_fault(struct colloid_ctx *ctx, uint32_t i, uint64_t since, ui
 static bool memtis_bin_cold(const struct colloid_ctx *ctx, unsigned int b, double arg)
 {
 	(void)arg;
-	return bin_pow2(b) < ctx->memtis_thr;
+	return bin_pow2(b) < M(ctx)->thr;
 }
 
 static bool memtis_cold(struct colloid_ctx *ctx, uint32_t i, double arg)
@@ -103,7 +138,7 @@ static void memtis_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, 
 {
 	unsigned int d = ctx->dflt;
 	uint64_t budget = (uint64_t)(ctx->prm.scan_limit * (double)(pl->cap ? pl->cap : 1)) + 64;
-	uint64_t keep = (uint64_t)(ctx->prm.memtis_free_target * (double)ctx->tiers[d].cap_pages);
+	uint64_t keep = (uint64_t)(ctx->own[FREE_TARGET] * (double)ctx->tiers[d].cap_pages);
 	struct memtis_walk w = { pl, keep, &budget };
 	uint32_t c;
 	int to;
@@ -121,7 +156,7 @@ static void memtis_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, 
 	}
 
 	/* promotion daemon: hot pages, hottest bins first */
-	for (int b = NB - 1; b >= 1 && bin_pow2((unsigned int)b) >= ctx->memtis_thr; b--)
+	for (int b = NB - 1; b >= 1 && bin_pow2((unsigned int)b) >= M(ctx)->thr; b--)
 		for (unsigned int k = 1; k < ctx->ntiers; k++)
 			if (!hot_walk(ctx, ctx->order[k], (unsigned int)b, true, memtis_promote, &w, &budget))
 				return;
@@ -129,19 +164,30 @@ static void memtis_tick(struct colloid_ctx *ctx, struct plan *pl, uint64_t now, 
 
 static double memtis_hot_threshold(const struct colloid_ctx *ctx)
 {
-	return ctx->memtis_thr;
+	return M(ctx)->thr;
 }
 
-static void memtis_info(const struct colloid_params *p, struct colloid_policy_info *info)
+static void memtis_info(const double *own, struct colloid_policy_info *info)
 {
-	info->quantum_ns = (uint64_t)llround(p->memtis_quantum_ms * 1e6);
-	info->load_period = p->memtis_load_period;
-	info->store_period = p->memtis_store_period;
+	info->quantum_ns = (uint64_t)llround(own[QUANTUM_MS] * 1e6);
+	info->load_period = own[LOAD_PERIOD];
+	info->store_period = own[STORE_PERIOD];
 	info->samples = 1;
+	/* MEMTIS's sampler raises its period to bound its CPU use */
+	info->sample_rate_bounded = 1;
+	/* MEMTIS's Colloid integration is not released: colloid-mon's loop
+	 * (200 us, EWMA 1/32, every CHA box), on no core of its own */
+	info->cha_poll_ns = 200e3;
+	info->cha_ewma_alpha = 1.0 / 32.0;
+	info->cha_share = 1.0;
 }
 
 const struct colloid_policy colloid_policy_memtis = {
 	.name = "memtis",
+	.params = memtis_params,
+	.nparams = NPARAMS,
+	.priv_size = sizeof(struct memtis),
+	.init = memtis_init,
 	.sign_only = false,
 	.single_list = false,
 	.sample = memtis_sample,
