@@ -75,6 +75,8 @@ from pathlib import Path
 
 import pandas as pd
 
+import systems
+
 from . import reference
 from .figures import common
 from .frame import typed
@@ -89,7 +91,7 @@ OTHER_HARDWARE = ("reference, other hardware: the profile does not declare itsel
 TOL_RANGE = 0.15
 TOL_POINT = 0.25
 TOL_NO_GAIN = 0.05
-BASELINE_SYSTEMS = ["hemem", "tpp", "memtis"]
+BASELINE_SYSTEMS = systems.baselines()  # the registry's (systems/)
 
 
 @dataclass

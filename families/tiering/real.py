@@ -27,14 +27,16 @@ def numa_tiers(prof: dict) -> list[dict]:
 
 def guest_knobs(facts: dict):
     """The guest's kernel settings as its /init read them (present and readable = the knob exists)."""
-    present = {tierd.KNOBS[k] for k, v in (facts.get("settings") or {}).items() if k in tierd.KNOBS and v not in (None, "")}
+    knobs = tierd.knobs()
+    present = {knobs[k] for k, v in (facts.get("settings") or {}).items() if k in knobs and v not in (None, "")}
     return lambda p: p in present
 
 
 def check_real_host(host: Host, what: str, enable_key: str, intensities: list, intensities_where: str,
                     systems: list, systems_where: str, knob_exists) -> None:
     """What a family running tierd on a host's real tiers needs of the host: an application CPU,
-    root, antagonist CPUs for every intensity, and the kernel's TPP knobs where TPP is asked for."""
+    root, antagonist CPUs for every intensity, and the kernel's knobs of every system asked for that
+    runs as a kernel mechanism (systems/)."""
     prof, src = host.profile, host.profile["source"]
     if not prof["cpus"]["app"]:
         raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
@@ -43,8 +45,7 @@ def check_real_host(host: Host, what: str, enable_key: str, intensities: list, i
                           f"numa_balancing; run as root (or set {enable_key}: false)")
     for k in intensities:
         antagonist_threads(prof, k, intensities_where)
-    if "tpp" in systems:
-        tierd.check_kernel_tpp(knob_exists, src, systems_where)
+    tierd.check_kernel(systems, knob_exists, src, systems_where)
 
 
 def check_guest(config: dict, host: Host) -> None:

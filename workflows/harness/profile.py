@@ -111,12 +111,14 @@ def _fill_defaults(schema: dict, data: dict) -> None:
 
 def config_schema() -> dict:
     """The experiment config's schema: the core keys, with every registered family's block
-    (families/<name>/schema.yaml) as ``properties/<name>``."""
+    (families/<name>/schema.yaml) as ``properties/<name>``, the tiering systems' registry's names put
+    in where a block says ``$systems`` or ``$baselines`` (:func:`systems.fill_schema`)."""
     import families  # noqa: PLC0415 - the registry imports family modules, which import the harness
+    import systems  # noqa: PLC0415
 
     schema = load_yaml(REPO / "workflows/config/schema.yaml", "schema")
     for name in families.FAMILIES:
-        schema["properties"][name] = load_yaml(families.schema_path(name), "schema")
+        schema["properties"][name] = systems.fill_schema(load_yaml(families.schema_path(name), "schema"))
     return schema
 
 
