@@ -10,6 +10,7 @@ Point ids: ``{prefix}{system}-c{0|1}-i{k}{suffix}`` (:func:`pid`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -93,6 +94,36 @@ def model_profile_for(name: str, host: Host) -> dict:
     from workflows.harness import profile as host_profile  # noqa: PLC0415 - profile imports families
 
     return host_profile.resolve(name, host.facts)
+
+
+def guest_knobs(facts: dict):
+    """The guest's kernel settings as its /init read them (present and readable = the knob exists)."""
+    knobs = tierd.knobs()
+    present = {knobs[k] for k, v in (facts.get("settings") or {}).items() if k in knobs and v not in (None, "")}
+    return lambda p: p in present
+
+
+def check_real_host(host: Host, what: str, enable_key: str, intensities: list, intensities_where: str,
+                    systems: list, systems_where: str, knob_exists) -> None:
+    """What a family running tierd on a host's real tiers needs of the host: an application CPU,
+    root, antagonist CPUs for every intensity, and the kernel's knobs of every system asked for that
+    runs as a kernel mechanism (systems/)."""
+    prof, src = host.profile, host.profile["source"]
+    if not prof["cpus"]["app"]:
+        raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
+    if not host.facts.get("privileges", {}).get("root", os.geteuid() == 0):
+        raise ConfigError(f"host profile {src}: {what} moves another process's pages and sets "
+                          f"numa_balancing; run as root (or set {enable_key}: false)")
+    for k in intensities:
+        antagonist_threads(prof, k, intensities_where)
+    tierd.check_kernel(systems, knob_exists, src, systems_where)
+
+
+def plan_info(prof: dict) -> dict:
+    """:func:`workflows.harness.profile.plan_info` of the profile a sweep ran on (FamilyPlan.info)."""
+    from workflows.harness import profile as host_profile  # noqa: PLC0415 - profile imports families
+
+    return host_profile.plan_info(prof)
 
 
 @dataclass

@@ -17,11 +17,7 @@ from . import COLUMNS
 model_profile_for = sweep.model_profile_for
 
 
-def plan_info(prof: dict) -> dict:
-    """:func:`workflows.harness.profile.plan_info` (imported here, at call time: profile imports families)."""
-    from workflows.harness import profile as host_profile  # noqa: PLC0415
-
-    return host_profile.plan_info(prof)
+plan_info = sweep.plan_info
 
 
 def event_times(dyn: dict, system: str) -> tuple[float, float]:

@@ -12,40 +12,16 @@ import os
 
 from systems import sweep
 from workflows.harness import ConfigError
-from workflows.harness.plan import Host, antagonist_threads, fmt, mib
+from workflows.harness.plan import Host, fmt, mib
 from workflows.harness.scenario import scenario
 from workloads.gups import workload as gups
 from workloads.memchar import workload as memchar
-from workloads.tierd import workload as tierd
 
 from . import COLUMNS
 
 
 def numa_tiers(prof: dict) -> list[dict]:
     return [t for t in prof["tiers"] if t["kind"] == "numa"]
-
-
-def guest_knobs(facts: dict):
-    """The guest's kernel settings as its /init read them (present and readable = the knob exists)."""
-    knobs = tierd.knobs()
-    present = {knobs[k] for k, v in (facts.get("settings") or {}).items() if k in knobs and v not in (None, "")}
-    return lambda p: p in present
-
-
-def check_real_host(host: Host, what: str, enable_key: str, intensities: list, intensities_where: str,
-                    systems: list, systems_where: str, knob_exists) -> None:
-    """What a family running tierd on a host's real tiers needs of the host: an application CPU,
-    root, antagonist CPUs for every intensity, and the kernel's knobs of every system asked for that
-    runs as a kernel mechanism (systems/)."""
-    prof, src = host.profile, host.profile["source"]
-    if not prof["cpus"]["app"]:
-        raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
-    if not host.facts.get("privileges", {}).get("root", os.geteuid() == 0):
-        raise ConfigError(f"host profile {src}: {what} moves another process's pages and sets "
-                          f"numa_balancing; run as root (or set {enable_key}: false)")
-    for k in intensities:
-        antagonist_threads(prof, k, intensities_where)
-    tierd.check_kernel(systems, knob_exists, src, systems_where)
 
 
 def check_guest(config: dict, host: Host) -> None:
@@ -77,13 +53,13 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     numa = numa_tiers(prof)
     if host.runner:
         check_guest(config, host)
-        knob_exists = knob_exists or guest_knobs(facts)
+        knob_exists = knob_exists or sweep.guest_knobs(facts)
     if not (tc["enabled"] and rc["enabled"]) or prof["backend"] != "numa" or len(numa) < 2:
         return []
     knob_exists = knob_exists or os.path.exists
     d, a = numa[0]["node"], numa[1]["node"]
     app = prof["cpus"]["app"]
-    check_real_host(host, "the real tiering family", "tiering/real/enabled", tc["intensities"],
+    sweep.check_real_host(host, "the real tiering family", "tiering/real/enabled", tc["intensities"],
                     "experiment config: tiering/intensities", tc["systems"], "tiering/systems", knob_exists)
     start = d if rc["start_tier"] == "default" else a
     if mib(rc["hot_set"]) > mib(rc["working_set"]):
