@@ -71,7 +71,8 @@ fig.savefig("toy.png")
 out["style"] = style.system_style("toy")
 sc = scorecard.build(df)
 m = sc[(sc["figure"] == "motivation") & (sc["system"] == "baselines")]
-out["baselines"] = scorecard.BASELINE_SYSTEMS
+from families.tiering import scorecard as tiering_scorecard
+out["baselines"] = tiering_scorecard.BASELINE_SYSTEMS
 out["motivation"] = [str(x) for x in m["note"]] + [float(x) for x in m["ours"]]
 print(json.dumps(out))
 '''
