@@ -137,11 +137,11 @@ class Real:
     nodes: tuple[int, int]  # default, alternate
     antagonist_buffer: str
     columns: dict
-    where: str = ""  # config key of the intensities, for messages
+    where: str  # config key of the intensities, for messages
 
     def antagonists(self, k: float) -> list[dict]:
         prof = self.host.profile
-        n = antagonist_threads(prof, k, *([self.where] if self.where else []))
+        n = antagonist_threads(prof, k, self.where)
         ant = prof["cpus"]["antagonist"]
         return [antagonist.role(antagonist.argv(cpus=ant[:n], node=self.nodes[0], buffer=self.antagonist_buffer))] if n else []
 

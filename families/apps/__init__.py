@@ -25,7 +25,6 @@ from . import model, real
 REPO = Path(__file__).resolve().parents[2]
 NAME = "apps"
 SCORED = True
-TOOLS: list = []
 COLUMNS = {"threads": "number", "mem_node": "number", "trial": "number", "graph": "text", "footprint_mib": "number",
            "app_threads": "number", "scale_factor": "number", "zipf_theta": "number", "object_bytes": "number",
            "keys": "number", "beyond_curve": "text"}

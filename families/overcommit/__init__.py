@@ -30,7 +30,6 @@ from . import workloads as wl
 
 NAME = "overcommit"
 SCORED = False
-TOOLS: list = []
 COLUMNS = {"ratio": "number", "cgroup": "text", "swap_target": "text", "mem_node": "number",
            "work_unit": "text", "swapin_source": "text", "scale_factor": "number", "warehouses": "number",
            "batch": "number", "dataset_mib": "number", "resnet50_mode": "text"}

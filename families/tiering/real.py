@@ -71,7 +71,8 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
                           "use a smaller working set")
     ev, after = rc["event_at_s"], rc["after_event_s"]
     timeout_s = rc["duration_s"] + ev + after + 900
-    r = sweep.Real("tiering", config, host, (d, a), rc["antagonist_buffer"], COLUMNS)
+    r = sweep.Real("tiering", config, host, (d, a), rc["antagonist_buffer"], COLUMNS,
+                   where="experiment config: tiering/intensities")
 
     def gups_role(duration: float, move_hot_at_s: float | None = None) -> dict:
         return gups.role(gups.argv(cpus=app, node=start, working_set=rc["working_set"], hot_set=rc["hot_set"],

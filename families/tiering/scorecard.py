@@ -52,6 +52,7 @@ import systems
 from analysis import reference
 from analysis.figures import common
 from analysis.scorecard import TOL_NO_GAIN, TOL_POINT, Ours, backends, missing, ranged, single
+from families.tiering import static
 
 SOURCE = "colloid-sosp24"
 BASELINE_SYSTEMS = systems.baselines()  # the "baselines" rows: the registry's (systems/)
@@ -86,7 +87,7 @@ def _steady_gain(row: pd.Series, d: pd.DataFrame) -> Ours:
 
 
 def _gap_to_best_static(row: pd.Series, d: pd.DataFrame) -> Ours:
-    best = common.best_static(d)
+    best = static.best_static(d)
     if best.empty:
         return missing("no best_static throughput rows")
     t = _throughput(d, "steady_state", row["system"])

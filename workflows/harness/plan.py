@@ -160,7 +160,7 @@ def fmt(x: float) -> str:
     return f"{x:g}"
 
 
-def antagonist_threads(prof: dict, k: float, what: str = "experiment config: tiering/intensities") -> int:
+def antagonist_threads(prof: dict, k: float, what: str = "experiment config: intensities") -> int:
     """Antagonist threads for intensity k: k x cores_per_unit, or with cores_per_unit
     "auto" k/3 of the antagonist CPUs granted (3x = all of them). Too many -> ConfigError."""
     ant = prof["cpus"]["antagonist"]
