@@ -153,8 +153,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                               columns=COLUMNS, run=measured(config, host, sc, note=spec.get("note", "")), tools=[],
                               inputs=[base] if base else []))
     reps = config["reps"] if oc["reps"] == "auto" else max(config["reps"], oc["reps"])
-    return FamilyPlan(rows=replicate(rows, reps, reseed=_rep), figures=figures_of(NAME),
-                      info={"cost": dict(oc["cost"])})
+    return FamilyPlan(rows=replicate(rows, reps, reseed=_rep), figures=figures_of(NAME))
 
 
 def _rep(row: dict, k: int) -> None:

@@ -355,9 +355,12 @@ def tiers_text(prof: dict) -> str:
     return "; ".join(out)
 
 
-def plan_info(prof: dict) -> dict:
-    """What a family's plan says about the profile its results ran on (FamilyPlan.info): its name,
-    tiers, the published numbers it was calibrated on, and the published sources its hardware
-    matches (``comparable_to``: only those are scored)."""
-    return {"profile": prof["name"], "tiers": tiers_text(prof), "calibrated_on": prof.get("calibrated_on", []),
-            "comparable_to": list(prof.get("comparable_to") or []), "curve_notes": prof.get("curve_notes", [])}
+def plan_info(prof: dict):
+    """What a family's plan says about the profile its results ran on (FamilyPlan.info, a
+    :class:`workflows.harness.plan.PlanInfo`): its name, tiers, the published numbers it was
+    calibrated on, and the published sources its hardware matches (``comparable_to``: only those
+    are scored)."""
+    from .plan import PlanInfo  # noqa: PLC0415
+
+    return PlanInfo(profile=prof["name"], tiers=tiers_text(prof), calibrated_on=prof.get("calibrated_on", []),
+                    comparable_to=list(prof.get("comparable_to") or []), curve_notes=prof.get("curve_notes", []))
