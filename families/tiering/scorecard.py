@@ -51,11 +51,27 @@ import pandas as pd
 import systems
 from analysis import reference
 from analysis.figures import common
+from analysis.figures.common import mean_value, select, summary_rows
 from analysis.scorecard import TOL_NO_GAIN, TOL_POINT, Ours, backends, missing, ranged, single
-from families.tiering import static
 
 SOURCE = "colloid-sosp24"
 BASELINE_SYSTEMS = systems.baselines()  # the "baselines" rows: the registry's (systems/)
+
+
+def best_static(df: pd.DataFrame) -> pd.DataFrame:
+    """Best static placement per intensity: max over ``static_hot_fraction`` of mean throughput.
+
+    Uses family tiering, experiment ``best_static``, metric ``throughput`` summary rows.
+    Returns columns ``intensity, value, static_hot_fraction`` (the fraction that won).
+    """
+    d = summary_rows(select(df, family="tiering", experiment="best_static", metric="throughput"))
+    d = d[d["intensity"].notna()]
+    if d.empty:
+        return pd.DataFrame(columns=["intensity", "value", "static_hot_fraction"])
+    m = mean_value(d, ["intensity", "static_hot_fraction"])
+    m = m[m["value"].notna()]
+    best = m.loc[m.groupby("intensity")["value"].idxmax()]
+    return best[["intensity", "value", "static_hot_fraction"]].reset_index(drop=True)
 
 
 def _throughput(d: pd.DataFrame, experiment: str, system: str | None = None) -> pd.DataFrame:
@@ -87,7 +103,7 @@ def _steady_gain(row: pd.Series, d: pd.DataFrame) -> Ours:
 
 
 def _gap_to_best_static(row: pd.Series, d: pd.DataFrame) -> Ours:
-    best = static.best_static(d)
+    best = best_static(d)
     if best.empty:
         return missing("no best_static throughput rows")
     t = _throughput(d, "steady_state", row["system"])

@@ -232,9 +232,11 @@ def functional(host):
 
 
 def figure_code(figure):
-    """A figure's code (its family's figure modules, which may share helpers) and the analysis code."""
+    """A figure's code (its family's figure modules, which may share helpers, and its scoring rules,
+    which figures draw beside) and the analysis code."""
     fam = FIGURE_INFO[figure].family
-    return [os.path.relpath(p, workflow.basedir) for p in families.figure_files(fam)] + ANALYSIS_SOURCES
+    return [os.path.relpath(p, workflow.basedir) for p in families.figure_files(fam)] + SCORECARD_SOURCES.get(fam, []) \
+        + ANALYSIS_SOURCES
 
 
 def host_targets(host):
@@ -260,3 +262,5 @@ def all_targets():
 # it reruns those rules (cheap) instead of leaving stale figures behind
 ANALYSIS_SOURCES = sorted(str(p) for p in Path("analysis").glob("*.py")) + ["analysis/figures/__init__.py",
                                                                             "analysis/figures/common.py"]
+# each family's published-number rules (families/<name>/scorecard.py), run by the scorecard
+SCORECARD_SOURCES = {n: [f"families/{n}/scorecard.py"] for n in families.FAMILIES if Path(f"families/{n}/scorecard.py").exists()}

@@ -95,7 +95,7 @@ rule scorecard:
     input:
         csv=lambda wc: expand("results/{host}/{family}/measurements.csv", host=wc.host, family=HOSTS[wc.host].scored),
         ref="analysis/reference/published_numbers.csv",
-        code=ANALYSIS_SOURCES,
+        code=ANALYSIS_SOURCES + [p for ps in SCORECARD_SOURCES.values() for p in ps],
     output:
         md=report("results/{host}/scorecard.md", caption="../report/scorecard.rst", category="Scorecard"),
         csv="results/{host}/scorecard.csv",
