@@ -10,7 +10,7 @@ figure styles (``analysis/style.py``), the scorecard, tierd's workload module an
 systems (a static placement, the best of them) but a config does not choose.
 
 Adding a system: ``systems/<name>.py`` (copy ``systems/memtis.py``) and its name in :data:`ORDER`;
-its policy in ``colloid/src/`` (docs/extending.md, "adding a tiering system").
+its policy ``colloid/src/policy_<policy>.c`` (docs/extending.md, "adding a tiering system").
 
 Importing this module is cheap (no pandas, no matplotlib) and names no family.
 """

@@ -1,5 +1,5 @@
 """MEMTIS (Lee et al., SOSP 2023): PEBS-sampled page access histogram with a dynamic hot threshold;
-libcolloid's ``memtis`` policy (colloid/src/memtis.c)."""
+libcolloid's ``memtis`` policy (colloid/src/policy_memtis.c)."""
 
 from systems import System
 

@@ -1,5 +1,5 @@
 """TPP (Maruf et al., ASPLOS 2023): NUMA-balancing hint faults promote, kswapd-style reclaim demotes;
-libcolloid's ``tpp`` policy (colloid/src/tpp.c) on modelled tiers.
+libcolloid's ``tpp`` policy (colloid/src/policy_tpp.c) on modelled tiers.
 
 On real tiers without Colloid it is the kernel's own tiering mode: ``numa_balancing=2`` (NUMA
 balancing in memory-tiering mode) and ``demotion_enabled=true`` (Linux >= 5.18,
