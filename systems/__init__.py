@@ -4,7 +4,9 @@ A system module (``systems/<name>.py``) defines ``SYSTEM = System(...)``: its na
 rows and point ids say), display label, colour and marker, whether it is one of the baselines the
 published numbers compare against, the libcolloid policy that models it (tiersim ``--system``) and
 that tierd runs, and how it runs on real tiers (:class:`Tierd`, :class:`Kernel` or :class:`Command`,
-each with and without Colloid). Schema enums (``families/*/schema.yaml`` through :func:`fill_schema`),
+each with and without Colloid). What the model needs to know of the system's monitor (sampling
+periods, scan rates, quantum) is its policy's own, stated by libcolloid's
+``colloid_policy_info()``: the registry does not repeat it. Schema enums (``families/*/schema.yaml`` through :func:`fill_schema`),
 figure styles (``analysis/style.py``), the scorecard, tierd's workload module and the sweep
 (``systems/sweep.py``) read this registry. ``REFERENCES`` are series the figures draw beside the
 systems (a static placement, the best of them) but a config does not choose.
@@ -70,7 +72,6 @@ class System:
     colloid: bool = True  # runs with and without Colloid (False: only without)
     real: Mechanism | None = field(default_factory=Tierd)  # on real tiers without Colloid; None: model only
     real_colloid: Mechanism | None = None  # on real tiers with Colloid: defaults to tierd with the policy
-    monitor: dict = field(default_factory=dict)  # what the model knows of its monitor, for docs and rows
     doc: str = ""
 
     def mechanism(self, colloid: bool) -> Mechanism | None:
