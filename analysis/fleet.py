@@ -29,7 +29,7 @@ import pandas as pd
 from workflows.harness import curvecheck
 
 from . import frame, style
-from .tables import _md
+from .tables import md as _md
 
 
 def _hosts(specs: list[str]) -> dict[str, Path]:

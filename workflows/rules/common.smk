@@ -264,3 +264,5 @@ ANALYSIS_SOURCES = sorted(str(p) for p in Path("analysis").glob("*.py")) + ["ana
                                                                             "analysis/figures/common.py"]
 # each family's published-number rules (families/<name>/scorecard.py), run by the scorecard
 SCORECARD_SOURCES = {n: [f"families/{n}/scorecard.py"] for n in families.FAMILIES if Path(f"families/{n}/scorecard.py").exists()}
+# each family's sections of tables/summary.md (families/<name>/summary.py)
+SUMMARY_SOURCES = [f"families/{n}/summary.py" for n in families.FAMILIES if Path(f"families/{n}/summary.py").exists()]

@@ -76,7 +76,7 @@ rule tables:
     input:
         csv=lambda wc: expand("results/{host}/{family}/measurements.csv", host=wc.host, family=HOSTS[wc.host].active),
         metas=lambda wc: point_metas(wc.host),
-        code=ANALYSIS_SOURCES,
+        code=ANALYSIS_SOURCES + SUMMARY_SOURCES,
     output:
         summary=report("results/{host}/tables/summary.md", caption="../report/summary.rst", category="Tables"),
         counters=report("results/{host}/tables/counters.md", caption="../report/counters.rst", category="Tables"),
