@@ -266,3 +266,5 @@ ANALYSIS_SOURCES = sorted(str(p) for p in Path("analysis").glob("*.py")) + ["ana
 SCORECARD_SOURCES = {n: [f"families/{n}/scorecard.py"] for n in families.FAMILIES if Path(f"families/{n}/scorecard.py").exists()}
 # each family's sections of tables/summary.md (families/<name>/summary.py)
 SUMMARY_SOURCES = [f"families/{n}/summary.py" for n in families.FAMILIES if Path(f"families/{n}/summary.py").exists()]
+# each family's sections of a fleet's comparison (families/<name>/fleet.py)
+FLEET_SOURCES = [f"families/{n}/fleet.py" for n in families.FAMILIES if Path(f"families/{n}/fleet.py").exists()]

@@ -121,7 +121,7 @@ rule fleet_comparison:
         facts=lambda wc: [f"results/{h}/host_facts.json" for h in HOSTS],
         csv=lambda wc: [f"results/{h}/measurements.csv" for h in HOSTS],
         curves=lambda wc: [o for h in HOSTS.values() for fp in h.plan.families.values() for o in fp.outputs],
-        code=ANALYSIS_SOURCES,
+        code=ANALYSIS_SOURCES + FLEET_SOURCES,
     output:
         md=report("results/fleet/{fleet}/comparison.md", caption="../report/fleet.rst", category="Fleet"),
         png=report(multiext("results/fleet/{fleet}/", "tier_curves.png", "colloid_gain.png"), category="Fleet"),
