@@ -13,6 +13,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import systems
 
 TOY = '''"""Toy: a tiering system of the test (libcolloid's hemem policy under another name)."""
@@ -109,3 +111,28 @@ def test_a_toy_system_is_one_file_and_one_registry_line(workdir):
     assert out["style"]["label"] == "Toy" and out["style"]["marker"] == "P"
     assert "toy" in out["baselines"]
     assert "(toy)" in out["motivation"][0] and out["motivation"][1] > 0, out["motivation"]
+
+
+def test_a_users_command_attaches_like_tierd(monkeypatch):
+    from workflows.harness import ConfigError
+    from workloads.tierd import workload as tierd
+
+    s = systems.System("mine", "Mine", color="#000000", marker="x", policy="hemem", real=systems.Command("mytier", ("--fast",)),
+                       real_colloid=systems.Command("mytier", ("--colloid",)))
+    monkeypatch.setitem(systems.SYSTEMS, "mine", s)
+    attach, settings, note = tierd.system("mine", True, nodes=(0, 1), default_capacity="1G", observe="auto",
+                                          tools={"mytier": "/opt/mytier"})
+    assert attach[0]["argv"] == ["/opt/mytier", "--colloid"] and attach[0]["target_pid"] == "--pid"
+    assert settings == {} and "/opt/mytier" in note
+    with pytest.raises(ConfigError, match="tools/mytier"):
+        tierd.system("mine", False, nodes=(0, 1), default_capacity="1G", observe="auto", tools={})
+
+
+def test_kernel_mechanism_settings_and_knobs():
+    from workloads.tierd import workload as tierd
+
+    kernel = {n: s.mechanism(False) for n, s in systems.SYSTEMS.items() if isinstance(s.mechanism(False), systems.Kernel)}
+    for name, m in kernel.items():
+        attach, settings, _ = tierd.system(name, False, nodes=(0, 1), default_capacity="1G", observe="auto")
+        assert attach == [] and settings == m.settings
+        assert set(m.settings) <= set(tierd.knobs())
