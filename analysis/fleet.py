@@ -22,7 +22,6 @@ import argparse
 import functools
 import json
 import sys
-from importlib import import_module
 from pathlib import Path
 
 import pandas as pd
@@ -123,14 +122,7 @@ def family_sections() -> list:
     returning markdown blocks and the figures it wrote under ``out``), in registry order."""
     import families  # noqa: PLC0415 - the family registry imports harness modules
 
-    out = []
-    for name in families.FAMILIES:
-        try:
-            out.append(import_module(f"families.{name}.fleet").sections)
-        except ModuleNotFoundError as e:
-            if e.name != f"families.{name}.fleet":
-                raise
-    return out
+    return [m.sections for m in families.modules("fleet")]
 
 
 def save(fig, stem: Path) -> list[Path]:

@@ -33,7 +33,6 @@ import fnmatch
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import import_module
 from pathlib import Path
 
 import pandas as pd
@@ -104,13 +103,7 @@ def _family_rules() -> tuple[list[tuple], dict[str, str]]:
 
     rules: list[tuple] = []
     not_scored: dict[str, str] = {}
-    for name in families.FAMILIES:
-        try:
-            mod = import_module(f"families.{name}.scorecard")
-        except ModuleNotFoundError as e:
-            if e.name == f"families.{name}.scorecard":
-                continue
-            raise
+    for mod in families.modules("scorecard"):
         rules += getattr(mod, "RULES", [])
         not_scored.update(getattr(mod, "NOT_SCORED", {}))
     return rules, not_scored

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from importlib import import_module
 from pathlib import Path
 
 import pandas as pd
@@ -43,14 +42,7 @@ def family_summaries() -> list:
     returning markdown blocks), in registry order."""
     import families  # noqa: PLC0415 - the family registry imports harness modules
 
-    out = []
-    for name in families.FAMILIES:
-        try:
-            out.append(import_module(f"families.{name}.summary").sections)
-        except ModuleNotFoundError as e:
-            if e.name != f"families.{name}.summary":
-                raise
-    return out
+    return [m.sections for m in families.modules("summary")]
 
 
 def summary(df: pd.DataFrame) -> str:

@@ -57,6 +57,19 @@ def columns() -> dict[str, str]:
     return out
 
 
+def modules(part: str) -> list[ModuleType]:
+    """Every registered family's optional module ``families/<name>/<part>.py`` (e.g. ``scorecard``,
+    ``summary``, ``fleet``), in registry order; families without one are skipped."""
+    out = []
+    for name in FAMILIES:
+        try:
+            out.append(import_module(f"families.{name}.{part}"))
+        except ModuleNotFoundError as e:
+            if e.name != f"families.{name}.{part}":
+                raise
+    return out
+
+
 def schema_path(name: str) -> Path:
     return HERE / name / "schema.yaml"
 
