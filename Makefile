@@ -61,7 +61,7 @@ c-test: build
 	done
 
 lint: setup
-	$(PYTHON) -m ruff check analysis workflows families workloads antagonists tests hosts bench
+	$(PYTHON) -m ruff check analysis workflows families systems workloads antagonists tests hosts bench
 	$(PYTHON) -m snakemake --lint --cores 1
 
 py-test: build

@@ -3,15 +3,15 @@
     python -m analysis.fleet --host NAME=results/NAME ... --out results/fleet/A+B
 
 Reads each host's ``host_facts.json`` (the facts and resolved profile the run planned with),
-``measurements.csv`` and, where characterize ran, its measured curves (``curves/*.csv``), and
-writes ``comparison.md`` plus ``tier_curves.png`` / ``colloid_gain.png`` (and ``.pdf``) beside it:
+``measurements.csv`` and, where a family measured them, its curves (``curves/*.csv``), and
+writes ``comparison.md`` plus ``tier_curves.png`` (and ``.pdf``) and the families' figures beside it:
 
 - the hosts and their tiers (unloaded latency and saturation wall of each tier's curve);
-- the idle-latency matrix and peak bandwidths each host measured (characterize), if any;
-- bandwidth–latency curves: measured ones (characterize's loaded latency) and model tiers' input
-  curves, each labelled which it is;
-- Colloid's gain per host: steady-state throughput with Colloid over without, per tiering system
-  and antagonist intensity, on each host's own tiers (modelled tiers are labelled so).
+- bandwidth–latency curves: measured ones (``curves/*.csv``) and model tiers' input curves, each
+  labelled which it is;
+- the sections the families declare (``families/<name>/fleet.py``: e.g. the idle-latency matrix
+  and peak bandwidths each host measured; Colloid's steady-state gain per host, system and
+  intensity, with its figure).
 
 Nothing here is a published number; a host with no rows of a kind says so in its section.
 """
@@ -29,7 +29,7 @@ import pandas as pd
 from workflows.harness import curvecheck
 
 from . import frame, style
-from .tables import _md
+from .tables import md as _md
 
 
 def _hosts(specs: list[str]) -> dict[str, Path]:
@@ -90,24 +90,6 @@ def _tier_table(name: str, prof: dict, facts: dict) -> list[dict]:
     return out
 
 
-def _gain(df: pd.DataFrame) -> pd.DataFrame:
-    """Colloid's steady-state gain per host, system and intensity (mean over repetitions)."""
-    need = {"experiment", "metric", "system", "colloid", "intensity"}
-    if df.empty or not need <= set(df.columns):
-        return pd.DataFrame()
-    s = df[(df["experiment"] == "steady_state") & (df["metric"] == "throughput") & df["t_s"].isna()].copy()
-    if s.empty:
-        return pd.DataFrame()
-    s["colloid"] = frame.as_bool(s["colloid"])
-    keys = ["host", "backend", "system", "intensity"]
-    m = s.groupby(keys + ["colloid"], dropna=False)["value"].mean().unstack("colloid")
-    if True not in m.columns or False not in m.columns:
-        return pd.DataFrame()
-    out = m.rename(columns={False: "without_mops", True: "with_colloid_mops"}).reset_index()
-    out["gain"] = out["with_colloid_mops"] / out["without_mops"]
-    return out
-
-
 def _figure_curves(curves: pd.DataFrame, out: Path, hosts: list[str]) -> list[Path]:
     title = "Tier bandwidth-latency curves per host (reads)"
     if curves.empty:
@@ -128,32 +110,24 @@ def _figure_curves(curves: pd.DataFrame, out: Path, hosts: list[str]) -> list[Pa
     return _save(fig, out / "tier_curves")
 
 
-def _figure_gain(gain: pd.DataFrame, out: Path) -> list[Path]:
-    title = "Colloid's steady-state gain per host (GUPS)"
-    if gain.empty:
-        fig = style.no_data(title, "no host ran the tiering family's steady-state points")
-    else:
-        style.apply()
-        systems = style.sort_systems(gain["system"].unique())
-        fig, axes = style.figure(len(systems), 1, sharey=True)
-        for ax, sysname in zip(axes[0], systems, strict=True):
-            for i, (h, g) in enumerate(gain[gain["system"] == sysname].groupby("host")):
-                g = g.sort_values("intensity")
-                ax.plot(g["intensity"], g["gain"], marker="os^vD"[i % 5], label=h)
-            ax.axhline(1.0, color="grey", lw=0.5)
-            ax.set_title(style.system_label(sysname))
-            ax.set_xlabel("antagonist intensity")
-            ax.legend(fontsize=5)
-        axes[0, 0].set_ylabel("throughput with / without Colloid")
-        fig = style.finish(fig, title, gain)
-    return _save(fig, out / "colloid_gain")
-
-
 def _save(fig, stem: Path) -> list[Path]:
     paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
     for p in paths:
         fig.savefig(p, dpi=style.DPI, bbox_inches="tight")
     return paths
+
+
+def family_sections() -> list:
+    """The registered families' fleet sections (``families/<name>/fleet.py``: ``sections(df, out)``
+    returning markdown blocks and the figures it wrote under ``out``), in registry order."""
+    import families  # noqa: PLC0415 - the family registry imports harness modules
+
+    return [m.sections for m in families.modules("fleet")]
+
+
+def save(fig, stem: Path) -> list[Path]:
+    """A fleet figure as ``stem``.png and .pdf."""
+    return _save(fig, stem)
 
 
 def report(hosts: dict[str, Path], out: Path) -> Path:
@@ -170,25 +144,13 @@ def report(hosts: dict[str, Path], out: Path) -> Path:
     parts = [f"# Fleet comparison: {', '.join(names)}\n",
              "Each host's own results are under `results/<host>/`. Rows of modelled tiers are simulated by "
              "tiersim (backend `model`), not measured.\n", "## Hosts and tiers\n", _md(pd.DataFrame(tiers))]
-    lat = df[df["metric"] == "idle_latency"] if "metric" in df.columns else pd.DataFrame()
-    parts.append("## Idle latency (ns), measured\n")
-    if lat.empty:
-        parts.append("_no host measured it (characterize did not run, or its tiers are modelled)_\n")
-    else:
-        parts.append(_md(lat.groupby(["host", "cpu_node", "mem_node"])["value"].mean().unstack("mem_node")
-                         .reset_index()))
-    bw = df[(df["metric"] == "bandwidth") & (df["family"] == "characterize")] if "metric" in df.columns else pd.DataFrame()
-    parts.append("## Peak bandwidth (GB/s), measured\n")
-    if bw.empty:
-        parts.append("_no host measured it_\n")
-    else:
-        peak = bw.groupby(["host", "mem_node", "op"])["value"].max().unstack("op") / 1000
-        parts.append(_md(peak.reset_index()))
-    gain = _gain(df)
-    parts.append("## Colloid's steady-state gain\n")
-    parts.append(_md(gain) if not gain.empty else "_no host ran the tiering family's steady-state points_\n")
+    family_figs: list[Path] = []
+    for sections in family_sections():
+        more, figs = sections(df, out)
+        parts += more
+        family_figs += figs
     cdf = pd.DataFrame(curves)
-    figs = _figure_curves(cdf, out, names) + _figure_gain(gain, out)
+    figs = _figure_curves(cdf, out, names) + family_figs
     parts.append("## Figures\n")
     parts += [f"![{p.stem}]({p.name})\n" for p in figs if p.suffix == ".png"]
     md = out / "comparison.md"

@@ -29,8 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     ref = reference.load(args.reference) if args.reference else reference.load()
     comparable = json.loads(args.comparable) if args.comparable is not None else None
     card = scorecard.build(df, ref, json.loads(args.calibration), comparable)
-    tiering = df[df["family"] == "tiering"]
-    backend = ", ".join(sorted(b for b in tiering["backend"].unique() if b)) or "none"
+    backend = ", ".join(sorted(b for b in df["backend"].unique() if b)) or "none"  # of the scored families' rows
     host = str(df["host"].iloc[0]) if not df.empty else "?"
     card.to_csv(args.csv, index=False)
     text = scorecard.to_markdown(card, host, backend, args.profile, args.tiers)

@@ -22,6 +22,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
+import systems
+
 # Figures are only ever written to files; pyplot picks its backend lazily, so this holds.
 matplotlib.use("Agg")
 
@@ -33,16 +35,14 @@ DPI = 200
 FUNCTIONAL_NOTE = "functional host: timings not meaningful"
 MODEL_LABEL = "modelled tiers"
 
-# Colour-blind-safe palette (seaborn "colorblind") plus distinct markers and line styles,
-# so systems stay apart when printed in grayscale.
+# Each tiering system's colour, marker, line style and label come from its registry entry
+# (systems/): the seaborn "colorblind" palette plus distinct markers and line styles, so systems
+# stay apart when printed in grayscale.
 SYSTEM_STYLE: dict[str, dict[str, str]] = {
-    "hemem": {"color": "#0173b2", "marker": "o", "linestyle": "-", "label": "HeMem"},
-    "tpp": {"color": "#de8f05", "marker": "s", "linestyle": "-", "label": "TPP"},
-    "memtis": {"color": "#029e73", "marker": "^", "linestyle": "-", "label": "MEMTIS"},
-    "static": {"color": "#555555", "marker": "D", "linestyle": "--", "label": "static"},
-    "best-static": {"color": "#222222", "marker": "D", "linestyle": "--", "label": "best static"},
+    name: {"color": s.color, "marker": s.marker, "linestyle": s.linestyle, "label": s.label}
+    for name, s in systems.all_styled().items()
 }
-SYSTEM_ORDER = ["hemem", "tpp", "memtis", "static", "best-static"]
+SYSTEM_ORDER = list(systems.all_styled())
 _SYSTEM_FALLBACK = {"color": "#949494", "marker": "v", "linestyle": "-."}
 
 # Colloid on: solid line, filled marker; off: dotted line, hollow marker.
@@ -136,7 +136,7 @@ def system_label(system: str) -> str:
 
 
 def sort_systems(systems: Iterable[str]) -> list[str]:
-    """Systems in the fixed figure order (hemem, tpp, memtis, static, then the rest by name)."""
+    """Systems in the fixed figure order (the registry's, then static, best static, then the rest by name)."""
     known = {s: i for i, s in enumerate(SYSTEM_ORDER)}
     return sorted({str(s) for s in systems}, key=lambda s: (known.get(s.lower(), len(known)), s))
 

@@ -1,7 +1,8 @@
 """Markdown tables for the report: a characterization summary and the counter sources.
 
-``summary.md`` lists, per tier pair, the idle latency, the peak bandwidth per
-operation and the storage results; ``counters.md`` lists every counter source with
+``summary.md`` holds the sections the families declare (``families/<name>/summary.py``, e.g.
+characterize's idle latency and peak bandwidth per tier pair, storage's results) and the
+modelled points past their curves; ``counters.md`` lists every counter source with
 what it recorded or why it is absent (taken from the points' meta.json files), and
 every measurement that was left out with its reason.
 """
@@ -26,7 +27,7 @@ def _cell(v: object) -> str:
     return str(v)
 
 
-def _md(df: pd.DataFrame) -> str:
+def md(df: pd.DataFrame) -> str:
     if df.empty:
         return "_no data_\n"
     cols = list(df.columns)
@@ -36,32 +37,19 @@ def _md(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def family_summaries() -> list:
+    """The registered families' summary sections (``families/<name>/summary.py``: ``sections(df)``
+    returning markdown blocks), in registry order."""
+    import families  # noqa: PLC0415 - the family registry imports harness modules
+
+    return [m.sections for m in families.modules("summary")]
+
+
 def summary(df: pd.DataFrame) -> str:
     host = df["host"].iloc[0] if not df.empty else "?"
     out = [f"# Characterization summary: {host}\n", "All values measured on this host (no model).\n"]
-    ch = df[df["family"] == "characterize"]
-    if not ch.empty:
-        ch = ch.assign(pair=ch["cpu_node"].astype("Int64").astype(str) + " -> " + ch["target"].astype(str))
-        idle = ch[ch["metric"] == "idle_latency"].groupby(["tool", "pair"], as_index=False)["value"].median()
-        out += ["\n## Idle latency (ns)\n", _md(idle.rename(columns={"value": "latency_ns"}))]
-        bw = ch[ch["metric"] == "bandwidth"]
-        if not bw.empty:
-            peak = bw.loc[bw.groupby(["tool", "pair", "op"])["value"].idxmax(), ["tool", "pair", "op", "threads", "value"]]
-            out += ["\n## Peak bandwidth (MB/s) and the thread count reaching it\n", _md(peak.rename(columns={"value": "bandwidth_mbps"}))]
-        ll = ch[ch["metric"] == "loaded_latency"]
-        if not ll.empty:
-            agg = ll.groupby(["tool", "pair", "op"], as_index=False).agg(
-                min_latency_ns=("value", "min"), max_latency_ns=("value", "max"), max_bandwidth_mbps=("bandwidth_mbps", "max"))
-            out += ["\n## Loaded latency range\n", _md(agg)]
-        ob = ch[ch["metric"] == "object_latency"]
-        if not ob.empty:
-            piv = ob.pivot_table(index=["pair", "op"], columns="size_bytes", values="value", aggfunc="median").reset_index()
-            piv.columns = [f"{int(c)} B" if isinstance(c, (int, float)) else c for c in piv.columns]
-            out += ["\n## Object access latency (ns) by object size\n", _md(piv)]
-    st = df[df["family"] == "storage"]
-    if not st.empty:
-        piv = st.pivot_table(index=["block_bytes", "iodepth"], columns="metric", values="value").reset_index()
-        out += [f"\n## Storage (fio random read on {st['target'].iloc[0]})\n", _md(piv)]
+    for sections in family_summaries():
+        out += sections(df)
     out += beyond_curve(df)
     return "\n".join(out)
 
@@ -79,7 +67,7 @@ def beyond_curve(df: pd.DataFrame) -> list[str]:
     n = df[df["backend"] == "model"].drop_duplicates(["family", "experiment", "point"]).shape[0]
     return [head, f"{len(past)} of {n} modelled points drove a tier past its curve's last point; their latency there is "
                   "extrapolated from the saturation wall (Little's law), not read from the curve.\n",
-            _md(past[["family", "experiment", "point", "tiers"]])]
+            md(past[["family", "experiment", "point", "tiers"]])]
 
 
 def counters(metas: list[Path], absent: dict) -> str:
@@ -96,10 +84,10 @@ def counters(metas: list[Path], absent: dict) -> str:
             if not st.get("available"):
                 r["reason"] = st.get("reason", "")
     out = ["# Counter sources\n", "Counters run alongside every measurement point where the host supports them.\n",
-           _md(pd.DataFrame(list(rows.values()), columns=["source", "points", "available", "ok", "reason"]))]
+           md(pd.DataFrame(list(rows.values()), columns=["source", "points", "available", "ok", "reason"]))]
     out += ["\n# Measurements left out\n"]
     if absent:
-        out.append(_md(pd.DataFrame([{"measurement": k, "reason": v} for k, v in sorted(absent.items())])))
+        out.append(md(pd.DataFrame([{"measurement": k, "reason": v} for k, v in sorted(absent.items())])))
     else:
         out.append("None: every configured measurement ran.\n")
     return "\n".join(out)

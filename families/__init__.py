@@ -3,12 +3,15 @@
 A family package holds everything of one experiment family:
 
 - ``__init__.py``: ``NAME``, ``COLUMNS`` (its parameter columns and their types, see
-  ``analysis/schema.py``), ``SCORED`` (its rows feed the scorecard), ``TOOLS`` (modules of
-  programs it owns beyond the workloads, e.g. tiersim), and ``plan(config, host)`` returning a
+  ``analysis/schema.py``), ``SCORED`` (its rows feed the scorecard), and ``plan(config, host)`` returning a
   :class:`workflows.harness.plan.FamilyPlan` (its point rows, figures, outputs and what it left out);
 - ``schema.yaml``: its block of the experiment config (``config[NAME]``);
 - ``figures/*.py``: one module per figure (``NAME``, ``CAPTION``, ``plot``);
-- ``rules.smk`` (optional): rules of its own beyond the core's point, figure and table rules.
+- ``rules.smk`` (optional): rules of its own beyond the core's point, figure and table rules;
+- ``summary.py`` (optional): ``sections(df)``, its markdown sections of ``tables/summary.md``;
+- ``fleet.py`` (optional): ``sections(df, out)``, its sections of a fleet's comparison;
+- ``scorecard.py`` (optional): its published-number rules (``RULES``) and the published sources
+  it lists without scoring (``NOT_SCORED``), which analysis/scorecard.py runs.
 
 The core discovers families from :data:`FAMILIES` only: adding a family is its package plus one
 line here. Importing this module is cheap (no pandas, no matplotlib).
@@ -51,6 +54,19 @@ def columns() -> dict[str, str]:
         for col, typ in fam.COLUMNS.items():
             if out.setdefault(col, typ) != typ:
                 raise TypeError(f"column {col!r}: family {fam.NAME} says {typ}, another family {out[col]}")
+    return out
+
+
+def modules(part: str) -> list[ModuleType]:
+    """Every registered family's optional module ``families/<name>/<part>.py`` (e.g. ``scorecard``,
+    ``summary``, ``fleet``), in registry order; families without one are skipped."""
+    out = []
+    for name in FAMILIES:
+        try:
+            out.append(import_module(f"families.{name}.{part}"))
+        except ModuleNotFoundError as e:
+            if e.name != f"families.{name}.{part}":
+                raise
     return out
 
 

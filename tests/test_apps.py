@@ -100,7 +100,7 @@ def test_model_points_run_each_access_model_under_every_system():
     assert s[s.index("--workload") + 1] == "zipf" and s[s.index("--zipf-theta") + 1] == "0.5"
     c = by["cachelib-memtis-c1-i2"]
     assert c[c.index("--object-size") + 1] == "640" and c[c.index("--hot-share") + 1] == "0.9"
-    assert fp.info["profile"] == "paper-testbed"
+    assert fp.info.profile == "paper-testbed"
     two = apps.plan(profile.validate_config({"scale": "t", "reps": 2, "apps": {"contention": {"enabled": False}}}),
                     one_node_host()).rows
     a1 = next(r["run"]["argv"] for r in two if r["rep"] == 1 and r["point"] == "silo-tpp-c0-i0")

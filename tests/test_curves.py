@@ -70,7 +70,7 @@ def test_device_profile_runs_the_default_config(tmp_path):
     lat = {r["context"]["alt_latency_ns"] for r in pl.points.values() if r["family"] == "tiering"}
     assert lat == {107}
     info = pl.families["tiering"].info
-    assert info["comparable_to"] == [] and "alternate = " in info["tiers"] and "(107 ns)" in info["tiers"]
+    assert info.comparable_to == [] and "alternate = " in info.tiers and "(107 ns)" in info.tiers
 
 
 @pytest.mark.parametrize("what, setup, needle", [

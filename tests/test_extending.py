@@ -46,7 +46,6 @@ from workloads.demo import workload as demo
 
 NAME = "demo"
 SCORED = False
-TOOLS = []
 COLUMNS = {"size_bytes": "number"}
 
 

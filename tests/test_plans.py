@@ -33,7 +33,7 @@ def arg(r, flag):
 
 def test_two_tier_host_runs_real_family_not_model():
     fp = plan.build(cfg(), host()).families["tiering"]
-    assert fp.info["profile"] == "icelake-2s" and fp.info["comparable_to"] == ["colloid-sosp24"]
+    assert fp.info.profile == "icelake-2s" and fp.info.comparable_to == ["colloid-sosp24"]
     assert {r["executor"] for r in fp.rows} == {"host"}
     pts = by_id(fp.rows)
     assert {p["experiment"] for p in pts.values()} == {"steady_state", "hotset_move", "contention_change"}

@@ -62,22 +62,6 @@ def gain(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return g.reset_index(drop=True)
 
 
-def best_static(df: pd.DataFrame) -> pd.DataFrame:
-    """Best static placement per intensity: max over ``static_hot_fraction`` of mean throughput.
-
-    Uses family tiering, experiment ``best_static``, metric ``throughput`` summary rows.
-    Returns columns ``intensity, value, static_hot_fraction`` (the fraction that won).
-    """
-    d = summary_rows(select(df, family="tiering", experiment="best_static", metric="throughput"))
-    d = d[d["intensity"].notna()]
-    if d.empty:
-        return pd.DataFrame(columns=["intensity", "value", "static_hot_fraction"])
-    m = mean_value(d, ["intensity", "static_hot_fraction"])
-    m = m[m["value"].notna()]
-    best = m.loc[m.groupby("intensity")["value"].idxmax()]
-    return best[["intensity", "value", "static_hot_fraction"]].reset_index(drop=True)
-
-
 def tier_label(row_cpu: float, row_mem: float, target: str = "") -> str:
     """'cpu 0 -> mem 1' for a (cpu_node, mem_node) pair; the target name when there is no node."""
     if pd.isna(row_cpu) and pd.isna(row_mem) and not target:

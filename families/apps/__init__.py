@@ -12,11 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from analysis.registry import figures_of
-from antagonists import workload as antagonist
-from families.tiering.model import plan_info
+from systems import sweep
 from workflows.harness import ConfigError, bootstrap, cpulist
-from workflows.harness.plan import FamilyPlan, Host, intensity_levels, measured, point, replicate
-from workflows.harness.scenario import scenario
+from workflows.harness.plan import FamilyPlan, Host, replicate
 from workloads.cachebench import workload as cachebench
 from workloads.gapbs import workload as gapbs
 from workloads.silo import workload as silo
@@ -27,7 +25,6 @@ from . import model, real
 REPO = Path(__file__).resolve().parents[2]
 NAME = "apps"
 SCORED = True
-TOOLS: list = []
 COLUMNS = {"threads": "number", "mem_node": "number", "trial": "number", "graph": "text", "footprint_mib": "number",
            "app_threads": "number", "scale_factor": "number", "zipf_theta": "number", "object_bytes": "number",
            "keys": "number", "beyond_curve": "text"}
@@ -121,32 +118,24 @@ def app_role(app: str, cfg: dict, app_cpus: list[int], host: Host) -> tuple[dict
 
 
 def contention_points(config: dict, host: Host) -> tuple[list[dict], dict]:
-    """Measured: each application alone and beside the antagonist on a one-node host."""
+    """Measured: each application alone and beside the antagonist on a one-node host
+    (:func:`systems.sweep.contention`)."""
     ac, prof = config[NAME], host.profile
-    numa = [t for t in prof["tiers"] if t["kind"] == "numa"]
-    if not ac["contention"]["enabled"] or prof["backend"] != "numa" or len(numa) != 1 or host.runner:
+    node = sweep.single_node(host)
+    if not ac["contention"]["enabled"] or node is None:
         return [], {}
-    node = numa[0]["node"]
     have = (host.facts["nodes"].get(str(node)) or {}).get("memory_mib", 0)
-    app_cpus, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
-    cc = ac["contention"]
-    rows = []
+    app_cpus = prof["cpus"]["app"]
+    workloads, inputs = [], {}
     for app in apps_of(config, host):
-        role, inputs, params = app_role(app, ac[app], app_cpus, host)
+        role, inputs[app], params = app_role(app, ac[app], app_cpus, host)
         if params["footprint_mib"] > 0.8 * have:
             raise ConfigError(f"experiment config: apps/{app}: about {params['footprint_mib']:.0f} MiB does not fit node "
                               f"{node} ({have} MiB); use a smaller input")
         role["wrap"] = ["numactl", f"--physcpubind={cpulist.format(app_cpus)}", f"--membind={node}"]
-        for k, threads in intensity_levels(prof, cc["intensities"], f"experiment config: {NAME}/contention/intensities"):
-            bg = [antagonist.role(antagonist.argv(cpus=ant[:threads], node=node, buffer=cc["antagonist_buffer"],
-                                                  write_fraction=cc["write_fraction"], access_size=cc["access_size"]))] \
-                if threads else []
-            sc = scenario(role, background=bg, warmup_s=cc["warmup_s"], timeout_s=cc["timeout_s"])
-            ctx = {"host": host.name, "backend": "numa", "workload": app, "system": "none", "intensity": k,
-                   "threads": threads, "mem_node": node, "target": f"node:{node}", **params}
-            rows.append(point(NAME, "contention_single_node", f"{app}-i{k:.3g}-t{threads}", executor=host.executor,
-                              context=ctx, columns=COLUMNS, run=measured(config, host, sc), inputs=inputs))
-    return rows, {}
+        workloads.append((app, role, params))
+    cc = ac["contention"]
+    return sweep.contention(NAME, config, host, cc, COLUMNS, workloads, timeout_s=cc["timeout_s"], inputs=inputs), {}
 
 
 def plan(config: dict, host: Host) -> FamilyPlan:
@@ -164,9 +153,9 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                               f"({mc['duration_s']} s)")
         modelled, mprof = model.points(config, host, COLUMNS)
         rows += modelled
-        fp.info = plan_info(mprof)
+        fp.info = sweep.plan_info(mprof)
     elif measured_tiers:
-        fp.info = plan_info(host.profile)
+        fp.info = sweep.plan_info(host.profile)
     fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: tiersim.reseed(r, k) if r["executor"] == "model" else None)
     fp.figures = [f for f in figures_of(NAME) if (f == "app_contention" and contention) or
                   (f == "app_speedup" and len(rows) > len(contention))]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import yaml
 
-from workflows.harness import ConfigError
-from workflows.harness.plan import Host, fmt, point, size_bytes
+from systems import sweep
+from workflows.harness.plan import Host, size_bytes
 from workloads.tiersim import workload as tiersim
 
 MODELS = Path(__file__).resolve().parent / "models.yaml"
@@ -28,13 +28,9 @@ def gib(size: str) -> float:
 
 def points(config: dict, host: Host, columns: dict) -> tuple[list[dict], dict]:
     """Every model point (rep 0) and the model profile it runs on."""
-    from families.tiering.model import model_profile_for  # noqa: PLC0415 - the same profile resolution as tiering's
-
     mc = config["apps"]["model"]
-    mprof = model_profile_for(mc["model_profile"], host)
-    tiers = {t["name"]: t for t in mprof["tiers"]}
-    if "default" not in tiers or "alternate" not in tiers or any(t["kind"] != "model" for t in tiers.values()):
-        raise ConfigError(f"host profile {mprof['source']}: the apps model needs model tiers named 'default' and 'alternate'")
+    mprof = sweep.model_profile_for(mc["model_profile"], host)
+    tiers = sweep.model_tiers(mprof, "the apps model")
     table = models()
     rows = []
     for app in mc["apps"]:
@@ -45,16 +41,12 @@ def points(config: dict, host: Host, columns: dict) -> tuple[list[dict], dict]:
                     "op": m["op"], **({"hot_share": m["hot_share"]} if m["workload"] == "gups" else {"zipf_theta": m["zipf_theta"]})}
         default_gib = round(ws * mc["default_fraction"], 3)
         tiers_args = tiersim.tier_args(tiers["default"]["curve"], default_gib, tiers["alternate"]["curve"], ws)
-        for s in mc["systems"]:
-            for c in (False, True):
-                for k in mc["intensities"]:
-                    argv = tiersim.argv(system=s, colloid=c, delta_p=mc["delta_p"], tiers=tiers_args, workload=workload,
-                                        app_cores=mc["app_cores"], cores_per_unit=mprof["cpus"]["cores_per_unit"],
-                                        intensity=k, region_size=mc["region_size"], duration_s=mc["duration_s"],
-                                        average_last_s=mc["average_last_s"], seed=mc["seed"])
-                    ctx = {"host": host.name, "backend": "model", "workload": app, "system": s, "colloid": c,
-                           "intensity": k, "target": f"model:{mprof['name']}", "object_bytes": m["object_bytes"]}
-                    rows.append(point("apps", "steady_state", f"{app}-{s}-c{int(c)}-i{fmt(k)}", executor="model",
-                                      context=ctx, columns=columns, tools=["tiersim"],
-                                      run={"argv": argv, "timeseries": False, "event_t_s": None, "timeout_s": 600}))
+        b = sweep.Model("apps", host, mprof, tiers_args, workload, columns=columns,
+                        params={k: mc[k] for k in ("delta_p", "app_cores", "region_size", "duration_s", "average_last_s", "seed")})
+
+        def cell(s: str, c: bool, k: float, app=app, m=m, b=b) -> list[dict]:
+            ctx = {"workload": app, "system": s, "colloid": c, "intensity": k, "object_bytes": m["object_bytes"]}
+            return [b.point("steady_state", sweep.pid(s, c, k, prefix=f"{app}-"), ctx, b.argv(s, c, k))]
+
+        rows += sweep.sweep(mc["systems"], mc["intensities"], cell)
     return rows, mprof

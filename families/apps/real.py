@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import os
 
-from antagonists import workload as antagonist
-from families.tiering.real import check_real_host, guest_knobs
+from systems import sweep
 from workflows.harness import ConfigError, cpulist
-from workflows.harness.plan import Host, antagonist_threads, fmt, measured, point
+from workflows.harness.plan import Host
 from workflows.harness.scenario import scenario
-from workloads.tierd import workload as tierd
 
 
 def points(config: dict, host: Host, apps: list[str], app_role, columns: dict, knob_exists=None) -> list[dict]:
@@ -27,14 +25,15 @@ def points(config: dict, host: Host, apps: list[str], app_role, columns: dict, k
     if not rc["enabled"] or prof["backend"] != "numa" or len(numa) < 2:
         return []
     if host.runner:
-        knob_exists = knob_exists or guest_knobs(facts)
+        knob_exists = knob_exists or sweep.guest_knobs(facts)
     knob_exists = knob_exists or os.path.exists
     d, a = numa[0]["node"], numa[1]["node"]
     start = d if rc["start_tier"] == "default" else a
-    app_cpus, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
-    check_real_host(host, "the apps family on real tiers", "apps/real/enabled", rc["intensities"],
-                    "experiment config: apps/real/intensities", rc["systems"], "apps/real/systems", knob_exists)
+    app_cpus = prof["cpus"]["app"]
+    sweep.check_real_host(host, "the apps family on real tiers", "apps/real/enabled", rc["intensities"],
+                          "experiment config: apps/real/intensities", rc["systems"], "apps/real/systems", knob_exists)
     have = (facts["nodes"].get(str(start)) or {}).get("memory_mib", 0)
+    r = sweep.Real("apps", config, host, (d, a), rc["antagonist_buffer"], columns, where="experiment config: apps/real/intensities")
     rows = []
     for app in apps:
         role, inputs, params = app_role(app, ac[app], app_cpus, host)
@@ -44,17 +43,18 @@ def points(config: dict, host: Host, apps: list[str], app_role, columns: dict, k
                               "use a smaller input")
         role["wrap"] = ["numactl", f"--physcpubind={cpulist.format(app_cpus)}", f"--membind={start}"]
         capacity = f"{max(1, round(params['footprint_mib'] * rc['default_fraction']))}M"
-        for s in rc["systems"]:
-            for c in (False, True):
-                attach, settings, note = tierd.system(s, c, nodes=(d, a), default_capacity=capacity, observe=rc["observe"],
-                                                      min_mapping="2M")  # an application's heap: many mappings
-                for k in rc["intensities"]:
-                    n = antagonist_threads(prof, k, "experiment config: apps/real/intensities")
-                    bg = [antagonist.role(antagonist.argv(cpus=ant[:n], node=d, buffer=rc["antagonist_buffer"]))] if n else []
-                    sc = scenario(role, background=bg, attach=attach, settings=settings, warmup_s=rc["warmup_s"],
-                                  timeout_s=ac["contention"]["timeout_s"])
-                    ctx = {"host": host.name, "backend": "numa", "workload": app, "system": s, "colloid": c, "intensity": k,
-                           "target": f"node:{d},{a}", **params}
-                    rows.append(point("apps", "steady_state", f"numa-{app}-{s}-c{int(c)}-i{fmt(k)}", executor=host.executor,
-                                      context=ctx, columns=columns, inputs=inputs, run=measured(config, host, sc, note=note)))
+        mech: dict = {}
+
+        def make_mechanism(s: str, c: bool, capacity=capacity, mech=mech) -> None:
+            mech[s, c] = r.mechanism(s, c, default_capacity=capacity, observe=rc["observe"],
+                                     min_mapping="2M")  # an application's heap: many mappings
+
+        def cell(s: str, c: bool, k: float, app=app, role=role, inputs=inputs, params=params, mech=mech) -> list[dict]:
+            attach, settings, note = mech[s, c]
+            sc = scenario(role, background=r.antagonists(k), attach=attach, settings=settings, warmup_s=rc["warmup_s"],
+                          timeout_s=ac["contention"]["timeout_s"])
+            ctx = {"workload": app, "system": s, "colloid": c, "intensity": k, "target": f"node:{d},{a}", **params}
+            return [r.point("steady_state", sweep.pid(s, c, k, prefix=f"numa-{app}-"), ctx, sc, note=note, inputs=inputs)]
+
+        rows += sweep.sweep(rc["systems"], rc["intensities"], cell, each=make_mechanism)
     return rows

@@ -19,7 +19,6 @@ from workloads.mlc import workload as mlc
 
 NAME = "characterize"
 SCORED = False
-TOOLS: list = []
 COLUMNS = {
     "op": "text", "threads": "number", "cpus": "text", "cpu_node": "number", "mem_node": "number",
     "size_bytes": "number", "buffer_bytes": "number", "delay": "number", "bandwidth_mbps": "number",

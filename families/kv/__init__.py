@@ -37,7 +37,6 @@ from workloads.ycsb import workload as ycsb
 
 NAME = "kv"
 SCORED = False
-TOOLS: list = []
 COLUMNS = {"kv_phase": "text", "op": "text", "node": "text", "key_type": "text",
            "threads": "number", "placement": "text", "mem_nodes": "text", "placement_note": "text",
            "records": "number", "value_bytes": "number", "cache_resident": "bool"}

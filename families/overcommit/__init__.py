@@ -30,7 +30,6 @@ from . import workloads as wl
 
 NAME = "overcommit"
 SCORED = False
-TOOLS: list = []
 COLUMNS = {"ratio": "number", "cgroup": "text", "swap_target": "text", "mem_node": "number",
            "work_unit": "text", "swapin_source": "text", "scale_factor": "number", "warehouses": "number",
            "batch": "number", "dataset_mib": "number", "resnet50_mode": "text", "answers": "text"}
@@ -154,8 +153,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                               columns=COLUMNS, run=measured(config, host, sc, note=spec.get("note", "")), tools=[],
                               inputs=[base] if base else []))
     reps = config["reps"] if oc["reps"] == "auto" else max(config["reps"], oc["reps"])
-    return FamilyPlan(rows=replicate(rows, reps, reseed=_rep), figures=figures_of(NAME),
-                      info={"cost": dict(oc["cost"])})
+    return FamilyPlan(rows=replicate(rows, reps, reseed=_rep), figures=figures_of(NAME))
 
 
 def _rep(row: dict, k: int) -> None:

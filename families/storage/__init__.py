@@ -12,7 +12,6 @@ from workloads.fio import workload as fio
 
 NAME = "storage"
 SCORED = False
-TOOLS: list = []
 COLUMNS = {"op": "text", "iodepth": "number", "block_bytes": "number"}
 
 

@@ -18,8 +18,6 @@ from workloads.tiersim import workload as tiersim  # noqa: E402
 
 from . import model, real  # noqa: E402
 
-TOOLS: list = []  # its programs (tiersim, tierd) are in workloads/, shared with other families
-
 
 def plan(config: dict, host: Host) -> FamilyPlan:
     tc = config[NAME]

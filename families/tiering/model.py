@@ -7,27 +7,17 @@ policy stopped for the averaging window, for the throughput cost of steady-state
 
 from __future__ import annotations
 
+from systems import sweep
 from workflows.harness import ConfigError
-from workflows.harness.plan import Host, fmt, point, size_bytes
+from workflows.harness.plan import Host, fmt, size_bytes
 from workloads.tiersim import workload as tiersim
 
 from . import COLUMNS
 
-
-def model_profile_for(name: str, host: Host) -> dict:
-    """The profile whose model tiers a family runs on: the host's own (a model profile), or ``name``."""
-    if host.profile["backend"] == "model":
-        return host.profile
-    from workflows.harness import profile as host_profile  # noqa: PLC0415 - avoid an import cycle at load
-
-    return host_profile.resolve(name, host.facts)
+model_profile_for = sweep.model_profile_for
 
 
-def plan_info(prof: dict) -> dict:
-    """:func:`workflows.harness.profile.plan_info` (imported here, at call time: profile imports families)."""
-    from workflows.harness import profile as host_profile  # noqa: PLC0415
-
-    return host_profile.plan_info(prof)
+plan_info = sweep.plan_info
 
 
 def event_times(dyn: dict, system: str) -> tuple[float, float]:
@@ -77,9 +67,7 @@ def check(tc: dict, tiers: dict, src: str) -> None:
 def points(config: dict, host: Host, mprof: dict, checked: bool = True) -> list[dict]:
     """Every tiersim point (rep 0). ``checked=False`` skips :func:`check` (tests compare it with tiersim's own)."""
     tc = config["tiering"]
-    tiers = {t["name"]: t for t in mprof["tiers"]}
-    if "default" not in tiers or "alternate" not in tiers or any(t["kind"] != "model" for t in tiers.values()):
-        raise ConfigError(f"host profile {mprof['source']}: the tiering model needs model tiers named 'default' and 'alternate'")
+    tiers = sweep.model_tiers(mprof, "the tiering model")
     for name in ("default", "alternate"):
         if "capacity_gib" not in tiers[name]:
             raise ConfigError(f"host profile {mprof['source']}: tiers/{name}: a model tier needs capacity_gib")
@@ -87,64 +75,62 @@ def points(config: dict, host: Host, mprof: dict, checked: bool = True) -> list[
         check(tc, tiers, mprof["source"])
     base_lat = round(tiers["alternate"]["unloaded_latency_ns"])
     curves = {base_lat: tiers["alternate"]["curve"], **mprof.get("alternate_variants", {})}
-    sweep = sorted(curves) if tc["unloaded_latency_ns"] == "auto" else tc["unloaded_latency_ns"]
-    missing = [ns for ns in sweep if ns not in curves]
+    latencies = sorted(curves) if tc["unloaded_latency_ns"] == "auto" else tc["unloaded_latency_ns"]
+    missing = [ns for ns in latencies if ns not in curves]
     if missing:
         raise ConfigError(f"experiment config: tiering/unloaded_latency_ns: no alternate-tier curve for {missing} ns in host "
                           f"profile {mprof['source']} (it has {sorted(curves)}; 'auto' sweeps what the profile has)")
     w = tc["workload"]
+    d, a = tiers["default"], tiers["alternate"]
+
+    def tier_args(alt_ns: int) -> list[str]:
+        return tiersim.tier_args(d["curve"], d["capacity_gib"], curves[alt_ns], a["capacity_gib"])
 
     def steady_s(system: str) -> float:
         return tc["system_duration_s"].get(system, tc["duration_s"])
 
-    def argv(system: str, colloid: bool, intensity: float, alt_ns: int = base_lat, obj: int | None = None,
-             duration: float | None = None, extra: list[str] | None = None) -> list[str]:
-        d, a = tiers["default"], tiers["alternate"]
-        return tiersim.argv(system=system, colloid=colloid, delta_p=tc["delta_p"],
-                            tiers=tiersim.tier_args(d["curve"], d["capacity_gib"], curves[alt_ns], a["capacity_gib"]),
-                            workload={"kind": "gups", **w, "object_bytes": obj or w["object_bytes"]},
-                            app_cores=w["app_cores"], cores_per_unit=mprof["cpus"]["cores_per_unit"], intensity=intensity,
-                            region_size=w["region_size"], duration_s=steady_s(system) if duration is None else duration,
-                            average_last_s=tc["average_last_s"], seed=tc["seed"], extra=extra or [])
+    m = sweep.Model("tiering", host, mprof, tier_args(base_lat), {"kind": "gups", **w}, columns=COLUMNS,
+                    params={"delta_p": tc["delta_p"], "app_cores": w["app_cores"], "region_size": w["region_size"],
+                            "duration_s": tc["duration_s"], "average_last_s": tc["average_last_s"], "seed": tc["seed"]})
 
-    rows: list[dict] = []
-
-    def add(exp: str, pid: str, ctx: dict, args: list[str], series: bool = False, event: float | None = None) -> None:
-        context = {"host": host.name, "backend": "model", "workload": "gups", "target": f"model:{mprof['name']}", **ctx}
-        run = {"argv": args, "timeseries": series, "event_t_s": event, "timeout_s": 600}
-        rows.append(point("tiering", exp, pid, executor="model", context=context, run=run, tools=["tiersim"],
-                          columns=COLUMNS))
+    def argv(s: str, c: bool, k: float, alt_ns: int = base_lat, obj: int | None = None, duration: float | None = None,
+             extra: list[str] | None = None) -> list[str]:
+        return m.argv(s, c, k, tiers=tier_args(alt_ns), workload={"kind": "gups", **w, "object_bytes": obj or w["object_bytes"]},
+                      duration=steady_s(s) if duration is None else duration, extra=extra)
 
     def ctx(system, colloid, k, alt=base_lat, obj=None):
-        return {"system": system, "colloid": colloid, "intensity": k, "alt_latency_ns": alt,
+        return {"workload": "gups", "system": system, "colloid": colloid, "intensity": k, "alt_latency_ns": alt,
                 "object_bytes": obj or w["object_bytes"]}
 
-    for s in tc["systems"]:
-        for c in (False, True):
-            for k in tc["intensities"]:
-                add("steady_state", f"{s}-c{int(c)}-i{fmt(k)}", ctx(s, c, k), argv(s, c, k))
-                if c:
-                    # the same run with the policy stopped when the averaging window opens:
-                    # same seed, same placement at that moment, no migrations after it
-                    freeze = fmt(max(steady_s(s) - tc["average_last_s"], 1))
-                    add("migration_frozen", f"{s}-c1-i{fmt(k)}", ctx(s, c, k), argv(s, c, k, extra=["--freeze-at", freeze]))
-                for ns in sweep:
-                    if ns != base_lat:
-                        add("unloaded_latency", f"{s}-c{int(c)}-i{fmt(k)}-l{ns}", ctx(s, c, k, ns), argv(s, c, k, ns))
-                for ob in tc["object_bytes"]:
-                    if ob != w["object_bytes"]:
-                        add("object_size", f"{s}-c{int(c)}-i{fmt(k)}-o{ob}", ctx(s, c, k, obj=ob), argv(s, c, k, obj=ob))
-            ev, after = event_times(tc["dynamics"], s)
-            at = fmt(ev)
-            for k in tc["dynamics"]["hotset_move_intensities"]:
-                add("hotset_move", f"{s}-c{int(c)}-i{fmt(k)}", ctx(s, c, k),
-                    argv(s, c, k, duration=ev + after, extra=["--event", f"hotset_move@{at}"]), series=True, event=ev)
-            to = tc["dynamics"]["contention_to"]
-            add("contention_change", f"{s}-c{int(c)}-i0to{fmt(to)}", ctx(s, c, 0),
-                argv(s, c, 0, duration=ev + after, extra=["--event", f"intensity@{at}={fmt(to)}"]), series=True, event=ev)
+    def cell(s: str, c: bool, k: float) -> list[dict]:
+        pid = sweep.pid(s, c, k)
+        rows = [m.point("steady_state", pid, ctx(s, c, k), argv(s, c, k))]
+        if c:
+            # the same run with the policy stopped when the averaging window opens:
+            # same seed, same placement at that moment, no migrations after it
+            freeze = fmt(max(steady_s(s) - tc["average_last_s"], 1))
+            rows.append(m.point("migration_frozen", pid, ctx(s, c, k), argv(s, c, k, extra=["--freeze-at", freeze])))
+        rows += [m.point("unloaded_latency", f"{pid}-l{ns}", ctx(s, c, k, ns), argv(s, c, k, ns))
+                 for ns in latencies if ns != base_lat]
+        rows += [m.point("object_size", f"{pid}-o{ob}", ctx(s, c, k, obj=ob), argv(s, c, k, obj=ob))
+                 for ob in tc["object_bytes"] if ob != w["object_bytes"]]
+        return rows
+
+    def events(s: str, c: bool) -> list[dict]:
+        ev, after = event_times(tc["dynamics"], s)
+        at = fmt(ev)
+        rows = [m.point("hotset_move", sweep.pid(s, c, k), ctx(s, c, k),
+                        argv(s, c, k, duration=ev + after, extra=["--event", f"hotset_move@{at}"]), series=True, event=ev)
+                for k in tc["dynamics"]["hotset_move_intensities"]]
+        to = tc["dynamics"]["contention_to"]
+        rows.append(m.point("contention_change", sweep.pid(s, c, 0, suffix=f"to{fmt(to)}"), ctx(s, c, 0),
+                            argv(s, c, 0, duration=ev + after, extra=["--event", f"intensity@{at}={fmt(to)}"]),
+                            series=True, event=ev))
+        return rows
+
+    rows = sweep.sweep(tc["systems"], tc["intensities"], cell, events)
     for k in tc["intensities"]:
         for f in tc["best_static_fractions"]:
-            add("best_static", f"static-f{fmt(f)}-i{fmt(k)}",
-                {**ctx("static", False, k), "static_hot_fraction": f},
-                argv("static", False, k, extra=["--static-hot-fraction", fmt(f)]))
+            rows.append(m.point("best_static", f"static-f{fmt(f)}-i{fmt(k)}", {**ctx("static", False, k), "static_hot_fraction": f},
+                                argv("static", False, k, extra=["--static-hot-fraction", fmt(f)])))
     return rows

@@ -10,41 +10,18 @@ from __future__ import annotations
 
 import os
 
-from antagonists import workload as antagonist
+from systems import sweep
 from workflows.harness import ConfigError
-from workflows.harness.plan import Host, antagonist_threads, fmt, intensity_levels, measured, mib, point
+from workflows.harness.plan import Host, fmt, mib
 from workflows.harness.scenario import scenario
 from workloads.gups import workload as gups
 from workloads.memchar import workload as memchar
-from workloads.tierd import workload as tierd
 
 from . import COLUMNS
 
 
 def numa_tiers(prof: dict) -> list[dict]:
     return [t for t in prof["tiers"] if t["kind"] == "numa"]
-
-
-def guest_knobs(facts: dict):
-    """The guest's kernel settings as its /init read them (present and readable = the knob exists)."""
-    present = {tierd.KNOBS[k] for k, v in (facts.get("settings") or {}).items() if k in tierd.KNOBS and v not in (None, "")}
-    return lambda p: p in present
-
-
-def check_real_host(host: Host, what: str, enable_key: str, intensities: list, intensities_where: str,
-                    systems: list, systems_where: str, knob_exists) -> None:
-    """What a family running tierd on a host's real tiers needs of the host: an application CPU,
-    root, antagonist CPUs for every intensity, and the kernel's TPP knobs where TPP is asked for."""
-    prof, src = host.profile, host.profile["source"]
-    if not prof["cpus"]["app"]:
-        raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
-    if not host.facts.get("privileges", {}).get("root", os.geteuid() == 0):
-        raise ConfigError(f"host profile {src}: {what} moves another process's pages and sets "
-                          f"numa_balancing; run as root (or set {enable_key}: false)")
-    for k in intensities:
-        antagonist_threads(prof, k, intensities_where)
-    if "tpp" in systems:
-        tierd.check_kernel_tpp(knob_exists, src, systems_where)
 
 
 def check_guest(config: dict, host: Host) -> None:
@@ -76,13 +53,13 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     numa = numa_tiers(prof)
     if host.runner:
         check_guest(config, host)
-        knob_exists = knob_exists or guest_knobs(facts)
+        knob_exists = knob_exists or sweep.guest_knobs(facts)
     if not (tc["enabled"] and rc["enabled"]) or prof["backend"] != "numa" or len(numa) < 2:
         return []
     knob_exists = knob_exists or os.path.exists
     d, a = numa[0]["node"], numa[1]["node"]
-    app, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
-    check_real_host(host, "the real tiering family", "tiering/real/enabled", tc["intensities"],
+    app = prof["cpus"]["app"]
+    sweep.check_real_host(host, "the real tiering family", "tiering/real/enabled", tc["intensities"],
                     "experiment config: tiering/intensities", tc["systems"], "tiering/systems", knob_exists)
     start = d if rc["start_tier"] == "default" else a
     if mib(rc["hot_set"]) > mib(rc["working_set"]):
@@ -94,47 +71,47 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
                           "use a smaller working set")
     ev, after = rc["event_at_s"], rc["after_event_s"]
     timeout_s = rc["duration_s"] + ev + after + 900
+    r = sweep.Real("tiering", config, host, (d, a), rc["antagonist_buffer"], COLUMNS,
+                   where="experiment config: tiering/intensities")
 
     def gups_role(duration: float, move_hot_at_s: float | None = None) -> dict:
         return gups.role(gups.argv(cpus=app, node=start, working_set=rc["working_set"], hot_set=rc["hot_set"],
                                    hot_share=rc["hot_share"], object_bytes=rc["object_bytes"], op=rc["op"],
                                    duration_s=duration, seed=tc["seed"], move_hot_at_s=move_hot_at_s))
 
-    def antagonist_roles(k: float) -> list[dict]:
-        n = antagonist_threads(prof, k)
-        return [antagonist.role(antagonist.argv(cpus=ant[:n], node=d, buffer=rc["antagonist_buffer"]))] if n else []
+    mech: dict = {}
 
-    rows: list[dict] = []
-    for s in tc["systems"]:
-        for c in (False, True):
-            attach, settings, note = tierd.system(s, c, nodes=(d, a), default_capacity=rc["default_capacity"],
-                                                  observe=rc["observe"])
-            base = {"host": host.name, "backend": "numa", "system": s, "colloid": c, "object_bytes": rc["object_bytes"],
-                    "workload": "gups", "target": f"node:{d},{a}"}
+    def make_mechanism(s: str, c: bool) -> None:
+        mech[s, c] = r.mechanism(s, c, default_capacity=rc["default_capacity"], observe=rc["observe"])
 
-            def sc(workload: dict, background: list[dict], **kw: object) -> dict:
-                return scenario(workload, background=background, attach=attach, settings=settings,  # noqa: B023
-                                warmup_s=rc["warmup_s"], timeout_s=timeout_s, **kw)
+    def add(exp: str, s: str, c: bool, k: float, pid: str, workload: dict, background: list[dict],
+            event: float | None = None, **kw: object) -> list[dict]:
+        attach, settings, note = mech[s, c]
+        sc = scenario(workload, background=background, attach=attach, settings=settings, warmup_s=rc["warmup_s"],
+                      timeout_s=timeout_s, **kw)
+        ctx = {"system": s, "colloid": c, "object_bytes": rc["object_bytes"], "workload": "gups", "target": f"node:{d},{a}",
+               "intensity": k}
+        return [r.point(exp, f"numa-{pid}", ctx, sc, note=note, parse={"average_last_s": rc["average_last_s"]}, event=event)]
 
-            made = [("steady_state", f"{s}-c{int(c)}-i{fmt(k)}", k, sc(gups_role(rc["duration_s"]), antagonist_roles(k)), None)
-                    for k in tc["intensities"]]
-            if rc["dynamics"]:
-                made += [("hotset_move", f"{s}-c{int(c)}-i{fmt(k)}", k, sc(gups_role(ev + after, ev), antagonist_roles(k)), ev)
-                         for k in tc["dynamics"]["hotset_move_intensities"]]
-                k = tc["dynamics"]["contention_to"]
-                bg = antagonist_roles(k)
-                made.append(("contention_change", f"{s}-c{int(c)}-i0to{fmt(k)}", 0,
-                             sc(gups_role(ev + after), bg, start_after_s={"antagonist": ev} if bg else None), ev))
-            for exp, pid, k, scen, event in made:
-                run = measured(config, host, scen, note=note, parse={"average_last_s": rc["average_last_s"]},
-                               event_t_s=event)
-                rows.append(point("tiering", exp, f"numa-{pid}", executor=host.executor, context={**base, "intensity": k},
-                                  run=run, columns=COLUMNS))
-    return rows
+    def cell(s: str, c: bool, k: float) -> list[dict]:
+        return add("steady_state", s, c, k, sweep.pid(s, c, k), gups_role(rc["duration_s"]), r.antagonists(k))
+
+    def events(s: str, c: bool) -> list[dict]:
+        if not rc["dynamics"]:
+            return []
+        rows = [row for k in tc["dynamics"]["hotset_move_intensities"]
+                for row in add("hotset_move", s, c, k, sweep.pid(s, c, k), gups_role(ev + after, ev), r.antagonists(k), ev)]
+        k = tc["dynamics"]["contention_to"]
+        bg = r.antagonists(k)
+        return rows + add("contention_change", s, c, 0, sweep.pid(s, c, 0, suffix=f"to{fmt(k)}"), gups_role(ev + after), bg,
+                          ev, start_after_s={"antagonist": ev} if bg else None)
+
+    return sweep.sweep(tc["systems"], tc["intensities"], cell, events, each=make_mechanism)
 
 
 def contention_points(config: dict, host: Host) -> list[dict]:
-    """Real GUPS against real antagonist intensities on the default node (single-node hosts).
+    """Real GUPS against real antagonist intensities on the default node (single-node hosts;
+    :func:`systems.sweep.contention`).
 
     Intensity k uses k x cores_per_unit antagonist threads; with ``intensities: auto`` 3x is every
     antagonist CPU the profile grants and lower levels scale down.
@@ -142,32 +119,23 @@ def contention_points(config: dict, host: Host) -> list[dict]:
     tc = config["tiering"]
     cc = tc["contention"]
     prof = host.profile
-    if not (tc["enabled"] and cc["enabled"]) or prof["backend"] != "numa" or host.runner:
-        return []
-    numa = numa_tiers(prof)
-    if len(numa) != 1:
+    node = sweep.single_node(host)
+    if not (tc["enabled"] and cc["enabled"]) or node is None:
         return []  # two-tier hosts run the real tiering family instead
-    node = numa[0]["node"]
-    app, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
+    app = prof["cpus"]["app"]
     if not app:
         raise ConfigError(f"host profile {prof['source']}: cpus/app: no CPU left for the application")
-    rows = []
-    for k, threads in intensity_levels(prof, cc["intensities"], "experiment config: tiering/contention/intensities"):
-        pid = f"i{k:.3g}-t{threads}"
-        w = gups.role(gups.argv(cpus=app, node=node, working_set=cc["working_set"], hot_set=cc["hot_set"],
-                                hot_share=cc["hot_share"], object_bytes=cc["object_bytes"], op=cc["op"],
-                                duration_s=cc["duration_s"], seed=tc["seed"]))
-        bg = [antagonist.role(antagonist.argv(cpus=ant[:threads], node=node, buffer=cc["antagonist_buffer"],
-                                              write_fraction=cc["write_fraction"], access_size=cc["access_size"]))] if threads else []
-        probes = []
-        if cc["latency_probe_s"] > 0:
-            probes = [memchar.role(memchar.argv("latency", memchar.target_args(app[:1], node, None),
-                                                buffer_mib=cc["latency_buffer_mib"], duration=fmt(cc["latency_probe_s"])),
-                                   name="latency", probe_metric="latency_default")]
-        sc = scenario(w, background=bg, probes=probes, warmup_s=cc["warmup_s"], timeout_s=cc["duration_s"] + 600)
-        ctx = {"host": host.name, "backend": "numa", "workload": "gups", "system": "none", "intensity": k,
-               "threads": threads, "mem_node": node, "object_bytes": cc["object_bytes"], "target": f"node:{node}"}
-        rows.append(point("tiering", "contention_single_node", pid, executor=host.executor, context=ctx, columns=COLUMNS,
-                          run=measured(config, host, sc, parse={"average_last_s": cc["average_last_s"]})))
-    return rows
+    w = gups.role(gups.argv(cpus=app, node=node, working_set=cc["working_set"], hot_set=cc["hot_set"],
+                            hot_share=cc["hot_share"], object_bytes=cc["object_bytes"], op=cc["op"],
+                            duration_s=cc["duration_s"], seed=tc["seed"]))
 
+    def probes(app_cpus: list[int], node: int) -> list[dict]:
+        if cc["latency_probe_s"] <= 0:
+            return []
+        return [memchar.role(memchar.argv("latency", memchar.target_args(app_cpus[:1], node, None),
+                                          buffer_mib=cc["latency_buffer_mib"], duration=fmt(cc["latency_probe_s"])),
+                             name="latency", probe_metric="latency_default")]
+
+    return sweep.contention("tiering", config, host, cc, COLUMNS, [("gups", w, {"object_bytes": cc["object_bytes"]})],
+                            timeout_s=cc["duration_s"] + 600, prefix=False, probes=probes,
+                            parse={"average_last_s": cc["average_last_s"]})

@@ -63,6 +63,20 @@ class Host:
         return f"results/{self.name}"
 
 
+@dataclass(frozen=True)
+class PlanInfo:
+    """What a family's plan says about the profile its results ran on (:attr:`FamilyPlan.info`;
+    :func:`workflows.harness.profile.plan_info` makes it): its name, its tiers as text, the
+    published numbers it was calibrated on, the published sources its hardware matches (only those
+    are scored) and what loading its curves dropped."""
+
+    profile: str
+    tiers: str
+    calibrated_on: list = field(default_factory=list)
+    comparable_to: list = field(default_factory=list)
+    curve_notes: list = field(default_factory=list)
+
+
 @dataclass
 class FamilyPlan:
     """What a family's ``plan(config, host)`` returns."""
@@ -71,7 +85,7 @@ class FamilyPlan:
     figures: list[str] = field(default_factory=list)  # figure names (its figures/ modules) to render
     outputs: list[str] = field(default_factory=list)  # further targets its own rules make
     absent: dict[str, str] = field(default_factory=dict)  # measurement -> why it was left out
-    info: dict = field(default_factory=dict)  # data its own rules need (e.g. the model profile)
+    info: PlanInfo | None = None  # the profile its results ran on, where it says (figure titles, scorecard)
 
 
 def point(family: str, experiment: str, pid: str, *, executor: str, context: dict, run: dict,
@@ -160,7 +174,7 @@ def fmt(x: float) -> str:
     return f"{x:g}"
 
 
-def antagonist_threads(prof: dict, k: float, what: str = "experiment config: tiering/intensities") -> int:
+def antagonist_threads(prof: dict, k: float, what: str = "experiment config: intensities") -> int:
     """Antagonist threads for intensity k: k x cores_per_unit, or with cores_per_unit
     "auto" k/3 of the antagonist CPUs granted (3x = all of them). Too many -> ConfigError."""
     ant = prof["cpus"]["antagonist"]

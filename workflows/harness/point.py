@@ -178,7 +178,7 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
         if repaired:
             print(f"tierbench: put back settings a killed run left changed: {repaired}", file=sys.stderr)
             meta["settings_repaired"] = repaired
-        released = memcg_repair(results / MEMCG_JOURNAL)  # cgroups and swap areas (overcommit family)
+        released = memcg_repair(results / MEMCG_JOURNAL)  # memory cgroups and swap areas a killed run left
         if released:
             print(f"tierbench: released what a killed run left: {released}", file=sys.stderr)
             meta["memcg_repaired"] = released

@@ -111,12 +111,14 @@ def _fill_defaults(schema: dict, data: dict) -> None:
 
 def config_schema() -> dict:
     """The experiment config's schema: the core keys, with every registered family's block
-    (families/<name>/schema.yaml) as ``properties/<name>``."""
+    (families/<name>/schema.yaml) as ``properties/<name>``, the tiering systems' registry's names put
+    in where a block says ``$systems`` or ``$baselines`` (:func:`systems.fill_schema`)."""
     import families  # noqa: PLC0415 - the registry imports family modules, which import the harness
+    import systems  # noqa: PLC0415
 
     schema = load_yaml(REPO / "workflows/config/schema.yaml", "schema")
     for name in families.FAMILIES:
-        schema["properties"][name] = load_yaml(families.schema_path(name), "schema")
+        schema["properties"][name] = systems.fill_schema(load_yaml(families.schema_path(name), "schema"))
     return schema
 
 
@@ -353,9 +355,12 @@ def tiers_text(prof: dict) -> str:
     return "; ".join(out)
 
 
-def plan_info(prof: dict) -> dict:
-    """What a family's plan says about the profile its results ran on (FamilyPlan.info): its name,
-    tiers, the published numbers it was calibrated on, and the published sources its hardware
-    matches (``comparable_to``: only those are scored)."""
-    return {"profile": prof["name"], "tiers": tiers_text(prof), "calibrated_on": prof.get("calibrated_on", []),
-            "comparable_to": list(prof.get("comparable_to") or []), "curve_notes": prof.get("curve_notes", [])}
+def plan_info(prof: dict):
+    """What a family's plan says about the profile its results ran on (FamilyPlan.info, a
+    :class:`workflows.harness.plan.PlanInfo`): its name, tiers, the published numbers it was
+    calibrated on, and the published sources its hardware matches (``comparable_to``: only those
+    are scored)."""
+    from .plan import PlanInfo  # noqa: PLC0415
+
+    return PlanInfo(profile=prof["name"], tiers=tiers_text(prof), calibrated_on=prof.get("calibrated_on", []),
+                    comparable_to=list(prof.get("comparable_to") or []), curve_notes=prof.get("curve_notes", []))

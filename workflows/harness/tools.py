@@ -36,11 +36,9 @@ def _builds(m) -> dict[str, dict]:
 
 
 def recipes() -> dict[str, dict]:
-    import families  # noqa: PLC0415
     import workloads  # noqa: PLC0415
 
     mods = [workloads.get(n) for n in workloads.WORKLOADS]
-    mods += [m for fam in families.all_families() for m in getattr(fam, "TOOLS", [])]
     out: dict[str, dict] = {}
     for m in mods:
         for tool, recipe in _builds(m).items():

@@ -100,7 +100,7 @@ onstart:
               file=sys.stderr)
     # what loading the model tiers' curves dropped (noise, the backward bend of saturated curves)
     notes = [n for h in HOSTS.values() for n in h.profile.get("curve_notes", [])
-             + [n for fp in h.plan.families.values() for n in fp.info.get("curve_notes", [])]]
+             + [n for fp in h.plan.families.values() if fp.info for n in fp.info.curve_notes]]
     for note in dict.fromkeys(notes):
         print(f"tierbench: curve {note}", file=sys.stderr)
 
@@ -196,23 +196,23 @@ def point_metas(host):
 
 
 def family_info(host, family, key, default=None):
-    return HOSTS[host].plan.families[family].info.get(key, default)
+    info = HOSTS[host].plan.families[family].info
+    return getattr(info, key) if info else default
 
 
 def scored_info(host, key, default=None):
     """What the scored families' plans say (e.g. the model profile they ran on), first one wins."""
     h = HOSTS[host]
-    return next((h.plan.families[f].info[key] for f in h.scored if key in h.plan.families[f].info), default)
+    return next((getattr(h.plan.families[f].info, key) for f in h.scored if h.plan.families[f].info), default)
 
 
 def _labels(info):
     """--tiers / --comparable options from a plan's info: the tiers its results ran on and the
     published sources its profile matches; none where the plan says neither."""
-    out = []
-    if info.get("tiers"):
-        out.append(f"--tiers {shlex.quote(info['tiers'])}")
-    if "comparable_to" in info:
-        out.append(f"--comparable {shlex.quote(json.dumps(info['comparable_to']))}")
+    if info is None:
+        return ""
+    out = [f"--tiers {shlex.quote(info.tiers)}"] if info.tiers else []
+    out.append(f"--comparable {shlex.quote(json.dumps(info.comparable_to))}")
     return " ".join(out)
 
 
@@ -224,7 +224,7 @@ def figure_labels(host, family):
 def scorecard_labels(host):
     """analysis.score's labels: from the first scored family whose plan names its profile."""
     h = HOSTS[host]
-    return _labels(next((h.plan.families[f].info for f in h.scored if "comparable_to" in h.plan.families[f].info), {}))
+    return _labels(next((h.plan.families[f].info for f in h.scored if h.plan.families[f].info), None))
 
 
 def functional(host):
@@ -232,9 +232,11 @@ def functional(host):
 
 
 def figure_code(figure):
-    """A figure's code (its family's figure modules, which may share helpers) and the analysis code."""
+    """A figure's code (its family's figure modules, which may share helpers, and its scoring rules,
+    which figures draw beside) and the analysis code."""
     fam = FIGURE_INFO[figure].family
-    return [os.path.relpath(p, workflow.basedir) for p in families.figure_files(fam)] + ANALYSIS_SOURCES
+    return [os.path.relpath(p, workflow.basedir) for p in families.figure_files(fam)] + SCORECARD_SOURCES.get(fam, []) \
+        + ANALYSIS_SOURCES
 
 
 def host_targets(host):
@@ -260,3 +262,9 @@ def all_targets():
 # it reruns those rules (cheap) instead of leaving stale figures behind
 ANALYSIS_SOURCES = sorted(str(p) for p in Path("analysis").glob("*.py")) + ["analysis/figures/__init__.py",
                                                                             "analysis/figures/common.py"]
+# each family's published-number rules (families/<name>/scorecard.py), run by the scorecard
+SCORECARD_SOURCES = {n: [f"families/{n}/scorecard.py"] for n in families.FAMILIES if Path(f"families/{n}/scorecard.py").exists()}
+# each family's sections of tables/summary.md (families/<name>/summary.py)
+SUMMARY_SOURCES = [f"families/{n}/summary.py" for n in families.FAMILIES if Path(f"families/{n}/summary.py").exists()]
+# each family's sections of a fleet's comparison (families/<name>/fleet.py)
+FLEET_SOURCES = [f"families/{n}/fleet.py" for n in families.FAMILIES if Path(f"families/{n}/fleet.py").exists()]

@@ -76,7 +76,7 @@ rule tables:
     input:
         csv=lambda wc: expand("results/{host}/{family}/measurements.csv", host=wc.host, family=HOSTS[wc.host].active),
         metas=lambda wc: point_metas(wc.host),
-        code=ANALYSIS_SOURCES,
+        code=ANALYSIS_SOURCES + SUMMARY_SOURCES,
     output:
         summary=report("results/{host}/tables/summary.md", caption="../report/summary.rst", category="Tables"),
         counters=report("results/{host}/tables/counters.md", caption="../report/counters.rst", category="Tables"),
@@ -95,7 +95,7 @@ rule scorecard:
     input:
         csv=lambda wc: expand("results/{host}/{family}/measurements.csv", host=wc.host, family=HOSTS[wc.host].scored),
         ref="analysis/reference/published_numbers.csv",
-        code=ANALYSIS_SOURCES,
+        code=ANALYSIS_SOURCES + [p for ps in SCORECARD_SOURCES.values() for p in ps],
     output:
         md=report("results/{host}/scorecard.md", caption="../report/scorecard.rst", category="Scorecard"),
         csv="results/{host}/scorecard.csv",
@@ -121,7 +121,7 @@ rule fleet_comparison:
         facts=lambda wc: [f"results/{h}/host_facts.json" for h in HOSTS],
         csv=lambda wc: [f"results/{h}/measurements.csv" for h in HOSTS],
         curves=lambda wc: [o for h in HOSTS.values() for fp in h.plan.families.values() for o in fp.outputs],
-        code=ANALYSIS_SOURCES,
+        code=ANALYSIS_SOURCES + FLEET_SOURCES,
     output:
         md=report("results/fleet/{fleet}/comparison.md", caption="../report/fleet.rst", category="Fleet"),
         png=report(multiext("results/fleet/{fleet}/", "tier_curves.png", "colloid_gain.png"), category="Fleet"),

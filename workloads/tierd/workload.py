@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import systems
 from workflows.harness import ConfigError
 from workflows.harness.scenario import role as scenario_role
 from workflows.harness.settings import KNOWN
@@ -54,31 +55,55 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
     return out
 
 
-KERNEL_TPP = {"numa_balancing": "2", "demotion_enabled": "true"}
-KNOBS = {k: KNOWN[k] for k in KERNEL_TPP}  # what the kernel's tiering mode needs
-TIERD_NOTE = "tierd"
-TPP_COLLOID_NOTE = "tierd's TPP with Colloid's sign-only control (the kernel's TPP cannot take Colloid's signal)"
+def no_rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
+    """A user's tiering command reports nothing the harness reads."""
+    return []
 
 
-def system(policy: str, colloid: bool, *, nodes: tuple[int, int], default_capacity: str, observe: str,
-           min_mapping: str | None = None) -> tuple[list[dict], dict, str]:
-    """How a tiering system runs on real tiers: the attach roles, the settings, a note. TPP without
-    Colloid is the kernel's own tiering mode (numa_balancing=2, demotion); everything else is tierd
-    running the libcolloid policy (TPP with Colloid too: the kernel's TPP cannot take Colloid's
-    signal from user space)."""
-    if policy == "tpp" and not colloid:
-        return [], dict(KERNEL_TPP), "kernel TPP (numa_balancing=2)"
-    attach = [role(argv(policy=policy, colloid=colloid, nodes=nodes, default_capacity=default_capacity, observe=observe,
-                        min_mapping=min_mapping))]
-    note = TPP_COLLOID_NOTE if policy == "tpp" else TIERD_NOTE
+def system(name: str, colloid: bool, *, nodes: tuple[int, int], default_capacity: str, observe: str,
+           min_mapping: str | None = None, tools: dict | None = None) -> tuple[list[dict], dict, str]:
+    """How a tiering system (its registry entry, systems/) runs on real tiers: the attach roles, the
+    settings, a note. A kernel mechanism is its settings alone; tierd runs the system's libcolloid
+    policy; a command of the user's (host profile ``tools:``) is attached like tierd."""
+    s = systems.get(name)
+    m = s.mechanism(colloid)
+    if m is None:
+        raise ConfigError(f"tiering system {name!r} does not run on real tiers{' with Colloid' if colloid else ''}")
+    if isinstance(m, systems.Kernel):
+        return [], dict(m.settings), m.note
+    if isinstance(m, systems.Command):
+        exe = (tools or {}).get(m.tool)
+        if not exe:
+            raise ConfigError(f"tiering system {name!r} runs the host profile's tools/{m.tool}, which it does not name")
+        attach = [scenario_role(name, [exe, *m.args], target_pid="--pid", parse="workloads.tierd.workload:no_rows")]
+        return attach, {}, m.note or f"{name}: {exe}"
+    attach = [role(argv(policy=m.policy or s.policy, colloid=colloid, nodes=nodes, default_capacity=default_capacity,
+                        observe=observe, min_mapping=min_mapping))]
+    note = m.note
     if observe == "none":
         note += "; no access samples (--observe none): only capacity-driven moves"
-    return attach, {"numa_balancing": "0"}, note
+    return attach, dict(m.settings), note
 
 
-def check_kernel_tpp(knob_exists, src: str, where: str) -> None:
-    """The kernel's tiering mode needs its knobs; one line naming what is missing."""
-    for name, path in KNOBS.items():
-        if not knob_exists(path):
-            raise ConfigError(f"host profile {src}: TPP needs the kernel's tiering mode but {path} ({name}) does not exist "
-                              f"on this kernel (Linux >= 5.18 with NUMA balancing); drop tpp from {where}")
+def check_kernel(names: list[str], knob_exists, src: str, where: str) -> None:
+    """A kernel mechanism needs its settings' knobs; one line naming what is missing."""
+    for name in names:
+        s = systems.get(name)
+        for m in (s.mechanism(False), s.mechanism(True)):
+            if not isinstance(m, systems.Kernel):
+                continue
+            for key in m.settings:
+                path = KNOWN[key]
+                if not knob_exists(path):
+                    raise ConfigError(f"host profile {src}: {s.label} needs the kernel's tiering mode but {path} ({key}) "
+                                      f"does not exist on this kernel ({m.needs}); drop {name} from {where}")
+
+
+def knobs() -> dict[str, str]:
+    """Every kernel setting a registered system's kernel mechanism needs: name -> path."""
+    out = {}
+    for s in systems.SYSTEMS.values():
+        for m in (s.mechanism(False), s.mechanism(True)):
+            if isinstance(m, systems.Kernel):
+                out.update({k: KNOWN[k] for k in m.settings})
+    return out

@@ -7,6 +7,8 @@ written only when the run succeeds; exit 2 with one line on a bad argument (a cu
 
 from __future__ import annotations
 
+import systems
+
 NAME = "tiersim"
 BUILD = {"libs": ["lib", "colloid"], "make": ["colloid/sim"], "sources": ["colloid/sim/Makefile", "colloid/sim/src/*.[ch]"]}
 
@@ -31,8 +33,11 @@ def workload_args(w: dict) -> list[str]:
 def argv(*, system: str, colloid: bool, delta_p: str, tiers: list[str], workload: dict, app_cores: int,
          cores_per_unit: int, intensity: float, region_size: str, duration_s: float, average_last_s: float, seed: int,
          extra: list[str] | tuple = ()) -> list[str]:
-    a = ["build/bin/tiersim", "--system", system]
-    if system != "static":
+    """tiersim's command line for tiering system ``system`` (its registry entry names the libcolloid
+    policy that models it; a system without Colloid, e.g. static, takes no Colloid flags)."""
+    s = systems.get(system)
+    a = ["build/bin/tiersim", "--system", s.policy]
+    if s.colloid:
         a += ["--colloid", "on" if colloid else "off", "--delta-p", delta_p]
     a += tiers + workload_args(workload)
     a += ["--app-cores", str(app_cores), "--antagonist-cores-per-unit", str(cores_per_unit), "--intensity", fmt(intensity),

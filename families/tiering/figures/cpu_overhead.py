@@ -28,8 +28,6 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
     d = common.select(d, family="tiering", metric="cpu_overhead")
     # static placement has no policy: nothing to show
     d = d[d["value"].notna() & d["colloid"].notna() & ~d["system"].isin(["", "static"])]
-    if (d["experiment"] == "cpu_overhead").any():
-        d = d[d["experiment"] == "cpu_overhead"]
     if d.empty:
         return common.no_data(TITLE, "no cpu_overhead rows (family tiering)", kw)
     d = common.summary_rows(d) if d["t_s"].isna().any() else d

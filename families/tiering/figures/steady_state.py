@@ -9,6 +9,7 @@ from matplotlib.lines import Line2D
 from analysis import reference, style
 from analysis.figures import common
 from analysis.frame import typed
+from families.tiering import scorecard as tiering_rules
 
 NAME = "steady_state"
 TITLE = "Steady-state GUPS throughput vs memory contention"
@@ -43,7 +44,7 @@ def plot(df: pd.DataFrame, ref: pd.DataFrame | None = None, **kw: object) -> Fig
     d = d[d["value"].notna() & d["intensity"].notna() & d["colloid"].notna() & ~d["system"].isin(BASELINES)]
     if d.empty:
         return common.no_data(TITLE, "no steady_state throughput rows (family tiering)", kw)
-    best = common.best_static(d_all)
+    best = tiering_rules.best_static(d_all)
     gains = common.gain(d, ["system", "intensity"])
     m = common.mean_value(d, ["system", "colloid", "intensity"])
     unit = next((u for u in d["unit"] if u), "Mops/s")

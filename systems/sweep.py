@@ -1,0 +1,193 @@
+"""One sweep of tiering systems: system x Colloid x intensity, and the event runs, written once,
+with a model backend (:class:`Model`: tiersim on modelled tiers) and a real backend (:class:`Real`:
+each system's mechanism from its registry entry, systems/, on a host's NUMA tiers). A family names
+only its workload and its experiments: it passes :func:`sweep` what one cell (and one event run)
+makes, and builds each point with a backend. ``contention_single_node`` (a workload alone and
+beside the antagonist on a one-node host, no tiering system) is :func:`contention` here too.
+
+Point ids: ``{prefix}{system}-c{0|1}-i{k}{suffix}`` (:func:`pid`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import systems
+from antagonists import workload as antagonist
+from workflows.harness import ConfigError
+from workflows.harness.plan import Host, antagonist_threads, fmt, intensity_levels, measured, point
+from workflows.harness.scenario import scenario
+from workloads.tierd import workload as tierd
+from workloads.tiersim import workload as tiersim
+
+
+def modes(system: str) -> tuple[bool, ...]:
+    """Colloid off and on, or only off for a system that does not take Colloid."""
+    return (False, True) if systems.get(system).colloid else (False,)
+
+
+def pid(system: str, colloid: bool, k: float, prefix: str = "", suffix: str = "") -> str:
+    return f"{prefix}{system}-c{int(colloid)}-i{fmt(k)}{suffix}"
+
+
+def sweep(names: list[str], intensities: list[float], cell: Callable[[str, bool, float], list[dict]],
+          events: Callable[[str, bool], list[dict]] | None = None,
+          each: Callable[[str, bool], None] | None = None) -> list[dict]:
+    """Rows of ``cell(system, colloid, k)`` for every system, Colloid mode and intensity, each
+    system's and mode's ``events(system, colloid)`` after its intensities; ``each(system, colloid)``
+    runs first for every system and mode (e.g. to make a backend's mechanism once)."""
+    rows: list[dict] = []
+    for s in names:
+        for c in modes(s):
+            if each:
+                each(s, c)
+            for k in intensities:
+                rows += cell(s, c, k)
+            if events:
+                rows += events(s, c)
+    return rows
+
+
+@dataclass
+class Model:
+    """The model backend: tiersim runs of one family on a model profile's tiers."""
+
+    family: str
+    host: Host
+    mprof: dict
+    tiers: list[str]  # tiersim.tier_args(...)
+    workload: dict  # tiersim.workload_args' access model
+    params: dict  # delta_p, app_cores, region_size, duration_s, average_last_s, seed
+    columns: dict
+
+    def argv(self, system: str, colloid: bool, k: float, *, tiers: list[str] | None = None, workload: dict | None = None,
+             duration: float | None = None, extra: list[str] | None = None) -> list[str]:
+        p = self.params
+        return tiersim.argv(system=system, colloid=colloid, delta_p=p["delta_p"], tiers=tiers or self.tiers,
+                            workload=workload or self.workload, app_cores=p["app_cores"],
+                            cores_per_unit=self.mprof["cpus"]["cores_per_unit"], intensity=k, region_size=p["region_size"],
+                            duration_s=p["duration_s"] if duration is None else duration,
+                            average_last_s=p["average_last_s"], seed=p["seed"], extra=extra or [])
+
+    def point(self, experiment: str, point_id: str, context: dict, argv: list[str], *, series: bool = False,
+              event: float | None = None) -> dict:
+        ctx = {"host": self.host.name, "backend": "model", "target": f"model:{self.mprof['name']}", **context}
+        run = {"argv": argv, "timeseries": series, "event_t_s": event, "timeout_s": 600}
+        return point(self.family, experiment, point_id, executor="model", context=ctx, run=run, tools=["tiersim"],
+                     columns=self.columns)
+
+
+def model_tiers(mprof: dict, what: str) -> dict:
+    """A model profile's tiers by name; it must have model tiers 'default' and 'alternate'."""
+    tiers = {t["name"]: t for t in mprof["tiers"]}
+    if "default" not in tiers or "alternate" not in tiers or any(t["kind"] != "model" for t in tiers.values()):
+        raise ConfigError(f"host profile {mprof['source']}: {what} needs model tiers named 'default' and 'alternate'")
+    return tiers
+
+
+def model_profile_for(name: str, host: Host) -> dict:
+    """The profile whose model tiers a family runs on: the host's own (a model profile), or ``name``."""
+    if host.profile["backend"] == "model":
+        return host.profile
+    from workflows.harness import profile as host_profile  # noqa: PLC0415 - profile imports families
+
+    return host_profile.resolve(name, host.facts)
+
+
+def guest_knobs(facts: dict):
+    """The guest's kernel settings as its /init read them (present and readable = the knob exists)."""
+    knobs = tierd.knobs()
+    present = {knobs[k] for k, v in (facts.get("settings") or {}).items() if k in knobs and v not in (None, "")}
+    return lambda p: p in present
+
+
+def check_real_host(host: Host, what: str, enable_key: str, intensities: list, intensities_where: str,
+                    systems: list, systems_where: str, knob_exists) -> None:
+    """What a family running tierd on a host's real tiers needs of the host: an application CPU,
+    root, antagonist CPUs for every intensity, and the kernel's knobs of every system asked for that
+    runs as a kernel mechanism (systems/)."""
+    prof, src = host.profile, host.profile["source"]
+    if not prof["cpus"]["app"]:
+        raise ConfigError(f"host profile {src}: cpus/app: no CPU for the application")
+    if not host.facts.get("privileges", {}).get("root", os.geteuid() == 0):
+        raise ConfigError(f"host profile {src}: {what} moves another process's pages and sets "
+                          f"numa_balancing; run as root (or set {enable_key}: false)")
+    for k in intensities:
+        antagonist_threads(prof, k, intensities_where)
+    tierd.check_kernel(systems, knob_exists, src, systems_where)
+
+
+def plan_info(prof: dict) -> dict:
+    """:func:`workflows.harness.profile.plan_info` of the profile a sweep ran on (FamilyPlan.info)."""
+    from workflows.harness import profile as host_profile  # noqa: PLC0415 - profile imports families
+
+    return host_profile.plan_info(prof)
+
+
+@dataclass
+class Real:
+    """The real backend: each system's mechanism (systems/) on a host's two NUMA tiers, the
+    antagonist on the default tier."""
+
+    family: str
+    config: dict
+    host: Host
+    nodes: tuple[int, int]  # default, alternate
+    antagonist_buffer: str
+    columns: dict
+    where: str  # config key of the intensities, for messages
+
+    def antagonists(self, k: float) -> list[dict]:
+        prof = self.host.profile
+        n = antagonist_threads(prof, k, self.where)
+        ant = prof["cpus"]["antagonist"]
+        return [antagonist.role(antagonist.argv(cpus=ant[:n], node=self.nodes[0], buffer=self.antagonist_buffer))] if n else []
+
+    def mechanism(self, system: str, colloid: bool, *, default_capacity: str, observe: str,
+                  min_mapping: str | None = None) -> tuple[list[dict], dict, str]:
+        return tierd.system(system, colloid, nodes=self.nodes, default_capacity=default_capacity, observe=observe,
+                            min_mapping=min_mapping, tools=self.host.profile["tools"])
+
+    def point(self, experiment: str, point_id: str, context: dict, sc: dict, *, note: str, parse: dict | None = None,
+              event: float | None = None, inputs: list[str] | None = None) -> dict:
+        ctx = {"host": self.host.name, "backend": "numa", **context}
+        run = measured(self.config, self.host, sc, note=note, parse=parse, event_t_s=event)
+        return point(self.family, experiment, point_id, executor=self.host.executor, context=ctx, run=run,
+                     columns=self.columns, inputs=inputs)
+
+
+def single_node(host: Host) -> int | None:
+    """The one NUMA node of a single-node host measured where snakemake runs (None elsewhere):
+    where ``contention_single_node`` runs."""
+    prof = host.profile
+    numa = [t for t in prof["tiers"] if t["kind"] == "numa"]
+    return numa[0]["node"] if prof["backend"] == "numa" and len(numa) == 1 and not host.runner else None
+
+
+def contention(family: str, config: dict, host: Host, cc: dict, columns: dict, workloads: list[tuple[str, dict, dict]],
+               *, timeout_s: float, prefix: bool = True, probes: Callable[[list[int], int], list[dict]] | None = None,
+               parse: dict | None = None, inputs: dict | None = None) -> list[dict]:
+    """``contention_single_node``: each workload (name, scenario role bound to the node, its
+    parameter columns) alone and beside the antagonist on the one node of a single-node host
+    (:func:`single_node`), at the intensities of ``cc`` (a family's ``contention`` block:
+    intensities, antagonist_buffer, write_fraction, access_size, warmup_s). Point ids
+    ``{workload}-i{k}-t{threads}``, or ``i{k}-t{threads}`` without ``prefix``."""
+    prof = host.profile
+    node = single_node(host)
+    ant = prof["cpus"]["antagonist"]
+    rows = []
+    for name, role, params in workloads:
+        for k, threads in intensity_levels(prof, cc["intensities"], f"experiment config: {family}/contention/intensities"):
+            bg = [antagonist.role(antagonist.argv(cpus=ant[:threads], node=node, buffer=cc["antagonist_buffer"],
+                                                  write_fraction=cc["write_fraction"], access_size=cc["access_size"]))] \
+                if threads else []
+            sc = scenario(role, background=bg, probes=probes(prof["cpus"]["app"], node) if probes else (),
+                          warmup_s=cc["warmup_s"], timeout_s=timeout_s)
+            ctx = {"host": host.name, "backend": "numa", "workload": name, "system": "none", "intensity": k,
+                   "threads": threads, "mem_node": node, "target": f"node:{node}", **params}
+            rows.append(point(family, "contention_single_node", f"{name + '-' if prefix else ''}i{k:.3g}-t{threads}",
+                              executor=host.executor, context=ctx, columns=columns,
+                              run=measured(config, host, sc, parse=parse), inputs=(inputs or {}).get(name)))
+    return rows
