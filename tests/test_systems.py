@@ -1,11 +1,11 @@
 """The registry of tiering systems (systems/): adding a system is a policy file plus one registry
 entry (docs/extending.md, "adding a tiering system").
 
-In a scratch copy of the tree a toy system is added (``systems/toy.py`` and its name in
-``systems.ORDER``) and run through the config schema, the model points of the tiering and apps
-families, the planning of real points (a two-tier host from synthetic facts), a figure and the
-scorecard, with no other file changed. Until libcolloid carries the toy's own policy file, the
-entry names an existing policy (hemem): the Python side is what this proves.
+In a scratch copy of the tree a toy system is added -- its libcolloid policy file
+(``colloid/src/policy_toy.c``, here MEMTIS's policy under another name), ``systems/toy.py`` and its
+name in ``systems.ORDER`` -- built into the copy's own ``build/``, and run through the config
+schema, tiersim's model points of the tiering and apps families, the planning of real points (a
+two-tier host from synthetic facts), a figure and the scorecard, with no other file changed.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import pytest
 
 import systems
 
-TOY = '''"""Toy: a tiering system of the test (libcolloid's hemem policy under another name)."""
+TOY = '''"""Toy: a tiering system of the test (its policy: MEMTIS's, copied under another name)."""
 
 from systems import System
 
-SYSTEM = System("toy", "Toy", color="#cc78bc", marker="P", policy="hemem", baseline=True)
+SYSTEM = System("toy", "Toy", color="#cc78bc", marker="P", policy="toy", baseline=True)
 '''
 
 DRIVER = r'''
@@ -89,6 +89,12 @@ def test_registry_lists_each_system_once():
 
 
 def test_a_toy_system_is_one_file_and_one_registry_line(workdir):
+    memtis = (workdir / "colloid/src/policy_memtis.c").read_text()
+    (workdir / "colloid/src/policy_toy.c").write_text(memtis.replace("memtis", "toy").replace("MEMTIS", "TOY"))
+    (workdir / "build").unlink()  # the copy builds its own tiersim, with the toy's policy in it
+    for d in ("lib", "colloid", "colloid/sim"):
+        subprocess.run(["make", "-s", "-C", d, f"BUILD={workdir / 'build'}"], cwd=workdir, check=True,
+                       capture_output=True, timeout=600)
     (workdir / "systems/toy.py").write_text(TOY)
     init = workdir / "systems/__init__.py"
     text = init.read_text()
@@ -103,10 +109,10 @@ def test_a_toy_system_is_one_file_and_one_registry_line(workdir):
     assert "steady_state/toy-c0-i0" in out["model"] and "steady_state/toy-c1-i3" in out["model"]
     assert "migration_frozen/toy-c1-i3" in out["model"] and "contention_change/toy-c1-i0to3" in out["model"]
     a = out["argv"]["steady_state/toy-c1-i3"]
-    assert a[a.index("--system") + 1] == "hemem", "the toy runs the policy its entry names"
+    assert a[a.index("--system") + 1] == "toy", "the toy runs the policy its entry names"
     assert out["apps"] == ["toy"]
     tierd = out["real"]["numa-toy-c1-i3"][0]
-    assert tierd[0] == "build/bin/tierd" and tierd[tierd.index("--policy") + 1] == "hemem"
+    assert tierd[0] == "build/bin/tierd" and tierd[tierd.index("--policy") + 1] == "toy"
     assert any("Toy" in t for t in out["titles"]), out["titles"]
     assert out["style"]["label"] == "Toy" and out["style"]["marker"] == "P"
     assert "toy" in out["baselines"]
