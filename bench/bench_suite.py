@@ -67,7 +67,7 @@ def pick_accel(g) -> tuple[str, str]:
             return "tcg", f"a KVM boot failed: {e}"
     if res.outcome == "exited":
         return "kvm", "a KVM boot reported"
-    return "tcg", f"a KVM boot did not report (outcome {res.outcome}: {'; '.join(res.problems)[:200]})"
+    return "tcg", f"a KVM boot did not report (outcome {res.outcome}: {'; '.join(res.problems).split('; see ')[0][:200]})"
 
 
 def quick_run(results: Path | None, run: bool) -> int:

@@ -279,7 +279,7 @@ def guest_accel(g) -> str:
                 if res.outcome == "exited":
                     accel, why = "kvm", "a KVM boot reported"
                 else:
-                    why = f"a KVM boot did not report ({res.outcome}: {'; '.join(res.problems)[:160]})"
+                    why = f"a KVM boot did not report ({res.outcome}: {'; '.join(res.problems).split('; see ')[0][:160]})"
             except g.GuestError as e:
                 why = f"a KVM boot failed: {str(e)[:160]}"
     _ACCEL.update(accel=accel, why=why)
