@@ -46,7 +46,8 @@ def test_durations_then_an_earlier_runs_benchmarks_calibrate_the_family(tmp_path
     said = 1.0 + 1 + estimate.POINT_OVERHEAD_S  # sweep x duration + warm-up + fixed cost; background ignored
     assert by["fam/e/a/rep0"].seconds == pytest.approx(said) and by["fam/e/a/rep0"].source == "durations"
     assert by["mod/e/m/rep0"].seconds == pytest.approx(2 * estimate.MODEL_POINT_S)  # 200 simulated s
-    assert fresh.wall_s == pytest.approx(2 * said + 2 * estimate.MODEL_POINT_S / 2)
+    assert fresh.workflow_s == estimate.WORKFLOW_START_S + 2 * estimate.PER_FAMILY_S  # (no figures planned)
+    assert fresh.wall_s == pytest.approx(2 * said + 2 * estimate.MODEL_POINT_S / 2 + fresh.workflow_s)
 
     bench = tmp_path / "benchmarks/fam/e/a/rep0.tsv"
     bench.parent.mkdir(parents=True)
@@ -80,8 +81,16 @@ def test_follow_echoes_the_run_and_says_points_done_and_time_left(tmp_path):
     text = out.getvalue()
     assert SNAKEMAKE_LOG.splitlines()[0] in text and "1 of 3 steps" in text
     progress = [ln for ln in text.splitlines() if ln.startswith("[progress]")]
-    assert progress == ["[progress] 1/3 points done, 5 s elapsed, ~1.5 min left",
+    assert progress == ["[progress] 1/3 points done, 5 s elapsed, ~45 s left",
                         "[progress] 2/3 points done, 20 s elapsed, ~30 s left"]
+
+
+def test_time_left_counts_from_the_end_of_the_fixed_start():
+    pts = {"a": 10.0, "b": 10.0, "c": 20.0}
+    # 15 s of builds and start, then the first point took twice its estimate: twice the rest left
+    assert estimate.progress_line(pts, {"a"}, 35.0, fixed_s=15.0).endswith("~60 s left")
+    assert estimate.progress_line(pts, {"a"}, 35.0, fixed_s=0.0).endswith("~1.8 min left")  # 3.5x
+    assert estimate.progress_line(pts, {"a", "b"}, 1e6).endswith("~3.3 min left")  # at most 10x
 
 
 def test_follow_without_an_estimate_only_echoes(tmp_path):

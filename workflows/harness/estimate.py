@@ -58,6 +58,9 @@ MODEL_POINT_S = 1.2         # one modelled point (100 simulated seconds) without
 BUILD_S = {"make": 10.0, "script": 90.0, "upstream": 120.0, "input": 30.0}
 BUILD_S_BY_TOOL = {"cachebench": 3600.0, "silo-dbtest": 240.0, "ycsb": 120.0}
 GUEST_BOOT_S = 90.0         # one TCG boot with its tests (issue 27: 89 s)
+WORKFLOW_START_S = 15.0     # Snakemake parses, plans, writes host_facts before the first point
+PER_FAMILY_S = 3.0          # a family's measurements.csv and points table
+PER_FIGURE_S = 3.0          # one figure rendered (a Python process with matplotlib)
 
 DURATION_FLAGS = {"--duration", "--max-seconds", "--runtime", "--duration-s", "-T", "--seconds", "--pipeline-seconds"}
 SWEEP_FLAGS = {"--threads", "--delays", "--sizes", "--shares", "--phases", "--pipeline-depths"}
@@ -84,6 +87,7 @@ class Estimate:
     builds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     model_per_point: dict[str, float] = field(default_factory=dict)  # family -> s per 100 simulated s
+    figures: int = 0
 
     def families(self) -> dict[str, dict]:
         out: dict[str, dict] = {}
@@ -105,14 +109,19 @@ class Estimate:
         return GUEST_BOOT_S if any(p.executor == "guest" for p in self.points) else 0.0
 
     @property
+    def workflow_s(self) -> float:
+        """What is not a point or a build: Snakemake's start, each family's tables, the figures."""
+        return WORKFLOW_START_S + PER_FAMILY_S * len(self.families()) + PER_FIGURE_S * self.figures
+
+    @property
     def wall_s(self) -> float:
-        return self.build_s + self.guest_s + sum(f["wall_s"] for f in self.families().values())
+        return self.build_s + self.guest_s + self.workflow_s + sum(f["wall_s"] for f in self.families().values())
 
     def to_json(self) -> dict:
         """What ``follow`` needs: each point's key and seconds (wall share), and the total."""
         pts = {p.key: (p.seconds / self.cores if p.executor == "model" else p.seconds) for p in self.points}
-        return {"host": self.host, "cores": self.cores, "wall_s": self.wall_s, "build_s": self.build_s + self.guest_s,
-                "points": pts}
+        return {"host": self.host, "cores": self.cores, "wall_s": self.wall_s, "points": pts,
+                "build_s": self.build_s + self.guest_s + WORKFLOW_START_S}
 
     def text(self, title: str) -> str:
         lines = [f"{title}: {len(self.points)} points, ~{human(self.wall_s)} on {self.cores} cores"]
@@ -127,6 +136,8 @@ class Estimate:
         if self.builds:
             lines.append(f"  {'builds':<13} {len(self.builds):>5} steps   ~{human(self.build_s):>8}  "
                          f"({', '.join(sorted(self.builds))}; defaults)")
+        lines.append(f"  {'workflow':<13} {self.figures:>5} figures ~{human(self.workflow_s):>8}  "
+                     "(start, each family's tables, figures; defaults)")
         if self.guest_s:
             lines.append(f"  {'guest boot':<13} {1:>5} boot    ~{human(self.guest_s):>8}  (TCG default)")
         lines += [f"  note: {n}" for n in self.notes]
@@ -293,6 +304,11 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
             src = "durations*benchmark" if r["family"] in scale else "durations"
         est.points.append(PointEstimate(k, r["family"], r["executor"], s, src))
     est.builds = builds(rows, tools.recipes())
+    est.figures = sum(len(getattr(fp, "figures", None) or []) for fp in pl.families.values())
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    if load > 0.5 * est.cores:
+        est.notes.append(f"this machine is busy now (load average {load:.1f} on {os.cpu_count()} CPUs): the "
+                         "estimate is for an idle host; expect longer")
     if history:
         est.notes.append(f"{len(history)} benchmark files of an earlier run in {results.relative_to(REPO) if results.is_relative_to(REPO) else results}")
     return est
@@ -366,10 +382,14 @@ def _key_of(wildcards: str) -> str | None:
 
 
 def progress_line(pts: dict[str, float], done: set[str], elapsed: float, fixed_s: float = 0.0) -> str:
-    done_est = sum(pts[k] for k in done) + fixed_s
+    """Points done / total, and the time left: the estimate of the points not done, scaled by how
+    long the done ones took against their estimate (once a few seconds of it are done; within
+    0.25x-10x), after the fixed start (``fixed_s``: builds, Snakemake's start)."""
+    done_est = sum(pts[k] for k in done)
     left_est = sum(v for k, v in pts.items() if k not in done)
-    ratio = elapsed / done_est if done_est > 30 else 1.0
-    ratio = min(max(ratio, 0.25), 4.0)
+    spent = max(0.0, elapsed - fixed_s)
+    ratio = spent / done_est if done_est > 5 and spent > 0 else 1.0
+    ratio = min(max(ratio, 0.25), 10.0)
     return f"[progress] {len(done)}/{len(pts)} points done, {human(elapsed)} elapsed, ~{human(left_est * ratio)} left"
 
 
