@@ -55,6 +55,7 @@ REPO = Path(__file__).resolve().parents[2]
 POINT_OVERHEAD_S = 2.0      # start the point's processes, check the node, parse, write result.csv
 UNKNOWN_ROLE_S = 15.0       # a role whose argv names no length (ffmpeg frames, a TPC-H round...)
 MODEL_POINT_S = 1.2         # one modelled point (100 simulated seconds) without a probe
+MODEL_HARNESS_S = 0.35      # the point harness around tiersim (Python start, parse): 0.2-0.45 s CPU here
 BUILD_S = {"make": 10.0, "script": 90.0, "upstream": 120.0, "input": 30.0}
 BUILD_S_BY_TOOL = {"cachebench": 3600.0, "silo-dbtest": 240.0, "ycsb": 120.0}
 GUEST_BOOT_S = 90.0         # one TCG boot with its tests (issue 27: 89 s)
@@ -222,7 +223,7 @@ def probe_model(rows: list[dict], results: Path) -> dict[str, float]:
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             dt = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
         if rc == 0:
-            out[fam] = dt * 100.0 / (role_seconds(argv) or 100.0)
+            out[fam] = dt * 100.0 / (role_seconds(argv) or 100.0) + MODEL_HARNESS_S
     return out
 
 
@@ -283,7 +284,7 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
     est.model_per_point = per_point
     if model_rows:
         est.notes.append("modelled points: " + (", ".join(f"{f} {s:.2f} s/point" for f, s in sorted(per_point.items()))
-                                                 + " (CPU time of one point each, timed here)" if per_point else
+                                                 + " (CPU time of one tiersim point each, timed here, + the harness)" if per_point else
                                                  f"{MODEL_POINT_S} s/point (default; not timed here)"))
     # each family's ratio of benchmark seconds to what its durations said, where both are known
     said: dict[str, list[float]] = {}
