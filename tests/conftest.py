@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -172,9 +173,32 @@ def qemu_workflow(tmp_path_factory) -> QemuWorkflow:
     cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "workflows/config/qemu.yaml",
            "--config", "host=qemu-numa", f"sources={src}"]
     t0 = time.monotonic()
-    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=VM_WORKFLOW_TIMEOUT_S)
+    p = run_group(cmd, work, VM_WORKFLOW_TIMEOUT_S)
     record_boot("qemu.yaml workflow (guestrun's batch: TCG; the whole snakemake run)", "tcg", None, time.monotonic() - t0)
     return QemuWorkflow(proc=p, results=work / "results" / "qemu-numa")
+
+
+def run_group(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+    """``cmd`` in its own process group; past ``timeout`` the group gets SIGINT (Snakemake ends its
+    jobs, the guest among them), then SIGKILL for what is left 60 s later; returncode 124 and a line in stderr say so."""
+    import signal  # noqa: PLC0415
+
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pass
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # what is left of the group it started
+        out, err = proc.communicate()
+        return subprocess.CompletedProcess(cmd, 124, out, (err or "") + f"\n[test] stopped after {timeout:g} s "
+                                           "(TIERBENCH_VM_WORKFLOW_TIMEOUT)\n")
 
 
 @pytest.fixture(scope="session")
