@@ -2,6 +2,8 @@
 #   make run  [HOST=name|path] [CONFIG=workflows/config/paper.yaml] [CORES=all] [SOURCES=dir] [SMK_ARGS=...]
 #                   SOURCES: pinned upstream archives for offline builds (default: ../shared/upstream
 #                   beside the checkout, when there is one; else GitHub)
+#                   First prints the estimate (cli plan: points and time per family), then
+#                   [progress] lines: points done / total and the time left
 #   make test       C tests (sanitizers) + ruff + snakemake --lint + pytest (incl. dry runs, tiny
 #                   real runs, SIGINT, and the two-node QEMU guest)
 #   make test-vm    only the QEMU NUMA guest tests (hosts/qemu/)
@@ -29,7 +31,7 @@ C_PRESENT = $(foreach d,$(C_DIRS),$(if $(wildcard $(d)/Makefile),$(d)))
 .PHONY: help bench run test build setup setup-cachebench lint report clean distclean c-test py-test test-vm
 
 help:
-	@sed -n '1,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,14p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@python3 -m workflows.harness.bootstrap
@@ -46,7 +48,10 @@ build: setup
 run: build
 	@host=$$($(PYTHON) -m workflows.harness.cli name --host '$(HOST)' --configfile '$(CONFIG)') && \
 	echo "[run] host profile '$(HOST)' -> results/$$host/ (config $(CONFIG))" && \
-	$(PYTHON) -m snakemake --cores $(CORES) --rerun-incomplete --configfile '$(CONFIG)' --config host='$(HOST)' $(SOURCES_ARG) $(SMK_ARGS) && \
+	{ $(PYTHON) -m workflows.harness.cli plan --host '$(HOST)' --configfile '$(CONFIG)' --cores '$(CORES)' --project none \
+		--save "results/$$host/.estimate.json" || rm -f "results/$$host/.estimate.json"; } && \
+	$(PYTHON) -m snakemake --cores $(CORES) --rerun-incomplete --configfile '$(CONFIG)' --config host='$(HOST)' $(SOURCES_ARG) $(SMK_ARGS) 2>&1 \
+		| $(PYTHON) -m workflows.harness.estimate follow "results/$$host/.estimate.json" && \
 	$(PYTHON) -m snakemake --cores 1 --configfile '$(CONFIG)' --config host='$(HOST)' --report "results/$$host/report.html" && \
 	echo "[run] done: results/$$host/report.html, figures in results/$$host/figures/"
 
@@ -73,7 +78,9 @@ bench: build
 test-vm: build
 	$(PYTHON) -m pytest -m vm tests/test_qemu_guest.py
 
-test: c-test lint py-test
+# (pytest's test_lint_clean skips the snakemake --lint that `make lint` has just run)
+test: c-test lint
+	TIERBENCH_LINTED=1 $(PYTHON) -m pytest tests
 
 clean:
 	rm -rf build/bin build/lib build/obj

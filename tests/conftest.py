@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -103,3 +107,222 @@ def workdir(tmp_path) -> Path:
     """A scratch copy of the repository to run the workflow in: its results/ and .snakemake/ are
     the copy's, never the checkout's."""
     return copy_tree(tmp_path / "repo")
+
+
+# ---- the QEMU guest, booted as few times as the session needs ----------------------------------
+#
+# Under TCG one boot of the guest costs a minute or more. The whole workflow on the guest
+# (test_qemu_workflow: workflows/config/qemu.yaml, one boot) already runs characterize's
+# thread_share point and kv's Redis point through the workflow's own path (guestrun's batch,
+# then each point parsed by its job); the tests of those points read them from that run when it
+# is part of the session, and otherwise share one boot of their own (guest_points).
+
+QEMU_WORKFLOW_TEST = "test_workflow_in_qemu_guest"
+VM_WORKFLOW_TIMEOUT_S = float(os.environ.get("TIERBENCH_VM_WORKFLOW_TIMEOUT", "600"))
+
+
+def sources_dir() -> Path | None:
+    """The applications' pinned archives: $TIERBENCH_SOURCES or ../shared/upstream beside the checkout."""
+    return next((Path(d) for d in (os.environ.get("TIERBENCH_SOURCES"), REPO.parent / "shared" / "upstream")
+                 if d and Path(d).is_dir()), None)
+
+
+def guest_unavailable() -> str | None:
+    """Why the QEMU guest cannot be built or booted here (None: it can be tried)."""
+    import platform  # noqa: PLC0415
+
+    if platform.machine() != "x86_64" or sys.platform != "linux":
+        return "the QEMU guest is built from Debian amd64 packages (x86-64 Linux only)"
+    if not shutil.which("apt-get"):
+        return "no apt-get: the guest is built from Debian packages"
+    return None
+
+
+class QemuWorkflow:
+    """The outcome of one ``snakemake --configfile workflows/config/qemu.yaml --config host=qemu-numa``
+    in a scratch copy: ``skip`` (why it did not run), or ``proc`` and ``results``."""
+
+    def __init__(self, skip: str | None = None, proc=None, results: Path | None = None):
+        self.skip, self.proc, self.results = skip, proc, results
+
+    @property
+    def ok(self) -> bool:
+        return self.skip is None and self.proc is not None and self.proc.returncode == 0
+
+
+@pytest.fixture(scope="session")
+def qemu_workflow(tmp_path_factory) -> QemuWorkflow:
+    """The whole workflow on the QEMU guest, run once per session (one guest boot for every
+    guest point of qemu.yaml); test_qemu_workflow checks it, the guest-point tests reuse it."""
+    why = guest_unavailable()
+    if why:
+        return QemuWorkflow(skip=why)
+    from workflows.harness import profile, runner  # noqa: PLC0415
+
+    r = profile.runner_of("qemu-numa")
+    g = runner.launcher(r)
+    try:
+        g.build(install=os.geteuid() == 0)
+    except g.GuestUnavailable as e:
+        return QemuWorkflow(skip=f"QEMU guest unavailable on this machine: {e}")
+    src = sources_dir()
+    if src is None:
+        return QemuWorkflow(skip="no sources directory with the applications' pinned archives "
+                                 "(../shared/upstream or TIERBENCH_SOURCES)")
+    work = copy_tree(tmp_path_factory.mktemp("qemu-workflow") / "repo")
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "workflows/config/qemu.yaml",
+           "--config", "host=qemu-numa", f"sources={src}"]
+    t0 = time.monotonic()
+    p = run_group(cmd, work, VM_WORKFLOW_TIMEOUT_S)
+    record_boot("qemu.yaml workflow (guestrun's batch: TCG; the whole snakemake run)", "tcg", None, time.monotonic() - t0)
+    return QemuWorkflow(proc=p, results=work / "results" / "qemu-numa")
+
+
+def run_group(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+    """``cmd`` in its own process group; past ``timeout`` the group gets SIGINT (Snakemake ends its
+    jobs, the guest among them), then SIGKILL for what is left 60 s later; returncode 124 and a line in stderr say so."""
+    import signal  # noqa: PLC0415
+
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pass
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # what is left of the group it started
+        out, err = proc.communicate()
+        return subprocess.CompletedProcess(cmd, 124, out, (err or "") + f"\n[test] stopped after {timeout:g} s "
+                                           "(TIERBENCH_VM_WORKFLOW_TIMEOUT)\n")
+
+
+@pytest.fixture(scope="session")
+def guest_points(request, tmp_path_factory):
+    """``get(rows) -> {key: dir}``: each guest point's directory (result.csv, meta.json, as its
+    job writes them). From the session's qemu_workflow run when test_qemu_workflow is selected
+    and the run passed; otherwise every small guest point of qemu.yaml (characterize, kv) runs
+    in one guest batch, booted once for all the tests that ask, and is parsed as its job would."""
+    from workflows.harness import ConfigError, plan  # noqa: PLC0415
+
+    state: dict = {}
+
+    def from_workflow(rows) -> dict[str, Path] | None:
+        if not any(i.name == QEMU_WORKFLOW_TEST for i in request.session.items):
+            return None
+        try:
+            wf = request.getfixturevalue("qemu_workflow")
+        except Exception:  # noqa: BLE001 - test_qemu_workflow reports it; these tests boot their own batch
+            return None
+        if not wf.ok:
+            return None
+        dirs = {plan.key(x): wf.results / plan.key(x) for x in rows}
+        return dirs if all((d / "result.csv").exists() and (d / "meta.json").exists() for d in dirs.values()) else None
+
+    def own_batch() -> dict:
+        if "batch" in state:
+            return state["batch"]
+        import families.kv as kv  # noqa: PLC0415
+        from families import characterize  # noqa: PLC0415
+        from workflows.harness import guestrun, profile, runner  # noqa: PLC0415
+        from workflows.harness.point import run_guest  # noqa: PLC0415
+
+        r = profile.runner_of("qemu-numa")
+        try:
+            facts = runner.guest_facts(r)  # builds the guest, boots once per guest build (cached)
+        except ConfigError as e:
+            state["batch"] = {"skip": f"QEMU guest unavailable on this machine: {e}"}
+            return state["batch"]
+        cfg = profile.validate_config(yaml.safe_load((REPO / "workflows/config/qemu.yaml").read_text()))
+        host = plan.Host(profile.resolve("qemu-numa", facts), facts, r)
+        rows = list(characterize.plan(cfg, host).rows)
+        if shutil.which("redis-server"):
+            if not (REPO / "build/bin/kv-resp").exists():
+                subprocess.run(["make", "--no-print-directory", "-C", "workloads/kvresp"], cwd=REPO, check=True)
+            rows += kv.plan(cfg, host).rows
+        tmp = tmp_path_factory.mktemp("guest-points")
+        batch = tmp / "batch"
+        cwd = os.getcwd()
+        os.chdir(REPO)  # guestrun ships build/bin/... relative to the checkout
+        t0 = time.monotonic()
+        try:
+            rc = guestrun.run({"runner": r, "points": {plan.key(x): x for x in rows}}, batch, tmp / "results")
+        finally:
+            os.chdir(cwd)
+        record_boot(f"guest points ({', '.join(plan.key(x) for x in rows)}; guestrun's batch: TCG)", "tcg", None,
+                    time.monotonic() - t0)
+        (tmp / "facts.json").write_text(json.dumps(facts))
+        dirs, parsed = {}, {}
+        for row in rows:
+            out = tmp / "points" / plan.key(row)
+            out.mkdir(parents=True)
+            parsed[plan.key(row)] = run_guest(row, out, batch, tmp / "facts.json", "qemu")
+            dirs[plan.key(row)] = out
+        state["batch"] = {"rc": rc, "dirs": dirs, "parsed": parsed}
+        return state["batch"]
+
+    def get(rows) -> dict[str, Path]:
+        dirs = from_workflow(rows)
+        if dirs is not None:
+            return dirs
+        b = own_batch()
+        if "skip" in b:
+            pytest.skip(b["skip"])
+        assert b["rc"] == 0, "the guest batch failed"
+        missing = [plan.key(x) for x in rows if plan.key(x) not in b["dirs"]]
+        assert not missing, f"not in the guest batch: {missing}"
+        bad = {plan.key(x): b["parsed"][plan.key(x)] for x in rows if b["parsed"][plan.key(x)] != 0}
+        assert not bad, f"run_guest failed: {bad}"
+        return {plan.key(x): b["dirs"][plan.key(x)] for x in rows}
+
+    return get
+
+
+# ---- which accelerator the guest boots used, and how many there were --------------------------
+
+GUEST_BOOTS: list[tuple[str, str, float | None, float]] = []  # (what, accel, boot_to_result_s, wall_s)
+_ACCEL: dict = {}
+
+
+def guest_accel(g) -> str:
+    """KVM when /dev/kvm is usable and one boot with it reports; TCG otherwise (decided once per
+    session; the reason is in the session's summary). On a nested paravirtual /dev/kvm QEMU aborts
+    at once (-cpu max: MSR 0x10a), so the try costs seconds."""
+    if "accel" in _ACCEL:
+        return _ACCEL["accel"]
+    import tempfile  # noqa: PLC0415
+
+    accel, why = "tcg", "/dev/kvm absent or not usable"
+    if os.access("/dev/kvm", os.R_OK | os.W_OK):
+        with tempfile.TemporaryDirectory(prefix="kvm-try-", dir=g.CACHE) as tmp:
+            script = Path(tmp) / "try.sh"
+            script.write_text("true\n")
+            try:
+                res = g.run(timeout=120, script=script, out=Path(tmp) / "run", accel="kvm", stream=False)
+                if res.outcome == "exited":
+                    accel, why = "kvm", "a KVM boot reported"
+                else:
+                    why = f"a KVM boot did not report ({res.outcome}: {'; '.join(res.problems).split('; see ')[0][:160]})"
+            except g.GuestError as e:
+                why = f"a KVM boot failed: {str(e)[:160]}"
+    _ACCEL.update(accel=accel, why=why)
+    return accel
+
+
+def record_boot(what: str, accel: str, boot_to_result_s: float | None, wall_s: float) -> None:
+    GUEST_BOOTS.append((what, accel, boot_to_result_s, wall_s))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not GUEST_BOOTS:
+        return
+    tr = terminalreporter
+    tr.section("QEMU guest boots")
+    if _ACCEL:
+        tr.write_line(f"accelerator: {_ACCEL['accel']} ({_ACCEL['why']})")
+    for what, accel, btr, wall in GUEST_BOOTS:
+        tr.write_line(f"{what}: {accel}, boot to result {'-' if btr is None else f'{btr:.1f} s'}, wall {wall:.1f} s")

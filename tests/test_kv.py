@@ -485,22 +485,20 @@ def test_guest_plan_places_redis_on_node1_with_kv_resp():
 
 
 @pytest.mark.vm
-def test_redis_data_on_node1_in_qemu_guest(tmp_path):
+def test_redis_data_on_node1_in_qemu_guest(guest_points):
     """Redis bound to the guest's CPU-less node 1, loaded and read by kv-resp through the workflow's own
-    path (guestrun's batch, then the point parsed as its job would): numa_maps of the server says its
-    anonymous memory (its data) is on node 1. TCG: throughputs mean nothing."""
+    path (guestrun's batch, then the point parsed as its job would; conftest's guest_points: the
+    workflow test's boot, or one boot shared with the other guest-point tests): numa_maps of the
+    server says its anonymous memory (its data) is on node 1. TCG: throughputs mean nothing."""
     import platform  # noqa: PLC0415
 
     from analysis.frame import load  # noqa: PLC0415
-    from workflows.harness import guestrun, runner  # noqa: PLC0415
-    from workflows.harness.point import run_guest  # noqa: PLC0415
+    from workflows.harness import runner  # noqa: PLC0415
 
     if platform.machine() != "x86_64" or not shutil.which("apt-get"):
         pytest.skip("the QEMU guest is built from Debian amd64 packages")
     if not shutil.which("redis-server"):
         pytest.skip("redis-server is not installed (make setup)")
-    if not (REPO / "build/bin/kv-resp").exists():
-        subprocess.run(["make", "--no-print-directory", "-C", "workloads/kvresp"], cwd=REPO, check=True)
     r = profile.runner_of("qemu-numa")
     try:
         facts = runner.guest_facts(r)
@@ -510,17 +508,7 @@ def test_redis_data_on_node1_in_qemu_guest(tmp_path):
 
     rows = kv.plan(_guest_config(), plan.Host(profile.resolve("qemu-numa", facts), facts, r)).rows
     assert [x["point"] for x in rows] == ["redis-alternate-int-t1"]
-    batch = tmp_path / "batch"
-    cwd = os.getcwd()
-    os.chdir(REPO)  # guestrun ships build/bin/... relative to the checkout
-    try:
-        assert guestrun.run({"runner": r, "points": {plan.key(x): x for x in rows}}, batch, tmp_path / "results") == 0
-    finally:
-        os.chdir(cwd)
-    (tmp_path / "facts.json").write_text(json.dumps(facts))
-    out = tmp_path / "point"
-    out.mkdir()
-    assert run_guest(rows[0], out, batch, tmp_path / "facts.json", "qemu") == 0
+    out = guest_points(rows)[plan.key(rows[0])]
     df = load(out / "result.csv")
     share = df[(df["metric"] == "slow_tier_share") & (df["kv_phase"] == "mem_end")]["value"]
     assert len(share) == 1 and share.iloc[0] > 0.99, "the server's data is on node 1"

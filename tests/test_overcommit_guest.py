@@ -23,9 +23,11 @@ import os
 import platform
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
+from conftest import guest_accel, record_boot
 from test_qemu_guest import BOOT_TIMEOUT_S, guest
 from test_qemu_workflow import GUEST_FACTS, _guest_config
 
@@ -102,7 +104,11 @@ def _boot(row: dict, tmp: Path, files: dict[str, Path]) -> Path:
     assert text.endswith(end)
     script = tmp / f"{batch.name}.sh"
     script.write_text(SETUP + text[: -len(end)] + AFTER + end)
-    res = guest.run(timeout=BOOT_TIMEOUT_S, script=script, out=batch, stream=False, files=files, mem_mib=MEM_MIB)
+    accel = guest_accel(guest)
+    t0 = time.monotonic()
+    res = guest.run(timeout=BOOT_TIMEOUT_S, script=script, out=batch, stream=False, files=files, mem_mib=MEM_MIB,
+                    accel=accel)
+    record_boot(f"test_overcommit_guest ({plan.key(row)})", accel, res.boot_to_result_s, time.monotonic() - t0)
     (batch / "res.json").write_text(json.dumps({"outcome": res.outcome, "problems": res.problems}))
     return batch
 

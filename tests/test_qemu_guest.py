@@ -20,9 +20,11 @@ import platform
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from conftest import guest_accel, record_boot
 
 REPO = Path(__file__).resolve().parents[1]
 GUEST_DIR = REPO / "hosts" / "qemu"
@@ -185,7 +187,10 @@ def guest_run(tmp_path_factory):
     except guest.GuestUnavailable as e:
         pytest.skip(f"QEMU guest unavailable on this machine: {e}")
     out = tmp_path_factory.mktemp("qemu-guest")
-    res = guest.run(timeout=BOOT_TIMEOUT_S, out=out, stream=False)
+    accel = guest_accel(guest)
+    t0 = time.monotonic()
+    res = guest.run(timeout=BOOT_TIMEOUT_S, out=out, stream=False, accel=accel)
+    record_boot("test_qemu_guest (the guest's own tests)", accel, res.boot_to_result_s, time.monotonic() - t0)
     return res
 
 

@@ -15,16 +15,13 @@ The unmarked tests need no VM: the guest plan and the shell script it exports.
 from __future__ import annotations
 
 import json
-import os
-import platform
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import copy_tree
+from conftest import guest_unavailable
 
 from analysis.frame import load
 from families import characterize
@@ -32,7 +29,6 @@ from workflows.harness import ConfigError, plan, profile
 from workflows.harness.scenario import render_batch
 
 REPO = Path(__file__).resolve().parents[1]
-VM_TIMEOUT_S = float(os.environ.get("TIERBENCH_VM_WORKFLOW_TIMEOUT", "600"))
 
 # the guest's facts as hosts/qemu/guest.py's guest_facts() returns them (2 nodes, node 1 CPU-less)
 GUEST_FACTS = {
@@ -123,29 +119,11 @@ def test_guest_script_is_valid_shell_with_guest_paths(tmp_path):
 
 
 @pytest.mark.vm
-def test_workflow_in_qemu_guest(tmp_path):
-    if platform.machine() != "x86_64" or sys.platform != "linux":
-        pytest.skip("the QEMU guest is built from Debian amd64 packages (x86-64 Linux only)")
-    if not shutil.which("apt-get"):
-        pytest.skip("no apt-get: the guest is built from Debian packages")
-    from workflows.harness import runner  # noqa: PLC0415
-
-    r = profile.runner_of("qemu-numa")
-    g = runner.launcher(r)
-    try:
-        g.build(install=os.geteuid() == 0)
-    except g.GuestUnavailable as e:
-        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
-    work = copy_tree(tmp_path / "repo")
-    results = work / "results" / "qemu-numa"
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "workflows/config/qemu.yaml",
-           "--config", "host=qemu-numa"]
-    src = next((d for d in (os.environ.get("TIERBENCH_SOURCES"), REPO.parent / "shared" / "upstream")
-                if d and Path(d).is_dir()), None)
-    if src is None:
-        pytest.skip("no sources directory with the applications' pinned archives (../shared/upstream or TIERBENCH_SOURCES)")
-    cmd.append(f"sources={src}")
-    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=VM_TIMEOUT_S)
+def test_workflow_in_qemu_guest(qemu_workflow):
+    """(The run is conftest's session fixture: the guest-point tests read their points from it.)"""
+    if qemu_workflow.skip:
+        pytest.skip(qemu_workflow.skip)
+    p, results = qemu_workflow.proc, qemu_workflow.results
     log = results / "logs" / "guest_batch.log"
     assert p.returncode == 0, (p.stderr[-3000:] + "\n" + (log.read_text()[-3000:] if log.exists() else ""))
     df = load(results / "measurements.csv")
@@ -174,34 +152,28 @@ def test_workflow_in_qemu_guest(tmp_path):
 
 
 @pytest.mark.vm
-def test_thread_share_in_qemu_guest(tmp_path):
+def test_thread_share_in_qemu_guest(guest_points):
     """characterize/thread_share for real in the guest, through the workflow's own path (guestrun's
-    batch, then each point parsed as its job would): the fast group's buffers on node 0, the slow
+    batch, then each point parsed as its job would; conftest's guest_points: no boot of its own):
+    the fast group's buffers on node 0, the slow
     group's on the CPU-less node 1 (memchar checks the placement of both with move_pages and fails
     if a page is elsewhere), a + b = total. TCG: the MB/s values mean nothing."""
-    if platform.machine() != "x86_64" or sys.platform != "linux":
-        pytest.skip("the QEMU guest is built from Debian amd64 packages (x86-64 Linux only)")
-    if not shutil.which("apt-get"):
-        pytest.skip("no apt-get: the guest is built from Debian packages")
-    from workflows.harness import guestrun, runner  # noqa: PLC0415
-    from workflows.harness.point import run_guest  # noqa: PLC0415
+    why = guest_unavailable()
+    if why:
+        pytest.skip(why)
+    from workflows.harness import runner  # noqa: PLC0415
 
     r = profile.runner_of("qemu-numa")
     try:
-        facts = runner.guest_facts(r)  # builds the guest (memchar from these sources, static), boots once
+        facts = runner.guest_facts(r)  # builds the guest (memchar from these sources, static), boots once per build
     except ConfigError as e:
         pytest.skip(f"QEMU guest unavailable on this machine: {e}")
     host = plan.Host(profile.resolve("qemu-numa", facts), facts, r)
     rows = characterize.plan(_guest_config(), host).rows
     assert [x["point"] for x in rows] == ["c0-m0-m1/read"]
-    batch = tmp_path / "batch"
-    assert guestrun.run({"runner": r, "points": {plan.key(x): x for x in rows}}, batch, tmp_path / "results") == 0
-    (tmp_path / "facts.json").write_text(json.dumps(facts))
     frames = []
     for row in rows:
-        out = tmp_path / plan.key(row)
-        out.mkdir(parents=True)
-        assert run_guest(row, out, batch, tmp_path / "facts.json", "qemu") == 0
+        out = guest_points(rows)[plan.key(row)]  # the workflow's run of it, or one shared guest batch
         frames.append(load(out / "result.csv"))
         meta = json.loads((out / "meta.json").read_text())
         assert meta["functional"] and meta["exit"] == {"memchar": 0}

@@ -5,15 +5,18 @@
     python -m workflows.harness.cli curve SRC... [--out F]  # load, check and import a tier curve
     python -m workflows.harness.cli points --host auto     # what would run, one line per point
     python -m workflows.harness.cli facts                  # print detected host facts
+    python -m workflows.harness.cli plan --host auto       # points and expected wall time, per family
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
-from . import ConfigError, curvecheck, hostdetect, plan, profile, runner
+from . import ConfigError, curvecheck, estimate, hostdetect, plan, profile, runner
 
 
 def _resolve(args) -> tuple[dict, dict, plan.Plan]:
@@ -52,15 +55,91 @@ def _curve(args) -> int:
     return 0
 
 
+def _cores(spec: str | None) -> int:
+    if spec in (None, "", "all"):
+        return len(os.sched_getaffinity(0))
+    try:
+        n = int(spec)
+    except ValueError:
+        raise ConfigError(f"--cores: {spec!r} is not a number or 'all'") from None
+    if n < 1:
+        raise ConfigError(f"--cores: {n} is not a positive number")
+    return n
+
+
+def _plan_cmd(args) -> int:
+    """``plan`` with the projection printed even where this host cannot run the config."""
+    try:
+        config, prof, pl = _resolve(args)
+    except ConfigError as e:
+        print(f"tierbench: error: {e}", file=sys.stderr)
+        here = profile.load_yaml(profile.Path(args.configfile), "experiment config")
+        here = profile.validate_config({**here, "host": args.host} if args.host else here)
+        if args.project or here.get("scale") == "paper":
+            _project(args, here, {})
+        return 1
+    return _plan(args, config, prof, pl)
+
+
+def _project(args, config: dict, per: dict[str, float]) -> None:
+    target = args.project or (PAPER_PROJECTION if config.get("scale") == "paper" else None)
+    if not target or target == "none":
+        return
+    facts = estimate.facts_for_profile(target, hostdetect.detect())
+    tprof = profile.resolve(target, facts)
+    notes = []
+    try:
+        tpl = plan.build(config, plan.Host(tprof, facts, profile.runner_of(target)))
+    except ConfigError as e:
+        if "tools/cachebench" not in str(e):
+            raise
+        # (whether CacheLib builds is a fact of this machine, not of the projected host)
+        tprof["tools"]["cachebench"] = "cachebench"
+        notes.append("assumes the projected host names its cachebench binary (tools/cachebench)")
+        tpl = plan.build(config, plan.Host(tprof, facts, profile.runner_of(target)))
+    tcores = len(facts["online_cpus"])
+    test = estimate.estimate(tpl, tprof["name"], tcores, probe=not args.no_probe and not per, model_per_point=per)
+    test.notes += notes
+    test.builds = {}
+    test.notes.append(f"projected: synthetic facts of {target} ({tcores} CPUs); modelled points at this "
+                      "host's speed per core, builds not counted")
+    sys.stdout.write(test.text(f"[plan] {args.configfile} projected onto {tprof['name']}"))
+
+
+def _plan(args, config: dict, prof: dict, pl: plan.Plan) -> int:
+    """``plan``: the number of points and the expected wall time per family and in total on this
+    host (workflows/harness/estimate.py says where each number comes from); with --save, the
+    estimate as JSON for ``estimate follow``; for the paper config (or --project PROFILE), the same
+    plan projected onto another host profile."""
+    cores = _cores(args.cores)
+    est = estimate.estimate(pl, prof["name"], cores, probe=not args.no_probe)
+    sys.stdout.write(est.text(f"[plan] {args.configfile} on {prof['name']}"))
+    if args.save:
+        out = Path(args.save)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(est.to_json()))
+    _project(args, config, dict(est.model_per_point))
+    return 0
+
+
+PAPER_PROJECTION = "hosts/icelake-2s.yaml"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("name", "validate", "points"):
+    for name in ("name", "validate", "points", "plan"):
         p = sub.add_parser(name)
         p.add_argument("--host", default=None)
         p.add_argument("--configfile", default="workflows/config/quick.yaml")
         if name == "points":
             p.add_argument("--family", default=None, help="only this family's points")
+        if name == "plan":
+            p.add_argument("--cores", default="all", help="cores the run may use (as make run's CORES)")
+            p.add_argument("--save", default=None, help="write the estimate as JSON (for estimate follow)")
+            p.add_argument("--project", default=None, help="also project onto this host profile ('none': "
+                                                           f"not even the paper config's {PAPER_PROJECTION})")
+            p.add_argument("--no-probe", action="store_true", help="do not time one modelled point per family")
     p = sub.add_parser("facts", help="detected facts (+ the resolved profile with --host)")
     p.add_argument("--host", default=None)
     p = sub.add_parser("curve", help="load and check tier curves (CSV, Mess directory, param:, Intel MLC "
@@ -73,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "curve":
             return _curve(args)
+        if args.cmd == "plan":
+            return _plan_cmd(args)
         if args.cmd == "facts":
             facts = hostdetect.detect()
             if args.host:  # a guest host (profile with `runner`): the guest's facts

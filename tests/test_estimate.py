@@ -1,0 +1,124 @@
+"""The time estimate before a run (cli plan) and the progress line during it (estimate follow)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from workflows.harness import cli, estimate, plan
+
+MEMCHAR_BW = ["build/bin/memchar", "bandwidth", "--cpus", "0,1", "--op", "read", "--threads", "1,2", "--duration", "0.5"]
+FIO = ["/usr/bin/fio", "--runtime=2", "--name=qd1", "--iodepth=1", "--name=qd4", "--iodepth=4", "--stonewall"]
+
+
+@pytest.mark.parametrize("argv, seconds", [
+    (MEMCHAR_BW, 1.0),                                                        # one run per thread count
+    (["build/bin/ycsb", "--max-seconds", "0.5", "--phases", "a,c,d,e"], 2.0),  # one per phase
+    (FIO, 4.0),                                                               # one runtime per fio job
+    (["python", "-m", "workflows.harness.memcg", "run", "--argv-json", json.dumps(["pgbench", "-c", "2", "-T", "10"])], 10.0),
+    (["/usr/bin/ffmpeg", "-frames:v", "150"], None),                          # a length its argv does not say
+])
+def test_role_seconds_reads_durations_and_their_sweeps(argv, seconds):
+    assert estimate.role_seconds(argv) == seconds
+
+
+def _row(family, point, argv, executor="host"):
+    run = {"argv": argv} if executor == "model" else {"scenario": {"warmup_s": 1, "roles": [
+        {"name": "w", "kind": "workload", "argv": argv},
+        {"name": "bg", "kind": "background", "argv": ["build/bin/antagonist", "--duration", "999"]}]}}
+    return {"family": family, "experiment": "e", "point": point, "rep": 0, "executor": executor,
+            "tools": [], "inputs": [], "run": run}
+
+
+def _plan(rows):
+    return plan.Plan(families={}, points={plan.key(r): r for r in rows})
+
+
+def test_durations_then_an_earlier_runs_benchmarks_calibrate_the_family(tmp_path):
+    rows = [_row("fam", "a", MEMCHAR_BW), _row("fam", "b", MEMCHAR_BW),
+            _row("mod", "m", ["build/bin/tiersim", "--duration", "200"], executor="model")]
+    fresh = estimate.estimate(_plan(rows), "h", cores=2, results=tmp_path, probe=False)
+    by = {p.key: p for p in fresh.points}
+    said = 1.0 + 1 + estimate.POINT_OVERHEAD_S  # sweep x duration + warm-up + fixed cost; background ignored
+    assert by["fam/e/a/rep0"].seconds == pytest.approx(said) and by["fam/e/a/rep0"].source == "durations"
+    assert by["mod/e/m/rep0"].seconds == pytest.approx(2 * estimate.MODEL_POINT_S)  # 200 simulated s
+    assert fresh.workflow_s == estimate.WORKFLOW_START_S + 2 * estimate.PER_FAMILY_S  # (no figures planned)
+    assert fresh.wall_s == pytest.approx(2 * said + 2 * estimate.MODEL_POINT_S / 2 + fresh.workflow_s)
+
+    bench = tmp_path / "benchmarks/fam/e/a/rep0.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\th:m:s\tmax_rss\n" + f"{3 * said:.4f}\t0:00:12\t10\n")
+    again = {p.key: p for p in estimate.estimate(_plan(rows), "h", cores=2, results=tmp_path, probe=False).points}
+    assert again["fam/e/a/rep0"].source == "benchmark" and again["fam/e/a/rep0"].seconds == pytest.approx(3 * said)
+    # the point without a file of its own is scaled as its family's measured one was
+    assert again["fam/e/b/rep0"].seconds == pytest.approx(3 * said, rel=1e-3)
+
+
+SNAKEMAKE_LOG = """\
+localrule point:
+    output: results/h/fam/e/a/rep0/result.csv
+    jobid: 7
+    wildcards: host=h, family=fam, experiment=e, point=a, rep=0
+Finished jobid: 7 (Rule: point)
+1 of 3 steps (33%) done
+localrule point:
+    jobid: 9
+    wildcards: host=h, family=fam, experiment=e, point=b/x, rep=0
+Finished jobid: 9 (Rule: point)
+"""
+
+
+def test_follow_echoes_the_run_and_says_points_done_and_time_left(tmp_path):
+    f = tmp_path / "estimate.json"
+    f.write_text(json.dumps({"points": {"fam/e/a/rep0": 10.0, "fam/e/b/x/rep0": 30.0, "fam/e/c/rep0": 60.0}, "build_s": 0}))
+    out = io.StringIO()
+    ticks = iter([0.0, 5.0, 20.0])
+    assert estimate.follow(f, io.StringIO(SNAKEMAKE_LOG), out, clock=lambda: next(ticks)) == 0
+    text = out.getvalue()
+    assert SNAKEMAKE_LOG.splitlines()[0] in text and "1 of 3 steps" in text
+    progress = [ln for ln in text.splitlines() if ln.startswith("[progress]")]
+    assert progress == ["[progress] 1/3 points done, 5 s elapsed, ~45 s left",
+                        "[progress] 2/3 points done, 20 s elapsed, ~30 s left"]
+
+
+def test_time_left_counts_from_the_end_of_the_fixed_start():
+    pts = {"a": 10.0, "b": 10.0, "c": 20.0}
+    # 15 s of builds and start, then the first point took twice its estimate: twice the rest left
+    assert estimate.progress_line(pts, {"a"}, 35.0, fixed_s=15.0).endswith("~60 s left")
+    assert estimate.progress_line(pts, {"a"}, 35.0, fixed_s=0.0).endswith("~1.8 min left")  # 3.5x
+    assert estimate.progress_line(pts, {"a", "b"}, 1e6).endswith("~3.3 min left")  # at most 10x
+
+
+def test_follow_without_an_estimate_only_echoes(tmp_path):
+    out = io.StringIO()
+    estimate.follow(tmp_path / "absent.json", io.StringIO(SNAKEMAKE_LOG), out)
+    assert out.getvalue() == SNAKEMAKE_LOG
+
+
+def test_cli_plan_prints_points_and_time_per_family_and_saves_it(tmp_path, capsys):
+    save = tmp_path / "est.json"
+    assert cli.main(["plan", "--host", "auto", "--no-probe", "--cores", "2", "--save", str(save)]) == 0
+    out = capsys.readouterr().out
+    head = out.splitlines()[0]
+    assert head.startswith("[plan] workflows/config/quick.yaml on ") and " points, ~" in head and "on 2 cores" in head
+    saved = json.loads(save.read_text())
+    fams = {k.split("/")[0] for k in saved["points"]}
+    for fam in fams:
+        assert any(ln.split()[0] == fam for ln in out.splitlines()[1:]), (fam, out)
+    assert int(head.split(": ")[1].split()[0]) == len(saved["points"])
+
+
+def test_cli_plan_projects_onto_another_host_profile(capsys):
+    assert cli.main(["plan", "--host", "auto", "--no-probe", "--project", "hosts/icelake-2s.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert "projected onto icelake-2s" in out and "synthetic facts of hosts/icelake-2s.yaml" in out
+
+
+def test_cli_plan_bad_cores_is_one_error_line():
+    r = subprocess.run([sys.executable, "-m", "workflows.harness.cli", "plan", "--no-probe", "--cores", "lots"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and r.stderr.strip().splitlines() == ["tierbench: error: --cores: 'lots' is not a number or 'all'"]

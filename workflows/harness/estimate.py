@@ -1,0 +1,412 @@
+"""How long a run will take, said before it starts, and how far it is while it runs.
+
+    python -m workflows.harness.cli plan [--host auto] [--configfile F] [--cores N] [--project PROFILE]
+    snakemake ... 2>&1 | python -m workflows.harness.estimate follow results/<host>/estimate.json
+
+Every point's expected time comes, in this order, from
+
+1. an earlier run's Snakemake ``benchmark:`` file of that very point
+   (``results/<host>/benchmarks/<family>/<experiment>/<point>/rep<rep>.tsv``, its ``s`` column);
+2. the point's own durations: the duration-like arguments of each role of its scenario
+   (``--duration``, ``--max-seconds``, ``--runtime``, pgbench ``-T``...) times the sweeps that
+   repeat them (``--threads 1,2``, ``--delays``, ``--sizes``, ``--shares``, ``--phases``, fio's
+   jobs), plus the scenario's warm-up and a fixed per-point cost; a role whose length its argv
+   does not say counts ``UNKNOWN_ROLE_S``; then scaled, family by family, by what the family's
+   points with benchmark files took against what their durations said (so one earlier run, even
+   a partial one, corrects the rest);
+3. modelled points (tiersim): one point of each family is run here, timed, before the estimate
+   (``probe``; ``--no-probe``: ``MODEL_POINT_S``), and scaled by each point's simulated duration.
+
+Measured points run one at a time (the ``measure`` resource); modelled points share the cores.
+The wall time is the builds + the measured points + the modelled CPU time / cores: an upper
+side estimate (modelled points overlap measured ones in a real run). Absent binaries and
+generated inputs add their build steps (``BUILD_S``, defaults measured on a 2-core VM).
+
+A projection onto another host profile (``--project hosts/icelake-2s.yaml``; by default the
+paper config is projected onto icelake-2s) plans the config for that profile with synthetic
+facts (its tiers' nodes and CPU lists) and prices its points the same way, at this host's
+speed for modelled points (the projection says so): what changes is which points run where.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import plan
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Defaults where neither an earlier run nor the point's arguments say (seconds). The per-point
+# and unknown-role costs are this 2-core VM's averages from issue 27's fresh `make run` (707 s:
+# overcommit 225 s for 12 points, kv 119 s for 18 points, modelled points ~1.2 s of CPU each);
+# any earlier run's benchmark files replace them family by family.
+POINT_OVERHEAD_S = 2.0      # start the point's processes, check the node, parse, write result.csv
+UNKNOWN_ROLE_S = 15.0       # a role whose argv names no length (ffmpeg frames, a TPC-H round...)
+MODEL_POINT_S = 1.2         # one modelled point (100 simulated seconds) without a probe
+MODEL_HARNESS_S = 0.35      # the point harness around tiersim (Python start, parse): 0.2-0.45 s CPU here
+BUILD_S = {"make": 10.0, "script": 90.0, "upstream": 120.0, "input": 30.0}
+BUILD_S_BY_TOOL = {"cachebench": 3600.0, "silo-dbtest": 240.0, "ycsb": 120.0}
+GUEST_BOOT_S = 90.0         # one TCG boot with its tests (issue 27: 89 s)
+WORKFLOW_START_S = 15.0     # Snakemake parses, plans, writes host_facts before the first point
+PER_FAMILY_S = 3.0          # a family's measurements.csv and points table
+PER_FIGURE_S = 3.0          # one figure rendered (a Python process with matplotlib)
+
+DURATION_FLAGS = {"--duration", "--max-seconds", "--runtime", "--duration-s", "-T", "--seconds", "--pipeline-seconds"}
+SWEEP_FLAGS = {"--threads", "--delays", "--sizes", "--shares", "--phases", "--pipeline-depths"}
+STEP_RE = re.compile(r"^(\d+) of (\d+) steps \((?:\d+(?:\.\d+)?)%\) done")
+FINISHED_RE = re.compile(r"Finished job(?:id)?:? (\d+)\b")  # Snakemake 9: "Finished jobid: 12 (Rule: point)"
+JOBID_RE = re.compile(r"^\s*jobid: (\d+)")
+WILDCARDS_RE = re.compile(r"^\s*wildcards: (.*)")
+
+
+@dataclass
+class PointEstimate:
+    key: str
+    family: str
+    executor: str
+    seconds: float
+    source: str  # "benchmark", "durations", "probe", "default"
+
+
+@dataclass
+class Estimate:
+    host: str
+    cores: int
+    points: list[PointEstimate] = field(default_factory=list)
+    builds: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    model_per_point: dict[str, float] = field(default_factory=dict)  # family -> s per 100 simulated s
+    figures: int = 0
+
+    def families(self) -> dict[str, dict]:
+        out: dict[str, dict] = {}
+        for p in self.points:
+            f = out.setdefault(p.family, {"points": 0, "measured_s": 0.0, "model_cpu_s": 0.0, "sources": set()})
+            f["points"] += 1
+            f["model_cpu_s" if p.executor == "model" else "measured_s"] += p.seconds
+            f["sources"].add(p.source)
+        for f in out.values():
+            f["wall_s"] = f["measured_s"] + f["model_cpu_s"] / self.cores
+        return out
+
+    @property
+    def build_s(self) -> float:
+        return sum(self.builds.values())
+
+    @property
+    def guest_s(self) -> float:
+        return GUEST_BOOT_S if any(p.executor == "guest" for p in self.points) else 0.0
+
+    @property
+    def workflow_s(self) -> float:
+        """What is not a point or a build: Snakemake's start, each family's tables, the figures."""
+        return WORKFLOW_START_S + PER_FAMILY_S * len(self.families()) + PER_FIGURE_S * self.figures
+
+    @property
+    def wall_s(self) -> float:
+        return self.build_s + self.guest_s + self.workflow_s + sum(f["wall_s"] for f in self.families().values())
+
+    def to_json(self) -> dict:
+        """What ``follow`` needs: each point's key and seconds (wall share), and the total."""
+        pts = {p.key: (p.seconds / self.cores if p.executor == "model" else p.seconds) for p in self.points}
+        return {"host": self.host, "cores": self.cores, "wall_s": self.wall_s, "points": pts,
+                "build_s": self.build_s + self.guest_s + WORKFLOW_START_S}
+
+    def text(self, title: str) -> str:
+        lines = [f"{title}: {len(self.points)} points, ~{human(self.wall_s)} on {self.cores} cores"]
+        for name, f in sorted(self.families().items()):
+            parts = []
+            if f["measured_s"]:
+                parts.append(f"measured {human(f['measured_s'])}")
+            if f["model_cpu_s"]:
+                parts.append(f"modelled {human(f['model_cpu_s'])} CPU")
+            lines.append(f"  {name:<13} {f['points']:>5} points  ~{human(f['wall_s']):>8}  "
+                         f"({', '.join(parts)}; from {'+'.join(sorted(f['sources']))})")
+        if self.builds:
+            lines.append(f"  {'builds':<13} {len(self.builds):>5} steps   ~{human(self.build_s):>8}  "
+                         f"({', '.join(sorted(self.builds))}; defaults)")
+        lines.append(f"  {'workflow':<13} {self.figures:>5} figures ~{human(self.workflow_s):>8}  "
+                     "(start, each family's tables, figures; defaults)")
+        if self.guest_s:
+            lines.append(f"  {'guest boot':<13} {1:>5} boot    ~{human(self.guest_s):>8}  (TCG default)")
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines) + "\n"
+
+
+def human(s: float) -> str:
+    s = max(0.0, s)
+    if s < 90:
+        return f"{s:.0f} s"
+    if s < 5400:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.1f} h"
+
+
+def _num(x: str) -> float | None:
+    try:
+        v = float(x)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) and v >= 0 else None
+
+
+def role_seconds(argv: list[str]) -> float | None:
+    """The length one role's argv says it runs (None: it does not say). A ``--argv-json`` (a
+    wrapper: memcg) is read for its inner command; ``--flag=value`` counts like ``--flag value``."""
+    args: list[str] = []
+    for a in argv:
+        args += a.split("=", 1) if a.startswith("--") and "=" in a else [a]
+    if "--argv-json" in args:
+        try:
+            inner = json.loads(args[args.index("--argv-json") + 1])
+        except (IndexError, ValueError):
+            inner = None
+        if isinstance(inner, list):
+            return role_seconds([str(x) for x in inner])
+    dur = None
+    repeat = 1
+    for i, a in enumerate(args[:-1]):
+        nxt = args[i + 1]
+        if a in DURATION_FLAGS and _num(nxt) is not None:
+            dur = (dur or 0.0) + _num(nxt)
+        elif a in SWEEP_FLAGS and "," in nxt:
+            repeat *= len([x for x in nxt.split(",") if x])
+    if dur is None:
+        return None
+    jobs = sum(1 for a in args if a == "--name") or 1  # fio: one runtime per job
+    return dur * repeat * jobs
+
+
+def measured_seconds(row: dict) -> float:
+    sc = row["run"]["scenario"]
+    total = float(sc.get("warmup_s") or 0) + POINT_OVERHEAD_S
+    for role in sc["roles"]:
+        if role["kind"] == "background":
+            continue
+        s = role_seconds(role["argv"])
+        total += UNKNOWN_ROLE_S if s is None else s
+    return total
+
+
+def model_seconds(row: dict, per_point: dict[str, float]) -> float:
+    argv = row["run"]["argv"]
+    d = role_seconds(argv) or 100.0
+    return per_point.get(row["family"], MODEL_POINT_S) * d / 100.0
+
+
+def probe_model(rows: list[dict], results: Path) -> dict[str, float]:
+    """Seconds of one 100-simulated-second modelled point per family, timed here (one point each)."""
+    out = {}
+    for fam in sorted({r["family"] for r in rows}):
+        row = next(r for r in rows if r["family"] == fam)
+        argv = list(row["run"]["argv"])
+        exe = REPO / argv[0]
+        if not exe.exists():
+            continue
+        # CPU time, not wall time: a point's cost on this host, not this minute's load from others
+        with tempfile.TemporaryDirectory() as d:
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            rc = subprocess.run([str(exe), *argv[1:]], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env={**os.environ, "TMPDIR": d}, timeout=120).returncode
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            dt = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+        if rc == 0:
+            out[fam] = dt * 100.0 / (role_seconds(argv) or 100.0) + MODEL_HARNESS_S
+    return out
+
+
+def read_benchmarks(results: Path) -> dict[str, float]:
+    """Point key -> seconds, from an earlier run's Snakemake benchmark files (results/<host>/benchmarks/)."""
+    out: dict[str, float] = {}
+    root = results / "benchmarks"
+    if not root.is_dir():
+        return out
+    for f in root.rglob("rep*.tsv"):
+        rel = f.relative_to(root).with_suffix("")
+        parts = rel.parts
+        if len(parts) < 4:
+            continue
+        s = benchmark_seconds(f)
+        if s is not None:
+            out["/".join(parts)] = s
+    return out
+
+
+def benchmark_seconds(f: Path) -> float | None:
+    """The ``s`` column of a Snakemake benchmark file (the mean when it holds several repeats)."""
+    try:
+        rows = list(csv.DictReader(f.read_text().splitlines(), delimiter="\t"))
+        vals = [float(r["s"]) for r in rows if r.get("s") not in (None, "", "NA")]
+    except (OSError, ValueError, KeyError):
+        return None
+    return sum(vals) / len(vals) if vals else None
+
+
+def builds(rows: list[dict], recipes: dict) -> dict[str, float]:
+    """Build steps the run will take: binaries absent from build/bin, inputs not yet made."""
+    need: dict[str, float] = {}
+    for r in rows:
+        for t in r["tools"]:
+            if t in recipes and not (REPO / "build/bin" / t).exists():
+                rec = recipes[t]
+                kind = "upstream" if rec.get("upstream") else "script" if rec.get("script") else "make"
+                need[t] = BUILD_S_BY_TOOL.get(t, BUILD_S[kind])
+        for i in r.get("inputs", []):  # (results/...: another point's result, not a build step)
+            if not i.startswith("results/") and not (REPO / i).exists():
+                need[i] = BUILD_S["input"]
+    return need
+
+
+def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, probe: bool = True,
+             model_per_point: dict[str, float] | None = None) -> Estimate:
+    from . import tools
+
+    rows = list(pl.points.values())
+    results = results or REPO / "results" / host
+    est = Estimate(host=host, cores=max(1, cores))
+    history = read_benchmarks(results)
+    model_rows = [r for r in rows if r["executor"] == "model"]
+    per_point = dict(model_per_point or {})
+    if model_rows and probe and not per_point:
+        per_point = probe_model(model_rows, results)
+    est.model_per_point = per_point
+    if model_rows:
+        est.notes.append("modelled points: " + (", ".join(f"{f} {s:.2f} s/point" for f, s in sorted(per_point.items()))
+                                                 + " (CPU time of one tiersim point each, timed here, + the harness)" if per_point else
+                                                 f"{MODEL_POINT_S} s/point (default; not timed here)"))
+    # each family's ratio of benchmark seconds to what its durations said, where both are known
+    said: dict[str, list[float]] = {}
+    for r in rows:
+        k = plan.key(r)
+        if k in history and r["executor"] != "model":
+            said.setdefault(r["family"], []).append(history[k] / measured_seconds(r))
+    scale = {f: sum(v) / len(v) for f, v in said.items()}
+    for r in rows:
+        k = plan.key(r)
+        if k in history and r["executor"] != "model":
+            s, src = history[k], "benchmark"
+        elif r["executor"] == "model":
+            s = model_seconds(r, per_point)
+            src = "probe" if r["family"] in per_point else "default"
+        else:
+            s = measured_seconds(r) * scale.get(r["family"], 1.0)
+            src = "durations*benchmark" if r["family"] in scale else "durations"
+        est.points.append(PointEstimate(k, r["family"], r["executor"], s, src))
+    est.builds = builds(rows, tools.recipes())
+    est.figures = sum(len(getattr(fp, "figures", None) or []) for fp in pl.families.values())
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    if load > 0.5 * est.cores:
+        est.notes.append(f"this machine is busy now (load average {load:.1f} on {os.cpu_count()} CPUs): the "
+                         "estimate is for an idle host; expect longer")
+    if history:
+        est.notes.append(f"{len(history)} benchmark files of an earlier run in {results.relative_to(REPO) if results.is_relative_to(REPO) else results}")
+    return est
+
+
+def facts_for_profile(prof_path: str, base: dict) -> dict:
+    """Synthetic facts a host profile resolves against: its tiers' NUMA nodes, the CPUs its lists name."""
+    from . import profile
+
+    _, _, data = profile.load_profile(prof_path)
+    nodes = sorted({int(t["node"]) for t in data.get("tiers", []) if t.get("kind") == "numa" and "node" in t} | {0})
+    top = 0
+    for spec in (data.get("cpus") or {}).values():
+        for part in re.findall(r"\d+", str(spec)):
+            top = max(top, int(part))
+    per = max(32, top + 1)
+    f = dict(base)
+    f["nodes"] = {str(n): {"cpus": list(range(i * per, (i + 1) * per)), "memory_mib": 1 << 17} for i, n in enumerate(nodes)}
+    f["memory_nodes"] = nodes
+    f["cpu_nodes"] = nodes
+    f["online_cpus"] = f["allowed_cpus"] = list(range(per * len(nodes)))
+    f["hostname"] = data.get("name", "projected")
+    f["privileges"] = {"euid": 0, "root": True}
+    return f
+
+
+# --- progress during a run ----------------------------------------------------------------
+
+
+def follow(est_file: Path, stream=sys.stdin, out=sys.stdout, clock=time.monotonic) -> int:
+    """Echo Snakemake's output; after each finished point, one line: points done / total and the
+    time left (the estimate of the points not done, scaled by how the done ones compared)."""
+    try:
+        est = json.loads(Path(est_file).read_text())
+        pts: dict[str, float] = est["points"]
+    except (OSError, ValueError, KeyError):
+        est, pts = None, {}
+    t0 = clock()
+    jobs: dict[str, str | None] = {}  # jobid -> point key (Snakemake prints jobid, then wildcards)
+    last_job: str | None = None
+    done: set[str] = set()
+    for line in stream:
+        out.write(line)
+        if not pts:
+            continue
+        try:
+            m = JOBID_RE.match(line)
+            if m:
+                last_job = m.group(1)
+                continue
+            m = WILDCARDS_RE.match(line)
+            if m and last_job is not None:
+                jobs[last_job] = _key_of(m.group(1))
+                last_job = None
+                continue
+            m = FINISHED_RE.search(line)
+            if m and jobs.get(m.group(1)) in pts and jobs[m.group(1)] not in done:
+                done.add(jobs[m.group(1)])
+                out.write(progress_line(pts, done, clock() - t0, est.get("build_s", 0.0)) + "\n")
+                out.flush()
+        except Exception:  # progress is a courtesy: never break the run's output
+            pts = {}
+    return 0
+
+
+def _key_of(wildcards: str) -> str | None:
+    wc = dict(p.split("=", 1) for p in re.split(r",\s*", wildcards.strip()) if "=" in p)
+    if {"family", "experiment", "point", "rep"} <= wc.keys():
+        return f"{wc['family']}/{wc['experiment']}/{wc['point']}/rep{wc['rep']}"
+    return None
+
+
+def progress_line(pts: dict[str, float], done: set[str], elapsed: float, fixed_s: float = 0.0) -> str:
+    """Points done / total, and the time left: the estimate of the points not done, scaled by how
+    long the done ones took against their estimate (once a few seconds of it are done; within
+    0.25x-10x), after the fixed start (``fixed_s``: builds, Snakemake's start)."""
+    done_est = sum(pts[k] for k in done)
+    left_est = sum(v for k, v in pts.items() if k not in done)
+    spent = max(0.0, elapsed - fixed_s)
+    ratio = spent / done_est if done_est > 5 and spent > 0 else 1.0
+    ratio = min(max(ratio, 0.25), 10.0)
+    return f"[progress] {len(done)}/{len(pts)} points done, {human(elapsed)} elapsed, ~{human(left_est * ratio)} left"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 2 and argv[0] == "follow":
+        # an interrupt (Ctrl-C reaches the whole pipeline) is Snakemake's to handle: keep echoing
+        # its last lines until it closes the pipe
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return follow(Path(argv[1]))
+    print("usage: python -m workflows.harness.estimate follow ESTIMATE_JSON  (estimates: cli plan)", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["Estimate", "PointEstimate", "estimate", "follow", "progress_line", "role_seconds"]
