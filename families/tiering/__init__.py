@@ -26,6 +26,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     fp = FamilyPlan()
     contention = real.contention_points(config, host)
     measured = real.points(config, host)
+    if measured and (why := real.kernel_tpp_left_out(host, tc["systems"], real.tier_nodes(host))):
+        fp.absent["tiering: kernel TPP"] = f"{why}; tierd's TPP (with Colloid) still runs"
     rows = contention + measured
     if tc["enabled"] and not measured and not host.runner:
         # no two real tiers here (or a model profile): the family runs on modelled tiers

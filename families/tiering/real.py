@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from antagonists import workload as antagonist
-from workflows.harness import ConfigError
+from workflows.harness import ConfigError, memtiers
 from workflows.harness.plan import Host, antagonist_threads, fmt, intensity_levels, measured, mib, point
 from workflows.harness.scenario import scenario
 from workloads.gups import workload as gups
@@ -45,6 +45,18 @@ def check_real_host(host: Host, what: str, enable_key: str, intensities: list, i
         antagonist_threads(prof, k, intensities_where)
     if "tpp" in systems:
         tierd.check_kernel_tpp(knob_exists, src, systems_where)
+
+
+def tier_nodes(host: Host) -> tuple[int, int]:
+    """The default and the alternate tier's nodes of a two-tier NUMA host."""
+    numa = numa_tiers(host.profile)
+    return numa[0]["node"], numa[1]["node"]
+
+
+def kernel_tpp_left_out(host: Host, systems: list, nodes: tuple[int, int]) -> str | None:
+    """Why kernel TPP (tpp without Colloid) is left out on this host's two tiers, or None
+    (workflows/harness/memtiers.py; tierd's TPP with Colloid still runs)."""
+    return memtiers.kernel_tpp_preconditions(host.facts, *nodes) if "tpp" in systems else None
 
 
 def check_guest(config: dict, host: Host) -> None:
@@ -82,8 +94,10 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     knob_exists = knob_exists or os.path.exists
     d, a = numa[0]["node"], numa[1]["node"]
     app, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
+    tpp_out = kernel_tpp_left_out(host, tc["systems"], (d, a))
     check_real_host(host, "the real tiering family", "tiering/real/enabled", tc["intensities"],
-                    "experiment config: tiering/intensities", tc["systems"], "tiering/systems", knob_exists)
+                    "experiment config: tiering/intensities", [s for s in tc["systems"] if not (tpp_out and s == "tpp")],
+                    "tiering/systems", knob_exists)
     start = d if rc["start_tier"] == "default" else a
     if mib(rc["hot_set"]) > mib(rc["working_set"]):
         raise ConfigError(f"experiment config: tiering/real/hot_set: {rc['hot_set']} is larger than the working set ({rc['working_set']})")
@@ -95,10 +109,11 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     ev, after = rc["event_at_s"], rc["after_event_s"]
     timeout_s = rc["duration_s"] + ev + after + 900
 
-    def gups_role(duration: float, move_hot_at_s: float | None = None) -> dict:
+    def gups_role(duration: float, move_hot_at_s: float | None = None, unbind: bool = False) -> dict:
         return gups.role(gups.argv(cpus=app, node=start, working_set=rc["working_set"], hot_set=rc["hot_set"],
                                    hot_share=rc["hot_share"], object_bytes=rc["object_bytes"], op=rc["op"],
-                                   duration_s=duration, seed=tc["seed"], move_hot_at_s=move_hot_at_s))
+                                   duration_s=duration, seed=tc["seed"], move_hot_at_s=move_hot_at_s,
+                                   unbind_after_touch=unbind))
 
     def antagonist_roles(k: float) -> list[dict]:
         n = antagonist_threads(prof, k)
@@ -107,24 +122,32 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     rows: list[dict] = []
     for s in tc["systems"]:
         for c in (False, True):
+            kernel = s == "tpp" and not c  # the kernel's own tiering mode
+            if kernel and tpp_out:
+                continue
             attach, settings, note = tierd.system(s, c, nodes=(d, a), default_capacity=rc["default_capacity"],
                                                   observe=rc["observe"])
+            # kernel TPP: GUPS unbound after first touch (NUMA balancing skips a bound range), swap off,
+            # and its moves counted; starting on the alternate tier, it must promote
+            kern = {"swap_off": True, "vmstat": {"expect": "promote" if start == a else ""}} if kernel else {}
             base = {"host": host.name, "backend": "numa", "system": s, "colloid": c, "object_bytes": rc["object_bytes"],
                     "workload": "gups", "target": f"node:{d},{a}"}
 
             def sc(workload: dict, background: list[dict], **kw: object) -> dict:
                 return scenario(workload, background=background, attach=attach, settings=settings,  # noqa: B023
-                                warmup_s=rc["warmup_s"], timeout_s=timeout_s, **kw)
+                                warmup_s=rc["warmup_s"], timeout_s=timeout_s, **kern, **kw)  # noqa: B023
 
-            made = [("steady_state", f"{s}-c{int(c)}-i{fmt(k)}", k, sc(gups_role(rc["duration_s"]), antagonist_roles(k)), None)
-                    for k in tc["intensities"]]
+            made = [("steady_state", f"{s}-c{int(c)}-i{fmt(k)}", k,
+                     sc(gups_role(rc["duration_s"], unbind=kernel), antagonist_roles(k)), None) for k in tc["intensities"]]
             if rc["dynamics"]:
-                made += [("hotset_move", f"{s}-c{int(c)}-i{fmt(k)}", k, sc(gups_role(ev + after, ev), antagonist_roles(k)), ev)
+                made += [("hotset_move", f"{s}-c{int(c)}-i{fmt(k)}", k,
+                          sc(gups_role(ev + after, ev, unbind=kernel), antagonist_roles(k)), ev)
                          for k in tc["dynamics"]["hotset_move_intensities"]]
                 k = tc["dynamics"]["contention_to"]
                 bg = antagonist_roles(k)
                 made.append(("contention_change", f"{s}-c{int(c)}-i0to{fmt(k)}", 0,
-                             sc(gups_role(ev + after), bg, start_after_s={"antagonist": ev} if bg else None), ev))
+                             sc(gups_role(ev + after, unbind=kernel), bg, start_after_s={"antagonist": ev} if bg else None),
+                             ev))
             for exp, pid, k, scen, event in made:
                 run = measured(config, host, scen, note=note, parse={"average_last_s": rc["average_last_s"]},
                                event_t_s=event)

@@ -743,6 +743,11 @@ def guest_facts(facts_txt: str) -> dict:
         nodes[str(n)] = {"cpus": _cpus(kv.get(f"node{n}_cpus", "")),
                          "memory_mib": int(kv.get(f"node{n}_mem_kB", "0") or 0) // 1024}
     online = _cpus(kv.get("cpus_online", ""))
+    hmat: dict[str, dict] = {}  # hostdetect's shape: node -> {read_latency: ns, read_bandwidth: MB/s, ...}
+    for k, v in kv.items():
+        m = re.fullmatch(r"node(\d+)_hmat_(\w+)", k)
+        if m and v.isdigit():
+            hmat.setdefault(m.group(1), {})[m.group(2)] = int(v)
     return {
         "hostname": "qemu-numa", "arch": "x86_64", "kernel": kv.get("kernel", ""),
         "functional": kv.get("functional") == "true",
@@ -750,7 +755,9 @@ def guest_facts(facts_txt: str) -> dict:
         "memory_nodes": [int(k) for k, v in nodes.items() if v["memory_mib"] > 0],
         "cpu_nodes": [int(k) for k, v in nodes.items() if v["cpus"]],
         "online_cpus": online, "allowed_cpus": online,
-        "hmat": {k: int(v) for k, v in kv.items() if "_hmat_" in k and v.isdigit()},
+        "hmat": hmat,
+        "memory_tiers": {k[len("memory_tier"):-len("_nodes")]: _cpus(v) for k, v in kv.items()
+                         if k.startswith("memory_tier") and k.endswith("_nodes")},
         "settings": {k: kv[k] for k in ("numa_balancing", "demotion_enabled", "thp_enabled") if k in kv},
     }
 

@@ -115,6 +115,12 @@ uint64_t mem_limit(const int *nodes, int nnodes);
 int region_map(size_t len, enum huge_mode huge, const int *nodes, int nnodes,
 	       int interleave, void **out);
 void region_unmap(void *addr, size_t len);
+/*
+ * Drop the NUMA policy of a mapped range (mbind MPOL_DEFAULT): its pages stay
+ * where they are, later faults follow the task's policy, and NUMA balancing may
+ * move them again. 0 or -errno.
+ */
+int region_unbind(void *addr, size_t len);
 
 /* ------------------------------------------------------------- files */
 

@@ -126,6 +126,23 @@ int region_map(size_t len, enum huge_mode huge, const int *nodes, int nnodes,
 	return 0;
 }
 
+/*
+ * Why not MPOL_F_NUMA_BALANCING instead (Linux mm/mempolicy.c): a VMA with its own
+ * policy is scanned by NUMA balancing only if that policy has MPOL_F_MOF, which
+ * only the default policy and MPOL_F_NUMA_BALANCING give; and with that flag,
+ * mpol_misplaced() lets an MPOL_BIND page move only to the faulting CPU's node
+ * when that node is in the bound set. A buffer bound to the slow node alone
+ * could never be promoted to the CPUs' node; bound to both, first touch would
+ * place it on the CPUs' node. mbind(2): MPOL_DEFAULT "deletes a nonstandard
+ * policy" for the range and, without MPOL_MF_MOVE, moves no page.
+ */
+int region_unbind(void *addr, size_t len)
+{
+	if (mbind(addr, len, MPOL_DEFAULT, NULL, 0, 0))
+		return -errno;
+	return 0;
+}
+
 void region_unmap(void *addr, size_t len)
 {
 	if (addr)

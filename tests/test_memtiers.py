@@ -1,0 +1,199 @@
+"""Memory tiers and kernel TPP's preconditions (workflows/harness/memtiers.py), the host facts
+read from synthetic sysfs trees (workflows/harness/hostdetect.py), swap off as a journaled
+setting, and a scenario's /proc/vmstat moves."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from workflows.harness import hostdetect, memtiers, scenario, settings
+
+
+def sysfs(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text + "\n")
+    return root
+
+
+MT = "devices/virtual/memory_tiering"
+
+
+def test_read_tiers_nodelist_and_the_abi_name(tmp_path):
+    root = sysfs(tmp_path, {f"{MT}/memory_tier4/nodelist": "0-1", f"{MT}/memory_tier22/nodes": "2",
+                            f"{MT}/memory_tier8/nodelist": ""})
+    assert memtiers.read_tiers(root) == {4: [0, 1], 8: [], 22: [2]}
+    assert memtiers.read_tiers(tmp_path / "nothing") == {}
+
+
+def facts(tiers, cpus2=False):
+    return {"kernel": "6.12.9", "memory_tiers": tiers,
+            "nodes": {"0": {"cpus": [0, 1]}, "1": {"cpus": [2, 3]}, "2": {"cpus": [4] if cpus2 else []}}}
+
+
+@pytest.mark.parametrize("tiers, d, a, cpus2, needle", [
+    ({"4": [0], "22": [2]}, 0, 2, False, None),
+    ({"4": [0, 1]}, 0, 1, False, "both nodes have CPUs"),
+    ({"4": [0, 2]}, 0, 2, False, "node 2 has no CPUs but no driver gave it a lower tier"),
+    ({"4": [2], "22": [0]}, 0, 2, False, "lower memory tier than the alternate node 2"),
+    ({"4": [0]}, 0, 2, False, "node 2 is in no memory tier"),
+    ({}, 0, 1, False, "kernel 6.12.9 shows no memory tiers"),
+])
+def test_kernel_tpp_preconditions(tiers, d, a, cpus2, needle):
+    why = memtiers.kernel_tpp_preconditions(facts(tiers, cpus2), d, a)
+    if needle is None:
+        assert why is None
+    else:
+        assert needle in why and "\n" not in why
+
+
+VM0 = "nr_free_pages 10\npgpromote_success 5\npgpromote_candidate 9\npgdemote_kswapd 1\npgdemote_direct 0\n"
+
+
+def test_vmstat_moves_and_the_check():
+    after = VM0.replace("pgpromote_success 5", "pgpromote_success 105").replace("pgdemote_direct 0", "pgdemote_direct 7")
+    d = memtiers.moves_delta(VM0, after + "pgdemote_khugepaged 3\n")
+    assert d == {"pgdemote_direct": 7, "pgdemote_khugepaged": 3, "pgdemote_kswapd": 0, "pgpromote_candidate": 0,
+                 "pgpromote_success": 100}
+    assert memtiers.moved_nothing(d, "promote") is None and memtiers.moved_nothing(d, "demote") is None
+    still = memtiers.moves_delta(VM0, VM0)
+    assert "promoted no page" in memtiers.moved_nothing(still, "promote")
+    assert "demoted no page" in memtiers.moved_nothing(still, "demote")
+    assert memtiers.moved_nothing(still, "") is None
+    assert "no pgpromote_success" in memtiers.moved_nothing({}, "promote")
+
+
+# ---- host facts from synthetic sysfs --------------------------------------------------------
+
+def two_socket_smt(tmp_path: Path, snc: bool = False) -> Path:
+    """2 sockets x 2 cores x 2 threads: CPUs 0-3 on socket 0, 4-7 on socket 1, CPUs 2k and 2k+1
+    one core. With ``snc`` socket 0 is split into nodes 0 and 2."""
+    files = {}
+    for c in range(8):
+        files[f"devices/system/cpu/cpu{c}/topology/physical_package_id"] = str(c // 4)
+        files[f"devices/system/cpu/cpu{c}/topology/thread_siblings_list"] = f"{c & ~1}-{c | 1}"
+    if snc:
+        files |= {"devices/system/node/node0/cpulist": "0-1", "devices/system/node/node2/cpulist": "2-3"}
+    else:
+        files["devices/system/node/node0/cpulist"] = "0-3"
+    files["devices/system/node/node1/cpulist"] = "4-7"
+    for n in (0, 1, 2) if snc else (0, 1):
+        files[f"devices/system/node/node{n}/meminfo"] = f"Node {n} MemTotal:       8388608 kB"
+    return sysfs(tmp_path, files)
+
+
+def test_smt_siblings_and_snc(tmp_path):
+    root = two_socket_smt(tmp_path / "plain")
+    sib = hostdetect.smt_siblings(list(range(8)), root)
+    assert sib["0"] == [0, 1] and sib["5"] == [4, 5]
+    nodes = hostdetect.detect_nodes(root)
+    assert hostdetect.snc(nodes) == {"enabled": False, "socket_nodes": {"0": [0], "1": [1]}}
+    split = hostdetect.detect_nodes(two_socket_smt(tmp_path / "snc", snc=True))
+    assert hostdetect.snc(split) == {"enabled": True, "socket_nodes": {"0": [0, 2], "1": [1]}}
+    assert hostdetect.smt_siblings([3], tmp_path / "none") == {"3": [3]}, "no topology: a CPU is its own core"
+
+
+def test_hmat_values(tmp_path):
+    ini = "devices/system/node/node2/access0/initiators"
+    root = sysfs(tmp_path, {f"{ini}/read_latency": "250", f"{ini}/read_bandwidth": "20000", f"{ini}/node0": "",
+                            "devices/system/node/node0/cpulist": "0-1"})
+    assert hostdetect.hmat(root) == {"2": {"read_latency": 250, "read_bandwidth": 20000, "initiators": [0]}}
+
+
+@pytest.mark.parametrize("present, release, usable, needle", [
+    (True, "6.1.0-27-amd64", False, "older than 6.2"),
+    (True, "6.12.9+bpo-amd64", True, "present"),
+    (False, "6.12.9", False, "does not exist"),
+])
+def test_damon_availability(tmp_path, present, release, usable, needle):
+    if present:
+        (tmp_path / "kernel/mm/damon/admin").mkdir(parents=True)
+    d = hostdetect.damon(tmp_path, release)
+    assert d["usable_by_tierd"] is usable and d["sysfs"] is present and needle in d["reason"]
+
+
+def test_detect_records_the_new_facts():
+    f = hostdetect.detect()
+    assert {"memory_tiers", "hmat", "damon", "smt_siblings", "snc"} <= set(f)
+    json.dumps(f)
+
+
+# ---- swap off, journaled --------------------------------------------------------------------
+
+def test_swap_off_is_journaled_and_restored(tmp_path, monkeypatch):
+    on = {"/dev/sdz2", "/swap file"}
+    calls = []
+
+    def fake_swap(cmd, area):
+        calls.append((cmd, area))
+        (on.add if cmd == "swapon" else on.discard)(area)
+
+    monkeypatch.setattr(settings, "active_swaps", lambda *a: sorted(on))
+    monkeypatch.setattr(settings, "_swap", fake_swap)
+    journal = tmp_path / "j.json"
+    with settings.Settings(journal) as s:
+        assert s.swap_off() == ["/dev/sdz2", "/swap file"]
+        assert not on and json.loads(journal.read_text()) == {"swap:/dev/sdz2": "on", "swap:/swap file": "on"}
+    assert on == {"/dev/sdz2", "/swap file"} and not journal.exists()
+    # a killed run: the next point's repair switches them on again
+    s = settings.Settings(journal)
+    s.swap_off()
+    assert not on
+    assert settings.restore_journal(journal) == {"swap:/dev/sdz2": "on", "swap:/swap file": "on"}
+    assert on == {"/dev/sdz2", "/swap file"}
+
+
+# ---- a scenario's vmstat snapshots ------------------------------------------------------------
+
+def kernel_tpp_scenario(expect: str) -> dict:
+    w = scenario.role("w", ["true"], parse="tests.test_memtiers:one_row")
+    return scenario.scenario(w, settings={}, swap_off=True, vmstat={"expect": expect})
+
+
+def one_row(outdir, role, opts):
+    return [{"metric": "throughput", "value": 1, "unit": "Mops/s", "tool": "w"}]
+
+
+def test_ops_and_rows_of_a_kernel_tpp_scenario(tmp_path):
+    sc = kernel_tpp_scenario("promote")
+    ops = scenario.ops(sc)
+    assert ops[0] == ("swapoff",)
+    assert ops.index(("vmstat", "vmstat_before.txt")) + 1 == ops.index(("spawn", "w"))
+    assert ops.index(("vmstat", "vmstat_after.txt")) == ops.index(("wait", "w", 900.0)) + 1
+    (tmp_path / "vmstat_before.txt").write_text(VM0)
+    (tmp_path / "vmstat_after.txt").write_text(VM0.replace("pgpromote_success 5", "pgpromote_success 8"))
+    rows = {r["metric"]: r["value"] for r in scenario.parse_rows(sc, tmp_path, {})}
+    assert rows["kernel_pgpromote_success"] == 3 and rows["kernel_pgdemote_kswapd"] == 0
+    (tmp_path / "vmstat_after.txt").write_text(VM0)
+    with pytest.raises(scenario.PointFailed, match="promoted no page"):
+        scenario.parse_rows(sc, tmp_path, {})
+    assert scenario.parse_rows(kernel_tpp_scenario(""), tmp_path, {})  # nothing expected: rows, no failure
+    (tmp_path / "vmstat_after.txt").unlink()
+    with pytest.raises(scenario.PointFailed, match="snapshots are missing"):
+        scenario.parse_rows(sc, tmp_path, {})
+
+
+def test_guest_rendering_snapshots_vmstat_and_refuses_swap(tmp_path):
+    """The busybox rendering, run here: the snapshots are written, and a swap area that is on
+    fails the point (this machine's own /proc/swaps decides which case runs)."""
+    sc = kernel_tpp_scenario("")
+    out = tmp_path / "out"
+    text = scenario.render_batch([(str(out), sc)], bin_dir=str(REPO / "build/bin"),
+                                 lib=str(REPO / "hosts/qemu/guest/lib.sh"), ctl_dir=str(tmp_path / "ctl"))
+    assert "fail swap_on_in_guest" in text
+    (tmp_path / "run.sh").write_text(text)
+    env = {**os.environ, "SETTINGS_JOURNAL": str(tmp_path / "journal.json"), "_SETTINGS_SAVED": str(tmp_path / "saved.tsv")}
+    subprocess.run(["sh", str(tmp_path / "run.sh")], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    st = scenario.read_status(out / "status")
+    if settings.active_swaps():
+        assert st["status"] == "swap_on_in_guest"
+    else:
+        assert st["status"] == "ok", st
+        assert "nr_free_pages" in (out / "vmstat_after.txt").read_text()
