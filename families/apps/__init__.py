@@ -156,6 +156,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     fp = FamilyPlan()
     contention, fp.absent = contention_points(config, host)
     measured_tiers = real.points(config, host, apps_of(config, host), app_role, COLUMNS)
+    if measured_tiers and (why := real.kernel_tpp_absent(config, host)):
+        fp.absent[f"{NAME}: kernel TPP"] = f"{why}; tierd's TPP (with Colloid) still runs"
     rows = contention + measured_tiers
     mc = ac["model"]
     if mc["enabled"] and not measured_tiers and not host.runner:  # no two real tiers here: the model's

@@ -13,11 +13,28 @@ from __future__ import annotations
 import os
 
 from antagonists import workload as antagonist
-from families.tiering.real import check_real_host, guest_knobs
+from families.tiering.real import check_real_host, guest_knobs, kernel_tpp_left_out
 from workflows.harness import ConfigError, cpulist
 from workflows.harness.plan import Host, antagonist_threads, fmt, measured, point
 from workflows.harness.scenario import scenario
 from workloads.tierd import workload as tierd
+
+
+# An application runs under `numactl --membind` (a task policy without MPOL_F_MOF): NUMA balancing
+# scans no VMA of such a task (Linux mm/mempolicy.c, vma_policy_mof()), so the kernel's TPP could
+# not move its pages; GUPS drops its policy after the first touch (--unbind-after-touch), an
+# application cannot.
+APP_BOUND = ("the application is bound with numactl --membind, and NUMA balancing never scans a bound task's "
+             "memory (mm/mempolicy.c: no MPOL_F_MOF), so the kernel's TPP could move none of it")
+
+
+def kernel_tpp_absent(config: dict, host: Host) -> str | None:
+    """Why the apps family leaves kernel TPP (tpp without Colloid) out on this host, or None."""
+    rc = config["apps"]["real"]
+    numa = [t for t in host.profile["tiers"] if t["kind"] == "numa"]
+    if not rc["enabled"] or host.profile["backend"] != "numa" or len(numa) < 2 or "tpp" not in rc["systems"]:
+        return None
+    return kernel_tpp_left_out(host, rc["systems"], (numa[0]["node"], numa[1]["node"])) or APP_BOUND
 
 
 def points(config: dict, host: Host, apps: list[str], app_role, columns: dict, knob_exists=None) -> list[dict]:
@@ -32,8 +49,10 @@ def points(config: dict, host: Host, apps: list[str], app_role, columns: dict, k
     d, a = numa[0]["node"], numa[1]["node"]
     start = d if rc["start_tier"] == "default" else a
     app_cpus, ant = prof["cpus"]["app"], prof["cpus"]["antagonist"]
+    tpp_out = kernel_tpp_absent(config, host)
     check_real_host(host, "the apps family on real tiers", "apps/real/enabled", rc["intensities"],
-                    "experiment config: apps/real/intensities", rc["systems"], "apps/real/systems", knob_exists)
+                    "experiment config: apps/real/intensities", [s for s in rc["systems"] if not (tpp_out and s == "tpp")],
+                    "apps/real/systems", knob_exists)
     have = (facts["nodes"].get(str(start)) or {}).get("memory_mib", 0)
     rows = []
     for app in apps:
@@ -46,6 +65,8 @@ def points(config: dict, host: Host, apps: list[str], app_role, columns: dict, k
         capacity = f"{max(1, round(params['footprint_mib'] * rc['default_fraction']))}M"
         for s in rc["systems"]:
             for c in (False, True):
+                if s == "tpp" and not c and tpp_out:
+                    continue
                 attach, settings, note = tierd.system(s, c, nodes=(d, a), default_capacity=capacity, observe=rc["observe"],
                                                       min_mapping="2M")  # an application's heap: many mappings
                 for k in rc["intensities"]:
