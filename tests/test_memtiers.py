@@ -197,3 +197,36 @@ def test_guest_rendering_snapshots_vmstat_and_refuses_swap(tmp_path):
     else:
         assert st["status"] == "ok", st
         assert "nr_free_pages" in (out / "vmstat_after.txt").read_text()
+
+
+# ---- validate: per system, what runs and what is left out -------------------------------------
+
+@pytest.mark.parametrize("profile_name, tiers, runs, left_out", [
+    ("icelake-2s", {"4": [0, 1, 2]}, "runs: tiering: tpp with Colloid (host",
+     "left out: tiering: kernel TPP: nodes 0 and 1 are in the same memory tier (memory_tier4): both nodes have CPUs"),
+    ("cxl-cpuless", {"4": [0, 1], "22": [2]}, "runs: tiering: tpp without Colloid (host", "left out: apps: kernel TPP: "),
+])
+def test_validate_states_what_runs_per_system(tmp_path, capsys, profile_name, tiers, runs, left_out):
+    from test_profiles import two_socket_facts
+
+    from workflows.harness import cli
+
+    f = two_socket_facts()
+    f["nodes"]["2"]["memory_mib"] = 1 << 17
+    f |= {"privileges": {"root": True}, "memory_tiers": tiers, "kernel": "6.12.9"}
+    facts = tmp_path / "facts.json"
+    facts.write_text(json.dumps(f))
+    assert cli.main(["validate", "--host", f"hosts/{profile_name}.yaml", "--facts", str(facts)]) == 0
+    out = capsys.readouterr().out
+    assert runs in out and left_out in out, out
+    if profile_name == "cxl-cpuless":
+        assert "left out: tiering: kernel TPP" not in out
+
+
+def test_validate_with_a_bad_facts_file(tmp_path, capsys):
+    from workflows.harness import cli
+
+    (tmp_path / "f.json").write_text("{not json")
+    assert cli.main(["validate", "--host", "hosts/icelake-2s.yaml", "--facts", str(tmp_path / "f.json")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tierbench: error: --facts") and err.count("\n") == 1

@@ -19,7 +19,6 @@ from workflows.harness.plan import Host, antagonist_threads, fmt, measured, poin
 from workflows.harness.scenario import scenario
 from workloads.tierd import workload as tierd
 
-
 # An application runs under `numactl --membind` (a task policy without MPOL_F_MOF): NUMA balancing
 # scans no VMA of such a task (Linux mm/mempolicy.c, vma_policy_mof()), so the kernel's TPP could
 # not move its pages; GUPS drops its policy after the first touch (--unbind-after-touch), an
