@@ -230,3 +230,77 @@ def test_validate_with_a_bad_facts_file(tmp_path, capsys):
     assert cli.main(["validate", "--host", "hosts/icelake-2s.yaml", "--facts", str(tmp_path / "f.json")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("tierbench: error: --facts") and err.count("\n") == 1
+
+
+# ---- topology: one thread per core, the default tier's socket, SNC ------------------------------
+
+def smt_facts(snc: bool = False) -> dict:
+    """2 sockets x 32 cores x 2 threads, Linux's numbering: socket 0 = CPUs 0-31 and their siblings
+    64-95 (node 0), socket 1 = 32-63 and 96-127 (node 1); with ``snc``, node 2 is socket 0's second half."""
+    from test_profiles import two_socket_facts
+
+    f = two_socket_facts(nodes=2)
+    sib = {c: [c % 64, c % 64 + 64] for c in range(128)}
+    f["smt_siblings"] = {str(c): v for c, v in sib.items()}
+    f["online_cpus"] = f["allowed_cpus"] = list(range(128))
+    f["nodes"]["0"] = {"cpus": list(range(32)) + list(range(64, 96)), "memory_mib": 1 << 17, "sockets": [0]}
+    f["nodes"]["1"] = {"cpus": list(range(32, 64)) + list(range(96, 128)), "memory_mib": 1 << 17, "sockets": [1]}
+    if snc:
+        f["nodes"]["0"]["cpus"] = list(range(16)) + list(range(64, 80))
+        f["nodes"]["2"] = {"cpus": list(range(16, 32)) + list(range(80, 96)), "memory_mib": 1 << 16, "sockets": [0]}
+        f["snc"] = {"enabled": True, "socket_nodes": {"0": [0, 2], "1": [1]}}
+    return f
+
+
+def test_auto_split_never_gives_the_antagonist_an_application_sibling():
+    from workflows.harness import profile
+
+    p = profile.resolve("auto", smt_facts())
+    app, ant = p["cpus"]["app"], p["cpus"]["antagonist"]
+    assert app == list(range(16)) and ant == list(range(16, 32)), "one thread per core, the cores split in two"
+    assert not {c + 64 for c in app} & set(ant)
+
+
+@pytest.mark.parametrize("cpus, needle", [
+    ({"app": "0-14", "antagonist": "64-68"}, "CPU 64 (with 0), 65 (with 1)"),
+    ({"app": "0-14", "antagonist": "32-36"}, "cpus/antagonist: CPU 32-36 is not on socket 0"),
+])
+def test_explicit_cpu_lists_are_checked(tmp_path, cpus, needle):
+    import yaml
+
+    from workflows.harness import ConfigError, profile
+
+    text = (REPO / "hosts/icelake-2s.yaml").read_text()
+    data = yaml.safe_load(text)
+    data["cpus"].update(cpus)
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        profile.resolve(str(path), smt_facts())
+
+
+def test_antagonist_given_app_auto_takes_other_cores(tmp_path):
+    import yaml
+
+    from workflows.harness import profile
+
+    data = yaml.safe_load((REPO / "hosts/icelake-2s.yaml").read_text())
+    data["cpus"] = {"app": "auto", "antagonist": "16-30", "cores_per_unit": 5}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(data))
+    p = profile.resolve(str(tmp_path / "p.yaml"), smt_facts())
+    assert p["cpus"]["app"] == list(range(16)) + [31], "no sibling (80-94) of an antagonist core"
+
+
+def test_snc_notes_an_alternate_node_on_the_same_socket(tmp_path):
+    import yaml
+
+    from workflows.harness import profile
+
+    data = yaml.safe_load((REPO / "hosts/icelake-2s.yaml").read_text())
+    data["tiers"][1]["node"] = 2
+    data["cpus"] = {"app": "0-7", "antagonist": "8-15", "cores_per_unit": 5}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(data))
+    notes = profile.resolve(str(tmp_path / "p.yaml"), smt_facts(snc=True))["topology_notes"]
+    assert any("sub-NUMA clustering" in n for n in notes)
+    assert any("alternate node 2 is on the default node 0's own socket 0" in n for n in notes)
+    assert profile.resolve("icelake-2s", smt_facts())["topology_notes"] == []

@@ -17,7 +17,7 @@ import json
 import sys
 from collections import Counter
 
-from . import ConfigError, curvecheck, hostdetect, plan, profile, runner
+from . import ConfigError, cpulist, curvecheck, hostdetect, plan, profile, runner
 
 
 def _resolve(args) -> tuple[dict, dict, plan.Plan]:
@@ -105,6 +105,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for note in prof.get("curve_notes", []):
             print(f"curve: {note}")
+        for note in prof.get("topology_notes", []):
+            print(f"topology: {note}")
+        if prof["cpus"]["app"]:
+            print(f"cpus: application {cpulist.format(prof['cpus']['app'])}, antagonist "
+                  f"{cpulist.format(prof['cpus']['antagonist']) or 'none'}")
         print(f"tiers: {profile.tiers_text(prof)}")
         counts = ", ".join(f"{f} {len(fp.rows)}" for f, fp in pl.families.items())
         print(f"ok: host profile {prof['source']} -> {prof['name']} ({prof['backend']}, tiers: "
