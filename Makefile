@@ -71,7 +71,7 @@ bench: build
 	$(PYTHON) -m bench $(BENCH)
 
 test-vm: build
-	$(PYTHON) -m pytest -m vm tests/test_qemu_guest.py
+	$(PYTHON) -m pytest -m vm tests/test_qemu_guest.py tests/test_qemu_topologies.py
 
 test: c-test lint py-test
 

@@ -304,3 +304,28 @@ def test_snc_notes_an_alternate_node_on_the_same_socket(tmp_path):
     assert any("sub-NUMA clustering" in n for n in notes)
     assert any("alternate node 2 is on the default node 0's own socket 0" in n for n in notes)
     assert profile.resolve("icelake-2s", smt_facts())["topology_notes"] == []
+
+
+# ---- setup: which measurement tools this CPU can use ----------------------------------------------
+
+def cpuinfo(vendor: str, family: int, model: int) -> str:
+    return f"processor\t: 0\nvendor_id\t: {vendor}\ncpu family\t: {family}\nmodel\t\t: {model}\n\nprocessor\t: 1\n"
+
+
+@pytest.mark.parametrize("info, machine, want, skipped, note", [
+    (cpuinfo("GenuineIntel", 6, 0x6A), "x86_64", ["linux-perf", "pcm", "ipmctl", "msr-tools"], {}, None),
+    (cpuinfo("GenuineIntel", 6, 0xAD), "x86_64", ["linux-perf", "pcm", "msr-tools"], {"ipmctl": "Optane PMem"},
+     "predates Granite Rapids"),
+    (cpuinfo("AuthenticAMD", 25, 17), "x86_64", ["linux-perf", "msr-tools"],
+     {"pcm": "this CPU is AuthenticAMD", "ipmctl": "family 25 model 0x11"}, None),
+    ("", "aarch64", ["linux-perf"], {"msr-tools": "this machine is aarch64"}, None),
+])
+def test_measurement_tools_per_cpu(info, machine, want, skipped, note):
+    from workflows.harness import bootstrap
+
+    got, skip, notes = bootstrap.measurement_tools(info, machine, True)
+    assert got == want
+    for pkg, needle in skipped.items():
+        assert needle in skip[pkg]
+    assert (note is None and not notes) or (note and note in notes[0] and "tools: {pcm_memory:" in notes[0])
+    assert "linux-perf" in bootstrap.measurement_tools(info, machine, False)[1]

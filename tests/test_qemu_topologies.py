@@ -1,0 +1,117 @@
+"""The QEMU guest's two topologies on its >= 6.12 kernel (hosts/qemu/guest.py --topology):
+
+- ``cxl``: a CPU-less node with HMAT values, which the kernel puts in a lower memory tier; kernel
+  TPP (numa_balancing=2) really promotes an unbound GUPS's pages from it (pgpromote_success rises);
+- ``2s``: two sockets, one node each, a core of two SMT threads per socket: the memory-tier
+  preflight refuses kernel TPP with its one line, and the auto profile's CPU split keeps the
+  application's hyperthread sibling from the antagonists.
+
+Marked ``vm`` (each boots the guest once under TCG); they skip with the reason where the guest
+cannot be built here. The unmarked tests check the QEMU command lines and the facts parsing.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+from pathlib import Path
+
+import pytest
+from test_qemu_guest import BOOT_TIMEOUT_S, GUEST_DIR, _context, guest
+
+from workflows.harness import memtiers, profile
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_qemu_command_per_topology(tmp_path):
+    k, i, c, d = (tmp_path / n for n in ("k", "i", "c", "d"))
+    cxl = " ".join(guest.qemu_command(k, i, c, d, "tcg", (512, 512)))
+    assert "hmat=on" in cxl and "node,nodeid=1,memdev=m1,initiator=0" in cxl and "-smp 2 " in cxl
+    two = " ".join(guest.qemu_command(k, i, c, d, "tcg", (512, 512), topology="2s"))
+    assert "sockets=2,cores=1,threads=2" in two and "node,nodeid=1,cpus=2-3,memdev=m1" in two and "hmat" not in two
+    assert two.endswith(cxl[cxl.index("-kernel"):]), "the same boot arguments"
+    with pytest.raises(guest.GuestError, match="unknown topology"):
+        guest.qemu_command(k, i, c, d, "tcg", (512, 512), topology="numa3")
+
+
+FACTS_2S = """functional=true
+kernel=6.12.95+deb12-amd64
+nodes_online=0-1
+node0_cpus=0-1
+node0_mem_kB=500000
+node1_cpus=2-3
+node1_mem_kB=500000
+memory_tier4_nodes=0-1
+cpus_online=0-3
+cpu0_siblings=0-1
+cpu0_package=0
+cpu1_siblings=0-1
+cpu1_package=0
+cpu2_siblings=2-3
+cpu2_package=1
+cpu3_siblings=2-3
+cpu3_package=1
+"""
+
+
+def check_two_socket(facts: dict) -> None:
+    """What the two-socket-like guest must give: kernel TPP refused in one line, and the auto
+    split keeps CPU 1 (CPU 0's sibling) from the antagonists."""
+    assert facts["memory_tiers"] == {"4": [0, 1]}
+    why = memtiers.kernel_tpp_preconditions(facts, 0, 1)
+    assert why and "both nodes have CPUs" in why and "\n" not in why
+    assert facts["smt_siblings"]["0"] == [0, 1] and facts["nodes"]["1"]["sockets"] == [1]
+    prof = profile.resolve("auto", {**facts, "privileges": {"root": True}, "tools": {}})
+    assert prof["cpus"]["app"] == [0] and 1 not in prof["cpus"]["antagonist"]
+    assert not facts["snc"]["enabled"]
+
+
+def test_two_socket_facts_parse():
+    check_two_socket(guest.guest_facts(FACTS_2S))
+
+
+def test_kernel_version_floor():
+    assert guest.kernel_version_ok("6.12.95-1~bpo12+1") and guest.kernel_version_ok("6.16.3-1")
+    assert not guest.kernel_version_ok("6.1.158-1") and not guest.kernel_version_ok("")
+
+
+def boot(tmp_path_factory, topology: str, script: Path | None, env: str = ""):
+    if platform.system() != "Linux" or platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the QEMU guest is built from Debian amd64 packages (x86-64 Linux only)")
+    if not shutil.which("apt-get"):
+        pytest.skip("no apt-get: the guest is built from Debian packages")
+    try:
+        guest.build(install=os.geteuid() == 0)
+    except guest.GuestUnavailable as e:
+        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
+    out = tmp_path_factory.mktemp(f"qemu-{topology}")
+    res = guest.run(timeout=BOOT_TIMEOUT_S, out=out, stream=False, topology=topology, script=script, append=env)
+    assert res.outcome == "exited", _context(res)
+    return res
+
+
+def vmstat_delta(res) -> dict[str, int]:
+    f = res.files
+    return memtiers.moves_delta(Path(f["vmstat_before.txt"]).read_text(), Path(f["vmstat_after.txt"]).read_text())
+
+
+@pytest.mark.vm
+def test_cxl_guest_kernel_tpp_promotes_unbound_gups(tmp_path_factory):
+    res = boot(tmp_path_factory, "cxl", GUEST_DIR / "guest" / "tpp.sh")
+    facts = guest.guest_facts(Path(res.files["facts.txt"]).read_text())
+    assert memtiers.kernel_tpp_preconditions(facts, 0, 1) is None, facts.get("memory_tiers")
+    assert "problem.txt" not in res.files, Path(res.files["problem.txt"]).read_text()
+    assert Path(res.files["gups.rc"]).read_text().strip() == "0", Path(res.files["gups.err"]).read_text()
+    delta = vmstat_delta(res)
+    assert memtiers.moved_nothing(delta, "promote") is None, delta
+    assert Path(res.files["numa_balancing_after.txt"]).read_text().strip() == facts["settings"]["numa_balancing"]
+
+
+@pytest.mark.vm
+def test_two_socket_guest_refuses_kernel_tpp_and_splits_by_core(tmp_path_factory, tmp_path):
+    script = tmp_path / "facts.sh"
+    script.write_text("# only /init's facts.txt is needed\ntrue\n")
+    res = boot(tmp_path_factory, "2s", script)
+    check_two_socket(guest.guest_facts(Path(res.files["facts.txt"]).read_text()))
