@@ -70,8 +70,20 @@ def test_tpp_without_colloid_is_the_kernel_tiering_mode():
     assert arg(role(on, "tierd"), "--policy") == "tpp" and "sign-only" in on["run"]["note"]
     hemem = pts["steady_state/numa-hemem-c0-i1"]
     assert "--unbind-after-touch" not in role(hemem, "gups")["argv"] and "vmstat" not in hemem["run"]["scenario"]
-    start_default = by_id(real.points(cfg(real={"start_tier": "default"}), cxl_host(), knob_exists=lambda p: True))
-    assert start_default["steady_state/numa-tpp-c0-i1"]["run"]["scenario"]["vmstat"] == {"expect": ""}
+    bg = [r["name"] for r in sc["roles"] if r["kind"] == "background"]
+    assert bg == ["antagonist", "filler"], "the filler holds the default node once the antagonist has its buffers"
+    f = role(off, "filler")["argv"]
+    assert f[f.index("--mem-node") + 1] == "0" and f[f.index("--leave") + 1] == "24576M", "tierd's default_capacity"
+    late = pts["contention_change/numa-tpp-c0-i0to3"]
+    f = role(late, "filler")["argv"]
+    assert f[f.index("--leave") + 1] == f"{24576 + 6 * 1024}M", "and room for the 3 x 2 antagonists' 1G buffers (they start late)"
+    assert "held to 24G by a filler" in off["run"]["note"]
+    start_default = by_id(real.points(cfg(real={"start_tier": "default", "working_set": "32G"}), cxl_host(),
+                                      knob_exists=lambda p: True))
+    assert start_default["steady_state/numa-tpp-c0-i1"]["run"]["scenario"]["vmstat"] == {"expect": "demote"}
+    auto = by_id(real.points(cfg(real={"default_capacity": "auto"}), cxl_host(), knob_exists=lambda p: True))
+    assert role(auto["steady_state/numa-tpp-c0-i1"], "filler") is None
+    assert "no filler" in auto["steady_state/numa-tpp-c0-i1"]["run"]["note"]
 
 
 def test_kernel_tpp_left_out_where_both_nodes_have_cpus():

@@ -128,12 +128,26 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
             attach, settings, note = tierd.system(s, c, nodes=(d, a), default_capacity=rc["default_capacity"],
                                                   observe=rc["observe"])
             # kernel TPP: GUPS unbound after first touch (NUMA balancing skips a bound range), swap off,
-            # and its moves counted; starting on the alternate tier, it must promote
-            kern = {"swap_off": True, "vmstat": {"expect": "promote" if start == a else ""}} if kernel else {}
+            # the same default-tier capacity as tierd's (a filler holds the rest of the node), and its
+            # moves counted: starting on the alternate tier it must promote, starting on a default tier
+            # too small for the working set it must demote
+            fill = kernel and rc["default_capacity"] != "auto"
+            expect = "promote" if start == a else ("demote" if fill and mib(rc["working_set"]) > mib(rc["default_capacity"])
+                                                   else "")
+            kern = {"swap_off": True, "vmstat": {"expect": expect}} if kernel else {}
+            if kernel:
+                note += (f"; default tier held to {rc['default_capacity']} by a filler on node {d}" if fill else
+                         "; default_capacity: auto, so no filler: the kernel may use all of the default node")
             base = {"host": host.name, "backend": "numa", "system": s, "colloid": c, "object_bytes": rc["object_bytes"],
                     "workload": "gups", "target": f"node:{d},{a}"}
 
-            def sc(workload: dict, background: list[dict], **kw: object) -> dict:
+            def sc(workload: dict, background: list[dict], late_mib: float = 0, **kw: object) -> dict:
+                """``late_mib``: memory a late background role will take on the default node (the
+                filler leaves it free as well)."""
+                # the filler starts after the antagonists (they have their buffers by then)
+                if fill:  # noqa: B023
+                    leave = f"{round(mib(rc['default_capacity']) + late_mib)}M"
+                    background = [*background, antagonist.filler_role(antagonist.filler_argv(node=d, leave=leave))]
                 return scenario(workload, background=background, attach=attach, settings=settings,  # noqa: B023
                                 warmup_s=rc["warmup_s"], timeout_s=timeout_s, **kern, **kw)  # noqa: B023
 
@@ -145,9 +159,10 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
                          for k in tc["dynamics"]["hotset_move_intensities"]]
                 k = tc["dynamics"]["contention_to"]
                 bg = antagonist_roles(k)
+                late = antagonist_threads(prof, k) * mib(rc["antagonist_buffer"]) if bg else 0
                 made.append(("contention_change", f"{s}-c{int(c)}-i0to{fmt(k)}", 0,
-                             sc(gups_role(ev + after, unbind=kernel), bg, start_after_s={"antagonist": ev} if bg else None),
-                             ev))
+                             sc(gups_role(ev + after, unbind=kernel), bg, late_mib=late,
+                                start_after_s={"antagonist": ev} if bg else None), ev))
             for exp, pid, k, scen, event in made:
                 run = measured(config, host, scen, note=note, parse={"average_last_s": rc["average_last_s"]},
                                event_t_s=event)

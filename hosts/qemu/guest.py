@@ -66,7 +66,7 @@ COMPONENTS = [
     ("colloid/tierd", ["tierd"]),
     ("workloads/memchar", ["memchar"]),
     ("workloads/gups", ["gups"]),
-    ("antagonists", ["antagonist"]),
+    ("antagonists", ["antagonist", "filler"]),
 ]
 REQUIRED = {"memchar", "gups", "antagonist"}
 C_FLAGS = ["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE"]

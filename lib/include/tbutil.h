@@ -100,6 +100,8 @@ uint64_t cpu_cache_bytes(int lo, int hi);
 int node_check(int node);
 /* Total memory of a node in bytes. */
 int node_mem(int node, uint64_t *bytes);
+/* Free memory of a node in bytes (its MemFree, as the kernel reports it now). */
+int node_free(int node, uint64_t *bytes);
 /*
  * Bytes a buffer may take at most: the memory of the given nodes together,
  * or of the host when nnodes == 0 (or no node size is known).

@@ -55,6 +55,18 @@ int node_mem(int node, uint64_t *bytes)
 	return 0;
 }
 
+int node_free(int node, uint64_t *bytes)
+{
+	long long free_bytes = 0;
+
+	if (numa_available() < 0)
+		return -ENOSYS;
+	if (numa_node_size64(node, &free_bytes) < 0)
+		return -ENODEV;
+	*bytes = (uint64_t)free_bytes;
+	return 0;
+}
+
 uint64_t mem_limit(const int *nodes, int nnodes)
 {
 	uint64_t sum = 0, n;
