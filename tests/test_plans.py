@@ -97,6 +97,7 @@ def test_kernel_tpp_left_out_where_both_nodes_have_cpus():
     why = fp.absent["tiering: kernel TPP"]
     assert "same memory tier (memory_tier4)" in why and "both nodes have CPUs" in why and "still runs" in why
     assert not any(r["point"].startswith("numa-tpp-c0") for r in fp.rows)
+    assert fp.info["notes"] == [f"kernel TPP left out: {why}"], "printed before any job (workflows/rules/common.smk)"
 
 
 def test_contention_change_delays_the_antagonist():

@@ -169,6 +169,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         fp.info = plan_info(mprof)
     elif measured_tiers:
         fp.info = plan_info(host.profile)
+    if f"{NAME}: kernel TPP" in fp.absent:  # said before any job (workflows/rules/common.smk)
+        fp.info["notes"] = [f"kernel TPP left out: {fp.absent[NAME + ': kernel TPP']}"]
     fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: tiersim.reseed(r, k) if r["executor"] == "model" else None)
     fp.figures = [f for f in figures_of(NAME) if (f == "app_contention" and contention) or
                   (f == "app_speedup" and len(rows) > len(contention))]

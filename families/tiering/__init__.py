@@ -26,7 +26,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     fp = FamilyPlan()
     contention = real.contention_points(config, host)
     measured = real.points(config, host)
-    if measured and (why := real.kernel_tpp_left_out(host, tc["systems"], real.tier_nodes(host))):
+    why = real.kernel_tpp_left_out(host, tc["systems"], real.tier_nodes(host)) if measured else None
+    if why:
         fp.absent["tiering: kernel TPP"] = f"{why}; tierd's TPP (with Colloid) still runs"
     rows = contention + measured
     if tc["enabled"] and not measured and not host.runner:
@@ -36,6 +37,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         rows += model.points(config, host, mprof)
     elif measured:
         fp.info = model.plan_info(host.profile)
+    if why:  # said before any job (workflows/rules/common.smk)
+        fp.info["notes"] = [f"kernel TPP left out: {fp.absent['tiering: kernel TPP']}"]
     fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: tiersim.reseed(r, k) if r["executor"] == "model" else None)
     # the contention figure shows the single-node runs, every other figure the tiering systems
     fp.figures = [f for f in figures_of(NAME) if (f == "contention" and contention) or
