@@ -170,3 +170,22 @@ def test_tiering_config_checked_as_tiersim_would(tiering, needle):
     with pytest.raises(ConfigError, match=needle) as e:
         model.points(config, plan.Host(mprof, {"nodes": {}}), mprof)
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("observe, damon_ok, perf_ok, needle", [
+    ("damon", False, True, "tiering/real/observe: damon: kernel 6.1.0-27-amd64 is older than 6.2"),
+    ("auto", False, False, "tiering/real/observe: auto: tierd would find neither perf samples"),
+    ("auto", True, False, None),
+    ("perf", False, True, None),
+])
+def test_tierd_observation_checked_up_front(observe, damon_ok, perf_ok, needle):
+    h = cxl_host()
+    h.facts["damon"] = {"sysfs": True, "usable_by_tierd": damon_ok,
+                        "reason": "present" if damon_ok else "kernel 6.1.0-27-amd64 is older than 6.2: ..."}
+    h.facts["perf_counters"] = {"available": perf_ok, "reason": "no hardware PMU exposed"}
+    c = cfg(real={"observe": observe})
+    if needle is None:
+        assert real.points(c, h, knob_exists=lambda p: True)
+    else:
+        with pytest.raises(ConfigError, match=needle):
+            real.points(c, h, knob_exists=lambda p: True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from antagonists import workload as antagonist
-from families.tiering.real import check_real_host, guest_knobs, kernel_tpp_left_out
+from families.tiering.real import check_observe, check_real_host, guest_knobs, kernel_tpp_left_out
 from workflows.harness import ConfigError, cpulist
 from workflows.harness.plan import Host, antagonist_threads, fmt, measured, point
 from workflows.harness.scenario import scenario
@@ -52,6 +52,7 @@ def points(config: dict, host: Host, apps: list[str], app_role, columns: dict, k
     check_real_host(host, "the apps family on real tiers", "apps/real/enabled", rc["intensities"],
                     "experiment config: apps/real/intensities", [s for s in rc["systems"] if not (tpp_out and s == "tpp")],
                     "apps/real/systems", knob_exists)
+    check_observe(host, rc["observe"], "apps/real/observe")
     have = (facts["nodes"].get(str(start)) or {}).get("memory_mib", 0)
     rows = []
     for app in apps:

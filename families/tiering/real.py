@@ -59,6 +59,22 @@ def kernel_tpp_left_out(host: Host, systems: list, nodes: tuple[int, int]) -> st
     return memtiers.kernel_tpp_preconditions(host.facts, *nodes) if "tpp" in systems else None
 
 
+def check_observe(host: Host, observe: str, where: str) -> None:
+    """tierd's access observation must be one this host has (hostdetect's ``damon`` and
+    ``perf_counters`` facts), checked before any job: tierd itself finds out only at run time."""
+    facts, src = host.facts, host.profile["source"]
+    damon = facts.get("damon")
+    if damon is None:
+        return  # facts without it (a guest's, older ones): tierd says so at run time
+    perf = (facts.get("perf_counters") or {})
+    if observe == "damon" and not damon.get("usable_by_tierd"):
+        raise ConfigError(f"experiment config: {where}: damon: {damon.get('reason')}; use perf or none (host profile {src})")
+    if observe == "auto" and not damon.get("usable_by_tierd") and not perf.get("available"):
+        raise ConfigError(f"experiment config: {where}: auto: tierd would find neither perf samples "
+                          f"({perf.get('reason', 'no PMU')}) nor DAMON ({damon.get('reason')}); use none "
+                          f"(latency only, capacity-driven moves) on host profile {src}")
+
+
 def check_guest(config: dict, host: Host) -> None:
     """A guest host runs only the real tiering family, sized for the guest."""
     kind = host.runner["kind"]
@@ -98,6 +114,7 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     check_real_host(host, "the real tiering family", "tiering/real/enabled", tc["intensities"],
                     "experiment config: tiering/intensities", [s for s in tc["systems"] if not (tpp_out and s == "tpp")],
                     "tiering/systems", knob_exists)
+    check_observe(host, rc["observe"], "tiering/real/observe")  # tierd runs every system with Colloid
     start = d if rc["start_tier"] == "default" else a
     if mib(rc["hot_set"]) > mib(rc["working_set"]):
         raise ConfigError(f"experiment config: tiering/real/hot_set: {rc['hot_set']} is larger than the working set ({rc['working_set']})")
