@@ -115,3 +115,43 @@ def test_two_socket_guest_refuses_kernel_tpp_and_splits_by_core(tmp_path_factory
     script.write_text("# only /init's facts.txt is needed\ntrue\n")
     res = boot(tmp_path_factory, "2s", script)
     check_two_socket(guest.guest_facts(Path(res.files["facts.txt"]).read_text()))
+
+
+@pytest.mark.vm
+def test_kernel_tpp_points_in_the_cxl_guest(tmp_path):
+    """The tiering family's kernel-TPP points for real in the guest, through the workflow's own path
+    (guestrun's batch, each point parsed as its job would): GUPS starts on node 0 with a working set
+    twice the default capacity that the filler leaves it, so the kernel must demote (a point that
+    moved nothing fails); swap is off, the kernel's moves are rows, settings are restored."""
+    import json
+
+    import yaml
+
+    from analysis.frame import load
+    from families.tiering import real
+    from workflows.harness import ConfigError, guestrun, plan, runner
+    from workflows.harness.point import run_guest
+
+    if platform.machine() != "x86_64" or not shutil.which("apt-get"):
+        pytest.skip("the QEMU guest is built from Debian amd64 packages with apt")
+    r = profile.runner_of("qemu-numa")
+    try:
+        facts = runner.guest_facts(r)
+    except ConfigError as e:
+        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
+    assert memtiers.kernel_tpp_preconditions(facts, 0, 1) is None, facts.get("memory_tiers")
+    cfg = profile.validate_config(yaml.safe_load((REPO / "workflows/config/qemu.yaml").read_text()))
+    host = plan.Host(profile.resolve("qemu-numa", facts), facts, r)
+    rows = [x for x in real.points(cfg, host) if x["experiment"] == "steady_state" and x["point"].startswith("numa-tpp-c0")]
+    assert rows and all(x["run"]["scenario"]["vmstat"] == {"expect": "demote"} for x in rows)
+    batch = tmp_path / "batch"
+    assert guestrun.run({"runner": r, "points": {plan.key(x): x for x in rows}}, batch, tmp_path / "results") == 0
+    (tmp_path / "facts.json").write_text(json.dumps(facts))
+    for row in rows:
+        out = tmp_path / plan.key(row)
+        out.mkdir(parents=True)
+        assert run_guest(row, out, batch, tmp_path / "facts.json", "qemu") == 0
+        df = load(out / "result.csv").set_index("metric")["value"]
+        moved = sum(v for k, v in df.items() if str(k).startswith("kernel_pgdemote_"))
+        assert moved > 0 and df["filler_held"] > 0, df.to_dict()
+        print(row["point"], {k: v for k, v in df.items() if str(k).startswith(("kernel_", "filler_"))})
