@@ -2,7 +2,7 @@
 
 - ``cxl``: a CPU-less node with HMAT values, which the kernel puts in a lower memory tier; kernel
   TPP (numa_balancing=2) really promotes an unbound GUPS's pages from it (pgpromote_success rises);
-- ``2s``: two sockets, one node each, a core of two SMT threads per socket: the memory-tier
+- ``2s``: two sockets, one node each, two cores of two SMT threads per socket: the memory-tier
   preflight refuses kernel TPP with its one line, and the auto profile's CPU split keeps the
   application's hyperthread sibling from the antagonists.
 
@@ -30,41 +30,27 @@ def test_qemu_command_per_topology(tmp_path):
     cxl = " ".join(guest.qemu_command(k, i, c, d, "tcg", (512, 512)))
     assert "hmat=on" in cxl and "node,nodeid=1,memdev=m1,initiator=0" in cxl and "-smp 2 " in cxl
     two = " ".join(guest.qemu_command(k, i, c, d, "tcg", (512, 512), topology="2s"))
-    assert "sockets=2,cores=1,threads=2" in two and "node,nodeid=1,cpus=2-3,memdev=m1" in two and "hmat" not in two
+    assert "sockets=2,cores=2,threads=2" in two and "node,nodeid=1,cpus=4-7,memdev=m1" in two and "hmat" not in two
     assert two.endswith(cxl[cxl.index("-kernel"):]), "the same boot arguments"
     with pytest.raises(guest.GuestError, match="unknown topology"):
         guest.qemu_command(k, i, c, d, "tcg", (512, 512), topology="numa3")
 
 
-FACTS_2S = """functional=true
-kernel=6.12.95+deb12-amd64
-nodes_online=0-1
-node0_cpus=0-1
-node0_mem_kB=500000
-node1_cpus=2-3
-node1_mem_kB=500000
-memory_tier4_nodes=0-1
-cpus_online=0-3
-cpu0_siblings=0-1
-cpu0_package=0
-cpu1_siblings=0-1
-cpu1_package=0
-cpu2_siblings=2-3
-cpu2_package=1
-cpu3_siblings=2-3
-cpu3_package=1
-"""
+FACTS_2S = "functional=true\nkernel=6.12.95+deb12-amd64\nnodes_online=0-1\nnode0_cpus=0-3\nnode0_mem_kB=500000\n" \
+    "node1_cpus=4-7\nnode1_mem_kB=500000\nmemory_tier4_nodes=0-1\ncpus_online=0-7\n" + \
+    "".join(f"cpu{c}_siblings={c & ~1}-{c | 1}\ncpu{c}_package={c // 4}\n" for c in range(8))
 
 
 def check_two_socket(facts: dict) -> None:
     """What the two-socket-like guest must give: kernel TPP refused in one line, and the auto
-    split keeps CPU 1 (CPU 0's sibling) from the antagonists."""
+    split gives one thread per core: CPU 0 to the application, CPU 2 to the antagonists, never
+    CPU 1 (CPU 0's sibling)."""
     assert facts["memory_tiers"] == {"4": [0, 1]}
     why = memtiers.kernel_tpp_preconditions(facts, 0, 1)
     assert why and "both nodes have CPUs" in why and "\n" not in why
     assert facts["smt_siblings"]["0"] == [0, 1] and facts["nodes"]["1"]["sockets"] == [1]
     prof = profile.resolve("auto", {**facts, "privileges": {"root": True}, "tools": {}})
-    assert prof["cpus"]["app"] == [0] and 1 not in prof["cpus"]["antagonist"]
+    assert prof["cpus"]["app"] == [0] and prof["cpus"]["antagonist"] == [2]
     assert not facts["snc"]["enabled"]
 
 
@@ -155,3 +141,22 @@ def test_kernel_tpp_points_in_the_cxl_guest(tmp_path):
         moved = sum(v for k, v in df.items() if str(k).startswith("kernel_pgdemote_"))
         assert moved > 0 and df["filler_held"] > 0, df.to_dict()
         print(row["point"], {k: v for k, v in df.items() if str(k).startswith(("kernel_", "filler_"))})
+
+
+def test_qemu_2s_profile_leaves_kernel_tpp_out(capsys):
+    """hosts/qemu-2s.yaml against the two-socket-like guest's facts: validate says what runs and
+    that kernel TPP is left out, and why."""
+    from workflows.harness import cli, runner
+
+    facts = guest.guest_facts(FACTS_2S)
+    assert profile.runner_of("qemu-2s")["topology"] == "2s"
+    orig = runner.facts_for
+    runner.facts_for = lambda name, local: {**facts, "privileges": {"root": True}, "tools": {}}
+    try:
+        assert cli.main(["validate", "--host", "qemu-2s", "--configfile", "workflows/config/qemu.yaml"]) == 0
+    finally:
+        runner.facts_for = orig
+    out = capsys.readouterr().out
+    assert "cpus: application 0, antagonist 2" in out
+    assert "left out: tiering: kernel TPP: nodes 0 and 1 are in the same memory tier (memory_tier4): both nodes have CPUs" in out
+    assert "runs: tiering: tpp with Colloid (guest" in out

@@ -571,8 +571,9 @@ def parse_data(text: str) -> tuple[list[GuestTest], dict[str, bytes], int | None
 
 # The guest's topologies: "cxl" (the default): node 0 with both CPUs, node 1 memory only and slower
 # by its HMAT values, so a >= 6.10 kernel puts it in a lower memory tier (what a CXL expander or
-# PMem in KMEM-DAX mode looks like); "2s": two sockets, each one node with a core of two SMT
-# threads (CPUs 0-1 node 0, 2-3 node 1: what a two-socket server looks like, both nodes in one tier).
+# PMem in KMEM-DAX mode looks like); "2s": two sockets, each one node with two cores of two SMT
+# threads (CPUs 0-3 node 0, 4-7 node 1; Linux numbers a core's threads next to each other here:
+# 0-1 one core): what a two-socket server looks like, both nodes in one memory tier.
 TOPOLOGIES = ("cxl", "2s")
 
 
@@ -584,8 +585,8 @@ def qemu_command(kernel: Path, initrd: Path, console: Path, data: Path, accel: s
     mem = ["-m", f"{n0 + n1}M", "-object", f"memory-backend-ram,size={n0}M,id=m0",
            "-object", f"memory-backend-ram,size={n1}M,id=m1"]
     if topology == "2s":
-        return [QEMU, "-accel", accel, "-machine", "q35", "-cpu", "max", "-smp", "4,sockets=2,cores=1,threads=2",
-                *mem, "-numa", "node,nodeid=0,cpus=0-1,memdev=m0", "-numa", "node,nodeid=1,cpus=2-3,memdev=m1",
+        return [QEMU, "-accel", accel, "-machine", "q35", "-cpu", "max", "-smp", "8,sockets=2,cores=2,threads=2",
+                *mem, "-numa", "node,nodeid=0,cpus=0-3,memdev=m0", "-numa", "node,nodeid=1,cpus=4-7,memdev=m1",
                 *_boot_args(kernel, initrd, console, data, append)]
     cmd = [QEMU, "-accel", accel, "-machine", "q35,hmat=on", "-cpu", "max", "-smp", "2", *mem,
            "-numa", "node,nodeid=0,cpus=0-1,memdev=m0",
@@ -726,7 +727,7 @@ def run(timeout: float = 300, script: Path | None = None, out: Path | None = Non
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=qlog, stderr=subprocess.STDOUT,
                                 start_new_session=True)
     say(f"booting ({accel}, " + ("2 CPUs on node 0, node 1 memory-only" if topology == "cxl" else
-        "2 sockets x 1 core x 2 threads, a node each") + f"; pid {proc.pid}); "
+        "2 sockets x 2 cores x 2 threads, a node each") + f"; pid {proc.pid}); "
         f"timeout {timeout:g} s; console: {_rel(console)}")
     outcome = "crashed"
     t_result = None
@@ -863,7 +864,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--append", default="", help="extra kernel command line arguments")
     r.add_argument("--topology", choices=TOPOLOGIES, default="cxl",
                    help="cxl: node 1 CPU-less and slower (HMAT), in a lower memory tier (default); "
-                        "2s: two sockets, one node each, a core of two SMT threads per socket")
+                        "2s: two sockets, one node each, two cores of two SMT threads per socket")
     r.add_argument("--quiet", action="store_true", help="do not stream the guest console")
     a = ap.parse_args(argv)
     for sig in (signal.SIGINT, signal.SIGTERM):  # QEMU runs in its own session: stop it by pid
