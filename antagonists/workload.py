@@ -14,7 +14,9 @@ from workflows.harness.scenario import role as scenario_role
 from workloads import read_series
 
 NAME = "antagonist"
-BUILD = {"libs": ["lib"], "make": ["antagonists"], "sources": ["antagonists/Makefile", "antagonists/*.[ch]"]}
+FILLER = "filler"  # the same directory's second program
+_RECIPE = {"libs": ["lib"], "make": ["antagonists"], "sources": ["antagonists/Makefile", "antagonists/*.[ch]"]}
+BUILDS = {NAME: _RECIPE, FILLER: _RECIPE}
 
 
 def argv(*, cpus: list[int], node: int, buffer: str, write_fraction: int = 50, access_size: int = 64) -> list[str]:
@@ -36,3 +38,25 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
         mean = sum(float(a["mbytes_per_s"]) for a in series) / len(series)
         out.append({"metric": "antagonist_bandwidth", "value": f"{mean:.6g}", "unit": "MB/s", "tool": "antagonist"})
     return out
+
+
+# ---- filler: a node's free memory held (locked) but for --leave bytes ---------------------------
+
+def filler_argv(*, node: int, leave: str) -> list[str]:
+    return ["build/bin/filler", "--mem-node", str(node), "--leave", leave]
+
+
+def filler_role(argv_: list[str]) -> dict:
+    """A background role: holds the node's memory from when it is ready until it is stopped."""
+    return scenario_role(FILLER, argv_, output="filler.csv", ready_file="filler.ready",
+                         parse="antagonists.workload:filler_rows")
+
+
+def filler_rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
+    """What the filler held and what the node had free before and after (MiB)."""
+    series = read_series(outdir / role_["output"][1])
+    if not series:
+        return []
+    r = series[0]
+    return [{"metric": f"filler_{k}", "value": round(int(r[f"{k}_bytes"]) / 2**20, 3), "unit": "MiB", "tool": FILLER}
+            for k in ("held", "free_before", "leave", "free_after")]

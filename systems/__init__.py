@@ -19,6 +19,7 @@ Importing this module is cheap (no pandas, no matplotlib) and names no family.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
 
@@ -38,11 +39,21 @@ class Tierd:
 @dataclass(frozen=True)
 class Kernel:
     """A kernel mechanism: settings (workflows/harness/settings.py KNOWN names) set before the point
-    and restored after it; each must exist on the host (``needs``: the kernel that has them)."""
+    and restored after it; each must exist on the host (``needs``: the kernel that has them).
+
+    ``preflight(facts, default_node, alternate_node)``: why the mechanism cannot move pages between
+    the host's two tiers (one line), or None; a system it refuses is left out of the host with that
+    line, before any job. ``unbound``: the mechanism scans the workload's own memory, which must
+    then not be bound to a node (GUPS drops its policy after the first touch; an application bound
+    with numactl cannot). A kernel mechanism's points run under the same conditions as tierd's
+    systems: swap off, the default tier held to the same capacity (a filler), and the kernel's page
+    moves counted from /proc/vmstat (systems/sweep.py, ``Real.kernel``)."""
 
     settings: dict
     note: str
     needs: str = ""
+    preflight: Callable[[dict, int, int], str | None] | None = None
+    unbound: bool = False
 
 
 @dataclass(frozen=True)

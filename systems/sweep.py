@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import systems
 from antagonists import workload as antagonist
 from workflows.harness import ConfigError
-from workflows.harness.plan import Host, antagonist_threads, fmt, intensity_levels, measured, point
+from workflows.harness.plan import Host, antagonist_threads, fmt, intensity_levels, measured, mib, point
 from workflows.harness.scenario import scenario
 from workloads.tierd import workload as tierd
 from workloads.tiersim import workload as tiersim
@@ -119,6 +119,22 @@ def check_real_host(host: Host, what: str, enable_key: str, intensities: list, i
     tierd.check_kernel(systems, knob_exists, src, systems_where)
 
 
+def check_observe(host: Host, observe: str, where: str) -> None:
+    """tierd's access observation must be one this host has (hostdetect's ``damon`` and
+    ``perf_counters`` facts), checked before any job: tierd itself finds out only at run time."""
+    facts, src = host.facts, host.profile["source"]
+    damon = facts.get("damon")
+    if damon is None:
+        return  # facts without it (a guest's, older ones): tierd says so at run time
+    perf = facts.get("perf_counters") or {}
+    if observe == "damon" and not damon.get("usable_by_tierd"):
+        raise ConfigError(f"experiment config: {where}: damon: {damon.get('reason')}; use perf or none (host profile {src})")
+    if observe == "auto" and not damon.get("usable_by_tierd") and not perf.get("available"):
+        raise ConfigError(f"experiment config: {where}: auto: tierd would find neither perf samples "
+                          f"({perf.get('reason', 'no PMU')}) nor DAMON ({damon.get('reason')}); use none "
+                          f"(latency only, capacity-driven moves) on host profile {src}")
+
+
 def plan_info(prof: dict) -> dict:
     """:func:`workflows.harness.profile.plan_info` of the profile a sweep ran on (FamilyPlan.info)."""
     from workflows.harness import profile as host_profile  # noqa: PLC0415 - profile imports families
@@ -149,6 +165,45 @@ class Real:
                   min_mapping: str | None = None) -> tuple[list[dict], dict, str]:
         return tierd.system(system, colloid, nodes=self.nodes, default_capacity=default_capacity, observe=observe,
                             min_mapping=min_mapping, tools=self.host.profile["tools"])
+
+    def kernel(self, system: str, colloid: bool) -> systems.Kernel | None:
+        """The system's kernel mechanism in this mode, or None (tierd or a command of the user's)."""
+        m = systems.get(system).mechanism(colloid)
+        return m if isinstance(m, systems.Kernel) else None
+
+    def left_out(self, system: str, colloid: bool) -> str | None:
+        """Why this system's kernel mechanism cannot move pages between the host's two tiers
+        (its registry entry's ``preflight``), or None."""
+        k = self.kernel(system, colloid)
+        return k.preflight(self.host.facts, *self.nodes) if k and k.preflight else None
+
+    def knobs_needed(self, names: list[str], out: dict[tuple[str, bool], str]) -> list[str]:
+        """The systems whose kernel knobs must exist: all but those whose every kernel mechanism is
+        left out (``out``: (system, colloid) -> why)."""
+        return [s for s in names if not all((s, c) in out for c in modes(s) if self.kernel(s, c))]
+
+    def kernel_scenario(self, default_capacity: str, working_set_mib: float, start: int) -> tuple[dict, str]:
+        """What a kernel mechanism's point runs under, so that it matches tierd's systems: swap off
+        (journaled), the default tier held to ``default_capacity`` (:meth:`filler`; ``auto``: the
+        kernel may use the whole node), and the kernel's page moves counted from /proc/vmstat, the
+        point failing when it should have moved pages and moved none: starting on the alternate tier
+        it must promote; starting on a default tier held below the working set it must demote.
+        Returns (scenario keywords, a note for the point's meta)."""
+        d, a = self.nodes
+        fill = default_capacity != "auto"
+        expect = "promote" if start == a else ("demote" if fill and working_set_mib > mib(default_capacity) else "")
+        note = (f"; default tier held to {default_capacity} by a filler on node {d}" if fill else
+                "; default_capacity: auto, so no filler: the kernel may use all of the default node")
+        return {"swap_off": True, "vmstat": {"expect": expect}}, note
+
+    def filler(self, default_capacity: str, late_mib: float = 0) -> list[dict]:
+        """The background role that holds the default node's free memory but ``default_capacity``
+        (and ``late_mib`` that a background role started later will take), started after the
+        antagonists have their buffers; none for ``auto``."""
+        if default_capacity == "auto":
+            return []
+        leave = f"{round(mib(default_capacity) + late_mib)}M"
+        return [antagonist.filler_role(antagonist.filler_argv(node=self.nodes[0], leave=leave))]
 
     def point(self, experiment: str, point_id: str, context: dict, sc: dict, *, note: str, parse: dict | None = None,
               event: float | None = None, inputs: list[str] | None = None) -> dict:

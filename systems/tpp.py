@@ -9,10 +9,14 @@ TPP: the kernel's TPP cannot take Colloid's signal from user space.
 """
 
 from systems import Kernel, System, Tierd
+from workflows.harness.memtiers import kernel_tpp_preconditions
 
 SYSTEM = System(
     "tpp", "TPP", color="#de8f05", marker="s", policy="tpp", baseline=True,
     real=Kernel({"numa_balancing": "2", "demotion_enabled": "true"}, note="kernel TPP (numa_balancing=2)",
-                needs="Linux >= 5.18 with NUMA balancing"),
+                needs="Linux >= 5.18 with NUMA balancing",
+                # the default node must be in a higher memory tier than the alternate, and NUMA
+                # balancing never scans a range bound with mbind (workflows/harness/memtiers.py)
+                preflight=kernel_tpp_preconditions, unbound=True),
     real_colloid=Tierd(note="tierd's TPP with Colloid's sign-only control (the kernel's TPP cannot take Colloid's signal)"),
 )

@@ -49,12 +49,55 @@ def test_two_tier_host_runs_real_family_not_model():
     assert pt["context"]["colloid"] is True and pts["steady_state/numa-hemem-c0-i0"]["context"]["colloid"] is False
 
 
+def cxl_host(tiers=None) -> plan.Host:
+    """A CXL-like host: node 0 with CPUs, CPU-less node 2 in a lower memory tier (memory_tier22 is
+    what a CXL node's HMAT-derived abstract distance gives; any N above 4 is lower)."""
+    facts = two_socket_facts()
+    facts["privileges"] = {"root": True}
+    facts["memory_tiers"] = tiers if tiers is not None else {"4": [0, 1], "22": [2]}
+    facts["nodes"]["2"]["memory_mib"] = 1 << 17
+    return plan.Host(profile.resolve("cxl-cpuless", facts), facts)
+
+
 def test_tpp_without_colloid_is_the_kernel_tiering_mode():
-    pts = by_id(real.points(cfg(), host(), knob_exists=lambda p: True))
+    pts = by_id(real.points(cfg(), cxl_host(), knob_exists=lambda p: True))
     off, on = pts["steady_state/numa-tpp-c0-i1"], pts["steady_state/numa-tpp-c1-i1"]
     assert role(off, "tierd") is None
-    assert off["run"]["scenario"]["settings"] == {"numa_balancing": "2", "demotion_enabled": "true"}
+    sc = off["run"]["scenario"]
+    assert sc["settings"] == {"numa_balancing": "2", "demotion_enabled": "true"}
+    assert "--unbind-after-touch" in role(off, "gups")["argv"], "NUMA balancing skips a bound buffer"
+    assert sc["swap_off"] is True and sc["vmstat"] == {"expect": "promote"}, "GUPS starts on the CXL node"
     assert arg(role(on, "tierd"), "--policy") == "tpp" and "sign-only" in on["run"]["note"]
+    hemem = pts["steady_state/numa-hemem-c0-i1"]
+    assert "--unbind-after-touch" not in role(hemem, "gups")["argv"] and "vmstat" not in hemem["run"]["scenario"]
+    bg = [r["name"] for r in sc["roles"] if r["kind"] == "background"]
+    assert bg == ["antagonist", "filler"], "the filler holds the default node once the antagonist has its buffers"
+    f = role(off, "filler")["argv"]
+    assert f[f.index("--mem-node") + 1] == "0" and f[f.index("--leave") + 1] == "24576M", "tierd's default_capacity"
+    late = pts["contention_change/numa-tpp-c0-i0to3"]
+    f = role(late, "filler")["argv"]
+    assert f[f.index("--leave") + 1] == f"{24576 + 6 * 1024}M", "and room for the 3 x 2 antagonists' 1G buffers (they start late)"
+    assert "held to 24G by a filler" in off["run"]["note"]
+    start_default = by_id(real.points(cfg(real={"start_tier": "default", "working_set": "32G"}), cxl_host(),
+                                      knob_exists=lambda p: True))
+    assert start_default["steady_state/numa-tpp-c0-i1"]["run"]["scenario"]["vmstat"] == {"expect": "demote"}
+    auto = by_id(real.points(cfg(real={"default_capacity": "auto"}), cxl_host(), knob_exists=lambda p: True))
+    assert role(auto["steady_state/numa-tpp-c0-i1"], "filler") is None
+    assert "no filler" in auto["steady_state/numa-tpp-c0-i1"]["run"]["note"]
+
+
+def test_kernel_tpp_left_out_where_both_nodes_have_cpus():
+    """A two-socket host: both CPU nodes in memory_tier4, so kernel TPP is left out with its reason
+    (and its knobs are not needed); tierd's TPP with Colloid still runs."""
+    h = host()
+    h.facts["memory_tiers"] = {"4": [0, 1, 2]}
+    pts = by_id(real.points(cfg(), h, knob_exists=lambda p: "demotion" not in p))
+    assert "steady_state/numa-tpp-c0-i1" not in pts and "steady_state/numa-tpp-c1-i1" in pts
+    fp = plan.build(cfg(), h).families["tiering"]
+    why = fp.absent["tiering: kernel TPP"]
+    assert "same memory tier (memory_tier4)" in why and "both nodes have CPUs" in why and "still runs" in why
+    assert not any(r["point"].startswith("numa-tpp-c0") for r in fp.rows)
+    assert fp.notes == [f"left out: tiering: kernel TPP: {why}"], "printed before any job (workflows/rules/common.smk)"
 
 
 def test_contention_change_delays_the_antagonist():
@@ -82,7 +125,7 @@ def test_intensity_beyond_granted_cores():
 
 def test_tpp_needs_kernel_tiering_knobs():
     with pytest.raises(ConfigError, match="demotion_enabled"):
-        real.points(cfg(), host(), knob_exists=lambda p: "demotion" not in p)
+        real.points(cfg(), cxl_host(), knob_exists=lambda p: "demotion" not in p)
 
 
 def test_reps_repeat_points_and_reseed_model_runs():
@@ -127,3 +170,22 @@ def test_tiering_config_checked_as_tiersim_would(tiering, needle):
     with pytest.raises(ConfigError, match=needle) as e:
         model.points(config, plan.Host(mprof, {"nodes": {}}), mprof)
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("observe, damon_ok, perf_ok, needle", [
+    ("damon", False, True, "tiering/real/observe: damon: kernel 6.1.0-27-amd64 is older than 6.2"),
+    ("auto", False, False, "tiering/real/observe: auto: tierd would find neither perf samples"),
+    ("auto", True, False, None),
+    ("perf", False, True, None),
+])
+def test_tierd_observation_checked_up_front(observe, damon_ok, perf_ok, needle):
+    h = cxl_host()
+    h.facts["damon"] = {"sysfs": True, "usable_by_tierd": damon_ok,
+                        "reason": "present" if damon_ok else "kernel 6.1.0-27-amd64 is older than 6.2: ..."}
+    h.facts["perf_counters"] = {"available": perf_ok, "reason": "no hardware PMU exposed"}
+    c = cfg(real={"observe": observe})
+    if needle is None:
+        assert real.points(c, h, knob_exists=lambda p: True)
+    else:
+        with pytest.raises(ConfigError, match=needle):
+            real.points(c, h, knob_exists=lambda p: True)

@@ -278,7 +278,7 @@ def test_qemu_numa_profile_resolves_against_guest_facts(guest_run):
     from workflows.harness import profile
     facts = guest.guest_facts(guest_run.files["facts.txt"].read_text())
     assert facts["memory_nodes"] == [0, 1] and facts["cpu_nodes"] == [0]
-    assert facts["hmat"]["node1_hmat_read_latency"] > facts["hmat"]["node0_hmat_read_latency"]
+    assert facts["hmat"]["1"]["read_latency"] > facts["hmat"]["0"]["read_latency"]
     prof = profile.resolve("qemu-numa", facts)
     assert prof["functional"] is True and prof["backend"] == "numa"
     assert [t["node"] for t in prof["tiers"]] == [0, 1]

@@ -30,10 +30,12 @@ from workflows.harness.scenario import render_batch
 
 REPO = Path(__file__).resolve().parents[1]
 
-# the guest's facts as hosts/qemu/guest.py's guest_facts() returns them (2 nodes, node 1 CPU-less)
+# the guest's facts as hosts/qemu/guest.py's guest_facts() returns them (2 nodes, node 1 CPU-less,
+# in a lower memory tier: the HMAT-derived abstract distance of a >= 6.12 kernel)
 GUEST_FACTS = {
-    "hostname": "qemu-numa", "arch": "x86_64", "kernel": "6.1.0-test-amd64", "functional": True,
+    "hostname": "qemu-numa", "arch": "x86_64", "kernel": "6.12.0-test-amd64", "functional": True,
     "nodes": {"0": {"cpus": [0, 1], "memory_mib": 502}, "1": {"cpus": [], "memory_mib": 457}},
+    "memory_tiers": {"4": [0], "22": [1]},
     "memory_nodes": [0, 1], "cpu_nodes": [0], "online_cpus": [0, 1], "allowed_cpus": [0, 1],
     "settings": {"numa_balancing": "1", "demotion_enabled": "false", "thp_enabled": "always"},
     "privileges": {"euid": 0, "root": True}, "tools": {},
@@ -106,6 +108,7 @@ def test_guest_script_is_valid_shell_with_guest_paths(tmp_path):
     text = render_batch([(f"/out/{plan.key(r)}", r["run"]["scenario"]) for r in rows])
     assert " build/bin" not in text and '"$BIN/gups"' in text and '"$BIN/tierd"' in text
     assert "settings_set /proc/sys/kernel/numa_balancing 2" in text  # kernel TPP
+    assert 'cat /proc/vmstat >"$D/vmstat_before.txt"' in text and "--unbind-after-touch" in text
     assert text.count("settings_restore") == len(rows) and text.count('>"$D/status"') == len(rows)
     assert '--pid "$(cat /tmp/tb/gups.pid)"' in text, "tierd attaches to GUPS's pid"
     script = tmp_path / "run.sh"

@@ -145,6 +145,10 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     fp = FamilyPlan()
     contention, fp.absent = contention_points(config, host)
     measured_tiers = real.points(config, host, apps_of(config, host), app_role, COLUMNS)
+    if measured_tiers:  # a system whose kernel mechanism cannot run the applications here: said before any job
+        out = real.absent(config, host, COLUMNS)
+        fp.absent.update(out)
+        fp.notes += [f"left out: {what}: {why}" for what, why in out.items()]
     rows = contention + measured_tiers
     mc = ac["model"]
     if mc["enabled"] and not measured_tiers and not host.runner:  # no two real tiers here: the model's

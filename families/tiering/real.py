@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 
+import systems
 from systems import sweep
 from workflows.harness import ConfigError
-from workflows.harness.plan import Host, fmt, mib
+from workflows.harness.plan import Host, antagonist_threads, fmt, mib
 from workflows.harness.scenario import scenario
 from workloads.gups import workload as gups
 from workloads.memchar import workload as memchar
@@ -22,6 +23,22 @@ from . import COLUMNS
 
 def numa_tiers(prof: dict) -> list[dict]:
     return [t for t in prof["tiers"] if t["kind"] == "numa"]
+
+
+def left_out(r: sweep.Real, names: list[str]) -> dict[tuple[str, bool], str]:
+    """(system, colloid) -> why its kernel mechanism cannot work between the host's two tiers."""
+    return {(s, c): why for s in names for c in sweep.modes(s) if (why := r.left_out(s, c))}
+
+
+def absent(config: dict, host: Host) -> dict[str, str]:
+    """What the real tiering family leaves out of this host and why (FamilyPlan.absent)."""
+    tc, numa = config["tiering"], numa_tiers(host.profile)
+    if not (tc["enabled"] and tc["real"]["enabled"]) or host.profile["backend"] != "numa" or len(numa) < 2:
+        return {}
+    r = sweep.Real("tiering", config, host, (numa[0]["node"], numa[1]["node"]), tc["real"]["antagonist_buffer"], COLUMNS,
+                   where="experiment config: tiering/intensities")
+    return {f"tiering: kernel {systems.get(s).label}": f"{why}; {systems.get(s).label} with Colloid still runs"
+            if systems.get(s).colloid and not c else why for (s, c), why in left_out(r, tc["systems"]).items()}
 
 
 def check_guest(config: dict, host: Host) -> None:
@@ -59,8 +76,13 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     knob_exists = knob_exists or os.path.exists
     d, a = numa[0]["node"], numa[1]["node"]
     app = prof["cpus"]["app"]
+    r = sweep.Real("tiering", config, host, (d, a), rc["antagonist_buffer"], COLUMNS,
+                   where="experiment config: tiering/intensities")
+    out = left_out(r, tc["systems"])
     sweep.check_real_host(host, "the real tiering family", "tiering/real/enabled", tc["intensities"],
-                    "experiment config: tiering/intensities", tc["systems"], "tiering/systems", knob_exists)
+                          "experiment config: tiering/intensities", r.knobs_needed(tc["systems"], out),
+                          "tiering/systems", knob_exists)
+    sweep.check_observe(host, rc["observe"], "tiering/real/observe")  # tierd runs every system with Colloid
     start = d if rc["start_tier"] == "default" else a
     if mib(rc["hot_set"]) > mib(rc["working_set"]):
         raise ConfigError(f"experiment config: tiering/real/hot_set: {rc['hot_set']} is larger than the working set ({rc['working_set']})")
@@ -71,40 +93,55 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
                           "use a smaller working set")
     ev, after = rc["event_at_s"], rc["after_event_s"]
     timeout_s = rc["duration_s"] + ev + after + 900
-    r = sweep.Real("tiering", config, host, (d, a), rc["antagonist_buffer"], COLUMNS,
-                   where="experiment config: tiering/intensities")
 
-    def gups_role(duration: float, move_hot_at_s: float | None = None) -> dict:
+    def gups_role(duration: float, move_hot_at_s: float | None = None, unbind: bool = False) -> dict:
         return gups.role(gups.argv(cpus=app, node=start, working_set=rc["working_set"], hot_set=rc["hot_set"],
                                    hot_share=rc["hot_share"], object_bytes=rc["object_bytes"], op=rc["op"],
-                                   duration_s=duration, seed=tc["seed"], move_hot_at_s=move_hot_at_s))
+                                   duration_s=duration, seed=tc["seed"], move_hot_at_s=move_hot_at_s,
+                                   unbind_after_touch=unbind))
 
     mech: dict = {}
 
     def make_mechanism(s: str, c: bool) -> None:
-        mech[s, c] = r.mechanism(s, c, default_capacity=rc["default_capacity"], observe=rc["observe"])
+        attach, settings, note = r.mechanism(s, c, default_capacity=rc["default_capacity"], observe=rc["observe"])
+        kern: dict = {}
+        if r.kernel(s, c):  # a kernel mechanism: the same conditions as tierd's systems
+            kern, more = r.kernel_scenario(rc["default_capacity"], mib(rc["working_set"]), start)
+            note += more
+        mech[s, c] = None if (s, c) in out else (attach, settings, note, kern)
 
-    def add(exp: str, s: str, c: bool, k: float, pid: str, workload: dict, background: list[dict],
-            event: float | None = None, **kw: object) -> list[dict]:
-        attach, settings, note = mech[s, c]
+    def add(exp: str, s: str, c: bool, k: float, pid: str, duration: float, background: list[dict],
+            event: float | None = None, move_hot_at_s: float | None = None, late_mib: float = 0,
+            **kw: object) -> list[dict]:
+        """``late_mib``: memory a background role started late will take on the default node (a
+        kernel mechanism's filler leaves it free too)."""
+        if mech[s, c] is None:
+            return []  # left out on this host (FamilyPlan.absent says why)
+        attach, settings, note, kern = mech[s, c]
+        kernel = bool(kern)
+        workload = gups_role(duration, move_hot_at_s, unbind=kernel and r.kernel(s, c).unbound)
+        if kernel:  # the filler starts after the antagonists (they have their buffers by then)
+            background = [*background, *r.filler(rc["default_capacity"], late_mib)]
         sc = scenario(workload, background=background, attach=attach, settings=settings, warmup_s=rc["warmup_s"],
-                      timeout_s=timeout_s, **kw)
+                      timeout_s=timeout_s, **kern, **kw)
         ctx = {"system": s, "colloid": c, "object_bytes": rc["object_bytes"], "workload": "gups", "target": f"node:{d},{a}",
                "intensity": k}
         return [r.point(exp, f"numa-{pid}", ctx, sc, note=note, parse={"average_last_s": rc["average_last_s"]}, event=event)]
 
     def cell(s: str, c: bool, k: float) -> list[dict]:
-        return add("steady_state", s, c, k, sweep.pid(s, c, k), gups_role(rc["duration_s"]), r.antagonists(k))
+        return add("steady_state", s, c, k, sweep.pid(s, c, k), rc["duration_s"], r.antagonists(k))
 
     def events(s: str, c: bool) -> list[dict]:
         if not rc["dynamics"]:
             return []
         rows = [row for k in tc["dynamics"]["hotset_move_intensities"]
-                for row in add("hotset_move", s, c, k, sweep.pid(s, c, k), gups_role(ev + after, ev), r.antagonists(k), ev)]
+                for row in add("hotset_move", s, c, k, sweep.pid(s, c, k), ev + after, r.antagonists(k), ev,
+                               move_hot_at_s=ev)]
         k = tc["dynamics"]["contention_to"]
         bg = r.antagonists(k)
-        return rows + add("contention_change", s, c, 0, sweep.pid(s, c, 0, suffix=f"to{fmt(k)}"), gups_role(ev + after), bg,
-                          ev, start_after_s={"antagonist": ev} if bg else None)
+        late = antagonist_threads(prof, k) * mib(rc["antagonist_buffer"]) if bg else 0
+        return rows + add("contention_change", s, c, 0, sweep.pid(s, c, 0, suffix=f"to{fmt(k)}"), ev + after, bg,
+                          ev, late_mib=late, start_after_s={"antagonist": ev} if bg else None)
 
     return sweep.sweep(tc["systems"], tc["intensities"], cell, events, each=make_mechanism)
 

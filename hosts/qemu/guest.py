@@ -7,7 +7,8 @@
                                          boot, run the script, copy results out, power off
 
 Everything the guest boots comes from Debian packages fetched with apt-get
-(linux-image-*, busybox-static) plus tierbench's own binaries linked
+(linux-image-* >= 6.12 from bookworm-backports through a private apt
+configuration under build/qemu/apt, busybox-static) plus tierbench's own binaries linked
 statically; nothing else is downloaded. Node 0 has both CPUs, node 1 is
 memory only, and HMAT entries describe node 1 as slower (as a CXL expander
 appears). Timings in the guest mean nothing: it is a functional host.
@@ -47,6 +48,16 @@ STATIC_BUILD = REPO / "build" / "static"
 QEMU = "qemu-system-x86_64"
 
 KERNEL_META = "linux-image-amd64"
+# The guest's kernel comes from this suite, through a private apt configuration under build/qemu/apt
+# (its own sources list and package lists: the machine's apt sources are never changed). Debian 12's
+# own 6.1 is too old for what the guest stands in for: a CPU-less node gets a lower memory tier from
+# its HMAT values only since Linux 6.10 (mm/memory-tiers.c, "create CPUless memory tiers after
+# obtaining HMAT info"), so on 6.1 both nodes share memory_tier4 and kernel TPP moves nothing; and
+# tierd's DAMON observation needs 6.2+.
+KERNEL_SUITE = "bookworm-backports"
+KERNEL_MIRROR = "http://deb.debian.org/debian"
+KERNEL_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+KERNEL_MIN = (6, 12)
 BUSYBOX_PKG = "busybox-static"
 QEMU_PKG = "qemu-system-x86"
 # (component directory, binaries it provides for the guest); in build order
@@ -55,7 +66,7 @@ COMPONENTS = [
     ("colloid/tierd", ["tierd"]),
     ("workloads/memchar", ["memchar"]),
     ("workloads/gups", ["gups"]),
-    ("antagonists", ["antagonist"]),
+    ("antagonists", ["antagonist", "filler"]),
 ]
 REQUIRED = {"memchar", "gups", "antagonist"}
 C_FLAGS = ["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE"]
@@ -184,16 +195,47 @@ def ensure_qemu(install: bool) -> None:
             raise GuestUnavailable(f"'{' '.join(cmd)}' failed: {_tail(log)}")
 
 
-def _apt_download(pkg: str, dest: Path) -> Path:
-    """apt-get download PKG into dest; returns the .deb (apt-get update once if needed)."""
+def private_apt(refresh: bool = False) -> list[str]:
+    """apt options for the kernel's suite alone: a sources list, package lists and a cache under
+    build/qemu/apt (apt.conf(5): Dir::Etc::sourcelist, Dir::Etc::sourceparts, Dir::State::Lists,
+    Dir::Cache); the lists are fetched once (or again with ``refresh``)."""
+    base = CACHE / "apt"
+    lists = base / "lists"
+    (lists / "partial").mkdir(parents=True, exist_ok=True)
+    (base / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
+    src = base / "sources.list"
+    line = f"deb [signed-by={KERNEL_KEYRING}] {KERNEL_MIRROR} {KERNEL_SUITE} main\n"
+    if not src.exists() or src.read_text() != line:
+        src.write_text(line)
+        refresh = True
+    opts = ["-o", f"Dir::Etc::sourcelist={src}", "-o", "Dir::Etc::sourceparts=-",
+            "-o", f"Dir::State::Lists={lists}", "-o", f"Dir::Cache={base / 'cache'}"]
+    if os.geteuid() == 0:  # apt's sandbox user cannot write into build/
+        opts += ["-o", "APT::Sandbox::User=root"]
+    if refresh or not any(lists.glob("*_Packages")):
+        log = CACHE / "logs" / "apt.log"
+        if _run_logged(["apt-get", *opts, "update", "-qq"], log) != 0:
+            raise GuestUnavailable(f"apt-get update of the private {KERNEL_SUITE} list failed: {_tail(log)}")
+    return opts
+
+
+def kernel_version_ok(version: str) -> bool:
+    """A Debian kernel package version (6.12.95-1~bpo12+1) at least KERNEL_MIN."""
+    m = re.match(r"(\d+)\.(\d+)", version)
+    return bool(m) and (int(m.group(1)), int(m.group(2))) >= KERNEL_MIN
+
+
+def _apt_download(pkg: str, dest: Path, opts: list[str] | None = None) -> Path:
+    """apt-get download PKG into dest; returns the .deb (apt-get update once if needed). ``opts``:
+    a private apt configuration (private_apt()); without it the machine's own."""
     dest.mkdir(parents=True, exist_ok=True)
     log = CACHE / "logs" / "apt.log"
-    cmd = ["apt-get", "download", "-q"]
-    if os.geteuid() == 0:  # apt's sandbox user cannot write into build/
+    cmd = ["apt-get", *(opts or []), "download", "-q"]
+    if os.geteuid() == 0 and not opts:  # apt's sandbox user cannot write into build/
         cmd += ["-o", "APT::Sandbox::User=root"]
     before = set(dest.glob("*.deb"))
     rc = _run_logged(cmd + [pkg], log, cwd=dest)
-    if rc != 0 and os.geteuid() == 0:
+    if rc != 0 and os.geteuid() == 0 and not opts:
         _run_logged(["apt-get", "update", "-qq"], log)
         rc = _run_logged(cmd + [pkg], log, cwd=dest)
     if rc != 0:
@@ -209,13 +251,13 @@ def _deb_field(deb: Path, field: str) -> str:
                           check=True).stdout.strip()
 
 
-def _kernel_package() -> str:
-    """The linux-image-<abi>-amd64 package the meta package points to."""
-    r = subprocess.run(["apt-cache", "depends", KERNEL_META], capture_output=True, text=True)
+def _kernel_package(opts: list[str]) -> str:
+    """The linux-image-<abi>-amd64 package the meta package of KERNEL_SUITE points to."""
+    r = subprocess.run(["apt-cache", *opts, "depends", KERNEL_META], capture_output=True, text=True)
     m = re.search(r"Depends:\s*(linux-image-\d\S*)", r.stdout)
     if not m:
-        raise GuestUnavailable(f"apt-cache depends {KERNEL_META} names no linux-image-* package "
-                         "(run apt-get update, or pass --kernel-package)")
+        raise GuestUnavailable(f"apt-cache depends {KERNEL_META} ({KERNEL_SUITE}) names no linux-image-* package "
+                               "(pass --kernel-package)")
     return m.group(1)
 
 
@@ -249,10 +291,12 @@ def fetch_packages(refresh: bool, kernel_package: str | None) -> dict:
     t0 = time.monotonic()
 
     kdeb = Path(man["kernel"]["deb"]) if man.get("kernel") else None
-    if kernel_package or refresh or not (kdeb and (CACHE / kdeb).exists()):
-        pkg = kernel_package or _kernel_package()
-        say(f"fetching {pkg} (apt-get download)")
-        kpath = _apt_download(pkg, debs)
+    stale = not kernel_version_ok((man.get("kernel") or {}).get("version", ""))  # e.g. a cached Debian 12 6.1
+    if kernel_package or refresh or stale or not (kdeb and (CACHE / kdeb).exists()):
+        opts = private_apt(refresh)
+        pkg = kernel_package or _kernel_package(opts)
+        say(f"fetching {pkg} ({KERNEL_SUITE}, apt-get download with a private apt configuration)")
+        kpath = _apt_download(pkg, debs, opts)
         for old in debs.glob("linux-image-*.deb"):  # keep one kernel
             if old != kpath:
                 old.unlink()
@@ -270,6 +314,9 @@ def fetch_packages(refresh: bool, kernel_package: str | None) -> dict:
     out["fetch_s"] = round(time.monotonic() - t0, 2)
 
     kver = _deb_field(kpath, "Version")
+    if not kernel_version_ok(kver) and not kernel_package:
+        raise GuestUnavailable(f"{kpath.name}: kernel {kver} is older than {KERNEL_MIN[0]}.{KERNEL_MIN[1]} "
+                               f"(the {KERNEL_SUITE} suite should have a newer one)")
     kdir = CACHE / "kernel"
     if man.get("kernel", {}).get("sha256") != _sha256(kpath) or not (kdir / "vmlinuz").exists():
         say(f"extracting the kernel from {kpath.name}")
@@ -522,18 +569,36 @@ def parse_data(text: str) -> tuple[list[GuestTest], dict[str, bytes], int | None
     return tests, files, exit_status, problems
 
 
+# The guest's topologies: "cxl" (the default): node 0 with both CPUs, node 1 memory only and slower
+# by its HMAT values, so a >= 6.10 kernel puts it in a lower memory tier (what a CXL expander or
+# PMem in KMEM-DAX mode looks like); "2s": two sockets, each one node with two cores of two SMT
+# threads (CPUs 0-3 node 0, 4-7 node 1; Linux numbers a core's threads next to each other here:
+# 0-1 one core): what a two-socket server looks like, both nodes in one memory tier.
+TOPOLOGIES = ("cxl", "2s")
+
+
 def qemu_command(kernel: Path, initrd: Path, console: Path, data: Path, accel: str,
-                 mem_mib: tuple[int, int], append: str = "") -> list[str]:
+                 mem_mib: tuple[int, int], append: str = "", topology: str = "cxl") -> list[str]:
     n0, n1 = mem_mib
-    cmd = [QEMU, "-accel", accel, "-machine", "q35,hmat=on", "-cpu", "max", "-smp", "2",
-           "-m", f"{n0 + n1}M",
-           "-object", f"memory-backend-ram,size={n0}M,id=m0",
-           "-object", f"memory-backend-ram,size={n1}M,id=m1",
+    if topology not in TOPOLOGIES:
+        raise GuestError(f"unknown topology {topology!r} (one of {', '.join(TOPOLOGIES)})")
+    mem = ["-m", f"{n0 + n1}M", "-object", f"memory-backend-ram,size={n0}M,id=m0",
+           "-object", f"memory-backend-ram,size={n1}M,id=m1"]
+    if topology == "2s":
+        return [QEMU, "-accel", accel, "-machine", "q35", "-cpu", "max", "-smp", "8,sockets=2,cores=2,threads=2",
+                *mem, "-numa", "node,nodeid=0,cpus=0-3,memdev=m0", "-numa", "node,nodeid=1,cpus=4-7,memdev=m1",
+                *_boot_args(kernel, initrd, console, data, append)]
+    cmd = [QEMU, "-accel", accel, "-machine", "q35,hmat=on", "-cpu", "max", "-smp", "2", *mem,
            "-numa", "node,nodeid=0,cpus=0-1,memdev=m0",
            "-numa", "node,nodeid=1,memdev=m1,initiator=0"]
     for node, (lat, bw) in HMAT.items():
         cmd += ["-numa", f"hmat-lb,initiator=0,target={node},hierarchy=memory,data-type=access-latency,latency={lat}",
                 "-numa", f"hmat-lb,initiator=0,target={node},hierarchy=memory,data-type=access-bandwidth,bandwidth={bw}"]
+    return cmd + _boot_args(kernel, initrd, console, data, append)
+
+
+def _boot_args(kernel: Path, initrd: Path, console: Path, data: Path, append: str) -> list[str]:
+    cmd: list[str] = []
     cmd += ["-kernel", str(kernel), "-initrd", str(initrd),
             "-append", f"{KERNEL_CMDLINE} {append}".strip(),
             "-display", "none", "-nodefaults", "-no-reboot",
@@ -620,7 +685,7 @@ def python_runtime(packages: list[str], site: list[str]) -> dict[str, Path]:
 
 def run(timeout: float = 300, script: Path | None = None, out: Path | None = None, accel: str = "tcg",
         mem_mib: tuple[int, int] = (512, 512), append: str = "", stream: bool = True,
-        files: dict[str, Path] | None = None) -> RunResult:
+        files: dict[str, Path] | None = None, topology: str = "cxl") -> RunResult:
     """Boot the guest, run SCRIPT (default guest/tests.sh), collect results into OUT. ``files``:
     further files for this boot (path in the guest -> file here, e.g. from :func:`with_libraries`),
     added beside the script."""
@@ -654,14 +719,15 @@ def run(timeout: float = 300, script: Path | None = None, out: Path | None = Non
     initrd = out / "initrd.img"
     initrd.write_bytes(base.read_bytes() + extra)
     console, data = out / "console.log", out / "data.log"
-    cmd = qemu_command(kernel, initrd, console, data, accel, mem_mib, append)
+    cmd = qemu_command(kernel, initrd, console, data, accel, mem_mib, append, topology)
     (out / "qemu-command.txt").write_text(" ".join(cmd) + "\n")
 
     t0 = time.monotonic()
     with open(out / "qemu.log", "wb") as qlog:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=qlog, stderr=subprocess.STDOUT,
                                 start_new_session=True)
-    say(f"booting ({accel}, 2 CPUs on node 0, node 1 memory-only; pid {proc.pid}); "
+    say(f"booting ({accel}, " + ("2 CPUs on node 0, node 1 memory-only" if topology == "cxl" else
+        "2 sockets x 2 cores x 2 threads, a node each") + f"; pid {proc.pid}); "
         f"timeout {timeout:g} s; console: {_rel(console)}")
     outcome = "crashed"
     t_result = None
@@ -720,7 +786,7 @@ def run(timeout: float = 300, script: Path | None = None, out: Path | None = Non
     (out / "run.json").write_text(json.dumps({
         "functional_host": "timings not meaningful", "outcome": outcome, "exit_status": exit_status,
         "boot_to_result_s": res.boot_to_result_s, "wall_s": round(wall, 2), "accel": accel,
-        "mem_mib": list(mem_mib), "kernel": man.get("kernel", {}).get("version"),
+        "mem_mib": list(mem_mib), "topology": topology, "kernel": man.get("kernel", {}).get("version"),
         "tests": {s: sum(t.status == s for t in tests) for s in ("PASS", "FAIL", "SKIP")},
         "problems": problems}, indent=1) + "\n")
     return res
@@ -743,6 +809,19 @@ def guest_facts(facts_txt: str) -> dict:
         nodes[str(n)] = {"cpus": _cpus(kv.get(f"node{n}_cpus", "")),
                          "memory_mib": int(kv.get(f"node{n}_mem_kB", "0") or 0) // 1024}
     online = _cpus(kv.get("cpus_online", ""))
+    siblings = {m.group(1): _cpus(v) for k, v in kv.items() if (m := re.fullmatch(r"cpu(\d+)_siblings", k)) and v}
+    package = {int(m.group(1)): int(v) for k, v in kv.items() if (m := re.fullmatch(r"cpu(\d+)_package", k)) and v.isdigit()}
+    for n in nodes.values():
+        n["sockets"] = sorted({package[c] for c in n["cpus"] if c in package})
+    by_socket: dict[str, list[int]] = {}
+    for nid, n in nodes.items():
+        for sk in n["sockets"]:
+            by_socket.setdefault(str(sk), []).append(int(nid))
+    hmat: dict[str, dict] = {}  # hostdetect's shape: node -> {read_latency: ns, read_bandwidth: MB/s, ...}
+    for k, v in kv.items():
+        m = re.fullmatch(r"node(\d+)_hmat_(\w+)", k)
+        if m and v.isdigit():
+            hmat.setdefault(m.group(1), {})[m.group(2)] = int(v)
     return {
         "hostname": "qemu-numa", "arch": "x86_64", "kernel": kv.get("kernel", ""),
         "functional": kv.get("functional") == "true",
@@ -750,8 +829,12 @@ def guest_facts(facts_txt: str) -> dict:
         "memory_nodes": [int(k) for k, v in nodes.items() if v["memory_mib"] > 0],
         "cpu_nodes": [int(k) for k, v in nodes.items() if v["cpus"]],
         "online_cpus": online, "allowed_cpus": online,
-        "hmat": {k: int(v) for k, v in kv.items() if "_hmat_" in k and v.isdigit()},
+        "hmat": hmat,
+        "memory_tiers": {k[len("memory_tier"):-len("_nodes")]: _cpus(v) for k, v in kv.items()
+                         if k.startswith("memory_tier") and k.endswith("_nodes")},
         "settings": {k: kv[k] for k in ("numa_balancing", "demotion_enabled", "thp_enabled") if k in kv},
+        "smt_siblings": siblings,
+        "snc": {"enabled": any(len(v) > 1 for v in by_socket.values()), "socket_nodes": by_socket},
     }
 
 
@@ -779,6 +862,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--accel", choices=["tcg", "kvm"], default="tcg", help="QEMU accelerator (default tcg)")
     r.add_argument("--mem-mib", default="512,512", help="memory of node 0 and node 1 in MiB (default 512,512)")
     r.add_argument("--append", default="", help="extra kernel command line arguments")
+    r.add_argument("--topology", choices=TOPOLOGIES, default="cxl",
+                   help="cxl: node 1 CPU-less and slower (HMAT), in a lower memory tier (default); "
+                        "2s: two sockets, one node each, two cores of two SMT threads per socket")
     r.add_argument("--quiet", action="store_true", help="do not stream the guest console")
     a = ap.parse_args(argv)
     for sig in (signal.SIGINT, signal.SIGTERM):  # QEMU runs in its own session: stop it by pid
@@ -802,7 +888,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.timeout <= 0:
             print("guest.py: error: --timeout must be positive", file=sys.stderr)
             return 2
-        res = run(a.timeout, a.script, a.out, a.accel, (n0, n1), a.append, stream=not a.quiet)
+        res = run(a.timeout, a.script, a.out, a.accel, (n0, n1), a.append, stream=not a.quiet, topology=a.topology)
         for t in res.tests:
             print(f"TEST {t.name} {t.status} {t.detail}")
         for p in res.problems:

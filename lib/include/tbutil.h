@@ -100,6 +100,8 @@ uint64_t cpu_cache_bytes(int lo, int hi);
 int node_check(int node);
 /* Total memory of a node in bytes. */
 int node_mem(int node, uint64_t *bytes);
+/* Free memory of a node in bytes (its MemFree, as the kernel reports it now). */
+int node_free(int node, uint64_t *bytes);
 /*
  * Bytes a buffer may take at most: the memory of the given nodes together,
  * or of the host when nnodes == 0 (or no node size is known).
@@ -115,6 +117,12 @@ uint64_t mem_limit(const int *nodes, int nnodes);
 int region_map(size_t len, enum huge_mode huge, const int *nodes, int nnodes,
 	       int interleave, void **out);
 void region_unmap(void *addr, size_t len);
+/*
+ * Drop the NUMA policy of a mapped range (mbind MPOL_DEFAULT): its pages stay
+ * where they are, later faults follow the task's policy, and NUMA balancing may
+ * move them again. 0 or -errno.
+ */
+int region_unbind(void *addr, size_t len);
 
 /* ------------------------------------------------------------- files */
 

@@ -55,6 +55,18 @@ int node_mem(int node, uint64_t *bytes)
 	return 0;
 }
 
+int node_free(int node, uint64_t *bytes)
+{
+	long long free_bytes = 0;
+
+	if (numa_available() < 0)
+		return -ENOSYS;
+	if (numa_node_size64(node, &free_bytes) < 0)
+		return -ENODEV;
+	*bytes = (uint64_t)free_bytes;
+	return 0;
+}
+
 uint64_t mem_limit(const int *nodes, int nnodes)
 {
 	uint64_t sum = 0, n;
@@ -123,6 +135,23 @@ int region_map(size_t len, enum huge_mode huge, const int *nodes, int nnodes,
 		return ret;
 	}
 	*out = p;
+	return 0;
+}
+
+/*
+ * Why not MPOL_F_NUMA_BALANCING instead (Linux mm/mempolicy.c): a VMA with its own
+ * policy is scanned by NUMA balancing only if that policy has MPOL_F_MOF, which
+ * only the default policy and MPOL_F_NUMA_BALANCING give; and with that flag,
+ * mpol_misplaced() lets an MPOL_BIND page move only to the faulting CPU's node
+ * when that node is in the bound set. A buffer bound to the slow node alone
+ * could never be promoted to the CPUs' node; bound to both, first touch would
+ * place it on the CPUs' node. mbind(2): MPOL_DEFAULT "deletes a nonstandard
+ * policy" for the range and, without MPOL_MF_MOVE, moves no page.
+ */
+int region_unbind(void *addr, size_t len)
+{
+	if (mbind(addr, len, MPOL_DEFAULT, NULL, 0, 0))
+		return -errno;
 	return 0;
 }
 

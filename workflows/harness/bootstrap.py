@@ -5,7 +5,11 @@
    pmdk), and what Silo's build needs (jemalloc,
    Berkeley DB C++, libaio, OpenSSL, zlib headers; patch, autoconf, automake, libtool). Missing ones are installed with apt-get when we are root;
    otherwise the exact command is printed and we stop.
-2. A Python environment: an already active virtualenv/conda environment that has
+2. Measurement tools, where this CPU can use them (each one skipped is named, with why):
+   linux-perf (perf: the perf_uncore collector), pcm (pcm-memory; Intel only), ipmctl (Optane
+   PMem; Cascade Lake, Ice Lake-SP and Sapphire Rapids only), msr-tools (rdmsr/wrmsr; x86).
+   They are optional: without root the command is printed and setup goes on.
+3. A Python environment: an already active virtualenv/conda environment that has
    every requirement is used as it is; otherwise ``.venv`` is created (or
    refreshed when requirements.txt changed) and filled from requirements.txt.
 
@@ -65,6 +69,93 @@ SYSTEM = [
     (lambda: any(Path("/usr/lib/postgresql").glob("*/bin/pgbench")), "postgresql-15"),
     (lambda: shutil.which("swapon") and shutil.which("setpriv"), "util-linux"),
 ]
+
+
+# Intel server CPUs by /proc/cpuinfo "model" (family 6), from the kernel's
+# arch/x86/include/asm/intel-family.h: INTEL_SKYLAKE_X 0x55 (Skylake/Cascade/Cooper Lake-SP),
+# INTEL_ICELAKE_X 0x6A, INTEL_ICELAKE_D 0x6C, INTEL_SAPPHIRERAPIDS_X 0x8F, INTEL_EMERALDRAPIDS_X 0xCF,
+# INTEL_GRANITERAPIDS_X 0xAD, INTEL_GRANITERAPIDS_D 0xAE, INTEL_ATOM_CRESTMONT_X 0xAF (Sierra Forest).
+PMEM_MODELS = {0x55: "Cascade Lake", 0x6A: "Ice Lake-SP", 0x6C: "Ice Lake-D", 0x8F: "Sapphire Rapids"}
+NEWER_THAN_PCM_202302 = {0xCF: "Emerald Rapids", 0xAD: "Granite Rapids", 0xAE: "Granite Rapids-D",
+                         0xAF: "Sierra Forest"}
+PCM_DEBIAN = "202302"  # Debian 12's pcm package version
+
+
+def cpu_identity(cpuinfo: str) -> tuple[str, int | None, int | None]:
+    """(vendor_id, cpu family, model) of the first CPU in a /proc/cpuinfo text."""
+    vendor, family, model = "", None, None
+    for line in cpuinfo.splitlines():
+        key, _, val = line.partition(":")
+        key, val = key.strip(), val.strip()
+        if key == "vendor_id" and not vendor:
+            vendor = val
+        elif key == "cpu family" and family is None and val.isdigit():
+            family = int(val)
+        elif key == "model" and model is None and val.isdigit():
+            model = int(val)
+        elif not line.strip() and vendor:
+            break
+    return vendor, family, model
+
+
+def measurement_tools(cpuinfo: str, machine: str, have_perf_events: bool) -> tuple[list[str], dict[str, str], list[str]]:
+    """(Debian packages this CPU can use, {package: why skipped}, notes)."""
+    vendor, family, model = cpu_identity(cpuinfo)
+    x86 = machine in ("x86_64", "amd64", "i686")
+    intel = vendor == "GenuineIntel" and family == 6
+    want: list[str] = []
+    skip: dict[str, str] = {}
+    notes: list[str] = []
+    if have_perf_events:
+        want.append("linux-perf")
+    else:
+        skip["linux-perf"] = "this kernel has no perf events (/proc/sys/kernel/perf_event_paranoid is missing)"
+    if intel and x86:
+        want.append("pcm")
+        if model in NEWER_THAN_PCM_202302:
+            notes.append(f"pcm {PCM_DEBIAN} (Debian's) predates {NEWER_THAN_PCM_202302[model]} and CXL memory output: "
+                         "give a newer pcm-memory in the host profile (tools: {pcm_memory: /path/to/pcm-memory})")
+    else:
+        skip["pcm"] = f"pcm-memory programs Intel's uncore memory controllers; this CPU is {vendor or 'unknown'} ({machine})"
+    if intel and x86 and model in PMEM_MODELS:
+        want.append("ipmctl")
+    else:
+        skip["ipmctl"] = ("Optane PMem modules exist only on Intel Cascade Lake, Ice Lake-SP and Sapphire Rapids; "
+                          f"this CPU is {vendor or 'unknown'} family {family} model {model if model is None else hex(model)}")
+    if x86:
+        want.append("msr-tools")
+    else:
+        skip["msr-tools"] = f"rdmsr/wrmsr read x86 model-specific registers; this machine is {machine}"
+    return want, skip, notes
+
+
+def tool_packages() -> None:
+    """The measurement tools this CPU can use (optional: setup goes on without them)."""
+    import platform  # noqa: PLC0415
+
+    try:
+        cpuinfo = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        cpuinfo = ""
+    want, skip, notes = measurement_tools(cpuinfo, platform.machine(), Path("/proc/sys/kernel/perf_event_paranoid").exists())
+    for pkg, why in sorted(skip.items()):
+        say(f"skipping {pkg}: {why}")
+    for n in notes:
+        say(f"note: {n}")
+    missing = missing_debian(want)
+    if not missing:
+        if want:
+            say(f"measurement tools present: {' '.join(want)}")
+        return
+    cmd = ["apt-get", "install", "-y", "--no-install-recommends", *missing]
+    if not shutil.which("apt-get") or os.geteuid() != 0:
+        say(f"optional measurement tools missing: {' '.join(missing)}; as root: apt-get update && {' '.join(cmd)}")
+        return
+    say(f"installing {' '.join(missing)} with apt-get")
+    r = subprocess.run(cmd, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    if r.returncode != 0:
+        say(f"could not install {' '.join(missing)} (apt-get status {r.returncode}); the counters they give are "
+            "left out, with the reason, where a point asks for them")
 
 
 def _has_ensurepip() -> bool:
@@ -163,6 +254,7 @@ def main() -> int:
         debian_packages(REPO / listings[sys.argv[1]])
         return 0
     system_packages()
+    tool_packages()
     python = python_env()
     out = REPO / "build/python"
     out.parent.mkdir(parents=True, exist_ok=True)

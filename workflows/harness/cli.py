@@ -1,7 +1,10 @@
 """Small command-line entry points used by the Makefile and by users.
 
     python -m workflows.harness.cli name --host auto       # results/<name>/
-    python -m workflows.harness.cli validate --host FILE   # check a profile (and plan the quick config on it)
+    python -m workflows.harness.cli validate --host FILE   # check a profile (and plan the quick config on it):
+                                                           # per system what runs and what is left out, and why
+    python -m workflows.harness.cli validate --host FILE --facts F  # ... against another machine's facts
+                                                           # (`facts > F` there), e.g. a two-socket server
     python -m workflows.harness.cli curve SRC... [--out F]  # load, check and import a tier curve
     python -m workflows.harness.cli points --host auto     # what would run, one line per point
     python -m workflows.harness.cli facts                  # print detected host facts
@@ -14,9 +17,10 @@ import argparse
 import json
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
-from . import ConfigError, curvecheck, estimate, hostdetect, plan, profile, runner
+from . import ConfigError, cpulist, curvecheck, estimate, hostdetect, plan, profile, runner
 
 
 def _resolve(args) -> tuple[dict, dict, plan.Plan]:
@@ -25,7 +29,13 @@ def _resolve(args) -> tuple[dict, dict, plan.Plan]:
         config["host"] = args.host
     config = profile.validate_config(config)
     r = profile.runner_of(config["host"])
-    facts = runner.facts_for(config["host"], hostdetect.detect())
+    if getattr(args, "facts", None):
+        try:
+            facts = json.loads(profile.Path(args.facts).read_text())
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"--facts {args.facts}: not a facts file ({e})") from None
+    else:
+        facts = runner.facts_for(config["host"], hostdetect.detect())
     prof = profile.resolve(config["host"], facts)
     return config, prof, plan.build(config, plan.Host(prof, facts, r))
 
@@ -140,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--project", default=None, help="also project onto this host profile ('none': "
                                                            f"not even the paper config's {PAPER_PROJECTION})")
             p.add_argument("--no-probe", action="store_true", help="do not time one modelled point per family")
+        if name == "validate":
+            p.add_argument("--facts", default=None, help="validate against these facts (JSON from `facts` on the "
+                                                         "machine the profile describes) instead of this machine's")
     p = sub.add_parser("facts", help="detected facts (+ the resolved profile with --host)")
     p.add_argument("--host", default=None)
     p = sub.add_parser("curve", help="load and check tier curves (CSV, Mess directory, param:, Intel MLC "
@@ -173,12 +186,34 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for note in prof.get("curve_notes", []):
             print(f"curve: {note}")
+        for note in prof.get("topology_notes", []):
+            print(f"topology: {note}")
+        if prof["cpus"]["app"]:
+            print(f"cpus: application {cpulist.format(prof['cpus']['app'])}, antagonist "
+                  f"{cpulist.format(prof['cpus']['antagonist']) or 'none'}")
         print(f"tiers: {profile.tiers_text(prof)}")
         counts = ", ".join(f"{f} {len(fp.rows)}" for f, fp in pl.families.items())
         print(f"ok: host profile {prof['source']} -> {prof['name']} ({prof['backend']}, tiers: "
               f"{', '.join(t['name'] + '=' + t['kind'] for t in prof['tiers'])}); config scale {config['scale']}; "
               f"points: {counts}")
+        for line in systems_text(pl):
+            print(line)
     return 0
+
+
+def systems_text(pl: plan.Plan) -> list[str]:
+    """Per family, each tiering system that runs (with or without Colloid, where, how many points,
+    how: the point's note), then what is left out and why."""
+    out = []
+    for f, fp in pl.families.items():
+        runs = Counter((r["context"]["system"], r["context"].get("colloid"), r["executor"], r["run"].get("note") or "")
+                       for r in fp.rows if r["context"].get("system") not in (None, "none"))
+        for (system, colloid, where, note), n in sorted(runs.items(), key=lambda kv: tuple(map(str, kv[0]))):
+            c = "" if colloid is None else (" with Colloid" if colloid else " without Colloid")
+            out.append(f"runs: {f}: {system}{c} ({where}, {n} points){': ' + note if note else ''}")
+        for what, why in sorted(fp.absent.items()):
+            out.append(f"left out: {what}: {why}")
+    return out
 
 
 if __name__ == "__main__":

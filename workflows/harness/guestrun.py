@@ -64,7 +64,8 @@ def run(spec: dict, out: Path, results: Path) -> int:
         old = sys.stdout
         sys.stdout = sys.stderr  # the launcher's progress goes to the log
         try:
-            res = g.run(timeout=runner.get("timeout_s", 1800), script=script, out=out, stream=True, files=files)
+            res = g.run(timeout=runner.get("timeout_s", 1800), script=script, out=out, stream=True, files=files,
+                        topology=runner.get("topology", "cxl"))
         finally:
             sys.stdout = old
     if res.outcome != "exited":

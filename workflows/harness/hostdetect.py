@@ -17,7 +17,7 @@ import shutil
 import socket
 from pathlib import Path
 
-from . import cpulist
+from . import cpulist, memtiers
 
 SYS = Path("/sys")
 PROC = Path("/proc")
@@ -69,6 +69,76 @@ def detect_nodes(sys_root: Path = SYS) -> dict[int, dict]:
         nodes[0] = {"cpus": online, "memory_mib": int(m.group(1)) // 1024 if m else 0,
                     "sockets": _sockets(online, sys_root)}
     return nodes
+
+
+# HMAT values the kernel shows per memory node for its nearest initiators
+# (Documentation/ABI/stable/sysfs-devices-node and Documentation/admin-guide/mm/numaperf.rst:
+# nodeN/access0/initiators/{read,write}_{latency,bandwidth}, latency in nanoseconds, bandwidth in MB/s;
+# access1 is the same for CPU initiators only).
+HMAT_KEYS = ("read_latency", "write_latency", "read_bandwidth", "write_bandwidth")
+
+
+def hmat(sys_root: Path = SYS) -> dict[str, dict]:
+    """Node -> its HMAT access0 values ({} where the firmware gives no HMAT)."""
+    out: dict[str, dict] = {}
+    for d in sorted((sys_root / "devices/system/node").glob("node[0-9]*"), key=lambda p: int(p.name[4:])):
+        ini = d / "access0/initiators"
+        vals = {k: int(v) for k in HMAT_KEYS if (v := _read(ini / k)) is not None and v.isdigit()}
+        if vals:
+            initiators = sorted(int(p.name[4:]) for p in ini.glob("node[0-9]*"))
+            out[d.name[4:]] = {**vals, "initiators": initiators}
+    return out
+
+
+def _kernel_version(release: str) -> tuple[int, int]:
+    m = re.match(r"(\d+)\.(\d+)", release)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+# DAMON's sysfs interface is /sys/kernel/mm/damon/admin (Documentation/admin-guide/mm/damon/usage.rst,
+# Linux 5.18+); tierd's DAMON observation needs 6.2+ (the kernel where the sysfs interface gained the
+# access-pattern schemes' tried regions that it reads: mm/damon/sysfs-schemes.c, "tried_regions").
+DAMON_MIN_KERNEL = (6, 2)
+
+
+def damon(sys_root: Path = SYS, release: str | None = None) -> dict:
+    """Whether tierd's DAMON observation can run here: the sysfs interface and the kernel version."""
+    release = release if release is not None else platform.release()
+    admin = sys_root / "kernel/mm/damon/admin"
+    present = admin.is_dir()
+    new_enough = _kernel_version(release) >= DAMON_MIN_KERNEL
+    if not present:
+        why = f"{admin} does not exist (kernel without CONFIG_DAMON_SYSFS, or older than 5.18)"
+    elif not new_enough:
+        why = (f"kernel {release} is older than {DAMON_MIN_KERNEL[0]}.{DAMON_MIN_KERNEL[1]}: tierd's DAMON observation "
+               "needs the schemes' tried regions (6.2+)")
+    else:
+        why = "DAMON sysfs interface present"
+    return {"sysfs": present, "usable_by_tierd": present and new_enough, "reason": why}
+
+
+def smt_siblings(cpus: list[int], sys_root: Path = SYS) -> dict[str, list[int]]:
+    """CPU -> the hardware threads of its core, itself included
+    (Documentation/ABI/stable/sysfs-devices-system-cpu: topology/thread_siblings_list; the
+    newer name core_cpus_list is read first)."""
+    out = {}
+    for c in cpus:
+        topo = sys_root / f"devices/system/cpu/cpu{c}/topology"
+        text = _read(topo / "core_cpus_list") or _read(topo / "thread_siblings_list")
+        out[str(c)] = cpulist.parse(text) if text else [c]
+    return out
+
+
+def snc(nodes: dict[int, dict]) -> dict:
+    """Sub-NUMA clustering (or AMD NPS > 1): more than one node with CPUs on one socket. Then a
+    "remote" node may be a node of the same socket; ``socket_nodes`` says which share one."""
+    by_socket: dict[int, list[int]] = {}
+    for nid, n in nodes.items():
+        if n["cpus"]:
+            for s in n["sockets"]:
+                by_socket.setdefault(s, []).append(nid)
+    per = {str(s): sorted(ns) for s, ns in sorted(by_socket.items())}
+    return {"enabled": any(len(ns) > 1 for ns in per.values()), "socket_nodes": per}
 
 
 def cpu_model() -> str:
@@ -196,12 +266,18 @@ def detect() -> dict:
         allowed = sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         allowed = sorted(c for n in nodes.values() for c in n["cpus"])
+    release = platform.release()
     return {
         "hostname": safe_hostname(),
         "arch": platform.machine(),
         "cpu_model": cpu_model(),
-        "kernel": platform.release(),
+        "kernel": release,
         "nodes": {str(k): v for k, v in nodes.items()},
+        "memory_tiers": {str(k): v for k, v in memtiers.read_tiers(SYS).items()},
+        "hmat": hmat(),
+        "damon": damon(SYS, release),
+        "smt_siblings": smt_siblings(sorted(c for n in nodes.values() for c in n["cpus"])),
+        "snc": snc(nodes),
         "memory_nodes": [k for k, v in nodes.items() if v["memory_mib"] > 0],
         "cpu_nodes": [k for k, v in nodes.items() if v["cpus"]],
         "online_cpus": cpulist.parse(_read(SYS / "devices/system/cpu/online", "") or ""),

@@ -86,6 +86,7 @@ class FamilyPlan:
     outputs: list[str] = field(default_factory=list)  # further targets its own rules make
     absent: dict[str, str] = field(default_factory=dict)  # measurement -> why it was left out
     info: PlanInfo | None = None  # the profile its results ran on, where it says (figure titles, scorecard)
+    notes: list[str] = field(default_factory=list)  # said before any job: what a user would expect to run and won't
 
 
 def point(family: str, experiment: str, pid: str, *, executor: str, context: dict, run: dict,

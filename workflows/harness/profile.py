@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from . import ConfigError, cpulist, curvecheck
+from . import ConfigError, cpulist, curvecheck, topology
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTS = REPO / "hosts"
@@ -327,17 +327,25 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     pool = [c for c in nodes.get(pool_node, {"cpus": []})["cpus"] if not allowed or c in allowed]
     app = _resolve_cpus(cpus.get("app"), facts, pool, "app", src)
     ant = _resolve_cpus(cpus.get("antagonist"), facts, pool, "antagonist", src)
+    siblings = {int(c): set(v) for c, v in (facts.get("smt_siblings") or {}).items()}
     if app is None and ant is None:
-        half = max(1, (len(pool) + 1) // 2)
-        app, ant = pool[:half], pool[half:]
+        # one hardware thread per core, the cores split in two: the application's hyperthread
+        # siblings stay idle, never an antagonist's (they would share its core's caches and ports)
+        cores = topology.one_thread_per_core(pool, siblings)
+        half = max(1, (len(cores) + 1) // 2)
+        app, ant = cores[:half], cores[half:]
     elif app is None:
-        app = [c for c in pool if c not in ant] or pool[:1]
+        taken = topology.cores_of(ant, siblings)
+        app = [c for c in topology.one_thread_per_core(pool, siblings) if c not in taken] or pool[:1]
     elif ant is None:
-        ant = [c for c in pool if c not in app]
+        taken = topology.cores_of(app, siblings)
+        ant = [c for c in topology.one_thread_per_core(pool, siblings) if c not in taken]
     overlap = sorted(set(app) & set(ant))
     if overlap:
         raise ConfigError(f"{src}: cpus: CPU {cpulist.format(overlap)} is given to both app and antagonist")
+    topology.check_split(app, ant, siblings, facts, default_node, src)
     prof["cpus"] = {"app": app, "antagonist": ant, "cores_per_unit": cpus.get("cores_per_unit", 5), "node": pool_node}
+    prof["topology_notes"] = topology.notes(facts, [t["node"] for t in tiers if t["kind"] == "numa"])
     return prof
 
 

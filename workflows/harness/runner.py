@@ -64,8 +64,9 @@ def guest_facts(runner: dict, launcher_facts: dict | None = None) -> dict:
     g = launcher(runner)
     man = ensure_built(runner)
     src = runner.get("source", "host profile")
+    topology = runner.get("topology", "cxl")
     key = (man.get("inputs", "") + man.get("kernel", {}).get("sha256", ""))[:40]
-    cache = Path(g.CACHE) / f"facts-{key[:16]}.json"
+    cache = Path(g.CACHE) / f"facts-{key[:16]}{'' if topology == 'cxl' else '-' + topology}.json"
     facts = None
     if cache.exists():
         try:
@@ -77,7 +78,7 @@ def guest_facts(runner: dict, launcher_facts: dict | None = None) -> dict:
             script = Path(tmp) / "facts.sh"
             script.write_text("# only /init's facts.txt is needed\ntrue\n")
             try:
-                res = _quiet(g.run, timeout=300, script=script, out=Path(tmp) / "run", stream=False)
+                res = _quiet(g.run, timeout=300, script=script, out=Path(tmp) / "run", stream=False, topology=topology)
             except g.GuestError as e:
                 raise ConfigError(f"{src}: the {runner['kind']} guest cannot boot on this machine: {e}") from None
             ftxt = res.files.get("facts.txt")

@@ -13,6 +13,12 @@ protocol, as its workload module declares it (``workloads/<name>/workload.py``):
 - ``probe``: programs run one after another once the workload has ended, with the background
   still running (e.g. memchar's loaded latency of the default tier);
 - ``scratch``: a directory made before the point, and files in it removed after it;
+- ``swap_off``: every swap area off for the point (journaled and restored like a setting;
+  a guest has none, and its point fails if it has one);
+- ``vmstat``: /proc/vmstat saved just before the workload starts and just after it ends
+  (``vmstat_before.txt`` / ``vmstat_after.txt``); the kernel's page moves (pgpromote_*,
+  pgdemote_*) over the point become rows, and with ``expect`` ("promote"/"demote") a point
+  that moved nothing fails (workflows/harness/memtiers.py);
 - counter collectors (this host only, workflows/harness/counters.py) around all of it.
 
 :func:`ops` turns a scenario into ONE ordered list of operations. :class:`HostRun` executes the
@@ -69,9 +75,11 @@ def role(tool: str, argv: list, *, parse: str, output: str | None = None, output
 
 def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: list[dict] | tuple = (),
              probes: list[dict] | tuple = (), settings: dict | None = None, scratch: dict | None = None,
-             warmup_s: float = 0, timeout_s: float = 900, start_after_s: dict | None = None) -> dict:
+             warmup_s: float = 0, timeout_s: float = 900, start_after_s: dict | None = None,
+             swap_off: bool = False, vmstat: dict | None = None) -> dict:
     """A scenario (see the module docstring). ``start_after_s``: background role name -> seconds
-    after the workload is ready to start it (the others start before the workload)."""
+    after the workload is ready to start it (the others start before the workload); ``vmstat``:
+    {"expect": "promote" | "demote" | ""} records the kernel's page moves over the point."""
     roles = [{**r, "kind": "background"} for r in background] + [{**workload, "kind": "workload"}]
     roles += [{**r, "kind": "attach"} for r in attach] + [{**r, "kind": "probe"} for r in probes]
     names = [r["name"] for r in roles]
@@ -83,8 +91,16 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
             r["start_after_s"] = float(late.pop(r["name"]))
     if late:
         raise ValueError(f"start_after_s names no background role: {sorted(late)}")
-    return {"settings": dict(settings or {}), "scratch": scratch, "warmup_s": warmup_s, "timeout_s": timeout_s,
-            "roles": roles}
+    sc = {"settings": dict(settings or {}), "scratch": scratch, "warmup_s": warmup_s, "timeout_s": timeout_s,
+          "roles": roles}
+    if swap_off:
+        sc["swap_off"] = True
+    if vmstat is not None:
+        sc["vmstat"] = {"expect": vmstat.get("expect", "")}
+    return sc
+
+
+VMSTAT_BEFORE, VMSTAT_AFTER = "vmstat_before.txt", "vmstat_after.txt"
 
 
 def roles_of(sc: dict, kind: str) -> list[dict]:
@@ -99,6 +115,8 @@ def workload_of(sc: dict) -> dict:
 def ops(sc: dict) -> list[tuple]:
     """The scenario as one ordered list of operations (what both backends execute)."""
     out: list[tuple] = [("set", k, str(v)) for k, v in sc["settings"].items()]
+    if sc.get("swap_off"):
+        out.append(("swapoff",))
     if sc.get("scratch"):
         out.append(("mkdir", sc["scratch"]["dir"]))
     bg = roles_of(sc, "background")
@@ -108,6 +126,8 @@ def ops(sc: dict) -> list[tuple]:
     if early and sc["warmup_s"]:
         out.append(("sleep", float(sc["warmup_s"])))
     w = workload_of(sc)
+    if sc.get("vmstat"):
+        out.append(("vmstat", VMSTAT_BEFORE))
     out.append(("spawn", w["name"]))
     for a in roles_of(sc, "attach"):
         out += [("pid", w["name"], PID_TIMEOUT_S), ("spawn", a["name"])]
@@ -116,6 +136,8 @@ def ops(sc: dict) -> list[tuple]:
             out += [("ready", w["name"], WORKLOAD_READY_TIMEOUT_S), ("sleep", r["start_after_s"]), ("alive", w["name"]),
                     ("spawn", r["name"]), ("ready", r["name"], READY_TIMEOUT_S)]
     out.append(("wait", w["name"], float(sc["timeout_s"])))
+    if sc.get("vmstat"):
+        out.append(("vmstat", VMSTAT_AFTER))
     for a in roles_of(sc, "attach"):
         out.append(("stop", a["name"], True))  # it ends with the workload; a non-zero exit fails the point
     for p in roles_of(sc, "probe"):
@@ -198,6 +220,12 @@ class HostRun:
 
     def op_set(self, key: str, value: str) -> None:
         self.settings.set(key, value)
+
+    def op_swapoff(self) -> None:
+        self.meta["swap_off"] = self.settings.swap_off()
+
+    def op_vmstat(self, name: str) -> None:
+        self.path(name).write_text(Path("/proc/vmstat").read_text())
 
     def op_mkdir(self, path: str) -> None:
         Path(path).mkdir(parents=True, exist_ok=True)
@@ -338,11 +366,15 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
         return f"{_sh_argv(argv)}{out} 2>>\"$D/guest.log\""
 
     for op in ops(sc):
-        kind, name = op[0], op[1]
+        kind, name = op[0], (op[1] if len(op) > 1 else "")
         r = roles.get(name)
         if kind == "set":
             path = KNOWN.get(name, name)
             guard(f"settings_set {q(path)} {q(op[2])} 2>>\"$D/guest.log\" || fail settings_set_{name}")
+        elif kind == "swapoff":  # the guest boots without swap; one there would be someone's change
+            guard("[ \"$(grep -vc '^Filename' /proc/swaps)\" = 0 ] || fail swap_on_in_guest")
+        elif kind == "vmstat":
+            guard(f"cat /proc/vmstat >\"$D/{name}\"")
         elif kind == "mkdir":
             guard(f"mkdir -p {q(name)}")
         elif kind == "spawn":
@@ -430,4 +462,22 @@ def parse_rows(sc: dict, outdir: Path, opts: dict, usage: dict | None = None) ->
         if r["kind"] == "workload" and not got:
             raise PointFailed(f"{r['name']} produced no rows (see its output in {outdir})")
         rows += got + usage_rows(r, (usage or {}).get(r["name"]))
+    if sc.get("vmstat"):
+        rows += vmstat_rows(sc, outdir)
     return rows
+
+
+def vmstat_rows(sc: dict, outdir: Path) -> list[dict]:
+    """The kernel's page moves over the point (pgpromote_*, pgdemote_* of /proc/vmstat), as
+    ``kernel_<counter>`` rows in pages; a point expected to move pages that moved none fails."""
+    from . import memtiers  # noqa: PLC0415
+
+    try:
+        before, after = (outdir / VMSTAT_BEFORE).read_text(), (outdir / VMSTAT_AFTER).read_text()
+    except OSError as e:
+        raise PointFailed(f"the point's /proc/vmstat snapshots are missing ({e.filename})") from None
+    delta = memtiers.moves_delta(before, after)
+    why = memtiers.moved_nothing(delta, sc["vmstat"].get("expect", ""))
+    if why:
+        raise PointFailed(f"{why}: {', '.join(f'{k} +{v}' for k, v in delta.items()) or 'no such counters'}")
+    return [{"metric": f"kernel_{k}", "value": v, "unit": "pages", "tool": "vmstat"} for k, v in delta.items()]

@@ -4,6 +4,10 @@
         s.set("/proc/sys/kernel/numa_balancing", "2")
     # restored on exit, whatever happened
 
+Swap areas are settings too (``s.swap_off()``: every active swap area off, each journaled as
+``swap:<area>`` = ``on`` and switched on again on restore), for points that must not swap
+(kernel TPP: its demotion is reclaim, and a swap area would let reclaim swap instead).
+
 Each original value is written to a journal file *before* the change, so a run
 killed with SIGKILL is repaired by :func:`restore_journal`, which every measured point
 calls under the host's measurement lock before it changes anything (workflows/harness/point.py).
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 from . import ConfigError
@@ -27,14 +32,42 @@ KNOWN = {
 }
 
 
-def read_value(path: str) -> str:
+def _read_file_value(path: str) -> str:
     text = Path(path).read_text().strip()
     if "[" in text and "]" in text:  # sysfs choice lists: "always [madvise] never"
         return text[text.index("[") + 1 : text.index("]")]
     return text
 
 
+SWAP = "swap:"  # journal key prefix of a swap area switched off
+
+
+def active_swaps(proc_swaps: str = "/proc/swaps") -> list[str]:
+    """Active swap areas (proc(5): /proc/swaps, one per line after a header; spaces as \\040)."""
+    try:
+        lines = Path(proc_swaps).read_text().splitlines()[1:]
+    except OSError:
+        return []
+    return [ln.split()[0].replace("\\040", " ") for ln in lines if ln.strip()]
+
+
+def _swap(cmd: str, area: str) -> None:
+    # swapon(8)/swapoff(8): short-lived, in their own session (process group); swapoff can take a while
+    r = subprocess.run([cmd, area], capture_output=True, text=True, start_new_session=True, timeout=900)
+    if r.returncode != 0:
+        raise OSError(r.returncode, f"{cmd} {area}: {(r.stderr or r.stdout).strip()}")
+
+
+def read_value(path: str) -> str:
+    if path.startswith(SWAP):
+        return "on" if path[len(SWAP):] in active_swaps() else "off"
+    return _read_file_value(path)
+
+
 def _write(path: str, value: str) -> None:
+    if path.startswith(SWAP):
+        _swap("swapon" if value == "on" else "swapoff", path[len(SWAP):])
+        return
     with open(path, "w") as f:
         f.write(str(value))
 
@@ -63,6 +96,20 @@ class Settings:
             _write(path, value)
         except OSError as e:
             raise ConfigError(f"setting {key_or_path}: writing {value!r} to {path} failed: {e.strerror}") from None
+
+    def swap_off(self) -> list[str]:
+        """Every active swap area off (journaled first); returns them."""
+        areas = active_swaps()
+        for area in areas:
+            key = SWAP + area
+            if key not in self.saved:
+                self.saved[key] = "on"
+                self._sync_journal()
+            try:
+                _write(key, "off")
+            except OSError as e:
+                raise ConfigError(f"setting swap off: {e.strerror}") from None
+        return areas
 
     def restore(self) -> list[str]:
         errors = []

@@ -103,6 +103,12 @@ onstart:
              + [n for fp in h.plan.families.values() if fp.info for n in fp.info.curve_notes]]
     for note in dict.fromkeys(notes):
         print(f"tierbench: curve {note}", file=sys.stderr)
+    # what a family leaves out of a host that the user would expect to run (e.g. a kernel mechanism
+    # that cannot work there): one line each, before any job
+    for name, h in HOSTS.items():
+        for fp in h.plan.families.values():
+            for note in fp.notes:
+                print(f"tierbench: {name}: {note}", file=sys.stderr)
 
 
 if "measure" not in workflow.global_resources:

@@ -45,6 +45,7 @@ struct opts {
 	const char *ready_file;
 	const char *summary;
 	bool self_test;
+	bool unbind;		/* drop the NUMA policy after the first touch */
 };
 
 static void usage(FILE *f)
@@ -82,6 +83,9 @@ static void usage(FILE *f)
 "  --mem-node N           bind the buffer to NUMA node N (default: local,\n"
 "                         first touch by the pinned threads)\n"
 "  --interleave LIST      interleave the buffer over NUMA nodes LIST\n"
+"  --unbind-after-touch   drop the buffer's NUMA policy once it is touched:\n"
+"                         pages stay where --mem-node put them, and NUMA\n"
+"                         balancing (kernel TPP) may move them\n"
 "  --huge auto|on|off     transparent huge pages: system default, or\n"
 "                         madvise(MADV_HUGEPAGE / MADV_NOHUGEPAGE);\n"
 "                         default auto\n"
@@ -107,7 +111,7 @@ enum {
 	OPT_WS = 256, OPT_HOT, OPT_SHARE, OPT_OBJ, OPT_OP, OPT_THREADS,
 	OPT_CPUS, OPT_NODE, OPT_INTERLEAVE, OPT_DURATION, OPT_MOVE, OPT_SEED,
 	OPT_INTERVAL, OPT_OUTPUT, OPT_PID, OPT_READY, OPT_SUMMARY, OPT_HUGE,
-	OPT_SELFTEST,
+	OPT_SELFTEST, OPT_UNBIND,
 };
 
 static const struct option longopts[] = {
@@ -130,6 +134,7 @@ static const struct option longopts[] = {
 	{ "summary", required_argument, NULL, OPT_SUMMARY },
 	{ "huge", required_argument, NULL, OPT_HUGE },
 	{ "self-test", no_argument, NULL, OPT_SELFTEST },
+	{ "unbind-after-touch", no_argument, NULL, OPT_UNBIND },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -240,6 +245,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_HUGE:
 			o->huge = cli_huge(optarg);
+			break;
+		case OPT_UNBIND:
+			o->unbind = true;
 			break;
 		case OPT_SELFTEST:
 			o->self_test = true;
@@ -519,6 +527,14 @@ int main(int argc, char **argv)
 	if (ret) {
 		cli_fail("cannot touch the buffer: %s", strerror(-ret));
 		goto out;
+	}
+	if (r->o.unbind && r->o.nnodes) {
+		ret = region_unbind(r->cfg.buf, r->len);
+		if (ret) {
+			cli_fail("cannot drop the buffer's NUMA policy: %s",
+				 strerror(-ret));
+			goto out;
+		}
 	}
 	for (i = 0; i < r->o.threads; i++)
 		init_sum += r->th[i].sum;

@@ -19,13 +19,16 @@ BUILD = {"libs": ["lib"], "make": ["workloads/gups"], "sources": ["workloads/gup
 
 
 def argv(*, cpus: list[int], node: int, working_set: str, hot_set: str, hot_share: float, object_bytes: int,
-         op: str, duration_s: float, seed: int, move_hot_at_s: float | None = None) -> list[str]:
+         op: str, duration_s: float, seed: int, move_hot_at_s: float | None = None,
+         unbind_after_touch: bool = False) -> list[str]:
+    """``unbind_after_touch``: the buffer starts on ``node`` but is not bound there once touched,
+    so that NUMA balancing (kernel TPP) may move it (a bound range is never scanned)."""
     a = ["build/bin/gups", "--cpus", cpulist.format(cpus), "--mem-node", str(node), "--working-set", working_set,
          "--hot-set", hot_set, "--hot-share", f"{hot_share:g}", "--object-size", str(object_bytes),
          "--op", op, "--duration", f"{duration_s:g}", "--seed", str(seed)]
     if move_hot_at_s is not None:
         a += ["--move-hot-at", f"{move_hot_at_s:g}"]
-    return a
+    return a + (["--unbind-after-touch"] if unbind_after_touch else [])
 
 
 def role(argv_: list[str]) -> dict:
