@@ -138,6 +138,18 @@ def guest_unavailable() -> str | None:
     return None
 
 
+def guest_built_or_skip(g) -> None:
+    """Build the QEMU guest with launcher module ``g`` (hosts/qemu/guest.py), or skip the test with
+    the reason the guest cannot be built or booted here."""
+    why = guest_unavailable()
+    if why:
+        pytest.skip(why)
+    try:
+        g.build(install=os.geteuid() == 0)
+    except g.GuestUnavailable as e:
+        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
+
+
 class QemuWorkflow:
     """The outcome of one ``snakemake --configfile workflows/config/qemu.yaml --config host=qemu-numa``
     in a scratch copy: ``skip`` (why it did not run), or ``proc`` and ``results``."""

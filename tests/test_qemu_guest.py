@@ -16,15 +16,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import platform
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import guest_accel, record_boot
+from conftest import guest_accel, guest_built_or_skip, record_boot
 
 REPO = Path(__file__).resolve().parents[1]
 GUEST_DIR = REPO / "hosts" / "qemu"
@@ -178,14 +176,7 @@ def test_qemu_command_describes_two_nodes(tmp_path):
 
 @pytest.fixture(scope="module")
 def guest_run(tmp_path_factory):
-    if platform.system() != "Linux" or platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("the QEMU guest is built from Debian amd64 packages (x86-64 Linux only)")
-    if not shutil.which("apt-get"):
-        pytest.skip("no apt-get: the guest is built from Debian packages")
-    try:
-        guest.build(install=os.geteuid() == 0)
-    except guest.GuestUnavailable as e:
-        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
+    guest_built_or_skip(guest)
     out = tmp_path_factory.mktemp("qemu-guest")
     accel = guest_accel(guest)
     t0 = time.monotonic()

@@ -12,12 +12,12 @@ cannot be built here. The unmarked tests check the QEMU command lines and the fa
 
 from __future__ import annotations
 
-import os
 import platform
 import shutil
 from pathlib import Path
 
 import pytest
+from conftest import guest_built_or_skip
 from test_qemu_guest import BOOT_TIMEOUT_S, GUEST_DIR, _context, guest
 
 from workflows.harness import memtiers, profile
@@ -64,14 +64,7 @@ def test_kernel_version_floor():
 
 
 def boot(tmp_path_factory, topology: str, script: Path | None, env: str = ""):
-    if platform.system() != "Linux" or platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("the QEMU guest is built from Debian amd64 packages (x86-64 Linux only)")
-    if not shutil.which("apt-get"):
-        pytest.skip("no apt-get: the guest is built from Debian packages")
-    try:
-        guest.build(install=os.geteuid() == 0)
-    except guest.GuestUnavailable as e:
-        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
+    guest_built_or_skip(guest)
     out = tmp_path_factory.mktemp(f"qemu-{topology}")
     res = guest.run(timeout=BOOT_TIMEOUT_S, out=out, stream=False, topology=topology, script=script, append=env)
     assert res.outcome == "exited", _context(res)
