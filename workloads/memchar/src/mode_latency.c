@@ -61,6 +61,19 @@ int mc_chain_setup(struct mc_ctx *c, size_t bytes,
 	return 0;
 }
 
+long mc_chunk_done(struct mc_timing *t, struct mc_tail *tail, const uint32_t *d,
+		   size_t groups, uint64_t per_group, uint64_t dt, long csw_prev)
+{
+	long csw = mc_preemptions();
+	double over = (double)groups * tail->timer_ns;
+
+	mc_tail_add_chunk(tail, d, groups, csw != csw_prev);
+	mc_timing_add(t, groups * per_group,
+		      (double)dt > over ? dt - (uint64_t)over : 0,
+		      csw - csw_prev);
+	return csw;
+}
+
 double mc_timing_per_op(const struct mc_timing *t)
 {
 	if (t->clean_n)
@@ -112,7 +125,6 @@ void mc_chase_for(struct mc_line **p, uint64_t ns, struct mc_timing *t,
 	t0 = prev = now_ns();
 	do {
 		uint64_t dt;
-		double over;
 
 		start = prev;
 		for (size_t i = 0; i < groups; i++) {
@@ -123,13 +135,8 @@ void mc_chase_for(struct mc_line **p, uint64_t ns, struct mc_timing *t,
 			       (uint32_t)(now - prev);
 			prev = now;
 		}
-		csw = mc_preemptions();
 		dt = now - start;
-		over = (double)groups * tail->timer_ns;
-		mc_tail_add_chunk(tail, d, groups, csw != csw_prev);
-		mc_timing_add(t, groups * g,
-			      (double)dt > over ? dt - (uint64_t)over : 0,
-			      csw - csw_prev);
+		csw = mc_chunk_done(t, tail, d, groups, g, dt, csw_prev);
 		/* Grow chunks to >= 100 us so the checks cost nothing. */
 		if (dt < 100000 && groups < MC_GROUPS_MAX)
 			groups *= 2;

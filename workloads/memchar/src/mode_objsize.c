@@ -39,7 +39,6 @@ static void objs_timed(struct mc_objs *ob, uint64_t ns, struct mc_timing *t,
 	t0 = prev = now_ns();
 	do {
 		uint64_t dt;
-		double over;
 
 		start = prev;
 		for (size_t i = 0; i < groups; i++) {
@@ -49,13 +48,8 @@ static void objs_timed(struct mc_objs *ob, uint64_t ns, struct mc_timing *t,
 			       (uint32_t)(now - prev);
 			prev = now;
 		}
-		csw = mc_preemptions();
 		dt = now - start;
-		over = (double)groups * tail->timer_ns;
-		mc_tail_add_chunk(tail, d, groups, csw != csw_prev);
-		mc_timing_add(t, groups * tail->group,
-			      (double)dt > over ? dt - (uint64_t)over : 0,
-			      csw - csw_prev);
+		csw = mc_chunk_done(t, tail, d, groups, tail->group, dt, csw_prev);
 		if (dt < 100000 && groups < OBJ_GROUPS_MAX)
 			groups *= 2;
 		csw_prev = csw;

@@ -24,6 +24,15 @@ struct mc_timing {
 
 void mc_timing_add(struct mc_timing *t, uint64_t n, uint64_t dt,
 		   long preempted);
+/*
+ * The end of one timed chunk of a chase (mc_chase_for, objsize's): its
+ * groups' times d[0..groups) into the histogram (left out whole if the
+ * thread was switched out since csw_prev), its groups x per_group accesses
+ * and their time dt, less the clock reads, into *t. Returns the thread's
+ * preemption count now, the next chunk's csw_prev.
+ */
+long mc_chunk_done(struct mc_timing *t, struct mc_tail *tail, const uint32_t *d,
+		   size_t groups, uint64_t per_group, uint64_t dt, long csw_prev);
 /* ns per operation: over clean chunks, or over all if none was clean. */
 double mc_timing_per_op(const struct mc_timing *t);
 /*
