@@ -147,8 +147,12 @@ def test_workflow_in_qemu_guest(qemu_workflow):
     a = df[df["family"] == "apps"]
     assert set(a["backend"]) == {"numa"} and set(a["workload"]) == {"gapbs-pr", "silo"}
     s = a[a["t_s"].isna()]
-    assert (s[s["metric"] == "average_trial_time"]["value"] > 0).sum() == 8
-    assert (s[(s["metric"] == "throughput") & (s["workload"] == "silo")]["value"] > 0).sum() == 8
+    # hemem and tpp, each with and without Colloid, at 2 intensities, less kernel TPP (tpp without
+    # Colloid): an application bound with numactl --membind is never scanned by NUMA balancing, so
+    # the apps family leaves the kernel mechanism out (families/apps/real.py, APP_BOUND)
+    assert (s[s["metric"] == "average_trial_time"]["value"] > 0).sum() == 6
+    assert (s[(s["metric"] == "throughput") & (s["workload"] == "silo")]["value"] > 0).sum() == 6
+    assert not a["point"].str.contains("tpp-c0").any()
     moved = a[(a["metric"] == "bytes_moved") & (a["tool"] == "tierd")]
     assert (moved["value"] > 0).any(), "tierd moved no application pages in any point"
     assert (results / "figures" / "app_speedup.png").stat().st_size > 0
