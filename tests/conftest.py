@@ -150,6 +150,21 @@ def guest_built_or_skip(g) -> None:
         pytest.skip(f"QEMU guest unavailable on this machine: {e}")
 
 
+def guest_facts_or_skip(name: str = "qemu-numa") -> tuple[dict, dict]:
+    """The guest host profile's runner and the guest's facts (building the guest and booting it
+    once per build, cached), or skip the test with the reason the guest cannot run here."""
+    from workflows.harness import ConfigError, profile, runner  # noqa: PLC0415
+
+    why = guest_unavailable()
+    if why:
+        pytest.skip(why)
+    r = profile.runner_of(name)
+    try:
+        return r, runner.guest_facts(r)
+    except ConfigError as e:
+        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
+
+
 class QemuWorkflow:
     """The outcome of one ``snakemake --configfile workflows/config/qemu.yaml --config host=qemu-numa``
     in a scratch copy: ``skip`` (why it did not run), or ``proc`` and ``results``."""

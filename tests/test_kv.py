@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, alive
+from conftest import REPO, alive, guest_facts_or_skip
 
 import families.kv as kv
 from workflows.harness import ConfigError, hostdetect, plan, profile
@@ -490,20 +490,12 @@ def test_redis_data_on_node1_in_qemu_guest(guest_points):
     path (guestrun's batch, then the point parsed as its job would; conftest's guest_points: the
     workflow test's boot, or one boot shared with the other guest-point tests): numa_maps of the
     server says its anonymous memory (its data) is on node 1. TCG: throughputs mean nothing."""
-    import platform  # noqa: PLC0415
 
     from analysis.frame import load  # noqa: PLC0415
-    from workflows.harness import runner  # noqa: PLC0415
 
-    if platform.machine() != "x86_64" or not shutil.which("apt-get"):
-        pytest.skip("the QEMU guest is built from Debian amd64 packages")
     if not shutil.which("redis-server"):
         pytest.skip("redis-server is not installed (make setup)")
-    r = profile.runner_of("qemu-numa")
-    try:
-        facts = runner.guest_facts(r)
-    except ConfigError as e:
-        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
+    r, facts = guest_facts_or_skip()
     from test_qemu_workflow import _guest_config  # noqa: PLC0415
 
     rows = kv.plan(_guest_config(), plan.Host(profile.resolve("qemu-numa", facts), facts, r)).rows

@@ -12,12 +12,10 @@ cannot be built here. The unmarked tests check the QEMU command lines and the fa
 
 from __future__ import annotations
 
-import platform
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import guest_built_or_skip
+from conftest import guest_built_or_skip, guest_facts_or_skip
 from test_qemu_guest import BOOT_TIMEOUT_S, GUEST_DIR, _context, guest
 
 from workflows.harness import memtiers, profile
@@ -108,16 +106,10 @@ def test_kernel_tpp_points_in_the_cxl_guest(tmp_path):
 
     from analysis.frame import load
     from families.tiering import real
-    from workflows.harness import ConfigError, guestrun, plan, runner
+    from workflows.harness import guestrun, plan
     from workflows.harness.point import run_guest
 
-    if platform.machine() != "x86_64" or not shutil.which("apt-get"):
-        pytest.skip("the QEMU guest is built from Debian amd64 packages with apt")
-    r = profile.runner_of("qemu-numa")
-    try:
-        facts = runner.guest_facts(r)
-    except ConfigError as e:
-        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
+    r, facts = guest_facts_or_skip()
     assert memtiers.kernel_tpp_preconditions(facts, 0, 1) is None, facts.get("memory_tiers")
     cfg = profile.validate_config(yaml.safe_load((REPO / "workflows/config/qemu.yaml").read_text()))
     host = plan.Host(profile.resolve("qemu-numa", facts), facts, r)

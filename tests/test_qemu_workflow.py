@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import guest_unavailable
+from conftest import guest_facts_or_skip
 
 from analysis.frame import load
 from families import characterize
@@ -165,16 +165,7 @@ def test_thread_share_in_qemu_guest(guest_points):
     the fast group's buffers on node 0, the slow
     group's on the CPU-less node 1 (memchar checks the placement of both with move_pages and fails
     if a page is elsewhere), a + b = total. TCG: the MB/s values mean nothing."""
-    why = guest_unavailable()
-    if why:
-        pytest.skip(why)
-    from workflows.harness import runner  # noqa: PLC0415
-
-    r = profile.runner_of("qemu-numa")
-    try:
-        facts = runner.guest_facts(r)  # builds the guest (memchar from these sources, static), boots once per build
-    except ConfigError as e:
-        pytest.skip(f"QEMU guest unavailable on this machine: {e}")
+    r, facts = guest_facts_or_skip()  # builds the guest (memchar from these sources, static), boots once per build
     host = plan.Host(profile.resolve("qemu-numa", facts), facts, r)
     rows = characterize.plan(_guest_config(), host).rows
     assert [x["point"] for x in rows] == ["c0-m0-m1/read"]
