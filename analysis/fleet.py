@@ -7,11 +7,14 @@ Reads each host's ``host_facts.json`` (the facts and resolved profile the run pl
 writes ``comparison.md`` plus ``tier_curves.png`` (and ``.pdf``) and the families' figures beside it:
 
 - the hosts and their tiers (unloaded latency and saturation wall of each tier's curve);
+- the model's error on each host (``fidelity.csv``: median and worst per metric over its
+  validation points, :mod:`analysis.fidelity`), or why a host is not scored;
 - bandwidth–latency curves: measured ones (``curves/*.csv``) and model tiers' input curves, each
   labelled which it is;
 - the sections the families declare (``families/<name>/fleet.py``: e.g. the idle-latency matrix
   and peak bandwidths each host measured; Colloid's steady-state gain per host, system and
-  intensity, with its figure).
+  intensity, with its figure). Each is handed every host's fidelity note ("model error on this
+  host: median X % over N points", or "...: not scored: REASON") to put beside modelled rows.
 
 Nothing here is a published number; a host with no rows of a kind says so in its section.
 """
@@ -28,7 +31,7 @@ import pandas as pd
 
 from workflows.harness import curvecheck
 
-from . import frame, style
+from . import fidelity, frame, style
 from .tables import md as _md
 
 
@@ -118,8 +121,9 @@ def _save(fig, stem: Path) -> list[Path]:
 
 
 def family_sections() -> list:
-    """The registered families' fleet sections (``families/<name>/fleet.py``: ``sections(df, out)``
-    returning markdown blocks and the figures it wrote under ``out``), in registry order."""
+    """The registered families' fleet sections (``families/<name>/fleet.py``: ``sections(df, out,
+    fidelity)`` returning markdown blocks and the figures it wrote under ``out``; ``fidelity`` maps
+    each host to its :class:`analysis.fidelity.HostFidelity`), in registry order."""
     import families  # noqa: PLC0415 - the family registry imports harness modules
 
     return [m.sections for m in families.modules("fleet")]
@@ -130,7 +134,30 @@ def save(fig, stem: Path) -> list[Path]:
     return _save(fig, stem)
 
 
-def report(hosts: dict[str, Path], out: Path) -> Path:
+def fidelity_table(fids: dict[str, fidelity.HostFidelity]) -> str:
+    """One row per host: the model's error there (N, median, worst per metric) or why not scored."""
+    rows = []
+    for name, hf in fids.items():
+        if hf.score is None:
+            rows.append({"host": name, "metric": "", "N": "", "median abs. error": "", "worst abs. error": "",
+                         "worst at point": "", "score": hf.summary})
+            continue
+        rows.append({"host": name, "metric": "(all)", "N": hf.score.n, "median abs. error": fidelity.pct(hf.score.median),
+                     "worst abs. error": "", "worst at point": "", "score": hf.summary})
+        for r in hf.score.per_metric.itertuples():
+            rows.append({"host": name, "metric": r.metric, "N": r.n, "median abs. error": fidelity.pct(r.median),
+                         "worst abs. error": fidelity.pct(r.worst), "worst at point": r.worst_point, "score": ""})
+    return fidelity.md_table(pd.DataFrame(rows))
+
+
+def report(hosts: dict[str, Path], out: Path, not_scored: dict[str, str] | None = None) -> Path:
+    """The comparison of ``hosts`` (name -> results directory) under ``out``; ``not_scored``: hosts
+    whose model the run did not score, with the reason (their directory's fidelity.csv, if any,
+    is older than this run)."""
+    # every host's fidelity first: a malformed fidelity.csv stops the comparison before it writes
+    skip = not_scored or {}
+    fids = {name: fidelity.not_scored(name, skip[name]) if name in skip else fidelity.of_results(d, name)
+            for name, d in hosts.items()}
     out.mkdir(parents=True, exist_ok=True)
     tiers, curves, frames = [], [], []
     for name, d in hosts.items():
@@ -143,10 +170,14 @@ def report(hosts: dict[str, Path], out: Path) -> Path:
     names = list(hosts)
     parts = [f"# Fleet comparison: {', '.join(names)}\n",
              "Each host's own results are under `results/<host>/`. Rows of modelled tiers are simulated by "
-             "tiersim (backend `model`), not measured.\n", "## Hosts and tiers\n", _md(pd.DataFrame(tiers))]
+             "tiersim (backend `model`), not measured.\n", "## Hosts and tiers\n", _md(pd.DataFrame(tiers)),
+             "## Model error per host\n",
+             "tiersim on each host's own model profile against that host's measured points (`fidelity.csv`, "
+             "validation points only; calibration points are not scored): |predicted - measured| / measured.\n",
+             fidelity_table(fids)]
     family_figs: list[Path] = []
     for sections in family_sections():
-        more, figs = sections(df, out)
+        more, figs = sections(df, out, fids)
         parts += more
         family_figs += figs
     cdf = pd.DataFrame(curves)
@@ -163,9 +194,21 @@ def report(hosts: dict[str, Path], out: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--host", action="append", required=True, help="NAME=DIR (results/NAME), once per host")
+    ap.add_argument("--not-scored", action="append", default=[],
+                    help="NAME=REASON: the run scores no model on this host (once per such host)")
     ap.add_argument("--out", required=True, type=Path)
     args = ap.parse_args(argv)
-    print(report(_hosts(args.host), args.out))
+    not_scored = {}
+    for spec in args.not_scored:
+        name, eq, why = spec.partition("=")
+        if not eq or not name:
+            raise SystemExit(f"tierbench: error: --not-scored {spec!r}: expected NAME=REASON")
+        not_scored[name] = why
+    try:
+        print(report(_hosts(args.host), args.out, not_scored))
+    except fidelity.FidelityError as e:
+        print(f"tierbench: error: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    from . import figures, frame, reference
+    from . import fidelity, figures, frame, reference
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--figure", required=True, choices=sorted(figures.FIGURES))
@@ -22,14 +22,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--comparable", default=None,
                     help="JSON list: published sources measured on hardware the profile matches; a scored family's "
                          "figures draw only those (the others are other hardware: no range to be judged against)")
+    ap.add_argument("--fidelity", type=Path, default=None,
+                    help="the host's fidelity.csv: a figure showing modelled rows says the model's error on this host")
     ap.add_argument("--out", required=True, type=Path, help="output stem (without extension)")
     args = ap.parse_args(argv)
+    try:
+        note = fidelity.of_csv(args.fidelity, args.profile or "").figure_note \
+            if args.fidelity and not args.functional else None
+    except fidelity.FidelityError as e:
+        print(f"tierbench: error: {e}", file=sys.stderr)
+        return 1
     df = frame.load(args.measurements)
     ref = reference.load(args.reference) if args.reference else reference.load()
     if args.comparable is not None and reference.claims(figures.FAMILY[args.figure]):
         ref = reference.comparable(ref, json.loads(args.comparable))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    kw = {"profile": args.profile, "functional": args.functional, "tiers": args.tiers}
+    kw = {"profile": args.profile, "functional": args.functional, "tiers": args.tiers, "fidelity": note}
     accepted = inspect.signature(figures.render).parameters
     if not any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
         kw = {k: v for k, v in kw.items() if k in accepted}

@@ -2,8 +2,10 @@
 
 Every figure module calls :func:`apply` (idempotent) before drawing, takes its colours,
 markers and line styles from the tables here, and finishes with :func:`finish`, which adds
-the title with its provenance suffix ("modelled tiers (profile NAME)" or "measured on HOST")
-and, for a functional host, a last title line "functional host: timings not meaningful".
+the title with its provenance suffix ("modelled tiers (profile NAME)" or "measured on HOST"),
+for a figure showing modelled rows on a host whose model has a score the line "model error on
+this host: median X % over N points" (:mod:`analysis.fidelity`), and, for a functional host, a
+last title line "functional host: timings not meaningful".
 
 Paper style: about 3.5 in per panel, 7 pt fonts, and every series distinguishable in
 grayscale (each has its own marker and line style as well as a colour).
@@ -219,6 +221,13 @@ def beyond_curve_note(df: pd.DataFrame | None) -> str:
             "extrapolated from its saturation wall]")
 
 
+def shows_model(df: pd.DataFrame | None) -> bool:
+    """True when the rows a figure shows include modelled ones (``backend`` model)."""
+    if df is None or df.empty or "backend" not in df.columns:
+        return False
+    return bool(df["backend"].map(_clean).eq("model").any())
+
+
 def finish(
     fig: Figure,
     title: str,
@@ -228,13 +237,16 @@ def finish(
     functional: bool | None = None,
     suffix: str | None = None,
     tiers: str | None = None,
+    fidelity: str | None = None,
 ) -> Figure:
     """Add the title with its provenance suffix, the tiers it ran on (``tiers``: names and curve
-    sources) and the functional-host mark if needed."""
+    sources), the model's error on this host (``fidelity``: "model error on this host: median X %
+    over N points", shown only when the figure shows modelled rows) and the functional-host mark
+    if needed."""
     if suffix is None:
         suffix = provenance(df, profile) if df is not None else ""
-    lines = [title, suffix, f"tiers: {tiers}" if tiers else "", beyond_curve_note(df),
-             functional_suffix(is_functional(df, functional))]
+    lines = [title, suffix, f"tiers: {tiers}" if tiers else "", fidelity if fidelity and shows_model(df) else "",
+             beyond_curve_note(df), functional_suffix(is_functional(df, functional))]
     fig.suptitle("\n".join(x for x in lines if x))
     return fig
 
@@ -247,13 +259,14 @@ def no_data(
     profile: str | None = None,
     functional: bool | None = None,
     tiers: str | None = None,
+    fidelity: str | None = None,
 ) -> Figure:
     """A one-panel figure with a centred 'no data: REASON' note (never raises)."""
     fig, axes = figure(1, 1, height=PANEL_HEIGHT_IN * 0.6)
     ax = axes[0, 0]
     ax.set_axis_off()
     ax.text(0.5, 0.5, f"no data: {reason}", ha="center", va="center", wrap=True, transform=ax.transAxes)
-    return finish(fig, title, df, profile=profile, functional=functional, tiers=tiers)
+    return finish(fig, title, df, profile=profile, functional=functional, tiers=tiers, fidelity=fidelity)
 
 
 def log2_axis(ax: Axes, values: Iterable[float], axis: str = "x") -> None:

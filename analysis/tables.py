@@ -1,8 +1,9 @@
 """Markdown tables for the report: a characterization summary and the counter sources.
 
 ``summary.md`` holds the sections the families declare (``families/<name>/summary.py``, e.g.
-characterize's idle latency and peak bandwidth per tier pair, storage's results) and the
-modelled points past their curves; ``counters.md`` lists every counter source with
+characterize's idle latency and peak bandwidth per tier pair, storage's results), the
+modelled points past their curves and the model's error on this host (or why it is not scored;
+:mod:`analysis.fidelity`, in full in ``fidelity.md``); ``counters.md`` lists every counter source with
 what it recorded or why it is absent (taken from the points' meta.json files), and
 every measurement that was left out with its reason.
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import frame
+from . import fidelity, frame
 
 
 def _cell(v: object) -> str:
@@ -45,12 +46,14 @@ def family_summaries() -> list:
     return [m.sections for m in families.modules("summary")]
 
 
-def summary(df: pd.DataFrame) -> str:
+def summary(df: pd.DataFrame, fid: fidelity.HostFidelity | None = None) -> str:
     host = df["host"].iloc[0] if not df.empty else "?"
     out = [f"# Characterization summary: {host}\n", "All values measured on this host (no model).\n"]
     for sections in family_summaries():
         out += sections(df)
     out += beyond_curve(df)
+    if fid is not None:
+        out += ["\n## Model fidelity on this host\n", fidelity.header_md(fid, "tables/fidelity.md")]
     return "\n".join(out)
 
 
@@ -100,10 +103,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--counters", required=True, type=Path)
     ap.add_argument("--absent", default="{}", help="JSON object: measurement -> reason it was left out")
     ap.add_argument("metas", nargs="*", type=Path)
+    fidelity.add_arguments(ap)
     args = ap.parse_args(argv)
     df = frame.load(args.measurements)
+    try:
+        fid = fidelity.from_arguments(args, str(df["host"].iloc[0]) if not df.empty else "?")
+    except fidelity.FidelityError as e:
+        print(f"tierbench: error: {e}", file=sys.stderr)
+        return 1
     args.summary.parent.mkdir(parents=True, exist_ok=True)
-    args.summary.write_text(summary(df))
+    args.summary.write_text(summary(df, fid))
     args.counters.write_text(counters(args.metas, json.loads(args.absent)))
     return 0
 

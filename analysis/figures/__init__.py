@@ -12,6 +12,9 @@ every figure understands:
   ``functional`` column in the frame, if any);
 - ``reference``: draw published reference marks (default True);
 - ``tiers``: the tiers the results ran on, with their curve sources, for a title line;
+- ``fidelity``: the model's error on this host ("model error on this host: median X % over N
+  points", :attr:`analysis.fidelity.HostFidelity.figure_note`), a title line of every figure that
+  shows modelled rows; None (the default) where the host has no score;
 - ``event_s`` (``dynamics`` only): event time in seconds, or {experiment: seconds}.
 
 A figure whose data is absent still renders, with a centred "no data: <reason>" note, so a

@@ -97,12 +97,13 @@ def fmt_range(low: float, high: float, unit: str = "", digits: int = 2) -> str:
 
 
 def finish(fig: Figure, title: str, shown: pd.DataFrame, kw: dict) -> Figure:
-    """:func:`analysis.style.finish` with the figure keyword options (profile, functional, tiers)."""
+    """:func:`analysis.style.finish` with the figure keyword options (profile, functional, tiers,
+    fidelity)."""
     return style.finish(fig, title, shown, profile=kw.get("profile"), functional=kw.get("functional"),
-                        tiers=kw.get("tiers"))
+                        tiers=kw.get("tiers"), fidelity=kw.get("fidelity"))
 
 
 def no_data(title: str, reason: str, kw: dict, shown: pd.DataFrame | None = None) -> Figure:
     """:func:`analysis.style.no_data` with the figure keyword options."""
     return style.no_data(title, reason, df=shown, profile=kw.get("profile"), functional=kw.get("functional"),
-                         tiers=kw.get("tiers"))
+                         tiers=kw.get("tiers"), fidelity=kw.get("fidelity"))

@@ -10,7 +10,8 @@ import pandas as pd
 from analysis.tables import md as _md
 
 
-def sections(df: pd.DataFrame, out: Path) -> tuple[list[str], list[Path]]:
+def sections(df: pd.DataFrame, out: Path, fidelity: dict | None = None) -> tuple[list[str], list[Path]]:
+    """Measured values only: the hosts' model scores (``fidelity``) do not apply here."""
     parts: list[str] = []
     lat = df[df["metric"] == "idle_latency"] if "metric" in df.columns else pd.DataFrame()
     parts.append("## Idle latency (ns), measured\n")

@@ -1,6 +1,7 @@
 """The tiering family's section of a fleet's comparison (analysis/fleet.py): Colloid's steady-state
 gain per host, system and antagonist intensity, on each host's own tiers (modelled tiers are
-labelled so), and its figure ``colloid_gain.png``."""
+labelled so, with the model's error on that host where it has a score), and its figure
+``colloid_gain.png``."""
 
 from __future__ import annotations
 
@@ -30,7 +31,11 @@ def _gain(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _figure_gain(gain: pd.DataFrame, out: Path) -> list[Path]:
+def _modelled_hosts(gain: pd.DataFrame) -> list[str]:
+    return sorted(gain.loc[gain["backend"] == "model", "host"].unique()) if not gain.empty else []
+
+
+def _figure_gain(gain: pd.DataFrame, out: Path, fids: dict) -> list[Path]:
     title = "Colloid's steady-state gain per host (GUPS)"
     if gain.empty:
         fig = style.no_data(title, "no host ran the tiering family's steady-state points")
@@ -41,7 +46,9 @@ def _figure_gain(gain: pd.DataFrame, out: Path) -> list[Path]:
         for ax, sysname in zip(axes[0], systems, strict=True):
             for i, (h, g) in enumerate(gain[gain["system"] == sysname].groupby("host")):
                 g = g.sort_values("intensity")
-                ax.plot(g["intensity"], g["gain"], marker="os^vD"[i % 5], label=h)
+                label = f"{h} ({fids[h].note})" if h in fids and fids[h].scored and (g["backend"] == "model").any() \
+                    else h
+                ax.plot(g["intensity"], g["gain"], marker="os^vD"[i % 5], label=label)
             ax.axhline(1.0, color="grey", lw=0.5)
             ax.set_title(style.system_label(sysname))
             ax.set_xlabel("antagonist intensity")
@@ -51,9 +58,15 @@ def _figure_gain(gain: pd.DataFrame, out: Path) -> list[Path]:
     return fleet.save(fig, out / "colloid_gain")
 
 
-def sections(df: pd.DataFrame, out: Path) -> tuple[list[str], list[Path]]:
+def sections(df: pd.DataFrame, out: Path, fidelity: dict | None = None) -> tuple[list[str], list[Path]]:
+    """The gain table and figure; ``fidelity``: host -> its model score (analysis.fidelity.HostFidelity)."""
+    fids = fidelity or {}
     parts: list[str] = []
     gain = _gain(df)
     parts.append("## Colloid's steady-state gain\n")
     parts.append(_md(gain) if not gain.empty else "_no host ran the tiering family's steady-state points_\n")
-    return parts, _figure_gain(gain, out)
+    modelled = [h for h in _modelled_hosts(gain) if h in fids]
+    if modelled:
+        parts.append("Rows of backend `model` are simulated; " + "; ".join(f"{h}: {fids[h].note}" for h in modelled)
+                     + ".\n")
+    return parts, _figure_gain(gain, out, fids)

@@ -245,12 +245,53 @@ def figure_code(figure):
         + ANALYSIS_SOURCES
 
 
+# -- the model's error on each host (analysis/fidelity.py) ---------------------------------------
+# Rule `fidelity` (workflows/rules/fidelity.smk, included before `rule all`) writes
+# results/{host}/fidelity.csv: every measured point of the host beside tiersim's prediction on
+# the host's own model profile. It is asked for every host that fidelity_not_scored() does not
+# rule out; the table, the figure, the summary, the scorecard's header, the modelled figures'
+# note and the fleet comparison read it.
+
+
+def fidelity_not_scored(host):
+    """Why the model is not scored on a host in this run ('' when it is: rule fidelity writes its
+    fidelity.csv)."""
+    h = HOSTS[host]
+    if h.profile.get("functional"):
+        return "functional host: timings not meaningful"
+    if not any(r["executor"] != "model" for r in h.plan.points.values()):
+        return "every point on this host is modelled: nothing measured to compare the model with"
+    if not workflow.is_rule("fidelity"):
+        return "this workflow has no rule fidelity to write results/<host>/fidelity.csv"
+    return ""
+
+
+def fidelity_csv(host):
+    """[results/{host}/fidelity.csv] where the host has a score, else []."""
+    return [] if fidelity_not_scored(host) else [f"results/{host}/fidelity.csv"]
+
+
+def fidelity_args(host):
+    """The analysis commands' fidelity option: --fidelity CSV, or --not-scored REASON."""
+    why = fidelity_not_scored(host)
+    return f"--not-scored {shlex.quote(why)}" if why else f"--fidelity results/{host}/fidelity.csv"
+
+
+def figure_fidelity(host, figure):
+    """A figure's fidelity.csv input: only a figure of a family with modelled points on the host
+    carries the model's error (a figure of measured rows alone never changes with it)."""
+    fam = HOSTS[host].figures[figure]
+    modelled = any(r["family"] == fam and r["executor"] == "model" for r in HOSTS[host].plan.points.values())
+    return fidelity_csv(host) if modelled else []
+
+
 def host_targets(host):
     h = HOSTS[host]
     targets = [f"results/{host}/host_facts.json", f"results/{host}/measurements.csv"]
     targets += [f"results/{host}/{f}/points.tsv" for f in h.active]
     targets += [f"results/{host}/figures/{n}.png" for n in h.figures]
     targets += [f"results/{host}/tables/summary.md", f"results/{host}/tables/counters.md"]
+    targets += [f"results/{host}/tables/fidelity.md", f"results/{host}/figures/fidelity.png"]
     targets += [o for fp in h.plan.families.values() for o in fp.outputs]
     if h.scored:
         targets += [f"results/{host}/scorecard.md", f"results/{host}/scorecard.csv"]

@@ -8,6 +8,7 @@ localrules:
     measurements,
     figure,
     tables,
+    fidelity_report,
     scorecard,
     fleet_comparison,
 
@@ -46,6 +47,7 @@ rule figure:
     input:
         csv=lambda wc: f"results/{wc.host}/{HOSTS[wc.host].figures[wc.figure]}/measurements.csv",
         ref="analysis/reference/published_numbers.csv",
+        fidelity=lambda wc: figure_fidelity(wc.host, wc.figure),
         code=lambda wc: figure_code(wc.figure),
     output:
         png=report(
@@ -66,9 +68,10 @@ rule figure:
         profile=lambda wc: family_info(wc.host, HOSTS[wc.host].figures[wc.figure], "profile", wc.host),
         functional=lambda wc: functional(wc.host),
         labels=lambda wc: figure_labels(wc.host, HOSTS[wc.host].figures[wc.figure]),
+        fidelity=lambda wc: " ".join(f"--fidelity {p}" for p in figure_fidelity(wc.host, wc.figure)),
     shell:
         "python -m analysis.render --figure {wildcards.figure} --measurements {input.csv} "
-        "--reference {input.ref} --profile {params.profile} {params.functional} {params.labels} "
+        "--reference {input.ref} --profile {params.profile} {params.functional} {params.labels} {params.fidelity} "
         "--out results/{wildcards.host}/figures/{wildcards.figure} > {log} 2>&1"
 
 
@@ -76,6 +79,7 @@ rule tables:
     input:
         csv=lambda wc: expand("results/{host}/{family}/measurements.csv", host=wc.host, family=HOSTS[wc.host].active),
         metas=lambda wc: point_metas(wc.host),
+        fidelity=lambda wc: fidelity_csv(wc.host),
         code=ANALYSIS_SOURCES + SUMMARY_SOURCES,
     output:
         summary=report("results/{host}/tables/summary.md", caption="../report/summary.rst", category="Tables"),
@@ -86,15 +90,39 @@ rule tables:
         "results/{host}/logs/tables.log",
     params:
         absent=lambda wc: json.dumps({k: v for fp in HOSTS[wc.host].plan.families.values() for k, v in sorted(fp.absent.items())}),
+        fidelity=lambda wc: fidelity_args(wc.host),
     shell:
         "python -m analysis.tables --measurements {input.csv} --summary {output.summary} "
-        "--counters {output.counters} --absent {params.absent:q} {input.metas} > {log} 2>&1"
+        "--counters {output.counters} --absent {params.absent:q} {params.fidelity} {input.metas} > {log} 2>&1"
+
+
+rule fidelity_report:
+    """The model's error on this host (analysis/fidelity.py): tables/fidelity.md and the
+    predicted-vs-measured figure, from results/{host}/fidelity.csv (rule fidelity) where the host
+    has a score, else both say "not scored" and why."""
+    input:
+        fidelity=lambda wc: fidelity_csv(wc.host),
+        code=ANALYSIS_SOURCES,
+    output:
+        md=report("results/{host}/tables/fidelity.md", caption="../report/fidelity.rst", category="Model fidelity"),
+        png=report("results/{host}/figures/fidelity.png", caption="../report/fidelity_figure.rst", category="Model fidelity"),
+        pdf="results/{host}/figures/fidelity.pdf",
+    conda:
+        "../../environment.yml"
+    log:
+        "results/{host}/logs/fidelity_report.log",
+    params:
+        fidelity=lambda wc: fidelity_args(wc.host),
+    shell:
+        "python -m analysis.fidelity --host {wildcards.host} {params.fidelity} --md {output.md} "
+        "--figure results/{wildcards.host}/figures/fidelity > {log} 2>&1"
 
 
 rule scorecard:
     input:
         csv=lambda wc: expand("results/{host}/{family}/measurements.csv", host=wc.host, family=HOSTS[wc.host].scored),
         ref="analysis/reference/published_numbers.csv",
+        fidelity=lambda wc: fidelity_csv(wc.host),
         code=ANALYSIS_SOURCES + [p for ps in SCORECARD_SOURCES.values() for p in ps],
     output:
         md=report("results/{host}/scorecard.md", caption="../report/scorecard.rst", category="Scorecard"),
@@ -108,18 +136,20 @@ rule scorecard:
         functional=lambda wc: functional(wc.host),
         calibration=lambda wc: json.dumps(scored_info(wc.host, "calibrated_on", [])),
         labels=lambda wc: scorecard_labels(wc.host),
+        fidelity=lambda wc: fidelity_args(wc.host),
     shell:
         "python -m analysis.score --measurements {input.csv} --reference {input.ref} "
         "--profile {params.profile} {params.functional} --calibration {params.calibration:q} {params.labels} "
-        "--md {output.md} --csv {output.csv} > {log} 2>&1"
+        "{params.fidelity} --md {output.md} --csv {output.csv} > {log} 2>&1"
 
 
 rule fleet_comparison:
     """Every host of a fleet run (config `hosts`) side by side: tiers, measured latency and
-    bandwidth, curves, Colloid's gain per host (analysis/fleet.py)."""
+    bandwidth, curves, the model's error on each host, Colloid's gain per host (analysis/fleet.py)."""
     input:
         facts=lambda wc: [f"results/{h}/host_facts.json" for h in HOSTS],
         csv=lambda wc: [f"results/{h}/measurements.csv" for h in HOSTS],
+        fidelity=lambda wc: [p for h in HOSTS for p in fidelity_csv(h)],
         curves=lambda wc: [o for h in HOSTS.values() for fp in h.plan.families.values() for o in fp.outputs],
         code=ANALYSIS_SOURCES + FLEET_SOURCES,
     output:
@@ -133,5 +163,7 @@ rule fleet_comparison:
         fleet=re.escape(FLEET or "-"),
     params:
         hosts=lambda wc: " ".join(f"--host {shlex.quote(h)}=results/{shlex.quote(h)}" for h in HOSTS),
+        not_scored=lambda wc: " ".join(f"--not-scored {shlex.quote(f'{h}={why}')}" for h in HOSTS
+                                       if (why := fidelity_not_scored(h))),
     shell:
-        "python -m analysis.fleet {params.hosts} --out results/fleet/{wildcards.fleet} > {log} 2>&1"
+        "python -m analysis.fleet {params.hosts} {params.not_scored} --out results/fleet/{wildcards.fleet} > {log} 2>&1"
