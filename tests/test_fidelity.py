@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import matplotlib.pyplot as plt
-from matplotlib.collections import PathCollection, PolyCollection
 import pandas as pd
 import pytest
 from conftest import copy_tree
+from matplotlib.collections import PathCollection, PolyCollection
 from test_figures import synthetic_frame, tiering_rows
 
 from analysis import fidelity, fleet, render, score, tables
@@ -350,3 +350,10 @@ def test_workflow_consumes_fidelity_csv(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     assert "median 5.0 % over 6 points" in (wd / f"results/{host}/tables/fidelity.md").read_text()
     assert (wd / f"results/{host}/figures/fidelity.png").exists()
+    # the report's section (its captions are valid reStructuredText)
+    report = wd / "fidelity-report.html"
+    r = subprocess.run([*smk, "--report", str(report), f"results/{host}/tables/fidelity.md",
+                        f"results/{host}/figures/fidelity.png"], cwd=wd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    html = report.read_text()
+    assert "Model fidelity" in html and "fidelity.md" in html and "fidelity.png" in html
