@@ -350,6 +350,15 @@ def test_workflow_consumes_fidelity_csv(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     assert "median 5.0 % over 6 points" in (wd / f"results/{host}/tables/fidelity.md").read_text()
     assert (wd / f"results/{host}/figures/fidelity.png").exists()
+    # a functional host (here: this machine's facts under a profile that says functional) is never
+    # scored, whatever rules exist: nothing asks for its fidelity.csv, and its table says why
+    prof = tmp_path / "func.yaml"
+    prof.write_text("name: pytest-functional\ndetect: true\ntiers: []\nfunctional: true\n")
+    r = subprocess.run([*smk, "-n", "-p", "--forceall", "--config", f"host={prof}"], cwd=wd, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "results/pytest-functional/fidelity.csv" not in r.stdout
+    assert "--host pytest-functional --not-scored 'functional host: timings not meaningful'" in r.stdout
     # the report's section (its captions are valid reStructuredText)
     report = wd / "fidelity-report.html"
     r = subprocess.run([*smk, "--report", str(report), f"results/{host}/tables/fidelity.md",
