@@ -149,6 +149,8 @@ def test_fleet_run_compares_hosts(local_fleet):
     for h in FLEET:
         assert re.search(rf"\| {re.escape(h)} \| model \| hemem \| 3 \|", md), f"Colloid's gain on {h}"
     assert "param:L0=250" in md and "curves/paper-alternate-135.csv" in md
+    for h in FLEET:  # modelled hosts: nothing measured to score the model against
+        assert re.search(rf"\| {re.escape(h)} \|.*\| not scored: every point on this host is modelled", md), h
     for fig in ("tier_curves", "colloid_gain"):
         assert (out / f"{fig}.png").stat().st_size > 1000
 
