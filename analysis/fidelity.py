@@ -380,10 +380,13 @@ def plot(hf: HostFidelity) -> Figure:
         vals = pd.concat([g["measured"], g["predicted"]])
         lo, hi = float(vals.min()), float(vals.max())
         log = lo > 0 and hi / lo > 20
+        if lo > 0:  # at least +-15 % around the points, so that the +-10 % band reads as a band
+            mid = math.sqrt(lo * hi)
+            lo, hi = min(lo / 1.05, mid / (1 + 1.5 * BAND)), max(hi * 1.05, mid * (1 + 1.5 * BAND))
         if log:
             ax.set_xscale("log")
             ax.set_yscale("log")
-            xs = pd.Series([lo / 1.3 * (hi * 1.3 / (lo / 1.3)) ** (i / 50) for i in range(51)])
+            xs = pd.Series([lo * (hi / lo) ** (i / 50) for i in range(51)])
         else:
             pad = (hi - lo) * 0.08 or abs(hi) * 0.1 or 1.0
             xs = pd.Series([lo - pad + (hi - lo + 2 * pad) * i / 50 for i in range(51)])
@@ -400,7 +403,9 @@ def plot(hf: HostFidelity) -> Figure:
         if not c.empty:
             h = ax.scatter(c["measured"], c["predicted"], s=16, facecolors="none", edgecolors="black", marker="o",
                            zorder=4, linewidths=0.7)
-            handles.setdefault("calibration (fitted, not scored)", h)
+            handles.setdefault("calibration (fitted, not scored)", h)  # (the legend's last entry)
+        ax.set_xlim(float(xs.iloc[0]), float(xs.iloc[-1]))  # the same range on both axes: y = x at 45 degrees
+        ax.set_ylim(float(xs.iloc[0]), float(xs.iloc[-1]))
         unit = _units(g["unit"])
         ax.set_xlabel(f"measured ({unit})" if unit else "measured")
         ax.set_ylabel(f"predicted ({unit})" if unit else "predicted")
@@ -410,7 +415,10 @@ def plot(hf: HostFidelity) -> Figure:
         ax.set_title(f"{metric}: {sub}")
     for k in range(len(metrics), nrows * ncols):
         axes[k // ncols, k % ncols].set_axis_off()
-    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=min(4, len(handles)),
+    cal = "calibration (fitted, not scored)"
+    order = [k for k in handles if k not in exps and k != cal] + [e for e in exps if e in handles] + \
+        ([cal] if cal in handles else [])
+    fig.legend([handles[k] for k in order], order, loc="outside lower center", ncol=min(4, len(order)),
                fontsize=style.FONT_PT - 1, frameon=False)
     unrep = int((df["role"] == "unrepresented").sum())
     suffix = hf.note + (f"; {unrep} point{'s' if unrep != 1 else ''} the model cannot represent "

@@ -17,6 +17,7 @@ from conftest import copy_tree
 from matplotlib.collections import PathCollection, PolyCollection
 from test_figures import synthetic_frame, tiering_rows
 
+import analysis.figures as figs
 from analysis import fidelity, fleet, render, score, tables
 from analysis.figures import FIGURES
 
@@ -181,7 +182,7 @@ def test_not_scored_host_gets_table_and_figure_saying_why(tmp_path):
 
 # -- the note on modelled figures ------------------------------------------------------------------------
 
-def test_modelled_figure_note_only_with_a_score(fid_csv, tmp_path):
+def test_modelled_figure_note_only_with_a_score(fid_csv, tmp_path, monkeypatch):
     frame = synthetic_frame()
     note = fidelity.of_csv(fid_csv, "box").figure_note
     title = FIGURES["steady_state"].plot(frame, None, fidelity=note)._suptitle.get_text()
@@ -205,22 +206,14 @@ def test_modelled_figure_note_only_with_a_score(fid_csv, tmp_path):
         seen[name] = kw.get("fidelity")
         return []
 
-    import analysis.figures as figs
-
-    orig = figs.render
-    figs.render = spy
-    try:
-        render.main(["--figure", "steady_state", "--measurements", str(meas), "--fidelity", str(fid_csv),
-                     "--out", str(tmp_path / "a")])
-        assert seen["steady_state"] == note
-        render.main(["--figure", "steady_state", "--measurements", str(meas), "--fidelity", str(unscored),
-                     "--out", str(tmp_path / "b")])
-        assert seen["steady_state"] is None
-        render.main(["--figure", "steady_state", "--measurements", str(meas), "--fidelity", str(fid_csv),
-                     "--functional", "--out", str(tmp_path / "c")])
-        assert seen["steady_state"] is None, "a functional host is never scored"
-    finally:
-        figs.render = orig
+    monkeypatch.setattr(figs, "render", spy)
+    base = ["--figure", "steady_state", "--measurements", str(meas), "--out", str(tmp_path / "spy")]
+    render.main([*base, "--fidelity", str(fid_csv)])
+    assert seen["steady_state"] == note
+    render.main([*base, "--fidelity", str(unscored)])
+    assert seen["steady_state"] is None
+    render.main([*base, "--fidelity", str(fid_csv), "--functional"])
+    assert seen["steady_state"] is None, "a functional host is never scored"
 
 
 # -- the scorecard's header and the summary -----------------------------------------------------------
