@@ -107,16 +107,16 @@ def validate(raw: pd.DataFrame, name: str) -> pd.DataFrame:
                     problems.append(f"{where}: {c} {r[c]!r} is not a finite number"
                                     + (" (measured 0 has no relative error)" if c == "rel_error" and m == 0 else ""))
             if role == "calibration" and not r["reason"]:
-                problems.append(f"{where}: a calibration row says in reason what was fitted from it")
+                problems.append(f"{where}: a calibration row must say in reason what was fitted from it")
             if (m and p is not None and e is not None and math.isfinite(m) and math.isfinite(p) and math.isfinite(e)):
                 want = (p - m) / m
                 if abs(e - want) > REL_ERROR_SLACK[0] + REL_ERROR_SLACK[1] * abs(want):
                     problems.append(f"{where}: rel_error {e:g} is not (predicted - measured) / measured = {want:g}")
         elif role == "unrepresented":
-            if r["predicted"] or r["rel_error"]:
-                problems.append(f"{where}: an unrepresented row has no predicted or rel_error")
+            if any(r[c] and not (nums[c] is not None and math.isnan(nums[c])) for c in ("predicted", "rel_error")):
+                problems.append(f"{where}: an unrepresented row must leave predicted and rel_error empty")
             if not r["reason"]:
-                problems.append(f"{where}: an unrepresented row says in reason why the model cannot represent it")
+                problems.append(f"{where}: an unrepresented row must say in reason why the model cannot represent it")
         row.update({c: (nums[c] if nums[c] is not None else math.nan) for c in NUMBERS})
         out_rows.append(row)
     if problems:

@@ -112,6 +112,8 @@ def _mangle(text: str, kind: str) -> str:
         return text.replace(",8.4,", ",,", 1)
     if kind == "wrong error":
         return text.replace(repr((8.4 - 8.0) / 8.0), "-0.05", 1)
+    if kind == "unrepresented predicted":
+        return text.replace("1.4,,,unrepresented", "1.4,1.3,-0.07142857142857142,unrepresented")
     if kind == "empty":
         return ""
     raise AssertionError(kind)
@@ -121,7 +123,8 @@ def _mangle(text: str, kind: str) -> str:
     ("missing column", "missing column(s) unit"),
     ("bad role", "line 4: role 'valid' is not one of calibration, validation, unrepresented"),
     ("not a number", "line 4: predicted 'eight' is not a number"),
-    ("no reason", "line 10: an unrepresented row says in reason why"),
+    ("no reason", "line 10: an unrepresented row must say in reason why"),
+    ("unrepresented predicted", "line 10: an unrepresented row must leave predicted and rel_error empty"),
     ("no prediction", "line 4: role validation needs predicted, which is empty"),
     ("wrong error", "line 4: rel_error -0.05 is not (predicted - measured) / measured"),
     ("empty", "empty file"),
