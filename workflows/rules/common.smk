@@ -245,6 +245,30 @@ def figure_code(figure):
         + ANALYSIS_SOURCES
 
 
+def fidelity_families(host):
+    """The active families with a fidelity hook (families/<name>/fidelity.py)."""
+    return [f for f in HOSTS[host].active if Path(f"families/{f}/fidelity.py").exists()]
+
+
+def fidelity_target(host):
+    """results/{host}/fidelity.csv where this host measures points a fidelity hook compares with the
+    model, else fidelity.skipped (a functional host, a model profile, nothing measured)."""
+    h = HOSTS[host]
+    measured = any(r["executor"] != "model" for f in fidelity_families(host) for r in h.plan.rows(f))
+    scored = measured and not h.profile.get("functional") and not h.runner and h.profile["backend"] != "model"
+    return f"results/{host}/fidelity.{'csv' if scored else 'skipped'}"
+
+
+def fidelity_inputs(host):
+    """(the measured point results of the fidelity families, their own further outputs)."""
+    fams = fidelity_families(host)
+    if fidelity_target(host).endswith(".skipped"):
+        return [], []
+    h = HOSTS[host]
+    points = [f"results/{host}/{planning.key(r)}/result.csv" for f in fams for r in h.plan.rows(f) if r["executor"] != "model"]
+    return points, [o for f in fams for o in h.plan.families[f].outputs]
+
+
 def host_targets(host):
     h = HOSTS[host]
     targets = [f"results/{host}/host_facts.json", f"results/{host}/measurements.csv"]
@@ -252,6 +276,7 @@ def host_targets(host):
     targets += [f"results/{host}/figures/{n}.png" for n in h.figures]
     targets += [f"results/{host}/tables/summary.md", f"results/{host}/tables/counters.md"]
     targets += [o for fp in h.plan.families.values() for o in fp.outputs]
+    targets.append(fidelity_target(host))
     if h.scored:
         targets += [f"results/{host}/scorecard.md", f"results/{host}/scorecard.csv"]
     return targets
