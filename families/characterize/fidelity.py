@@ -7,16 +7,19 @@ memory node with the lowest unloaded latency from that CPU node, where there is 
 node's memory (host facts).
 
 The model reads a curve as measured where it is a curve: latency rising with bandwidth. Where a
-read ratio's points are noise around a flat line (a small host whose few injectors cannot load its
-memory), the model's input is ``results/<host>/model-curves/<pair>.csv``, per read ratio:
+read ratio's points are noise around a flat line, or other measurements saw the memory carry more
+than the sweep reached (a small host whose few injectors cannot load its memory), the model's input
+is ``results/<host>/model-curves/<pair>.csv``, per read ratio:
 
 1. the least-squares non-decreasing fit of latency over bandwidth (pool adjacent violators), ties
    then raised by 0.1 ns per step (far below memchar's noise) so that every point is kept;
-2. where the bandwidth experiment of the same pair reached more than the loaded sweep at that
-   read ratio (``characterize/bandwidth``, the op of the nearest read ratio, its most threads),
-   one point at that peak with the last latency plus 0.1 ns: the curve's wall is then the
-   memory's measured peak instead of what the sweep's injectors reached (no latency rise is
-   invented past the last measured point; tiersim's closed-loop wall applies beyond it).
+2. where another measurement saw the memory carry more than the loaded sweep reached at that read
+   ratio (the bandwidth experiment of the same pair, ``characterize/bandwidth``, the op of the
+   nearest read ratio, its most threads; or a family's ``observed`` bandwidth, e.g. the
+   antagonist's own at its calibration point), one point at that bandwidth with the last latency
+   plus 0.1 ns: the curve's wall is then the most the memory was measured to carry instead of what
+   the sweep's few injectors reached (no latency rise is invented past the last measured point;
+   tiersim's closed-loop wall applies beyond it).
 
 Both are said in the profile's header, and the wall's source is in its ``calibration`` block.
 """
@@ -83,42 +86,61 @@ def peaks(host_dir: Path, pair: str) -> dict[float, tuple[float, str]]:
     return out
 
 
-def model_curve(host_dir: Path, pair: str, notes: list[str], walls: dict) -> Path | None:
+def model_curve(host_dir: Path, pair: str, notes: list[str], walls: dict,
+                observed: dict[float, tuple[float, str]] | None = None) -> Path | None:
     """The model's input curve of a pair (see the module's doc), or None when the measured one is
-    already one the model reads as it is."""
+    already one the model reads as it is and nothing measured more bandwidth than its wall.
+    ``observed``: read ratio -> (MB/s, point) that other measurements saw this memory carry."""
     src = host_dir / "curves" / f"{pair}.csv"
     try:
-        c = curvecheck.load_for_tiersim(str(src))
-        if not curvecheck.implausible(c):
-            return None
+        plausible = not curvecheck.implausible(curvecheck.load_for_tiersim(str(src)))
     except curvecheck.CurveError:
-        pass
+        plausible = False
     raw = pd.read_csv(src)
     pk = peaks(host_dir, pair)
-    rows = []
+    rows, raised = [], []
     for rr, g in raw.groupby("read_ratio"):
-        pts = monotone(sorted(zip(g["bandwidth_mbps"], g["latency_ns"], strict=True)))
+        pts = sorted(zip(g["bandwidth_mbps"], g["latency_ns"], strict=True))
+        pts = pts if plausible else monotone(pts)
+        cands = []
         near = min(pk, key=lambda r: abs(r - rr)) if pk else None
-        if near is not None and pk[near][0] > pts[-1][0]:
-            bw, point = pk[near]
-            pts.append((bw, round(pts[-1][1] + STEP_NS, 3)))
+        if near is not None:
+            cands.append(pk[near])
+        cands += [v for r, v in (observed or {}).items() if min(raw["read_ratio"].unique(), key=lambda x: abs(x - r)) == rr]
+        top = max(cands, default=None)
+        if top is not None and top[0] > max(b for b, _ in pts):
+            bw, point = top
+            pts.append((bw, round(max(lat for _, lat in pts) + STEP_NS, 3)))
             walls[f"wall_mbps_{pair}_r{rr:g}"] = (bw, point)
+            raised.append(f"{rr:g}: {point}")
         rows += [(rr, b, lat) for b, lat in pts]
+    if plausible and not raised:
+        return None
     out = host_dir / "model-curves" / f"{pair}.csv"
     out.parent.mkdir(exist_ok=True)
     pd.DataFrame(rows, columns=["read_ratio", "bandwidth_mbps", "latency_ns"]).to_csv(out, index=False, float_format="%.6g")
-    notes.append(f"{pair}: the measured curve is not one the model reads as it is (latency does not rise with "
-                 f"bandwidth): model-curves/{pair}.csv is its monotone fit" +
-                 (", its wall the bandwidth experiment's peak" if walls else ""))
+    notes.append(f"{pair}: model-curves/{pair}.csv is " +
+                 ("the measured curve" if plausible else "the measured curve's monotone fit (latency does not rise "
+                                                         "with bandwidth in the measured one)") +
+                 (f", its wall raised to the most bandwidth measured at read ratio {'; '.join(raised)}" if raised else ""))
     return out
 
 
-def tiers(host_dir: Path, facts: dict, notes: list[str], walls: dict | None = None) -> list[dict] | None:
+def tiers(host_dir: Path, facts: dict, notes: list[str], walls: dict | None = None,
+          observed: list[dict] | None = None) -> list[dict] | None:
+    """``observed``: bandwidths other measurements saw a memory node carry (``mem_node``,
+    ``read_ratio``, ``mbps``, ``point``): each raises that node's local pair's wall where it is
+    above it."""
     walls = {} if walls is None else walls
     curves = host_dir / "curves"
     pairs = {(int(m.group(1)), int(m.group(2))): p for p in sorted(curves.glob("c*-m*.csv")) if (m := PAIR.match(p.name))}
     for key, p in list(pairs.items()):
-        fixed = model_curve(host_dir, p.stem, notes, walls)
+        seen: dict[float, tuple[float, str]] = {}
+        for o in observed or []:
+            # measured beside a workload on its own node (None: the node is not in the rows)
+            if o["mem_node"] in (key[1], None) and key[0] == key[1]:
+                seen[o["read_ratio"]] = max(seen.get(o["read_ratio"], (0.0, "")), (o["mbps"], o["point"]))
+        fixed = model_curve(host_dir, p.stem, notes, walls, seen)
         if fixed is not None:
             pairs[key] = fixed
     node = app_node(facts)

@@ -113,6 +113,23 @@ def predict_probe(model: Model, p: dict) -> dict[str, float]:
                                     "--app-think-ns", "0"])
 
 
+def observed(df: pd.DataFrame, host_dir) -> list[dict]:
+    """The traffic measured at the antagonist's calibration point (the highest intensity): the
+    antagonist's own bandwidth and GUPS's beside it, both 64 B lines read and written back (read
+    ratio 0.5), what the default node was measured to carry."""
+    model = Model({}, host_dir=host_dir)
+    pts = [p for p in points(df, model) if p["why"] is None and p["threads"] > 0
+           and mean(p["rows"], p["point"], "antagonist_bandwidth")]
+    if not pts:
+        return []
+    top = pts[-1]
+    per_second = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & df["t_s"].notna()]
+    node = top["rows"]["mem_node"].dropna() if "mem_node" in top["rows"] else []
+    return [{"mem_node": int(node.iloc[0]) if len(node) else None, "read_ratio": 0.5,
+             "mbps": mean(top["rows"], top["point"], "antagonist_bandwidth") + (mean(per_second, top["point"], "app_bandwidth") or 0),
+             "point": f"{NAME}/contention_single_node/{top['point']}"}]
+
+
 def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
     pts = [p for p in points(df, model) if p["why"] is None]
     fits = []

@@ -7,9 +7,12 @@ The host as the model sees it is a profile of model tiers made from the host's o
 curves (a family's ``tiers`` hook says which curves: the local node's is the default tier, a far
 node's the alternate one). Every registered family may have a ``families/<name>/fidelity.py`` with
 
-- ``tiers(host_dir, facts, notes, walls) -> list[dict] | None``: the model tiers of the host (one
-  family says), what it did to the measured curves in ``notes`` and the values it took from other
-  measurements in ``walls`` (name -> (value, point): the profile's calibration block lists them);
+- ``observed(df, host_dir) -> list[dict]``: bandwidths its calibration points saw a memory node
+  carry (``mem_node``, ``read_ratio``, ``mbps``, ``point``), for the curves' walls;
+- ``tiers(host_dir, facts, notes, walls, observed) -> list[dict] | None``: the model tiers of the
+  host (one family says), what it did to the measured curves in ``notes`` and the values it took
+  from other measurements in ``walls`` (name -> (value, point): the profile's calibration block
+  lists them);
 - ``calibrate(df, model) -> list[Fit]``: what it fits on named calibration points of its measured
   rows (first fit of a name wins, in registry order; later families see it in ``model.calibration``);
 - ``rows(df, model) -> list[dict]``: one row of :data:`COLUMNS` per measured number the model is
@@ -256,15 +259,16 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
         why = "no measured point of this host is one the model can be compared with (nothing planned)"
     if why:
         return skip(why)
+    df = measurements(host_dir, inputs)
+    observed = [o for m in mods if hasattr(m, "observed") and not df.empty for o in m.observed(df, host_dir)]
     tiers, notes, walls = None, [], {}
     for m in mods:
         if hasattr(m, "tiers"):
-            tiers = m.tiers(host_dir, facts, notes, walls)
+            tiers = m.tiers(host_dir, facts, notes, walls, observed)
             if tiers:
                 break
     if not tiers:
         return skip("no loaded-latency curves measured on this host (characterize/loaded_latency): no model of it")
-    df = measurements(host_dir, inputs)
     model = Model({t["name"]: {"curve": str((host_dir / t["curve"]).resolve()), "capacity_gib": t["capacity_gib"]}
                    for t in tiers}, tiersim=tiersim, host_dir=host_dir)
     fits: list[Fit] = []
@@ -280,8 +284,8 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
             rows += m.rows(df, model)
     if not rows:
         return skip("no measured point here that the model can be compared with (no contention or tiering runs)")
-    curve_fits = [Fit(name, "", v, "MB/s", [pt], "the pair's bandwidth experiment (its most threads): the wall of "
-                      "the model's curve at that read ratio, where the loaded-latency sweep reached less")
+    curve_fits = [Fit(name, "", v, "MB/s", [pt], "the most bandwidth measured at that read ratio on that memory: the "
+                      "wall of the model's curve there, where the loaded-latency sweep reached less")
                   for name, (v, pt) in walls.items()]
     mp = model_profile(host, tiers, curve_fits + fits, notes)
     write_atomic(host_dir / "model-profile.yaml", mp["text"])
