@@ -233,7 +233,8 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
     for (exp, pid), g in d.groupby(["experiment", "point"], sort=False):
         s = g[g["t_s"].isna()]
         first = g.iloc[0]
-        system, colloid, k = str(first["system"]), bool(first.get("colloid")), float(first["intensity"])
+        system, k = str(first["system"]), float(first["intensity"])
+        colloid = bool(first["colloid"]) if "colloid" in g.columns and pd.notna(first["colloid"]) else False
         argv = meta_argv(model, NAME, exp, pid)
         why = None
         gargv = argv.get("gups")
