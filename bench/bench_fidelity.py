@@ -10,8 +10,11 @@ fidelity driver (workflows/harness/fidelity.py) on copies of it, three ways:
   the bandwidth experiment's peak where the sweep reached less);
 - ``read-only curve``: the same with only the curves' read-only points (what a model fed only
   memchar's read-only loaded-latency curve predicts: the issue's example);
-- ``sweep only``: without the bandwidth experiment (the curve's wall is what the loaded sweep's
-  injectors reached).
+- ``no CPU share``: throughputs not scaled by the CPU share each workload got;
+- ``sweep only``: the curves' walls as the loaded sweep's injectors reached them (no bandwidth
+  experiment, no traffic seen at the antagonist's calibration point);
+- ``as first built``: the sweep's own walls and no CPU share together (the model before this
+  host's misses were fixed).
 
 Printed per way: per metric N, median and worst |error| of the validation rows (and the point),
 the calibration rows, the unrepresented rows with their reasons, the largest errors, and the
@@ -83,9 +86,10 @@ def main(argv: list[str]) -> int:
     if not (src / "host_facts.json").exists():
         print(f"bench fidelity: skipped: {src} has no measured results (run `make run` first)")
         return 0
-    ways = {"model": None, "read-only curve": read_only, "sweep only": sweep_only}
+    ways = {"model": (None, []), "read-only curve": (read_only, []), "no CPU share": (None, ["cpu-share"]),
+            "sweep only": (sweep_only, ["observed"]), "as first built": (sweep_only, ["observed", "cpu-share"])}
     with tempfile.TemporaryDirectory(prefix="bench-fidelity-") as tmp:
-        for name, change in ways.items():
+        for name, (change, ablate) in ways.items():
             host = Path(tmp) / name.replace(" ", "-") / src.name
             shutil.copytree(src, host, ignore=shutil.ignore_patterns("figures", "logs", "*.png", "*.pdf"))
             for f in ("fidelity.csv", "fidelity.skipped", "model-profile.yaml"):
@@ -93,7 +97,8 @@ def main(argv: list[str]) -> int:
             if change:
                 change(host)
             p = subprocess.run([sys.executable, "-m", "workflows.harness.fidelity", "--host-dir", str(host),
-                                "--tiersim", str(REPO / "build" / "bin" / "tiersim")], cwd=REPO, capture_output=True,
+                                "--tiersim", str(REPO / "build" / "bin" / "tiersim"),
+                                *[f"--ablate={a}" for a in ablate]], cwd=REPO, capture_output=True,
                                text=True, check=False)
             print(f"== {name}: {p.stdout.strip() or p.stderr.strip()}")
             if (host / "fidelity.csv").exists():

@@ -70,7 +70,7 @@ def write_point(host: Path, family: str, exp: str, pid: str, rows: list[dict], a
     (d / "meta.json").write_text(json.dumps({"point": ctx, "argv": argv, **(meta or {})}))
 
 
-def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth") -> Path:
+def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth", shares: dict | None = None) -> Path:
     """results/<host>/ of a one-node host whose contention points tiersim made with APP_MLP/ANT_MLP."""
     host = tmp / name
     host.mkdir(parents=True)
@@ -87,13 +87,15 @@ def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth"
         g = model.single_node(workload=tiering_fidelity.gups_workload(GUPS), app_cores=1, antagonist_threads=t, extra=true)
         probe = model.single_node(workload=tiering_fidelity.probe_workload(p["argv"]), app_cores=1, antagonist_threads=t,
                                   extra=["--antagonist-mlp", str(ANT_MLP), "--app-mlp", "1", "--app-think-ns", "0"])
-        rows = [{"workload": "gups", "metric": "throughput", "value": g["throughput"], "unit": "Mops/s"},
+        share = (shares or {}).get(t, 1.0)
+        rows = [{"workload": "gups", "metric": "throughput", "value": g["throughput"] * share, "unit": "Mops/s"},
                 {"workload": "gups", "metric": "latency_default", "value": probe["latency_default"], "unit": "ns"}]
         if t:
             rows.append({"workload": "gups", "metric": "antagonist_bandwidth", "value": g["antagonist_bandwidth"],
                          "unit": "MB/s"})
+        usage = {"usage": {"gups": {"user_s": 4 * share, "system_s": 0, "wall_s": 4}}} if shares else None
         write_point(host, "tiering", "contention_single_node", pid, rows, p["argv"],
-                    {"workload": "gups", "intensity": t, "threads": t})
+                    {"workload": "gups", "intensity": t, "threads": t}, usage)
     return host
 
 
@@ -116,6 +118,17 @@ def test_synthetic_host_is_predicted_within_a_tight_tolerance(tmp_path):
     assert prof["calibration"]["app_mlp"]["value"] == pytest.approx(APP_MLP, rel=2e-3)
     assert prof["calibration"]["antagonist_mlp"]["value"] == pytest.approx(ANT_MLP, rel=2e-3)
     assert prof["calibration"]["app_mlp"]["points"] == ["tiering/contention_single_node/i0-t0"]
+
+
+def test_the_cpu_share_a_workload_got_scales_its_prediction(tmp_path):
+    """On a shared machine GUPS got part of its CPU time (meta.json's usage): the model's throughput
+    is scaled by it, at the calibration point too, so the fitted lines in flight stay the true ones."""
+    host = synthetic_host(tmp_path, shares={0: 0.5, 1: 1.0, 2: 0.25, 3: 0.8})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host).query("role == 'validation' and metric == 'throughput_mops'")
+    assert len(v) == 3 and v["rel_error"].abs().max() < 2e-3
+    prof = yaml.safe_load((host / "model-profile.yaml").read_text())
+    assert prof["calibration"]["app_mlp"]["value"] == pytest.approx(APP_MLP, rel=2e-3)
 
 
 def test_a_wrong_curve_shows_as_error(tmp_path):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import pandas as pd
 
 from workflows.harness import cpulist
-from workflows.harness.fidelity import Fit, Model, bisect, row
+from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, row
 
 from . import model as access_models
 
@@ -85,6 +85,14 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
     return []
 
 
+def share_of(model: Model, g: pd.DataFrame, pid: str, app: str, cores_: int) -> float:
+    """The CPU share the application's program got at a point (its meta.json's usage), 1 without it."""
+    argv = model.meta(NAME, "contention_single_node", pid).get("argv") or {}
+    role = next((r for r in argv if r != "antagonist"), app)
+    reps = sorted({int(r) for r in g[g["point"] == pid]["rep"].dropna()}) or [0]
+    return cpu_share(model, NAME, "contention_single_node", pid, reps, role, cores_) or 1.0
+
+
 def rows(df: pd.DataFrame, model: Model) -> list[dict]:
     d = summary(df)
     table = access_models.models()
@@ -124,5 +132,7 @@ def rows(df: pd.DataFrame, model: Model) -> list[dict]:
             w = workload(table[app])
             opts = model.options(("app_mlp",), app)
             x = [model.single_node(workload=w, app_cores=n, antagonist_threads=t, extra=opts)["throughput"] for t in (0, k)]
-            out.append(row(**common, measured=measured, predicted=x[0] / x[1], role="validation"))
+            # each run's throughput scaled by the CPU share the application got there (docs/fidelity.md)
+            share = [share_of(model, g, q, app, n) for q in (base.index[0], pid)]
+            out.append(row(**common, measured=measured, predicted=(x[0] * share[0]) / (x[1] * share[1]), role="validation"))
     return out

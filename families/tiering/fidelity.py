@@ -27,7 +27,7 @@ import pandas as pd
 
 import systems
 from workflows.harness import cpulist
-from workflows.harness.fidelity import Fit, Model, bisect, row
+from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, row
 from workflows.harness.plan import size_bytes
 
 NAME = "tiering"
@@ -93,8 +93,12 @@ def points(df: pd.DataFrame, model: Model) -> list[dict]:
             why = "GUPS's arguments (the point's meta.json) are not in the results directory"
         else:
             why = antagonist_problem(argv)
-        out.append({"point": pid, "threads": int(g["threads"].iloc[0]), "intensity": float(g["intensity"].iloc[0]),
-                    "argv": argv, "why": why, "rows": g})
+        p = {"point": pid, "threads": int(g["threads"].iloc[0]), "intensity": float(g["intensity"].iloc[0]),
+             "argv": argv, "why": why, "rows": g, "share": 1.0}
+        if why is None:
+            reps = sorted({int(r) for r in g["rep"].dropna()}) or [0]
+            p["share"] = cpu_share(model, NAME, "contention_single_node", pid, reps, "gups", app_cores(p)) or 1.0
+        out.append(p)
     return sorted(out, key=lambda p: p["threads"])
 
 
@@ -103,8 +107,10 @@ def app_cores(p: dict) -> int:
 
 
 def predict_gups(model: Model, p: dict, skip: tuple[str, ...] = (), extra: list[str] = ()) -> dict[str, float]:
-    return model.single_node(workload=gups_workload(p["argv"]["gups"]), app_cores=app_cores(p),
-                             antagonist_threads=p["threads"], extra=[*model.options(skip, "gups"), *extra])
+    """tiersim's summary for a GUPS point, its throughput scaled by the CPU share GUPS got there."""
+    out = model.single_node(workload=gups_workload(p["argv"]["gups"]), app_cores=app_cores(p),
+                            antagonist_threads=p["threads"], extra=[*model.options(skip, "gups"), *extra])
+    return {**out, "throughput": out["throughput"] * p["share"]}
 
 
 def predict_probe(model: Model, p: dict) -> dict[str, float]:
@@ -123,11 +129,16 @@ def observed(df: pd.DataFrame, host_dir) -> list[dict]:
     if not pts:
         return []
     top = pts[-1]
-    per_second = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & df["t_s"].notna()]
+    d = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["point"] == top["point"])]
+    per_rep = []  # the most of the repetitions: what the memory was seen to carry
+    for _, r in d.groupby("rep"):
+        ant = r[r["t_s"].isna() & (r["metric"] == "antagonist_bandwidth")]["value"]
+        app = r[r["t_s"].notna() & (r["metric"] == "app_bandwidth")]["value"]
+        if len(ant):
+            per_rep.append(float(ant.mean()) + (float(app.mean()) if len(app) else 0.0))
     node = top["rows"]["mem_node"].dropna() if "mem_node" in top["rows"] else []
-    return [{"mem_node": int(node.iloc[0]) if len(node) else None, "read_ratio": 0.5,
-             "mbps": mean(top["rows"], top["point"], "antagonist_bandwidth") + (mean(per_second, top["point"], "app_bandwidth") or 0),
-             "point": f"{NAME}/contention_single_node/{top['point']}"}]
+    return [{"mem_node": int(node.iloc[0]) if len(node) else None, "read_ratio": 0.5, "mbps": max(per_rep),
+             "point": f"{NAME}/contention_single_node/{top['point']}"}] if per_rep else []
 
 
 def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
@@ -142,7 +153,8 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
         pred = predict_gups(model, base, ("app_mlp",), ["--app-mlp", f"{v:.6g}"])["throughput"]
         f.rows = [row(point=base["point"], experiment="contention_single_node", family=NAME, workload="gups",
                       metric="throughput_mops", unit="Mops/s", measured=x0, predicted=pred, role="calibration",
-                      reason=f"fitted app_mlp = {v:.3g} lines in flight per GUPS core from this point")]
+                      reason=f"fitted app_mlp = {v:.3g} lines in flight per GUPS core from this point "
+                             f"(GUPS had {base['share']:.0%} of its CPU time)")]
         fits.append(f)
         model.calibration[f.name] = f
     loaded = [p for p in pts if p["threads"] > 0 and mean(p["rows"], p["point"], "antagonist_bandwidth")]

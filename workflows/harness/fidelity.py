@@ -118,6 +118,7 @@ class Model:
                  host_dir: Path | None = None):
         self.tiers = tiers
         self.host_dir = host_dir
+        self.cpu_share = True  # scale throughputs by the CPU share each workload got (cpu_share)
         self.tiersim = str(tiersim)
         self.cwd = cwd
         self.calibration: dict[str, Fit] = {}
@@ -185,6 +186,23 @@ class Model:
         return len(self._cache)
 
 
+def cpu_share(model: Model, family: str, experiment: str, point: str, reps: list[int], role: str,
+              cores: int) -> float | None:
+    """The share of its CPUs a measured workload ran on, averaged over the point's repetitions: its
+    CPU time (user + system, meta.json's ``usage`` of the role) over its wall time times its cores,
+    at most 1; None where no repetition's meta.json has it. On a machine shared with other work a
+    workload that got half its CPU time does half its work, whatever its memory does: the model's
+    throughput is scaled by it (docs/fidelity.md)."""
+    if not model.cpu_share:
+        return None
+    out = []
+    for rep in reps:
+        u = (model.meta(family, experiment, point, rep).get("usage") or {}).get(role) or {}
+        if u.get("wall_s"):
+            out.append(min(1.0, (u.get("user_s", 0) + u.get("system_s", 0)) / (u["wall_s"] * max(cores, 1))))
+    return sum(out) / len(out) if out else None
+
+
 def fidelity_modules() -> list:
     import families  # noqa: PLC0415 - families import the harness
 
@@ -233,11 +251,14 @@ def write_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, expect: str | None = None) -> str:
+def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, expect: str | None = None,
+        ablate: tuple[str, ...] = ()) -> str:
     """Write HOST_DIR/fidelity.csv and model-profile.yaml (or fidelity.skipped); returns a summary.
     ``expect``: the file the workflow's rule needs: ``skipped`` (the plan measures nothing to
     compare: skip, saying why) or ``csv`` (when it is skipped after all, fidelity.skipped says why and
-    fidelity.csv is a header without rows)."""
+    fidelity.csv is a header without rows). ``ablate`` (bench/bench_fidelity.py): ``observed`` (no
+    wall raised by another family's measured bandwidth), ``cpu-share`` (throughputs not scaled by
+    the CPU share the workload got)."""
     facts_file = host_dir / "host_facts.json"
     if not facts_file.exists():
         raise ConfigError(f"{host_dir}: no host_facts.json (not a results directory of a host)")
@@ -260,7 +281,8 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
     if why:
         return skip(why)
     df = measurements(host_dir, inputs)
-    observed = [o for m in mods if hasattr(m, "observed") and not df.empty for o in m.observed(df, host_dir)]
+    observed = [o for m in mods if hasattr(m, "observed") and not df.empty and "observed" not in ablate
+                for o in m.observed(df, host_dir)]
     tiers, notes, walls = None, [], {}
     for m in mods:
         if hasattr(m, "tiers"):
@@ -271,6 +293,7 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
         return skip("no loaded-latency curves measured on this host (characterize/loaded_latency): no model of it")
     model = Model({t["name"]: {"curve": str((host_dir / t["curve"]).resolve()), "capacity_gib": t["capacity_gib"]}
                    for t in tiers}, tiersim=tiersim, host_dir=host_dir)
+    model.cpu_share = "cpu-share" not in ablate
     fits: list[Fit] = []
     for m in mods:
         if hasattr(m, "calibrate") and not df.empty:
@@ -306,10 +329,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tiersim", default=TIERSIM, help="the tiersim binary (default build/bin/tiersim)")
     ap.add_argument("--expect", choices=("csv", "skipped"), default=None,
                     help="the file the workflow's rule needs (fidelity.csv or fidelity.skipped)")
+    ap.add_argument("--ablate", action="append", default=[], choices=("observed", "cpu-share"),
+                    help="leave out one model input (for bench/bench_fidelity.py; not for results)")
     ap.add_argument("inputs", nargs="*", type=Path, help="measured rows (result.csv or measurements.csv)")
     args = ap.parse_args(argv)
     try:
-        print(run(args.host_dir, args.inputs, tiersim=args.tiersim, expect=args.expect))
+        print(run(args.host_dir, args.inputs, tiersim=args.tiersim, expect=args.expect, ablate=tuple(args.ablate)))
     except ConfigError as e:
         print(f"tierbench: error: {e}", file=sys.stderr)
         return 1
