@@ -290,7 +290,7 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
             if tiers:
                 break
     if not tiers:
-        return skip("no loaded-latency curves measured on this host (characterize/loaded_latency): no model of it")
+        return skip("no loaded-latency curves of this host usable as model tiers" + (f" ({'; '.join(notes)})" if notes else "") + ": no model of it")
     model = Model({t["name"]: {"curve": str((host_dir / t["curve"]).resolve()), "capacity_gib": t["capacity_gib"]}
                    for t in tiers}, tiersim=tiersim, host_dir=host_dir)
     model.cpu_share = "cpu-share" not in ablate
@@ -306,7 +306,7 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
         if hasattr(m, "rows") and not df.empty:
             rows += m.rows(df, model)
     if not rows:
-        return skip("no measured point here that the model can be compared with (no contention or tiering runs)")
+        return skip("no measured point here that the model can be compared with")
     curve_fits = [Fit(name, "", v, "MB/s", [pt], "the most bandwidth measured at that read ratio on that memory: the "
                       "wall of the model's curve there, where the loaded-latency sweep reached less")
                   for name, (v, pt) in walls.items()]

@@ -1,6 +1,6 @@
 # The model checked against this host (workflows/harness/fidelity.py, docs/fidelity.md): after the
 # measured points of every family with a fidelity hook (families/<name>/fidelity.py) and their own
-# outputs (characterize's curves), tiersim on the host's own curves predicts each measured point:
+# further outputs (e.g. measured tier curves), tiersim on the host's own curves predicts each measured point:
 # results/{host}/fidelity.csv and model-profile.yaml; a functional host (an emulated guest) or one
 # with nothing measured to compare gets results/{host}/fidelity.skipped (one line: why) instead.
 
