@@ -20,6 +20,7 @@ include: "workflows/rules/build.smk"
 include: "workflows/rules/host.smk"
 include: "workflows/rules/points.smk"
 include: "workflows/rules/report.smk"
+include: "workflows/rules/fidelity.smk"
 
 
 for family_rules in FAMILY_RULES:

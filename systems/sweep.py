@@ -87,6 +87,16 @@ def model_tiers(mprof: dict, what: str) -> dict:
     return tiers
 
 
+def one_tier(mprof: dict) -> str | None:
+    """Why a model profile of one tier (a one-node host's own model, results/<host>/model-profile.yaml)
+    runs no tiering model, or None."""
+    tiers = [t for t in mprof["tiers"] if t["kind"] == "model"]
+    if len(tiers) == 1 and len(mprof["tiers"]) == 1:
+        return (f"host profile {mprof['source']} has one model tier ({tiers[0]['name']}): modelled tiering needs a "
+                "default and an alternate tier")
+    return None
+
+
 def model_profile_for(name: str, host: Host) -> dict:
     """The profile whose model tiers a family runs on: the host's own (a model profile), or ``name``."""
     if host.profile["backend"] == "model":

@@ -155,9 +155,13 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         if mc["average_last_s"] > mc["duration_s"]:
             raise ConfigError(f"experiment config: apps/model/average_last_s: {mc['average_last_s']} s is longer than the run "
                               f"({mc['duration_s']} s)")
-        modelled, mprof = model.points(config, host, COLUMNS)
-        rows += modelled
-        fp.info = sweep.plan_info(mprof)
+        mprof = sweep.model_profile_for(mc["model_profile"], host)
+        if why := sweep.one_tier(mprof):
+            fp.absent[f"{NAME}: model"] = why
+        else:
+            modelled, mprof = model.points(config, host, COLUMNS)
+            rows += modelled
+            fp.info = sweep.plan_info(mprof)
     elif measured_tiers:
         fp.info = sweep.plan_info(host.profile)
     fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: tiersim.reseed(r, k) if r["executor"] == "model" else None)

@@ -13,6 +13,7 @@ COLUMNS = {"threads": "number", "mem_node": "number", "alt_latency_ns": "number"
            "static_hot_fraction": "number", "beyond_curve": "text"}
 
 from analysis.registry import figures_of  # noqa: E402 - COLUMNS first: model/real import it
+from systems import sweep  # noqa: E402
 from workflows.harness.plan import FamilyPlan, Host, replicate  # noqa: E402
 from workloads.tiersim import workload as tiersim  # noqa: E402
 
@@ -31,8 +32,11 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     if tc["enabled"] and not measured and not host.runner:
         # no two real tiers here (or a model profile): the family runs on modelled tiers
         mprof = model.model_profile_for(tc["model_profile"], host)
-        fp.info = model.plan_info(mprof)
-        rows += model.points(config, host, mprof)
+        if why := sweep.one_tier(mprof):
+            fp.absent[f"{NAME}: model"] = why
+        else:
+            fp.info = model.plan_info(mprof)
+            rows += model.points(config, host, mprof)
     elif measured:
         fp.info = model.plan_info(host.profile)
     fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: tiersim.reseed(r, k) if r["executor"] == "model" else None)

@@ -245,25 +245,35 @@ def figure_code(figure):
         + ANALYSIS_SOURCES
 
 
-# -- the model's error on each host (analysis/fidelity.py) ---------------------------------------
-# Rule `fidelity` (workflows/rules/fidelity.smk, included before `rule all`) writes
-# results/{host}/fidelity.csv: every measured point of the host beside tiersim's prediction on
-# the host's own model profile. It is asked for every host that fidelity_not_scored() does not
-# rule out; the table, the figure, the summary, the scorecard's header, the modelled figures'
-# note and the fleet comparison read it.
+# -- the model's error on each host ---------------------------------------------------------------
+# Rule `fidelity` (workflows/rules/fidelity.smk; workflows/harness/fidelity.py, docs/fidelity.md)
+# writes results/{host}/fidelity.csv: every measured point of the host beside tiersim's prediction
+# on the host's own model profile; a host fidelity_not_scored() rules out gets fidelity.skipped
+# (one line: why) instead. The table, the figure, the summary, the scorecard's header, the
+# modelled figures' note and the fleet comparison read the csv (analysis/fidelity.py).
+
+
+def fidelity_families(host):
+    """The active families with a fidelity hook (families/<name>/fidelity.py)."""
+    return [f for f in HOSTS[host].active if Path(f"families/{f}/fidelity.py").exists()]
 
 
 def fidelity_not_scored(host):
     """Why the model is not scored on a host in this run ('' when it is: rule fidelity writes its
     fidelity.csv)."""
     h = HOSTS[host]
-    if h.profile.get("functional"):
+    if h.profile.get("functional") or h.runner:
         return "functional host: timings not meaningful"
-    if not any(r["executor"] != "model" for r in h.plan.points.values()):
+    if h.profile["backend"] == "model" or not any(r["executor"] != "model" for r in h.plan.points.values()):
         return "every point on this host is modelled: nothing measured to compare the model with"
-    if not workflow.is_rule("fidelity"):
-        return "this workflow has no rule fidelity to write results/<host>/fidelity.csv"
+    if not any(r["executor"] != "model" for f in fidelity_families(host) for r in h.plan.rows(f)):
+        return "no measured point of this run has a model prediction (no family with a fidelity hook measured)"
     return ""
+
+
+def fidelity_target(host):
+    """results/{host}/fidelity.csv where the host is scored, else fidelity.skipped."""
+    return f"results/{host}/fidelity.{'skipped' if fidelity_not_scored(host) else 'csv'}"
 
 
 def fidelity_csv(host):
@@ -285,6 +295,16 @@ def figure_fidelity(host, figure):
     return fidelity_csv(host) if modelled else []
 
 
+def fidelity_inputs(host):
+    """(the measured point results of the fidelity families, their own further outputs)."""
+    fams = fidelity_families(host)
+    if fidelity_not_scored(host):
+        return [], []
+    h = HOSTS[host]
+    points = [f"results/{host}/{planning.key(r)}/result.csv" for f in fams for r in h.plan.rows(f) if r["executor"] != "model"]
+    return points, [o for f in fams for o in h.plan.families[f].outputs]
+
+
 def host_targets(host):
     h = HOSTS[host]
     targets = [f"results/{host}/host_facts.json", f"results/{host}/measurements.csv"]
@@ -293,6 +313,7 @@ def host_targets(host):
     targets += [f"results/{host}/tables/summary.md", f"results/{host}/tables/counters.md"]
     targets += [f"results/{host}/tables/fidelity.md", f"results/{host}/figures/fidelity.png"]
     targets += [o for fp in h.plan.families.values() for o in fp.outputs]
+    targets.append(fidelity_target(host))
     if h.scored:
         targets += [f"results/{host}/scorecard.md", f"results/{host}/scorecard.csv"]
     return targets

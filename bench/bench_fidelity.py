@@ -1,0 +1,110 @@
+"""The model's error on this host: fidelity.csv's score, and what each model input changes.
+
+    python -m bench fidelity [--host-dir results/HOST]
+
+Reads a results directory that ``make run`` wrote here (default: results/<this host's profile
+name>/; the measured points, host_facts.json, the curves and the points' meta.json) and runs the
+fidelity driver (workflows/harness/fidelity.py) on copies of it, three ways:
+
+- ``model``: as ``make run`` does (every read ratio the sweep measured; the curve's wall raised to
+  the bandwidth experiment's peak where the sweep reached less);
+- ``read-only curve``: the same with only the curves' read-only points (what a model fed only
+  memchar's read-only loaded-latency curve predicts: the issue's example);
+- ``no CPU share``: throughputs not scaled by the CPU share each workload got;
+- ``sweep only``: the curves' walls as the loaded sweep's injectors reached them (no bandwidth
+  experiment, no traffic seen at the antagonist's calibration point);
+- ``as first built``: the sweep's own walls and no CPU share together (the model before this
+  host's misses were fixed).
+
+Printed per way: per metric N, median and worst |error| of the validation rows (and the point),
+the calibration rows, the unrepresented rows with their reasons, the largest errors, and the
+figure of merit: the median |error| of GUPS's predicted throughput over the validation
+intensities (goal <= 10 %). Ratios, no verdict; nothing is measured here (the measurements are
+``make run``'s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def host_name() -> str | None:
+    p = subprocess.run([sys.executable, "-m", "workflows.harness.cli", "name", "--host", "auto"], cwd=REPO,
+                       capture_output=True, text=True, check=False)
+    return p.stdout.strip() or None
+
+
+def read_only(host: Path) -> None:
+    for d in ("curves", "model-curves"):
+        for f in (host / d).glob("*.csv"):
+            if f.name.endswith(".tail.csv"):
+                continue
+            df = pd.read_csv(f)
+            df[df["read_ratio"] == 1].to_csv(f, index=False)
+
+
+def sweep_only(host: Path) -> None:
+    shutil.rmtree(host / "characterize" / "bandwidth", ignore_errors=True)
+    shutil.rmtree(host / "model-curves", ignore_errors=True)
+
+
+def score(df: pd.DataFrame) -> None:
+    v = df[df["role"] == "validation"].copy()
+    v["abs"] = v["rel_error"].abs()
+    print(f"  {'metric':28s} {'N':>3s} {'median':>8s} {'worst':>8s}  worst point")
+    for metric, g in v.groupby("metric"):
+        w = g.loc[g["abs"].idxmax()]
+        print(f"  {metric:28s} {len(g):3d} {g['abs'].median():8.1%} {w['abs']:8.1%}  {w['family']}/{w['point']}")
+    print(f"  {'overall':28s} {len(v):3d} {v['abs'].median():8.1%}")
+    for r in df[df["role"] == "calibration"].itertuples():
+        print(f"  calibration: {r.family}/{r.point} {r.metric}: {r.reason}")
+    for r in df[df["role"] == "unrepresented"].itertuples():
+        print(f"  unrepresented: {r.family}/{r.point} {r.metric}: {r.reason}")
+    print("  largest errors:")
+    for r in v.sort_values("abs", ascending=False).head(5).itertuples():
+        print(f"    {r.family}/{r.point} {r.metric}: measured {r.measured:.4g}, predicted {r.predicted:.4g} {r.unit} "
+              f"({r.rel_error:+.1%})")
+    gups = v[(v["workload"] == "gups") & (v["metric"] == "throughput_mops")]
+    print(f"  GUPS throughput: median |error| {gups['abs'].median():.1%} over {len(gups)} validation intensities "
+          "(goal <= 10 %)" if len(gups) else "  GUPS throughput: no validation intensity")
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="bench fidelity", description=__doc__.splitlines()[0])
+    ap.add_argument("--host-dir", type=Path, default=None, help="results/<host> (default: this host's)")
+    args = ap.parse_args(argv)
+    src = args.host_dir or (REPO / "results" / (host_name() or "auto"))
+    if not (src / "host_facts.json").exists():
+        print(f"bench fidelity: skipped: {src} has no measured results (run `make run` first)")
+        return 0
+    ways = {"model": (None, []), "read-only curve": (read_only, []), "no CPU share": (None, ["cpu-share"]),
+            "sweep only": (sweep_only, ["observed"]), "as first built": (sweep_only, ["observed", "cpu-share"])}
+    with tempfile.TemporaryDirectory(prefix="bench-fidelity-") as tmp:
+        for name, (change, ablate) in ways.items():
+            host = Path(tmp) / name.replace(" ", "-") / src.name
+            shutil.copytree(src, host, ignore=shutil.ignore_patterns("figures", "logs", "*.png", "*.pdf"))
+            for f in ("fidelity.csv", "fidelity.skipped", "model-profile.yaml"):
+                (host / f).unlink(missing_ok=True)
+            if change:
+                change(host)
+            p = subprocess.run([sys.executable, "-m", "workflows.harness.fidelity", "--host-dir", str(host),
+                                "--tiersim", str(REPO / "build" / "bin" / "tiersim"),
+                                *[f"--ablate={a}" for a in ablate]], cwd=REPO, capture_output=True,
+                               text=True, check=False)
+            print(f"== {name}: {p.stdout.strip() or p.stderr.strip()}")
+            if (host / "fidelity.csv").exists():
+                score(pd.read_csv(host / "fidelity.csv"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

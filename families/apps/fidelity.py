@@ -1,0 +1,138 @@
+"""The apps family's single-node contention beside tiersim's prediction for it
+(workflows/harness/fidelity.py's hooks; docs/fidelity.md).
+
+Each application's measured metric at intensity k relative to its own 0x run (``slowdown_vs_0x``:
+the 0x performance over the k performance, > 1 = slower; PageRank's metric is a time, Silo's and
+CacheBench's a rate) beside the same ratio of tiersim's throughput for the application's access
+model (families/apps/models.yaml: workload, object size, op) with the application's threads as
+cores and the point's antagonist threads, everything in the default tier (the node's own curves).
+The application's lines in flight and think time are the access models' (tiersim's defaults, as
+the apps family models them: not fitted here); the antagonist's lines in flight are the host's
+fitted value. The 0x row is the ratio's reference (1 by definition): listed as calibration.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from workflows.harness import cpulist
+from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, row
+
+from . import model as access_models
+
+NAME = "apps"
+# each application's measured metric and whether higher is better (figures/app_contention.py's)
+METRICS = {"average_trial_time": False, "throughput": True}
+
+
+def summary(df: pd.DataFrame) -> pd.DataFrame:
+    d = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node")]
+    return d[d["t_s"].isna() & d["value"].notna()]
+
+
+def cores(argv: dict, d: pd.DataFrame) -> int | None:
+    """The application's threads: its app_threads column, else the CPUs it is bound to."""
+    if "app_threads" in d.columns and d["app_threads"].notna().any():
+        return int(d["app_threads"].dropna().iloc[0])
+    for a in argv.values():
+        for x in a:
+            if str(x).startswith("--physcpubind="):
+                return len(cpulist.parse(str(x).split("=", 1)[1]))
+    return None
+
+
+def antagonist_problem(argv: dict) -> str | None:
+    from families.tiering.fidelity import antagonist_problem as same  # noqa: PLC0415 - one antagonist model
+
+    return same(argv)
+
+
+def workload(m: dict) -> list[str]:
+    ws = access_models.gib(m["working_set"])
+    hot = f"{max(1, round(ws * 1024 * m['hot_fraction']))}M"
+    a = ["--workload", m["workload"], "--working-set", m["working_set"], "--hot-set", hot]
+    a += ["--hot-share", f"{m['hot_share']:g}"] if m["workload"] == "gups" else ["--zipf-theta", f"{m['zipf_theta']:g}"]
+    return a + ["--object-size", str(m["object_bytes"]), "--op", m["op"]]
+
+
+def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
+    """The antagonist's lines in flight, from its own bandwidth at the highest intensity beside the
+    first application, where no other family fitted it."""
+    if "antagonist_mlp" in model.calibration:
+        return []
+    d = summary(df)
+    bw = d[d["metric"] == "antagonist_bandwidth"]
+    table = access_models.models()
+    for app, g in bw.sort_values("threads", ascending=False).groupby("workload", sort=False):
+        top = g.iloc[0]
+        argv = model.meta(NAME, "contention_single_node", top["point"]).get("argv") or {}
+        n = cores(argv, d[d["point"] == top["point"]])
+        if app not in table or n is None or antagonist_problem(argv) or int(top["threads"]) == 0:
+            continue
+        target = float(g[g["point"] == top["point"]]["value"].mean())
+
+        def bw_at(m: float, app=app, n=n, top=top) -> float:
+            return model.single_node(workload=workload(table[app]), app_cores=n, antagonist_threads=int(top["threads"]),
+                                     extra=["--antagonist-mlp", f"{m:.6g}"])["antagonist_bandwidth"]
+
+        v = bisect(bw_at, target, 0.05, 1024)
+        f = Fit("antagonist_mlp", "--antagonist-mlp", v, "lines", [f"{NAME}/contention_single_node/{top['point']}"],
+                f"the antagonist's own measured bandwidth beside {app} at the highest intensity")
+        f.rows = [row(point=top["point"], experiment="contention_single_node", family=NAME, workload="antagonist",
+                      metric="antagonist_bandwidth_mbps", unit="MB/s", measured=target, predicted=bw_at(v),
+                      role="calibration", reason=f"fitted antagonist_mlp = {v:.3g} lines in flight per antagonist core")]
+        return [f]
+    return []
+
+
+def share_of(model: Model, g: pd.DataFrame, pid: str, app: str, cores_: int) -> float:
+    """The CPU share the application's program got at a point (its meta.json's usage), 1 without it."""
+    argv = model.meta(NAME, "contention_single_node", pid).get("argv") or {}
+    role = next((r for r in argv if r != "antagonist"), app)
+    reps = sorted({int(r) for r in g[g["point"] == pid]["rep"].dropna()}) or [0]
+    return cpu_share(model, NAME, "contention_single_node", pid, reps, role, cores_) or 1.0
+
+
+def rows(df: pd.DataFrame, model: Model) -> list[dict]:
+    d = summary(df)
+    table = access_models.models()
+    out = []
+    exp = "contention_single_node"
+    for app, g in d.groupby("workload", sort=False):
+        metric = next((m for m in METRICS if (g["metric"] == m).any()), None)
+        if metric is None:
+            continue
+        perf = g[g["metric"] == metric].groupby("point", sort=False).agg(value=("value", "mean"), threads=("threads", "first"))
+        base = perf[perf["threads"] == 0]
+        for pid, r in perf.sort_values("threads").iterrows():
+            k = int(r["threads"])
+            common = dict(point=pid, experiment=exp, family=NAME, workload=app, metric="slowdown_vs_0x", unit="ratio")
+            if base.empty:
+                out.append(row(**common, measured=float("nan"), predicted=None, role="unrepresented",
+                               reason=f"no 0x run of {app} to relate this point to"))
+                continue
+            x0 = float(base["value"].iloc[0])
+            measured = (x0 / r["value"]) if METRICS[metric] else (r["value"] / x0)
+            if k == 0:
+                out.append(row(**common, measured=measured, predicted=1.0, role="calibration",
+                               reason=f"the reference of the ratio: {app} alone ({metric} {x0:.4g}); 1 by definition"))
+                continue
+            argv = model.meta(NAME, exp, pid).get("argv") or {}
+            n = cores(argv, g[g["point"] == pid])
+            why = None
+            if app not in table:
+                why = f"{app} has no access model in families/apps/models.yaml"
+            elif n is None:
+                why = f"{app}'s threads are not in its rows nor in its meta.json"
+            else:
+                why = antagonist_problem(argv)
+            if why:
+                out.append(row(**common, measured=measured, predicted=None, role="unrepresented", reason=why))
+                continue
+            w = workload(table[app])
+            opts = model.options(("app_mlp",), app)
+            x = [model.single_node(workload=w, app_cores=n, antagonist_threads=t, extra=opts)["throughput"] for t in (0, k)]
+            # each run's throughput scaled by the CPU share the application got there (docs/fidelity.md)
+            share = [share_of(model, g, q, app, n) for q in (base.index[0], pid)]
+            out.append(row(**common, measured=measured, predicted=(x[0] * share[0]) / (x[1] * share[1]), role="validation"))
+    return out

@@ -1,0 +1,182 @@
+"""The host as the tier model sees it (workflows/harness/fidelity.py's ``tiers`` hook): the model
+tiers made from this family's measured loaded-latency curves (``results/<host>/curves/``, written by
+the tier_curves rule, one ``c{cpu}-m{mem}.csv`` per pair and read ratio inside).
+
+Default tier: the application CPUs' node's own memory (its local pair); alternate tier: the far
+memory node with the lowest unloaded latency from that CPU node, where there is one. Capacity: the
+node's memory (host facts).
+
+The model reads a curve as measured where it is a curve: latency rising with bandwidth. Where a
+read ratio's points are noise around a flat line, or other measurements saw the memory carry more
+than the sweep reached (a small host whose few injectors cannot load its memory), the model's input
+is ``results/<host>/model-curves/<pair>.csv``, per read ratio:
+
+1. the least-squares non-decreasing fit of latency over bandwidth (pool adjacent violators), ties
+   then raised by 0.1 ns per step (far below memchar's noise) so that every point is kept;
+2. where another measurement saw the memory carry more than the loaded sweep reached at that read
+   ratio (the bandwidth experiment of the same pair, ``characterize/bandwidth``, the op of the
+   nearest read ratio, its most threads; or a family's ``observed`` bandwidth, e.g. the
+   antagonist's own at its calibration point), one point at that bandwidth with the last latency
+   plus 0.1 ns: the curve's wall is then the most the memory was measured to carry instead of what
+   the sweep's few injectors reached (no latency rise is invented past the last measured point;
+   tiersim's closed-loop wall applies beyond it).
+
+Both are said in the profile's header, and the wall's source is in its ``calibration`` block.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.frame import load
+from workflows.harness import curvecheck
+
+from . import OP_SLUG
+from .curves import READ_RATIO
+
+PAIR = re.compile(r"^c(\d+)-m(\d+)\.csv$")
+
+
+def app_node(facts: dict) -> int | None:
+    """The NUMA node of the profile's first application CPU (else the first CPU node)."""
+    app = ((facts.get("profile") or {}).get("cpus") or {}).get("app") or []
+    for n, info in (facts.get("nodes") or {}).items():
+        if app and app[0] in (info.get("cpus") or []):
+            return int(n)
+    nodes = facts.get("cpu_nodes") or []
+    return nodes[0] if nodes else None
+
+
+STEP_NS = 0.1
+
+
+def monotone(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """(bandwidth, latency) sorted by bandwidth -> the least-squares non-decreasing latency fit (pool
+    adjacent violators), ties raised by STEP_NS per point so that latency strictly rises."""
+    blocks: list[list[float]] = []  # [sum, count]
+    for _, lat in points:
+        blocks.append([lat, 1])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            s, n = blocks.pop()
+            blocks[-1][0] += s
+            blocks[-1][1] += n
+    fit = [b[0] / b[1] for b in blocks for _ in range(int(b[1]))]
+    out, last = [], -1.0
+    for (bw, _), lat in zip(points, fit, strict=True):
+        lat = max(lat, last + STEP_NS)
+        out.append((bw, round(lat, 3)))
+        last = lat
+    return out
+
+
+def peaks(host_dir: Path, pair: str) -> dict[float, tuple[float, str]]:
+    """Read ratio -> (the bandwidth experiment's peak MB/s, its point) for a pair."""
+    files = sorted((host_dir / "characterize" / "bandwidth" / pair).glob("*/rep*/result.csv"))
+    if not files:
+        return {}
+    df = load(files)
+    df = df[(df["metric"] == "bandwidth") & df["value"].notna()]
+    out = {}
+    for op, g in df.groupby("op"):
+        if op in READ_RATIO:
+            out[round(READ_RATIO[op], 4)] = (float(g["value"].max()), f"characterize/bandwidth/{pair}/{OP_SLUG[op]}")
+    return out
+
+
+def model_curve(host_dir: Path, pair: str, notes: list[str], walls: dict,
+                observed: dict[float, tuple[float, str]] | None = None) -> Path | None:
+    """The model's input curve of a pair (see the module's doc), or None when the measured one is
+    already one the model reads as it is and nothing measured more bandwidth than its wall.
+    ``observed``: read ratio -> (MB/s, point) that other measurements saw this memory carry."""
+    src = host_dir / "curves" / f"{pair}.csv"
+    try:
+        plausible = not curvecheck.implausible(curvecheck.load_for_tiersim(str(src)))
+    except curvecheck.CurveError:
+        plausible = False
+    raw = pd.read_csv(src)
+    pk = peaks(host_dir, pair)
+    rows, raised = [], []
+    for rr, g in raw.groupby("read_ratio"):
+        pts = sorted(zip(g["bandwidth_mbps"], g["latency_ns"], strict=True))
+        pts = pts if plausible else monotone(pts)
+        cands = []
+        near = min(pk, key=lambda r: abs(r - rr)) if pk else None
+        if near is not None:
+            cands.append(pk[near])
+        cands += [v for r, v in (observed or {}).items() if min(raw["read_ratio"].unique(), key=lambda x: abs(x - r)) == rr]
+        top = max(cands, default=None)
+        if top is not None and top[0] > max(b for b, _ in pts):
+            bw, point = top
+            pts.append((bw, round(max(lat for _, lat in pts) + STEP_NS, 3)))
+            walls[f"wall_mbps_{pair}_r{rr:g}"] = (bw, point)
+            raised.append(f"{rr:g}: {point}")
+        rows += [(rr, b, lat) for b, lat in pts]
+    if plausible and not raised:
+        return None
+    out = host_dir / "model-curves" / f"{pair}.csv"
+    out.parent.mkdir(exist_ok=True)
+    pd.DataFrame(rows, columns=["read_ratio", "bandwidth_mbps", "latency_ns"]).to_csv(out, index=False, float_format="%.6g")
+    notes.append(f"{pair}: model-curves/{pair}.csv is " +
+                 ("the measured curve" if plausible else "the measured curve's monotone fit (latency does not rise "
+                                                         "with bandwidth in the measured one)") +
+                 (f", its wall raised to the most bandwidth measured at read ratio {'; '.join(raised)}" if raised else ""))
+    return out
+
+
+def tiers(host_dir: Path, facts: dict, notes: list[str], walls: dict | None = None,
+          observed: list[dict] | None = None) -> list[dict] | None:
+    """``observed``: bandwidths other measurements saw a memory node carry (``mem_node``,
+    ``read_ratio``, ``mbps``, ``point``): each raises that node's local pair's wall where it is
+    above it."""
+    walls = {} if walls is None else walls
+    curves = host_dir / "curves"
+    pairs = {(int(m.group(1)), int(m.group(2))): p for p in sorted(curves.glob("c*-m*.csv")) if (m := PAIR.match(p.name))}
+    for key, p in list(pairs.items()):
+        seen: dict[float, tuple[float, str]] = {}
+        for o in observed or []:
+            # measured beside a workload on its own node (None: the node is not in the rows)
+            if o["mem_node"] in (key[1], None) and key[0] == key[1]:
+                seen[o["read_ratio"]] = max(seen.get(o["read_ratio"], (0.0, "")), (o["mbps"], o["point"]))
+        fixed = model_curve(host_dir, p.stem, notes, walls, seen)
+        if fixed is not None:
+            pairs[key] = fixed
+    node = app_node(facts)
+    if node is None or (node, node) not in pairs:
+        notes.append(f"no loaded-latency curve of node {node}'s own memory in {curves}")
+        return None
+    unloaded = {}
+    for (c, m), p in pairs.items():
+        if c != node:
+            continue
+        try:
+            curve = curvecheck.load_for_tiersim(str(p))
+        except curvecheck.CurveError as e:
+            notes.append(f"{p.name}: not a curve the model can use ({e})")
+            continue
+        bad = curvecheck.implausible(curve)
+        if bad:
+            notes.append(f"{p.name}: implausible, not used ({bad})")
+            continue
+        unloaded[m] = curvecheck.unloaded_at(curve.unloaded(), 1.0)
+        ratios = ", ".join(f"{r:g}" for r in sorted(curve.ratios))
+        notes.append(f"c{c}-m{m}: read ratios {ratios}; unloaded {unloaded[m]:.4g} ns at reads only")
+    if node not in unloaded:
+        return None
+
+    def gib(n: int) -> float:
+        return round(((facts.get("nodes") or {}).get(str(n)) or {}).get("memory_mib", 1024) / 1024, 3) or 1.0
+
+    def rel(m: int) -> str:
+        return str(pairs[node, m].relative_to(host_dir))
+
+    out = [{"name": "default", "kind": "model", "curve": rel(node), "capacity_gib": gib(node)}]
+    far = sorted((u, m) for m, u in unloaded.items() if m != node and u > unloaded[node])
+    if far:
+        m = far[0][1]
+        out.append({"name": "alternate", "kind": "model", "curve": rel(m), "capacity_gib": gib(m)})
+    else:
+        notes.append(f"one memory node reachable from node {node}: no alternate tier (single-node contention only)")
+    return out

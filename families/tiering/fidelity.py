@@ -1,0 +1,319 @@
+"""The tiering family's measured points beside tiersim's prediction for them
+(workflows/harness/fidelity.py's hooks; docs/fidelity.md).
+
+Single-node contention (``contention_single_node``): GUPS alone and beside the antagonist on the
+one node, each point run again in tiersim with its own parameters (GUPS's CPUs, working and hot
+set, hot share, object size and op; the antagonist's threads), everything in the default tier (the
+node's own curves). Compared: GUPS's throughput, the latency probe's (a one-line pointer chase run
+after GUPS, beside the antagonist: in the model a workload of one core with one line in flight and
+no think time) and the antagonist's bandwidth.
+
+Calibrated here, on named points only: ``app_mlp`` (GUPS's lines in flight per core) from the
+throughput of the 0x point, and ``antagonist_mlp`` (lines in flight per antagonist core) from the
+antagonist's own measured bandwidth at the highest intensity. Those rows are role calibration.
+
+Two-tier hosts (steady_state, hotset_move, contention_change measured with tierd or a kernel
+mechanism): tiersim with the point's system, Colloid mode, intensity and event, on the host's
+local (default) and far (alternate) curves; compared: throughput, each tier's latency, the default
+tier's share of accesses (``p``) and, after an event, the convergence time (tiersim's rule,
+docs/tier-model.md, applied to GUPS's measured per-second throughput).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+import systems
+from workflows.harness import cpulist
+from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, row
+from workflows.harness.plan import size_bytes
+
+NAME = "tiering"
+# tiersim's antagonist: 64 B lines, read-modify-write (every line read and written back: 50 % of
+# the accesses writes), docs/tier-model.md "Traffic fixed point" (s_b = 128 bytes per line)
+MODEL_ANTAGONIST = {"--write-fraction": "50", "--access-size": "64"}
+PROBE = "probe"
+
+
+def opt(argv: list[str], name: str, default: str | None = None) -> str | None:
+    return argv[argv.index(name) + 1] if name in argv and argv.index(name) + 1 < len(argv) else default
+
+
+def summary(df: pd.DataFrame, family: str, experiments: tuple[str, ...]) -> pd.DataFrame:
+    d = df[(df["family"] == family) & df["experiment"].isin(experiments)]
+    return d[d["t_s"].isna() & d["value"].notna()] if "t_s" in d.columns else d
+
+
+def mean(d: pd.DataFrame, point: str, metric: str) -> float | None:
+    v = d[(d["point"] == point) & (d["metric"] == metric)]["value"]
+    return float(v.mean()) if len(v) else None
+
+
+def meta_argv(model: Model, family: str, experiment: str, point: str) -> dict:
+    """The programs' argv of a measured point (its rep 0 meta.json), {} when it is not there."""
+    m = model.meta(family, experiment, point)
+    return m.get("argv") or {}
+
+
+def antagonist_problem(argv: dict) -> str | None:
+    a = argv.get("antagonist")
+    if not a:
+        return None
+    for name, want in MODEL_ANTAGONIST.items():
+        if opt(a, name, want) != want:
+            return (f"the antagonist runs {name} {opt(a, name)}, but tiersim's antagonist is 64 B lines read and "
+                    "written back (write fraction 50, access size 64): docs/tier-model.md")
+    return None
+
+
+def gups_workload(g: list[str]) -> list[str]:
+    return ["--workload", "gups", "--working-set", opt(g, "--working-set"), "--hot-set", opt(g, "--hot-set"),
+            "--hot-share", opt(g, "--hot-share", "0.9"), "--object-size", opt(g, "--object-size", "64"),
+            "--op", opt(g, "--op", "rmw")]
+
+
+def probe_workload(argv: dict) -> list[str]:
+    """The latency probe as a tiersim workload: a dependent chase, one line in flight, reads only."""
+    mibs = opt(argv.get("latency") or [], "--buffer-mib", "256")
+    return ["--workload", "gups", "--working-set", f"{mibs}M", "--hot-set", f"{mibs}M", "--hot-share", "1",
+            "--object-size", "64", "--op", "read"]
+
+
+def points(df: pd.DataFrame, model: Model) -> list[dict]:
+    """Each contention point once: id, antagonist threads, its argv (or None), why the model cannot
+    represent it (or None)."""
+    d = summary(df, NAME, ("contention_single_node",))
+    out = []
+    for pid, g in d.groupby("point", sort=False):
+        argv = meta_argv(model, NAME, "contention_single_node", pid)
+        why = None
+        if not argv.get("gups"):
+            why = "GUPS's arguments (the point's meta.json) are not in the results directory"
+        else:
+            why = antagonist_problem(argv)
+        p = {"point": pid, "threads": int(g["threads"].iloc[0]), "intensity": float(g["intensity"].iloc[0]),
+             "argv": argv, "why": why, "rows": g, "share": 1.0}
+        if why is None:
+            reps = sorted({int(r) for r in g["rep"].dropna()}) or [0]
+            p["share"] = cpu_share(model, NAME, "contention_single_node", pid, reps, "gups", app_cores(p)) or 1.0
+        out.append(p)
+    return sorted(out, key=lambda p: p["threads"])
+
+
+def app_cores(p: dict) -> int:
+    return len(cpulist.parse(opt(p["argv"]["gups"], "--cpus")))
+
+
+def predict_gups(model: Model, p: dict, skip: tuple[str, ...] = (), extra: list[str] = ()) -> dict[str, float]:
+    """tiersim's summary for a GUPS point, its throughput scaled by the CPU share GUPS got there."""
+    out = model.single_node(workload=gups_workload(p["argv"]["gups"]), app_cores=app_cores(p),
+                            antagonist_threads=p["threads"], extra=[*model.options(skip, "gups"), *extra])
+    return {**out, "throughput": out["throughput"] * p["share"]}
+
+
+def predict_probe(model: Model, p: dict) -> dict[str, float]:
+    return model.single_node(workload=probe_workload(p["argv"]), app_cores=1, antagonist_threads=p["threads"],
+                             extra=[*model.options(("app_mlp", "app_think_ns"), PROBE), "--app-mlp", "1",
+                                    "--app-think-ns", "0"])
+
+
+def observed(df: pd.DataFrame, host_dir) -> list[dict]:
+    """The traffic measured at the antagonist's calibration point (the highest intensity): the
+    antagonist's own bandwidth and GUPS's beside it, both 64 B lines read and written back (read
+    ratio 0.5), what the default node was measured to carry."""
+    model = Model({}, host_dir=host_dir)
+    pts = [p for p in points(df, model) if p["why"] is None and p["threads"] > 0
+           and mean(p["rows"], p["point"], "antagonist_bandwidth")]
+    if not pts:
+        return []
+    top = pts[-1]
+    d = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["point"] == top["point"])]
+    per_rep = []  # the most of the repetitions: what the memory was seen to carry
+    for _, r in d.groupby("rep"):
+        ant = r[r["t_s"].isna() & (r["metric"] == "antagonist_bandwidth")]["value"]
+        app = r[r["t_s"].notna() & (r["metric"] == "app_bandwidth")]["value"]
+        if len(ant):
+            per_rep.append(float(ant.mean()) + (float(app.mean()) if len(app) else 0.0))
+    node = top["rows"]["mem_node"].dropna() if "mem_node" in top["rows"] else []
+    return [{"mem_node": int(node.iloc[0]) if len(node) else None, "read_ratio": 0.5, "mbps": max(per_rep),
+             "point": f"{NAME}/contention_single_node/{top['point']}"}] if per_rep else []
+
+
+def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
+    pts = [p for p in points(df, model) if p["why"] is None]
+    fits = []
+    base = next((p for p in pts if p["threads"] == 0 and mean(p["rows"], p["point"], "throughput")), None)
+    if base:
+        x0 = mean(base["rows"], base["point"], "throughput")
+        v = bisect(lambda m: predict_gups(model, base, ("app_mlp",), ["--app-mlp", f"{m:.6g}"])["throughput"], x0, 0.05, 256)
+        f = Fit("app_mlp", "--app-mlp", v, "lines", [f"{NAME}/contention_single_node/{base['point']}"],
+                "GUPS's measured throughput alone (0x) on the default tier's curve", scope="gups")
+        pred = predict_gups(model, base, ("app_mlp",), ["--app-mlp", f"{v:.6g}"])["throughput"]
+        f.rows = [row(point=base["point"], experiment="contention_single_node", family=NAME, workload="gups",
+                      metric="throughput_mops", unit="Mops/s", measured=x0, predicted=pred, role="calibration",
+                      reason=f"fitted app_mlp = {v:.3g} lines in flight per GUPS core from this point "
+                             f"(GUPS had {base['share']:.0%} of its CPU time)")]
+        fits.append(f)
+        model.calibration[f.name] = f
+    loaded = [p for p in pts if p["threads"] > 0 and mean(p["rows"], p["point"], "antagonist_bandwidth")]
+    if loaded and base:
+        top = loaded[-1]
+        bw = mean(top["rows"], top["point"], "antagonist_bandwidth")
+        v = bisect(lambda m: predict_gups(model, top, ("antagonist_mlp",),
+                                          ["--antagonist-mlp", f"{m:.6g}"])["antagonist_bandwidth"], bw, 0.05, 1024)
+        f = Fit("antagonist_mlp", "--antagonist-mlp", v, "lines", [f"{NAME}/contention_single_node/{top['point']}"],
+                "the antagonist's own measured bandwidth beside GUPS at the highest intensity")
+        pred = predict_gups(model, top, ("antagonist_mlp",), ["--antagonist-mlp", f"{v:.6g}"])["antagonist_bandwidth"]
+        past = (f"; the measured bandwidth is past the model curve's wall, so the fit stops where the antagonist "
+                f"reaches it ({pred:.4g} MB/s)") if pred < 0.95 * bw else ""
+        f.how += past
+        f.rows = [row(point=top["point"], experiment="contention_single_node", family=NAME, workload="antagonist",
+                      metric="antagonist_bandwidth_mbps", unit="MB/s", measured=bw, predicted=pred, role="calibration",
+                      reason=f"fitted antagonist_mlp = {v:.3g} lines in flight per antagonist core from this point{past}")]
+        fits.append(f)
+    return fits
+
+
+def calibration_points(model: Model) -> set[tuple[str, str]]:
+    """(point, metric) pairs already listed as calibration rows."""
+    return {(r["point"], r["metric"]) for f in model.calibration.values() for r in f.rows if r["family"] == NAME}
+
+
+def contention_rows(df: pd.DataFrame, model: Model) -> list[dict]:
+    out = []
+    done = calibration_points(model)
+    exp = "contention_single_node"
+    for p in points(df, model):
+        measured = {"throughput_mops": ("gups", "throughput", "Mops/s"),
+                    "latency_ns": (PROBE, "latency_default", "ns"),
+                    "antagonist_bandwidth_mbps": ("antagonist", "antagonist_bandwidth", "MB/s")}
+        for metric, (workload, src, unit) in measured.items():
+            v = mean(p["rows"], p["point"], src)
+            if v is None or (p["point"], metric) in done:
+                continue
+            base = dict(point=p["point"], experiment=exp, family=NAME, workload=workload, metric=metric, unit=unit, measured=v)
+            if p["why"]:
+                out.append(row(**base, predicted=None, role="unrepresented", reason=p["why"]))
+                continue
+            if "app_mlp" not in model.calibration:
+                out.append(row(**base, predicted=None, role="unrepresented",
+                               reason="no 0x GUPS point here to fit GUPS's lines in flight from"))
+                continue
+            if workload == PROBE:
+                pred = predict_probe(model, p)["latency_default"]
+            else:
+                pred = predict_gups(model, p)["throughput" if workload == "gups" else "antagonist_bandwidth"]
+            out.append(row(**base, predicted=pred, role="validation"))
+    return out
+
+
+def convergence_time(t: list[float], x: list[float], event: float, window: float = 5, within: float = 0.05) -> float:
+    """tiersim's convergence rule (docs/tier-model.md, Outputs) on a measured per-second series:
+    with F the mean of the last ``window`` seconds, the start of the first ``window``-s window after
+    the event from which every later window's mean is within ``within`` of F, minus the event time."""
+    s = sorted((ti, xi) for ti, xi in zip(t, x, strict=True) if ti > event)
+    if not s:
+        return math.nan
+    end = s[-1][0]
+    wins = []
+    w0 = event
+    while w0 + window <= end + 1e-9:
+        v = [xi for ti, xi in s if w0 < ti <= w0 + window]
+        wins.append((w0, sum(v) / len(v) if v else math.nan))
+        w0 += window
+    if not wins:
+        return math.nan
+    final = wins[-1][1]
+    for i, (w0, _) in enumerate(wins):
+        if all(abs(m - final) <= within * final for _, m in wins[i:]):
+            return w0 - event
+    return math.nan
+
+
+def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
+    """Real tiering runs on a two-tier host, each beside its tiersim run on the host's own curves."""
+    exps = ("steady_state", "hotset_move", "contention_change")
+    d = df[(df["family"] == NAME) & df["experiment"].isin(exps)]
+    if d.empty:
+        return []
+    out = []
+    metrics = {"throughput": ("throughput_mops", "Mops/s"), "latency_default": ("latency_default_ns", "ns"),
+               "latency_alternate": ("latency_alternate_ns", "ns"), "p": ("p_default", "fraction"),
+               "hot_in_alternate": ("hot_in_alternate", "GiB")}
+    for (exp, pid), g in d.groupby(["experiment", "point"], sort=False):
+        s = g[g["t_s"].isna()]
+        first = g.iloc[0]
+        system, k = str(first["system"]), float(first["intensity"])
+        colloid = bool(first["colloid"]) if "colloid" in g.columns and pd.notna(first["colloid"]) else False
+        argv = meta_argv(model, NAME, exp, pid)
+        why = None
+        gargv = argv.get("gups")
+        if not model.two_tier:
+            why = "the host's model profile has one tier (no far node's curve): a two-tier run needs both"
+        elif not gargv:
+            why = "GUPS's arguments (the point's meta.json) are not in the results directory"
+        elif system not in systems.names():
+            why = f"system {system!r} is not in the registry (systems/): tiersim has no policy for it"
+        else:
+            why = antagonist_problem(argv)
+        compare: list[tuple[str, float, str]] = []
+        for src, (metric, _unit) in metrics.items():
+            v = s[s["metric"] == src]["value"]
+            if len(v):
+                compare.append((src, float(v.mean()), metric))
+        ev = None
+        if exp != "steady_state":
+            # the event time: the point's own (meta.json's event_t_s), else GUPS's --move-hot-at
+            event = model.meta(NAME, exp, pid).get("event_t_s") or opt(gargv or [], "--move-hot-at")
+            ev = float(event) if event is not None else None
+            ser = g[(g["metric"] == "throughput") & g["t_s"].notna()]
+            if ev is not None and len(ser):
+                compare.append(("convergence_time_s", convergence_time(list(ser["t_s"]), list(ser["value"]), ev),
+                                "convergence_time_s"))
+            elif ev is None:
+                why = why or "the event time of this run is not in its rows"
+        if not compare:
+            continue
+        pred: dict[str, float] = {}
+        if why is None:
+            pred = model.run(two_tier_argv(model, system, colloid, k, gargv, argv, exp, ev))
+        for src, v, metric in compare:
+            unit = metrics.get(src, (None, "s"))[1]
+            base = dict(point=pid, experiment=exp, family=NAME, workload="gups", metric=metric, unit=unit, measured=v)
+            if why:
+                out.append(row(**base, predicted=None, role="unrepresented", reason=why))
+            elif src not in pred or not math.isfinite(v):
+                out.append(row(**base, predicted=None, role="unrepresented",
+                               reason="not converged in the measured run" if not math.isfinite(v) else
+                               f"tiersim does not report {src} for this run"))
+            else:
+                out.append(row(**base, predicted=pred[src], role="validation"))
+    return out
+
+
+def two_tier_argv(model: Model, system: str, colloid: bool, k: float, gargv: list[str], argv: dict, exp: str,
+                  event: float | None) -> list[str]:
+    """tiersim's argv for a real two-tier run: the point's system, Colloid, intensity (antagonist
+    threads), GUPS's parameters, the default tier held to tierd's ``--capacity`` (else the node's)."""
+    s = systems.get(system)
+    a = ["--system", s.policy] + (["--colloid", "on" if colloid else "off"] if s.colloid else [])
+    cap = opt(argv.get("tierd") or [], "--capacity", "auto,auto").split(",")[0]
+    dgib = size_bytes(cap) / 2**30 if cap != "auto" else None
+    threads = len(cpulist.parse(opt(argv["antagonist"], "--cpus"))) if argv.get("antagonist") else 0
+    dur = float(opt(gargv, "--duration", "100"))
+    a += model.tier_args(default_gib=dgib) + gups_workload(gargv)
+    a += ["--app-cores", str(len(cpulist.parse(opt(gargv, "--cpus")))), "--antagonist-cores-per-unit", "1",
+          "--intensity", str(threads if exp != "contention_change" else 0), "--duration", f"{max(2, round(dur)):d}",
+          "--average-last", f"{min(30, max(1, round(dur) - 1)):d}", *model.options(scope="gups")]
+    if exp == "hotset_move" and event is not None:
+        a += ["--event", f"hotset_move@{event:g}"]
+    if exp == "contention_change" and event is not None:
+        a += ["--event", f"intensity@{event:g}={threads}"]
+    return a
+
+
+def rows(df: pd.DataFrame, model: Model) -> list[dict]:
+    return contention_rows(df, model) + two_tier_rows(df, model)
+

@@ -1,0 +1,250 @@
+"""The model checked against its host (workflows/harness/fidelity.py, families/*/fidelity.py):
+a synthetic host whose "measurements" tiersim itself made from a known curve and known lines in
+flight is predicted within a tight tolerance; the calibration points are listed and kept out of
+the score; a point the model cannot represent is listed with its reason; a copied results
+directory is scored elsewhere; a functional host is not scored; a two-tier run is predicted."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from families.characterize import fidelity as char_fidelity
+from families.tiering import fidelity as tiering_fidelity
+from workflows.harness import fidelity, profile
+
+REPO = Path(__file__).resolve().parents[1]
+TIERSIM = REPO / "build" / "bin" / "tiersim"
+pytestmark = pytest.mark.skipif(not TIERSIM.exists(), reason="build/bin/tiersim not built (make build)")
+
+APP_MLP, ANT_MLP = 3.0, 8.0  # the synthetic host's true lines in flight
+COLS = ["host", "backend", "family", "experiment", "workload", "system", "colloid", "intensity", "rep", "t_s", "metric",
+        "value", "unit", "tool", "target", "point", "threads"]
+GUPS = ["build/bin/gups", "--cpus", "0", "--mem-node", "0", "--working-set", "512M", "--hot-set", "128M",
+        "--hot-share", "0.9", "--object-size", "64", "--op", "rmw", "--duration", "5", "--seed", "1"]
+
+
+def curve_rows(wall: float, l0: float) -> list[tuple[float, float, float]]:
+    """A known device: L = l0 + 20 rho / (1 - rho) at reads only, 2:1 and 1:1 (a 1:1 wall 80 %)."""
+    out = []
+    for rr, scale in ((1.0, 1.0), (0.6667, 0.9), (0.5, 0.8)):
+        for rho in (0.02, 0.2, 0.4, 0.6, 0.8, 0.9):
+            out.append((rr, rho * wall * scale, l0 + 20 * rho / (1 - rho)))
+    return out
+
+
+def write_curve(path: Path, wall: float = 20000, l0: float = 90) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["read_ratio", "bandwidth_mbps", "latency_ns"])
+        w.writerows(curve_rows(wall, l0))
+
+
+def facts(name: str = "synth", nodes: int = 1, functional: bool = False) -> dict:
+    return {"cpu_nodes": list(range(nodes)), "memory_nodes": list(range(nodes)),
+            "nodes": {str(n): {"cpus": [4 * n + i for i in range(4)], "memory_mib": 16384} for n in range(nodes)},
+            "profile": {"name": name, "backend": "numa", "functional": functional, "cpus": {"app": [0], "antagonist": [1, 2, 3]}}}
+
+
+def point_dir(host: Path, family: str, exp: str, pid: str) -> Path:
+    d = host / family / exp / pid / "rep0"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def write_point(host: Path, family: str, exp: str, pid: str, rows: list[dict], argv: dict, ctx: dict,
+                meta: dict | None = None) -> None:
+    d = point_dir(host, family, exp, pid)
+    base = {"host": host.name, "backend": "numa", "family": family, "experiment": exp, "rep": 0, "t_s": "", "tool": "x",
+            "target": "node:0", "point": pid, "system": "none", "colloid": "", **ctx}
+    pd.DataFrame([{**base, **r} for r in rows], columns=COLS).to_csv(d / "result.csv", index=False)
+    (d / "meta.json").write_text(json.dumps({"point": ctx, "argv": argv, **(meta or {})}))
+
+
+def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth", shares: dict | None = None) -> Path:
+    """results/<host>/ of a one-node host whose contention points tiersim made with APP_MLP/ANT_MLP."""
+    host = tmp / name
+    host.mkdir(parents=True)
+    (host / "host_facts.json").write_text(json.dumps(facts(name)))
+    write_curve(host / "curves" / "c0-m0.csv")
+    model = fidelity.Model({"default": {"curve": str(host / "curves" / "c0-m0.csv"), "capacity_gib": 16}}, tiersim=TIERSIM)
+    true = ["--app-mlp", str(APP_MLP), "--antagonist-mlp", str(ANT_MLP)]
+    for t in (0, 1, 2, 3):
+        pid = f"i{t}-t{t}"
+        p = {"argv": {"gups": GUPS, "latency": ["build/bin/memchar", "latency", "--buffer-mib", "256"]}, "threads": t}
+        if t:
+            p["argv"]["antagonist"] = ["build/bin/antagonist", "--cpus", "1", "--write-fraction",
+                                       write_fraction if t == 2 else "50", "--access-size", "64"]
+        g = model.single_node(workload=tiering_fidelity.gups_workload(GUPS), app_cores=1, antagonist_threads=t, extra=true)
+        probe = model.single_node(workload=tiering_fidelity.probe_workload(p["argv"]), app_cores=1, antagonist_threads=t,
+                                  extra=["--antagonist-mlp", str(ANT_MLP), "--app-mlp", "1", "--app-think-ns", "0"])
+        share = (shares or {}).get(t, 1.0)
+        rows = [{"workload": "gups", "metric": "throughput", "value": g["throughput"] * share, "unit": "Mops/s"},
+                {"workload": "gups", "metric": "latency_default", "value": probe["latency_default"], "unit": "ns"}]
+        if t:
+            rows.append({"workload": "gups", "metric": "antagonist_bandwidth", "value": g["antagonist_bandwidth"],
+                         "unit": "MB/s"})
+        usage = {"usage": {"gups": {"user_s": 4 * share, "system_s": 0, "wall_s": 4}}} if shares else None
+        write_point(host, "tiering", "contention_single_node", pid, rows, p["argv"],
+                    {"workload": "gups", "intensity": t, "threads": t}, usage)
+    return host
+
+
+def read(host: Path) -> pd.DataFrame:
+    return pd.read_csv(host / "fidelity.csv")
+
+
+def test_synthetic_host_is_predicted_within_a_tight_tolerance(tmp_path):
+    host = synthetic_host(tmp_path)
+    msg = fidelity.run(host, [], tiersim=TIERSIM)
+    assert "validation" in msg
+    df = read(host)
+    assert list(df.columns) == fidelity.COLUMNS
+    v = df[df["role"] == "validation"]
+    # every GUPS intensity but the calibrating 0x, the probe at every intensity, the antagonist but its calibration point
+    assert set(v[v["metric"] == "throughput_mops"]["point"]) == {"i1-t1", "i2-t2", "i3-t3"}
+    assert set(v[v["metric"] == "latency_ns"]["point"]) == {"i0-t0", "i1-t1", "i2-t2", "i3-t3"}
+    assert v["rel_error"].abs().max() < 2e-3, v[["point", "metric", "rel_error"]]
+    prof = yaml.safe_load((host / "model-profile.yaml").read_text())
+    assert prof["calibration"]["app_mlp"]["value"] == pytest.approx(APP_MLP, rel=2e-3)
+    assert prof["calibration"]["antagonist_mlp"]["value"] == pytest.approx(ANT_MLP, rel=2e-3)
+    assert prof["calibration"]["app_mlp"]["points"] == ["tiering/contention_single_node/i0-t0"]
+
+
+def test_the_cpu_share_a_workload_got_scales_its_prediction(tmp_path):
+    """On a shared machine GUPS got part of its CPU time (meta.json's usage): the model's throughput
+    is scaled by it, at the calibration point too, so the fitted lines in flight stay the true ones."""
+    host = synthetic_host(tmp_path, shares={0: 0.5, 1: 1.0, 2: 0.25, 3: 0.8})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host).query("role == 'validation' and metric == 'throughput_mops'")
+    assert len(v) == 3 and v["rel_error"].abs().max() < 2e-3
+    prof = yaml.safe_load((host / "model-profile.yaml").read_text())
+    assert prof["calibration"]["app_mlp"]["value"] == pytest.approx(APP_MLP, rel=2e-3)
+
+
+def test_a_wrong_curve_shows_as_error(tmp_path):
+    """The score can fail: the same measurements against a device twice as slow are far off."""
+    host = synthetic_host(tmp_path)
+    write_curve(host / "curves" / "c0-m0.csv", wall=10000, l0=180)
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host).query("role == 'validation'")
+    assert v[v["metric"] == "latency_ns"]["rel_error"].abs().min() > 0.3
+
+
+def test_calibration_points_are_listed_and_kept_out_of_the_score(tmp_path):
+    host = synthetic_host(tmp_path)
+    fidelity.run(host, [], tiersim=TIERSIM)
+    df = read(host)
+    cal = df[df["role"] == "calibration"]
+    assert {(r.point, r.metric) for r in cal.itertuples()} == {("i0-t0", "throughput_mops"),
+                                                               ("i3-t3", "antagonist_bandwidth_mbps")}
+    assert cal["reason"].str.startswith("fitted").all()
+    scored = df[df["role"] == "validation"]
+    assert not set(zip(scored["point"], scored["metric"], strict=True)) & set(zip(cal["point"], cal["metric"], strict=True))
+    # the fitted values' named points are exactly the calibration rows' points
+    prof = yaml.safe_load((host / "model-profile.yaml").read_text())
+    named = {p.split("/")[-1] for c in prof["calibration"].values() for p in c["points"]}
+    assert named == set(cal["point"])
+
+
+def test_an_unrepresented_point_is_listed_with_its_reason(tmp_path):
+    host = synthetic_host(tmp_path, write_fraction="100")
+    fidelity.run(host, [], tiersim=TIERSIM)
+    df = read(host)
+    u = df[df["point"] == "i2-t2"]
+    assert len(u) == 3 and (u["role"] == "unrepresented").all()
+    assert u["predicted"].isna().all() and u["rel_error"].isna().all()
+    assert u["reason"].str.contains("--write-fraction 100").all()
+    assert (df[df["point"] == "i1-t1"]["role"] == "validation").all()
+
+
+def test_a_copied_results_directory_is_scored_elsewhere(tmp_path):
+    host = synthetic_host(tmp_path / "here")
+    fidelity.run(host, [], tiersim=TIERSIM)
+    first = read(host)
+    # the other machine: only the results directory, measurements.csv instead of per-point files
+    there = tmp_path / "there" / host.name
+    shutil.copytree(host, there)
+    (there / "fidelity.csv").unlink()
+    (there / "model-profile.yaml").unlink()
+    files = sorted(there.glob("**/result.csv"))
+    pd.concat([pd.read_csv(f, dtype=str, keep_default_na=False) for f in files]).to_csv(there / "measurements.csv", index=False)
+    for f in files:
+        f.unlink()
+    p = subprocess.run([sys.executable, "-m", "workflows.harness.fidelity", "--host-dir", str(there), "--tiersim", str(TIERSIM)],
+                       cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+                       check=False)
+    assert p.returncode == 0, p.stderr
+    again = read(there)
+    pd.testing.assert_frame_equal(first, again)
+    # the model profile written there is a host profile like any user's
+    prof = profile.resolve(str(there / "model-profile.yaml"), facts())
+    assert [t["name"] for t in prof["tiers"]] == ["default"] and prof["backend"] == "model"
+
+
+def test_a_functional_host_is_not_scored(tmp_path):
+    host = synthetic_host(tmp_path)
+    (host / "host_facts.json").write_text(json.dumps(facts(functional=True)))
+    msg = fidelity.run(host, [], tiersim=TIERSIM, expect="skipped")
+    assert "not scored" in msg
+    assert not (host / "fidelity.csv").exists()
+    assert "functional" in (host / "fidelity.skipped").read_text()
+
+
+def test_no_curves_skips_with_the_reason_and_the_rule_still_gets_its_file(tmp_path):
+    host = synthetic_host(tmp_path)
+    shutil.rmtree(host / "curves")
+    fidelity.run(host, [], tiersim=TIERSIM, expect="csv")
+    assert "loaded-latency" in (host / "fidelity.skipped").read_text()
+    assert (host / "fidelity.csv").read_text().strip() == ",".join(fidelity.COLUMNS)
+
+
+def test_two_tier_runs_are_predicted(tmp_path):
+    """A real steady-state run on a two-node host (synthetic: tiersim made its numbers) beside the
+    model on the host's local and far curves."""
+    host = tmp_path / "two"
+    host.mkdir()
+    (host / "host_facts.json").write_text(json.dumps(facts("two", nodes=2)))
+    write_curve(host / "curves" / "c0-m0.csv")
+    write_curve(host / "curves" / "c0-m1.csv", wall=12000, l0=170)
+    argv = {"gups": GUPS[:5] + ["--working-set", "1G", "--hot-set", "256M", "--hot-share", "0.9", "--object-size", "64",
+                                "--op", "rmw", "--duration", "10"],
+            "tierd": ["build/bin/tierd", "--policy", "hemem", "--capacity", "512M,auto"]}
+    model = fidelity.Model({"default": {"curve": str(host / "curves" / "c0-m0.csv"), "capacity_gib": 16},
+                            "alternate": {"curve": str(host / "curves" / "c0-m1.csv"), "capacity_gib": 16}}, tiersim=TIERSIM)
+    truth = model.run(tiering_fidelity.two_tier_argv(model, "hemem", True, 0, argv["gups"], argv, "steady_state", None))
+    rows = [{"workload": "gups", "metric": m, "value": truth[m], "unit": u}
+            for m, u in (("throughput", "Mops/s"), ("latency_default", "ns"), ("latency_alternate", "ns"), ("p", ""))]
+    write_point(host, "tiering", "steady_state", "numa-hemem-c1-i0", rows, argv,
+                {"workload": "gups", "intensity": 0, "system": "hemem", "colloid": True})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    df = read(host)
+    v = df[df["experiment"] == "steady_state"]
+    assert set(v["metric"]) == {"throughput_mops", "latency_default_ns", "latency_alternate_ns", "p_default"}
+    assert (v["role"] == "validation").all() and v["rel_error"].abs().max() < 1e-9
+    prof = yaml.safe_load((host / "model-profile.yaml").read_text())
+    assert [t["curve"] for t in prof["tiers"]] == ["curves/c0-m0.csv", "curves/c0-m1.csv"]
+
+
+def test_convergence_time_follows_tiersims_rule():
+    t = [float(i) for i in range(1, 41)]
+    x = [1.0 if ti <= 10 else (0.5 if ti <= 20 else 1.0) for ti in t]
+    assert tiering_fidelity.convergence_time(t, x, event=10) == pytest.approx(10)
+
+
+def test_monotone_fit_keeps_every_point_rising():
+    pts = [(50, 224.0), (86, 217.0), (167, 210.0), (469, 210.0), (6410, 197.0)]
+    fit = char_fidelity.monotone(pts)
+    lat = [lat for _, lat in fit]
+    assert all(b > a for a, b in zip(lat, lat[1:], strict=False))
+    assert sum(lat) / len(lat) == pytest.approx(sum(p[1] for p in pts) / len(pts), abs=0.5)
+    assert char_fidelity.monotone([(1, 100.0), (2, 110.0)]) == [(1, 100.0), (2, 110.0)]

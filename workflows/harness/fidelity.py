@@ -1,0 +1,345 @@
+"""The model checked against its own host: ``results/<host>/fidelity.csv`` and
+``results/<host>/model-profile.yaml`` (docs/fidelity.md).
+
+    python -m workflows.harness.fidelity --host-dir results/HOST [MEASUREMENTS.csv | result.csv ...]
+
+The host as the model sees it is a profile of model tiers made from the host's own loaded-latency
+curves (a family's ``tiers`` hook says which curves: the local node's is the default tier, a far
+node's the alternate one). Every registered family may have a ``families/<name>/fidelity.py`` with
+
+- ``observed(df, host_dir) -> list[dict]``: bandwidths its calibration points saw a memory node
+  carry (``mem_node``, ``read_ratio``, ``mbps``, ``point``), for the curves' walls;
+- ``tiers(host_dir, facts, notes, walls, observed) -> list[dict] | None``: the model tiers of the
+  host (one family says), what it did to the measured curves in ``notes`` and the values it took
+  from other measurements in ``walls`` (name -> (value, point): the profile's calibration block
+  lists them);
+- ``calibrate(df, model) -> list[Fit]``: what it fits on named calibration points of its measured
+  rows (first fit of a name wins, in registry order; later families see it in ``model.calibration``);
+- ``rows(df, model) -> list[dict]``: one row of :data:`COLUMNS` per measured number the model is
+  compared with: ``validation`` (scored), ``calibration`` (a point a fitted value came from,
+  listed, never scored) or ``unrepresented`` (with the reason the model cannot represent it).
+
+This module runs tiersim (:class:`Model`) and writes the files; it names no family and no system.
+With no measured inputs given it reads ``HOST_DIR/measurements.csv`` (a copied results directory is
+scored the same way on another machine), else every ``HOST_DIR/**/result.csv``. A functional host
+(an emulated guest) or a host without loaded-latency curves gets ``fidelity.skipped`` (one line: why)
+instead of a score; ``fidelity.csv`` is then absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from analysis.frame import load
+
+from . import ConfigError
+
+REPO = Path(__file__).resolve().parents[2]
+COLUMNS = ["point", "experiment", "family", "workload", "metric", "unit", "measured", "predicted", "rel_error", "role",
+           "reason"]
+ROLES = ("calibration", "validation", "unrepresented")
+TIERSIM = "build/bin/tiersim"
+
+
+@dataclass
+class Fit:
+    """One value fitted on the host: its tiersim option, the calibration points it came from (their
+    contract rows, role calibration) and how."""
+
+    name: str  # e.g. app_mlp
+    option: str  # tiersim option, e.g. --app-mlp
+    value: float
+    unit: str
+    points: list[str]
+    how: str
+    rows: list[dict] = field(default_factory=list)
+    scope: str = ""  # what it applies to (a workload), empty for the whole host
+
+    def entry(self) -> dict:
+        return {"value": float(f"{self.value:.6g}"), "unit": self.unit,
+                **({"tiersim_option": self.option} if self.option else {}), "points": self.points, "source": self.how,
+                **({"applies_to": self.scope} if self.scope else {})}
+
+
+def row(*, point: str, experiment: str, family: str, workload: str, metric: str, unit: str, measured: float,
+        predicted: float | None, role: str, reason: str = "") -> dict:
+    """One fidelity.csv row; ``rel_error`` = (predicted - measured) / measured, empty when either
+    is missing (an unrepresented point has no prediction)."""
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}")
+    if role == "unrepresented":
+        predicted = None
+    ok = predicted is not None and measured is not None and math.isfinite(measured) and measured != 0 \
+        and math.isfinite(predicted)
+    return {"point": point, "experiment": experiment, "family": family, "workload": workload, "metric": metric,
+            "unit": unit, "measured": measured, "predicted": predicted,
+            "rel_error": (predicted - measured) / measured if ok else None, "role": role, "reason": reason}
+
+
+def bisect(f: Callable[[float], float], target: float, lo: float, hi: float, *, tol: float = 1e-4,
+           steps: int = 60) -> float:
+    """The x in [lo, hi] with f(x) = target for an increasing f (geometric bisection: x > 0); ``lo``
+    when the target is below f's range; above it (f saturates: a curve's wall), the smallest x that
+    reaches 99 % of f(hi)."""
+    if f(lo) >= target:
+        return lo
+    top = f(hi)
+    if top <= target:
+        target = lo_target = 0.99 * top
+        if f(lo) >= lo_target:
+            return lo
+    for _ in range(steps):
+        mid = math.sqrt(lo * hi)
+        if f(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+        if hi / lo - 1 < tol:
+            break
+    return math.sqrt(lo * hi)
+
+
+class Model:
+    """tiersim on the host's model profile (``tiers``: name -> {curve, capacity_gib}), with the
+    values fitted so far (``calibration``: name -> Fit) passed as their tiersim options. Runs are
+    cached by argv (tiersim is deterministic)."""
+
+    def __init__(self, tiers: dict[str, dict], *, tiersim: str | Path = TIERSIM, cwd: Path = REPO,
+                 host_dir: Path | None = None):
+        self.tiers = tiers
+        self.host_dir = host_dir
+        self.cpu_share = True  # scale throughputs by the CPU share each workload got (cpu_share)
+        self.tiersim = str(tiersim)
+        self.cwd = cwd
+        self.calibration: dict[str, Fit] = {}
+        self._cache: dict[tuple, dict[str, float]] = {}
+
+    def meta(self, family: str, experiment: str, point: str, rep: int = 0) -> dict:
+        """A measured point's meta.json (its programs' argv: ``argv``), {} when it is not there."""
+        if self.host_dir is None:
+            return {}
+        p = self.host_dir / family / experiment / point / f"rep{rep}" / "meta.json"
+        try:
+            return json.loads(p.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    @property
+    def two_tier(self) -> bool:
+        return "alternate" in self.tiers
+
+    def tier_args(self, default_gib: float | None = None, alternate_gib: float | None = None) -> list[str]:
+        """The tiers as tiersim's options. A one-tier host: its tier is also the (empty) alternate
+        one, and the default tier's capacity holds everything (``default_gib`` None = the tier's)."""
+        d = self.tiers["default"]
+        a = self.tiers.get("alternate", d)
+        dg = d["capacity_gib"] if default_gib is None else default_gib
+        ag = a["capacity_gib"] if alternate_gib is None else alternate_gib
+        return ["--tier", f"default:{d['curve']}:capacity={dg:g}", "--tier", f"alternate:{a['curve']}:capacity={ag:g}"]
+
+    def options(self, skip: tuple[str, ...] = (), scope: str = "") -> list[str]:
+        """The fitted values as tiersim options (those applying to ``scope`` or to every workload),
+        but ``skip`` (names)."""
+        out = []
+        for f in self.calibration.values():
+            if f.name not in skip and f.scope in ("", scope):
+                out += [f.option, f"{f.value:.6g}"]
+        return out
+
+    def run(self, argv: list[str]) -> dict[str, float]:
+        """tiersim's summary (metric -> value) of one run: ``argv`` without the binary."""
+        key = tuple(argv)
+        if key not in self._cache:
+            p = subprocess.run([self.tiersim, *argv, "--no-timing"], cwd=self.cwd, capture_output=True, text=True,
+                               check=False)
+            if p.returncode != 0:
+                raise ConfigError(f"tiersim {' '.join(argv)}: {p.stderr.strip() or p.stdout.strip()}")
+            out = {}
+            for line in p.stdout.splitlines()[1:]:
+                t, metric, value, _ = line.split(",", 3)
+                if t == "":
+                    out[metric] = float(value)
+            self._cache[key] = out
+        return self._cache[key]
+
+    def single_node(self, *, workload: list[str], app_cores: int, antagonist_threads: int, extra: list[str] = (),
+                    duration_s: int = 2) -> dict[str, float]:
+        """A workload alone in the default tier (a one-node contention point): static placement,
+        everything in the default tier, ``antagonist_threads`` antagonist cores on it."""
+        argv = ["--system", "static", *self.tier_args(default_gib=1024, alternate_gib=1024), *workload,
+                "--app-cores", str(app_cores), "--antagonist-cores-per-unit", "1",
+                "--intensity", str(antagonist_threads), "--duration", str(duration_s), "--average-last", "1",
+                *extra]
+        return self.run(argv)
+
+    def runs(self) -> int:
+        return len(self._cache)
+
+
+def cpu_share(model: Model, family: str, experiment: str, point: str, reps: list[int], role: str,
+              cores: int) -> float | None:
+    """The share of its CPUs a measured workload ran on, averaged over the point's repetitions: its
+    CPU time (user + system, meta.json's ``usage`` of the role) over its wall time times its cores,
+    at most 1; None where no repetition's meta.json has it. On a machine shared with other work a
+    workload that got half its CPU time does half its work, whatever its memory does: the model's
+    throughput is scaled by it (docs/fidelity.md)."""
+    if not model.cpu_share:
+        return None
+    out = []
+    for rep in reps:
+        u = (model.meta(family, experiment, point, rep).get("usage") or {}).get(role) or {}
+        if u.get("wall_s"):
+            out.append(min(1.0, (u.get("user_s", 0) + u.get("system_s", 0)) / (u["wall_s"] * max(cores, 1))))
+    return sum(out) / len(out) if out else None
+
+
+def fidelity_modules() -> list:
+    import families  # noqa: PLC0415 - families import the harness
+
+    return families.modules("fidelity")
+
+
+def measurements(host_dir: Path, inputs: list[Path]) -> pd.DataFrame:
+    """The host's measured rows: the given files, else HOST_DIR/measurements.csv, else every
+    result.csv under it."""
+    if not inputs:
+        whole = host_dir / "measurements.csv"
+        inputs = [whole] if whole.exists() else sorted(host_dir.glob("**/result.csv"))
+    if not inputs:
+        return pd.DataFrame()
+    df = load(inputs)
+    return df[df["backend"] != "model"] if "backend" in df.columns else df
+
+
+def skip_reason(facts: dict) -> str | None:
+    prof = facts.get("profile") or {}
+    if prof.get("functional"):
+        return (f"host {prof.get('name')} is functional (an emulated guest): its timings mean nothing, so the model "
+                "is not scored against them")
+    if prof.get("backend") == "model":
+        return f"host {prof.get('name')} is a model profile: nothing measured to score the model against"
+    return None
+
+
+def model_profile(host: str, tiers: list[dict], fits: list[Fit], notes: list[str]) -> dict:
+    """``model-profile.yaml``: a host profile of model tiers that is this host (hosts/schema.yaml)."""
+    prof = {"name": f"{host}-model",
+            "description": f"host {host} as the tier model sees it: its own measured loaded-latency curves "
+                           "(results/<host>/curves/), fitted values in calibration",
+            "tiers": [{k: t[k] for k in ("name", "kind", "curve", "capacity_gib")} for t in tiers],
+            "cpus": {"cores_per_unit": 1}}
+    if fits:
+        prof["calibration"] = {f.name: f.entry() for f in fits}
+    head = "".join(f"# {n}\n" for n in notes)
+    return {"text": f"# Written by workflows.harness.fidelity: {host}'s own model (docs/fidelity.md).\n{head}" +
+            yaml.safe_dump(prof, sort_keys=False, width=120), "data": prof}
+
+
+def write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, expect: str | None = None,
+        ablate: tuple[str, ...] = ()) -> str:
+    """Write HOST_DIR/fidelity.csv and model-profile.yaml (or fidelity.skipped); returns a summary.
+    ``expect``: the file the workflow's rule needs: ``skipped`` (the plan measures nothing to
+    compare: skip, saying why) or ``csv`` (when it is skipped after all, fidelity.skipped says why and
+    fidelity.csv is a header without rows). ``ablate`` (bench/bench_fidelity.py): ``observed`` (no
+    wall raised by another family's measured bandwidth), ``cpu-share`` (throughputs not scaled by
+    the CPU share the workload got)."""
+    facts_file = host_dir / "host_facts.json"
+    if not facts_file.exists():
+        raise ConfigError(f"{host_dir}: no host_facts.json (not a results directory of a host)")
+    facts = json.loads(facts_file.read_text())
+    host = (facts.get("profile") or {}).get("name") or host_dir.name
+    out, skipped = host_dir / "fidelity.csv", host_dir / "fidelity.skipped"
+    mods = fidelity_modules()
+
+    def skip(why: str) -> str:
+        out.unlink(missing_ok=True)
+        (host_dir / "model-profile.yaml").unlink(missing_ok=True)
+        write_atomic(skipped, why + "\n")
+        if expect == "csv":
+            write_atomic(out, ",".join(COLUMNS) + "\n")
+        return f"{skipped}: not scored: {why}"
+
+    why = skip_reason(facts)
+    if expect == "skipped" and not why:
+        why = "no measured point of this host is one the model can be compared with (nothing planned)"
+    if why:
+        return skip(why)
+    df = measurements(host_dir, inputs)
+    observed = [o for m in mods if hasattr(m, "observed") and not df.empty and "observed" not in ablate
+                for o in m.observed(df, host_dir)]
+    tiers, notes, walls = None, [], {}
+    for m in mods:
+        if hasattr(m, "tiers"):
+            tiers = m.tiers(host_dir, facts, notes, walls, observed)
+            if tiers:
+                break
+    if not tiers:
+        return skip("no loaded-latency curves of this host usable as model tiers" + (f" ({'; '.join(notes)})" if notes else "") + ": no model of it")
+    model = Model({t["name"]: {"curve": str((host_dir / t["curve"]).resolve()), "capacity_gib": t["capacity_gib"]}
+                   for t in tiers}, tiersim=tiersim, host_dir=host_dir)
+    model.cpu_share = "cpu-share" not in ablate
+    fits: list[Fit] = []
+    for m in mods:
+        if hasattr(m, "calibrate") and not df.empty:
+            for f in m.calibrate(df, model):
+                if f.name not in {g.name for g in fits}:
+                    model.calibration[f.name] = f
+                    fits.append(f)
+    rows = [r for f in fits for r in f.rows]
+    for m in mods:
+        if hasattr(m, "rows") and not df.empty:
+            rows += m.rows(df, model)
+    if not rows:
+        return skip("no measured point here that the model can be compared with")
+    curve_fits = [Fit(name, "", v, "MB/s", [pt], "the most bandwidth measured at that read ratio on that memory: the "
+                      "wall of the model's curve there, where the loaded-latency sweep reached less")
+                  for name, (v, pt) in walls.items()]
+    mp = model_profile(host, tiers, curve_fits + fits, notes)
+    write_atomic(host_dir / "model-profile.yaml", mp["text"])
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    buf = frame.to_csv(index=False, float_format="%.6g")
+    write_atomic(out, buf)
+    skipped.unlink(missing_ok=True)
+    v = frame[frame["role"] == "validation"]
+    med = v["rel_error"].abs().median() if len(v) else float("nan")
+    return (f"{out}: {len(frame)} rows ({len(v)} validation, {(frame['role'] == 'calibration').sum()} calibration, "
+            f"{(frame['role'] == 'unrepresented').sum()} unrepresented); median |error| {med:.1%} over {len(v)} "
+            f"validation rows; {model.runs()} tiersim runs")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--host-dir", required=True, type=Path, help="results/<host>")
+    ap.add_argument("--tiersim", default=TIERSIM, help="the tiersim binary (default build/bin/tiersim)")
+    ap.add_argument("--expect", choices=("csv", "skipped"), default=None,
+                    help="the file the workflow's rule needs (fidelity.csv or fidelity.skipped)")
+    ap.add_argument("--ablate", action="append", default=[], choices=("observed", "cpu-share"),
+                    help="leave out one model input (for bench/bench_fidelity.py; not for results)")
+    ap.add_argument("inputs", nargs="*", type=Path, help="measured rows (result.csv or measurements.csv)")
+    args = ap.parse_args(argv)
+    try:
+        print(run(args.host_dir, args.inputs, tiersim=args.tiersim, expect=args.expect, ablate=tuple(args.ablate)))
+    except ConfigError as e:
+        print(f"tierbench: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
