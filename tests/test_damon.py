@@ -112,3 +112,248 @@ def test_node_ranges_from_memory_blocks(tmp_path):
     bs = 0x8000000
     assert damon.node_ranges(0, sysfs) == [(0, 3 * bs)]
     assert damon.node_ranges(1, sysfs) == [(8 * bs, 10 * bs), (11 * bs, 12 * bs)]
+
+
+# ---- DAMON tiering as a real-tier system: preflight, the point's scenario, both executors ------
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+
+import systems  # noqa: E402
+from workflows.harness import memtiers, scenario  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+GUEST_LIB = REPO / "hosts/qemu/guest/lib.sh"
+
+# The facts a Debian 12 (bookworm) host or guest gives: its kernel 6.1 has DAMON's sysfs
+# interface (5.18+) but no migrate_hot/migrate_cold (6.11). Written in the guest's facts.txt form
+# (hosts/qemu/guest/init), not captured from a 6.1 boot: the guest now boots only >= 6.12.
+FACTS_61 = ("functional=true\nkernel=6.1.0-27-amd64\nnodes_online=0-1\nnode0_cpus=0-1\nnode0_mem_kB=500000\n"
+            "node1_cpus=\nnode1_mem_kB=500000\nmemory_tier4_nodes=0-1\ncpus_online=0-1\n"
+            "damon_sysfs=1\ndamon_nr_kdamonds=0\n")
+
+
+def guest_facts(text: str) -> dict:
+    from hosts.qemu import guest
+
+    return guest.guest_facts(text)
+
+
+@pytest.fixture
+def with_damon(monkeypatch):
+    """The damon system registered (systems/damon.py), whether or not systems.ORDER names it yet."""
+    from systems import damon as damon_system
+
+    monkeypatch.setitem(systems.SYSTEMS, "damon", damon_system.SYSTEM)
+    return damon_system.SYSTEM
+
+
+def test_preconditions_refuse_debian12_kernel_in_one_line():
+    facts = guest_facts(FACTS_61)
+    assert facts["damon"]["sysfs"] and facts["damon"]["kdamonds"] == 0
+    for colloid in (False, True):
+        why = damon.preconditions(facts, 0, 1, colloid)
+        assert why and "6.1.0-27-amd64" in why and "migrate_hot/migrate_cold (Linux >= 6.11)" in why and "\n" not in why
+    ok = guest_facts(FACTS_61.replace("6.1.0-27-amd64", "6.12.95+deb12-amd64"))
+    assert damon.preconditions(ok, 0, 1) is None and damon.preconditions(ok, 0, 1, True) is None
+    assert "in use already" in damon.preconditions({**ok, "damon": {**ok["damon"], "kdamonds": 1}}, 0, 1)
+    assert "absent" in damon.preconditions({**ok, "damon": {"sysfs": False}}, 0, 1)
+    assert "CONFIG_DAMON_PADDR" in damon.preconditions({**ok, "damon": {**ok["damon"], "paddr": False}}, 0, 1)
+    assert "node 2 has no memory" in damon.preconditions(ok, 0, 2)
+    old = guest_facts(FACTS_61.replace("damon_sysfs=1\ndamon_nr_kdamonds=0\n", ""))
+    assert old["damon"] is None and "absent" in damon.preconditions(old, 0, 1)
+
+
+def test_kernel_config_read_from_boot(tmp_path):
+    from workflows.harness import hostdetect
+
+    (tmp_path / "config-6.12.1").write_text("CONFIG_DAMON=y\nCONFIG_DAMON_PADDR=y\n# CONFIG_DAMON_VADDR is not set\n")
+    c = hostdetect.kernel_config("6.12.1", tmp_path)
+    assert c == {"CONFIG_DAMON": True, "CONFIG_DAMON_PADDR": True, "CONFIG_DAMON_VADDR": False}
+    assert hostdetect.kernel_config("6.1.0", tmp_path) == {}
+
+
+def test_damon_counts_in_pgmigrate_not_pgpromote():
+    before = "pgpromote_success 5\npgmigrate_success 100\npgmigrate_fail 0\n"
+    after = "pgpromote_success 5\npgmigrate_success 612\npgmigrate_fail 3\n"
+    delta = memtiers.moves_delta(before, after)
+    assert delta == {"pgmigrate_fail": 3, "pgmigrate_success": 512, "pgpromote_success": 0}
+    assert memtiers.moved_nothing(delta, "migrate") is None
+    assert "migrated no page" in memtiers.moved_nothing(memtiers.moves_delta(before, before), "migrate")
+    assert memtiers.moved_nothing(delta, "promote")  # what kernel TPP is held to: DAMON does not count there
+
+
+def test_stats_and_feed_rows():
+    spec = damon.scenario_spec(0, 1, "6.12.1", True, expect="promote", feed_csv="tierd.csv")
+    assert [n for _, _, n in spec["schemes"]] == ["promote", "demote", "relieve"]
+    text = "0 0 10 4096 5 2048 1 1048576\n1 0 3 8192 3 8192 0 -\n1 1 0 0 0 0 0 1\n"
+    rows, why = damon.stats_rows(spec, text)
+    got = {r["metric"]: r["value"] for r in rows}
+    assert why is None and got["damos_promote_sz_applied"] == 2048 and got["damos_demote_nr_applied"] == 3
+    assert got["damos_promote_effective_bytes"] == 1048576 and "damos_demote_effective_bytes" not in got
+    _, why = damon.stats_rows(spec, text.replace("0 0 10 4096 5 2048", "0 0 10 4096 0 0"))
+    assert why and "promoted nothing" in why
+    fed = damon.feed_rows("12.5 promote 5000\n12.5 relieve 20000\nbad line\n")
+    assert [(r["metric"], r["value"]) for r in fed] == [("damon_goal_promote", 5000), ("damon_goal_relieve", 20000)]
+
+
+def standin(root: Path, spec: dict, nodes: dict[int, list[int]]) -> tuple[Path, Path]:
+    """A stand-in of /sys: the DAMON admin tree with every file the setup writes (regions for up to
+    4 ranges), states off, stats files; memory blocks of 128 MiB per node."""
+    admin, sys_root = root / "admin", root / "sys"
+    (admin / "kdamonds").mkdir(parents=True)
+    (admin / "kdamonds/nr_kdamonds").write_text("0\n")
+    for kind, rel, _ in spec["setup"]:
+        rels = [rel] if kind != "regions" else [f"{rel}/nr_regions"] + [f"{rel}/{i}/{e}" for i in range(4)
+                                                                          for e in ("start", "end")]
+        for r in rels:
+            p = admin / r
+            p.parent.mkdir(parents=True, exist_ok=True)
+            if not p.exists():
+                p.write_text("off\n" if r.endswith("/state") else "0\n")
+        if rel.endswith("/operations"):
+            (admin / rel).parent.joinpath("avail_operations").write_text("vaddr fvaddr paddr\n")
+    for k, s_i, _ in spec["schemes"]:
+        for f in damon.stats_files(k, s_i):
+            (admin / f).parent.mkdir(parents=True, exist_ok=True)
+            (admin / f).write_text(f"{k * 10 + s_i + 1}\n")
+    (sys_root / "devices/system/memory").mkdir(parents=True)
+    (sys_root / "devices/system/memory/block_size_bytes").write_text("8000000\n")
+    for n, blocks in nodes.items():
+        for b in blocks:
+            (sys_root / f"devices/system/node/node{n}/memory{b}").mkdir(parents=True)
+    return admin, sys_root
+
+
+def feeding_scenario(spec: dict) -> dict:
+    """A point of the Colloid variant with stand-ins: the workload sleeps, an attach role writes
+    tierd's two latency rows (L_default 50 ns, L_alternate 100 ns) and waits."""
+    w = scenario.role("w", ["sleep", "2.5"], parse="tests.test_memtiers:one_row")
+    meter = scenario.role("tierd", ["sh", "-c", 'printf "0.5,latency_default,50,ns\\n0.5,latency_alternate,100,ns\\n" '
+                                    '>"$2"; sleep 60 & trap \'kill $! 2>/dev/null; exit 0\' TERM; wait', "meter"], output="tierd.csv", parse="tests.test_memtiers:one_row")
+    return scenario.scenario(w, attach=[meter], damon=spec)
+
+
+def check_standin_after(admin: Path, out: Path, spec: dict) -> None:
+    assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == "0"  # restored: removes everything below
+    assert all((admin / f"kdamonds/{k}/state").read_text().strip() == "off" for k in (0, 1))
+    regions = admin / "kdamonds/0/contexts/0/targets/0/regions"  # node 1: blocks 8, 9 and 11
+    assert (regions / "nr_regions").read_text().strip() == "2"
+    assert [(regions / f"{i}/{e}").read_text().strip() for i in (0, 1) for e in ("start", "end")] == \
+        [str(8 << 27), str(10 << 27), str(11 << 27), str(12 << 27)]
+    assert (admin / "kdamonds/0/contexts/0/schemes/0/action").read_text().strip() == "migrate_hot"
+    # the feeder: promote's goal gets 10000 x 50/100, relieve's 10000 x 100/50, then a commit
+    assert (admin / "kdamonds/0/contexts/0/schemes/0/quotas/goals/0/current_value").read_text().strip() == "5000"
+    assert (admin / "kdamonds/1/contexts/0/schemes/1/quotas/goals/0/current_value").read_text().strip() == "20000"
+    rows = scenario.parse_rows(feeding_scenario(spec), out, {})
+    got = {r["metric"]: r["value"] for r in rows}
+    assert got["damos_promote_nr_tried"] == 1 and got["damos_relieve_qt_exceeds"] == 12
+    assert got["damon_goal_promote"] == 5000 and got["damon_goal_relieve"] == 20000
+
+
+def test_guest_rendering_sets_up_feeds_reads_and_removes_damon(tmp_path):
+    """The busybox rendering of a DAMON + Colloid point, run here against a stand-in sysfs (lib.sh's
+    damon_* helpers, the settings journal): set up, fed from tierd's rows, stats read, restored."""
+    spec = damon.scenario_spec(0, 1, "6.12.1", True, expect="promote", feed_csv="tierd.csv", feed_period_s=0.3)
+    admin, sys_root = standin(tmp_path, spec, {0: [0, 1, 2], 1: [8, 9, 11]})
+    out = tmp_path / "out"
+    sc = feeding_scenario(spec)
+    text = scenario.render_batch([(str(out), sc)], bin_dir=str(REPO / "build/bin"), lib=str(GUEST_LIB),
+                                 ctl_dir=str(tmp_path / "ctl"))
+    (tmp_path / "run.sh").write_text(text)
+    env = {**os.environ, "SETTINGS_JOURNAL": str(tmp_path / "journal.json"), "_SETTINGS_SAVED": str(tmp_path / "saved.tsv"),
+           "DAMON_ADMIN": str(admin), "DAMON_SYS": str(sys_root)}
+    p = subprocess.run(["sh", str(tmp_path / "run.sh")], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    st = scenario.read_status(out / "status")
+    assert st["status"] == "ok", (st, p.stdout, p.stderr, (out / "guest.log").read_text())
+    assert not (tmp_path / "journal.json").exists()
+    check_standin_after(admin, out, spec)
+
+
+def test_host_run_sets_up_feeds_reads_and_removes_damon(tmp_path, monkeypatch):
+    """The same point through this host's executor (HostRun, the Supervisor, the settings journal)."""
+    from workflows.harness.procs import Supervisor
+    from workflows.harness.settings import Settings
+
+    spec = damon.scenario_spec(0, 1, "6.12.1", True, expect="promote", feed_csv="tierd.csv", feed_period_s=0.3)
+    admin, sys_root = standin(tmp_path, spec, {0: [0, 1, 2], 1: [8, 9, 11]})
+    monkeypatch.setattr(damon, "ADMIN", admin)
+    monkeypatch.setattr(damon, "SYS", sys_root)
+    out = tmp_path / "out"
+    out.mkdir()
+    journal = tmp_path / "journal.json"
+    sc = feeding_scenario(spec)
+    with Settings(journal) as s, Supervisor() as sup:
+        hr = scenario.HostRun(sc, out, sup, s)
+        hr.execute()
+        import json
+
+        saved = json.loads(journal.read_text())  # journaled before the change: restored to these
+        assert saved == {str(admin / "kdamonds/nr_kdamonds"): "0", str(admin / "kdamonds/0/state"): "off",
+                         str(admin / "kdamonds/1/state"): "off"}
+        feeder = hr.children[scenario.FEEDER]
+        assert not feeder.alive()  # stopped by pid once the workload ended
+    assert not journal.exists()
+    check_standin_after(admin, out, spec)
+
+
+def test_a_kernel_refusing_a_write_fails_the_point_in_one_line(tmp_path, monkeypatch):
+    from workflows.harness.procs import Supervisor
+    from workflows.harness.settings import Settings
+
+    spec = damon.scenario_spec(0, 1, "6.12.1", False)
+    admin, sys_root = standin(tmp_path, spec, {0: [0], 1: [8]})
+    (admin / "kdamonds/0/contexts/0/avail_operations").write_text("vaddr fvaddr\n")
+    monkeypatch.setattr(damon, "ADMIN", admin)
+    monkeypatch.setattr(damon, "SYS", sys_root)
+    w = scenario.role("w", ["true"], parse="tests.test_memtiers:one_row")
+    with Settings(tmp_path / "j.json") as s, Supervisor() as sup, \
+            pytest.raises(scenario.PointFailed, match=r"paddr operations set is not available \(CONFIG_DAMON_PADDR\)"):
+        scenario.HostRun(scenario.scenario(w, damon=spec), tmp_path, sup, s).execute()
+    assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == "0"
+
+
+def qemu_host(facts: dict):
+    import yaml
+
+    from workflows.harness import plan, profile
+
+    cfg = profile.validate_config(yaml.safe_load((REPO / "workflows/config/qemu.yaml").read_text()))
+    cfg["tiering"]["systems"] = ["damon"]
+    cfg["tiering"]["real"]["dynamics"] = False
+    runner = profile.runner_of("qemu-numa")
+    return cfg, plan.Host(profile.resolve("qemu-numa", facts), facts, runner)
+
+
+def test_real_points_run_damon_as_the_kernel_mechanism(with_damon):
+    from families.tiering import real
+
+    facts = guest_facts(FACTS_61.replace("6.1.0-27-amd64", "6.12.95+deb12-amd64"))
+    cfg, host = qemu_host(facts)
+    cfg["tiering"]["real"]["start_tier"] = "alternate"
+    rows = {r["point"]: r for r in real.points(cfg, host)}
+    c0, c1 = rows["numa-damon-c0-i0"]["run"]["scenario"], rows["numa-damon-c1-i0"]["run"]["scenario"]
+    for sc in (c0, c1):
+        assert sc["swap_off"] and sc["vmstat"] == {"expect": "migrate"} and sc["damon"]["expect"] == "promote"
+        assert not [r for r in sc["roles"] if r["tool"] == "filler"]  # DAMON would demote it
+        assert "--unbind-after-touch" in scenario.workload_of(sc)["argv"]
+        assert ["journal", "kdamonds/nr_kdamonds", "2"] in sc["damon"]["setup"]
+    assert not [r for r in c0["roles"] if r["kind"] == "attach"] and "feed" not in c0["damon"]
+    (meter,) = [r for r in c1["roles"] if r["kind"] == "attach"]
+    assert meter["tool"] == "tierd" and "--dry-run" in meter["argv"] and meter["argv"][meter["argv"].index("--observe") + 1] == "none"
+    assert c1["damon"]["feed"]["csv"] == meter["output"][1]
+    ops = scenario.ops(c1)
+    names = [o[0] for o in ops]
+    assert names.index("damon_start") < names.index("vmstat") < names.index("spawn") < names.index("damon_feed")
+    assert names.index("wait") < names.index("damon_stats") < names.index("damon_feed_stop")
+
+
+def test_debian12_leaves_damon_out_before_any_job(with_damon):
+    from families.tiering import real
+
+    cfg, host = qemu_host(guest_facts(FACTS_61))
+    assert [r for r in real.points(cfg, host) if r["point"].startswith("numa-damon")] == []
+    absent = real.absent(cfg, host)
+    assert set(absent) == {"tiering: kernel DAMON", "tiering: kernel DAMON with Colloid"}
+    assert all("lacks DAMOS migrate_hot/migrate_cold (Linux >= 6.11)" in v and "still runs" not in v
+               for v in absent.values())
