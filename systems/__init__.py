@@ -60,15 +60,17 @@ class Kernel:
 class Damon(Kernel):
     """The kernel's DAMON-based tiering (DAMOS ``migrate_hot``/``migrate_cold``, Linux >= 6.11),
     set up through DAMON's sysfs interface for the point and removed after it (the driver:
-    workflows/harness/damon.py; the scenario's ``damon`` resource). A kernel mechanism with no
-    knob settings of its own: its kdamonds are journaled like settings. Its points run under the
+    workflows/harness/damon.py; the scenario's ``damon`` resource). A kernel mechanism whose one
+    knob is NUMA balancing off; its kdamonds are journaled like settings. Its points run under the
     kernel-mechanism conditions (swap off, /proc/vmstat moves) but without the filler: DAMON's
     demotion scheme would move the filler's pages too (paddr migration ignores mempolicy and
     mlock), see docs/damon.md. ``colloid``: the promotion quota follows a user_input quota goal
     whose current value is the per-tier latency ratio tierd measures (tierd ``--dry-run`` running
     ``meter``, the system's own policy when None, moves nothing) fed by lib.sh's damon_feed."""
 
-    settings: dict = field(default_factory=dict)
+    # NUMA balancing off, as for tierd: in its default mode it would move the workload's pages to
+    # the accessing CPU's node itself (the first guest run promoted through it, not DAMON)
+    settings: dict = field(default_factory=lambda: {"numa_balancing": "0"})
     note: str = "the kernel's DAMON tiering (DAMOS migrate_hot/migrate_cold)"
     colloid: bool = False
     meter: str | None = None

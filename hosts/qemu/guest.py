@@ -806,11 +806,10 @@ def _damon_facts(kv: dict) -> dict | None:
     checked when a point writes ``paddr`` to a context's operations."""
     if "damon_sysfs" not in kv:
         return None
-    from workflows.harness import hostdetect  # noqa: PLC0415
-
     present = kv["damon_sysfs"] == "1"
     release = kv.get("kernel", "")
-    new_enough = hostdetect._kernel_version(release) >= hostdetect.DAMON_MIN_KERNEL
+    m = re.match(r"(\d+)\.(\d+)", release)
+    new_enough = bool(m) and (int(m.group(1)), int(m.group(2))) >= (6, 2)  # hostdetect.DAMON_MIN_KERNEL
     n = kv.get("damon_nr_kdamonds", "")
     return {"sysfs": present, "usable_by_tierd": present and new_enough,
             "reason": "DAMON sysfs interface present" if present and new_enough else

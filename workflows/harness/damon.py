@@ -135,6 +135,13 @@ class Scheme:
     reset_interval_ms: int = 1000
     apply_interval_us: int = 1_000_000
     name: str = ""  # promote | demote | relieve: the rows' names for its stats
+    # Every region size and age, as the sample (min_sz_region PAGE_SIZE .. ULONG_MAX, age 0 ..
+    # UINT_MAX). Written always: the sysfs ranges start at 0..0 (mm/damon/sysfs-schemes.c,
+    # damon_sysfs_access_pattern_add_range_dir: damon_sysfs_ul_range_alloc(0, 0)), which no region
+    # matches -- the first guest run of the plan, without them, applied nothing.
+    sz: tuple[int, int] = (4096, 2**64 - 1)
+    age: tuple[int, int] = (0, 2**32 - 1)
+
 
 @dataclass(frozen=True)
 class Context:
@@ -221,6 +228,8 @@ def setup(plan: Plan) -> list[tuple[str, str, str]]:
                  (f"{sd}/apply_interval_us", str(s.apply_interval_us)),
                  (f"{sd}/access_pattern/nr_accesses/min", str(s.nr_accesses[0])),
                  (f"{sd}/access_pattern/nr_accesses/max", str(s.nr_accesses[1])),
+                 (f"{sd}/access_pattern/sz/min", str(s.sz[0])), (f"{sd}/access_pattern/sz/max", str(s.sz[1])),
+                 (f"{sd}/access_pattern/age/min", str(s.age[0])), (f"{sd}/access_pattern/age/max", str(s.age[1])),
                  (f"{sd}/quotas/bytes", str(s.quota_bytes)),
                  (f"{sd}/quotas/reset_interval_ms", str(s.reset_interval_ms)),
                  (f"{sd}/quotas/weights/sz_permil", "0"),

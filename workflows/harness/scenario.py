@@ -383,6 +383,21 @@ def _var(name: str) -> str:
     return "P_" + "".join(c if c.isalnum() else "_" for c in name)
 
 
+def damon_setup_sh(steps: list) -> list[str]:
+    """workflows/harness/damon.py ``setup`` steps as lib.sh commands (journaled ones through
+    settings_set, regions found in the guest by damon_set_regions)."""
+    q = shlex.quote
+    out = []
+    for step, rel, value in steps:
+        if step == "journal":
+            out.append(f"settings_set \"$DAMON_ADMIN\"/{q(rel)} {q(value)}")
+        elif step == "regions":
+            out.append(f"damon_set_regions \"$DAMON_ADMIN\"/{q(rel)} {q(value)}")
+        else:
+            out.append(f"damon_write {q(rel)} {q(value)}")
+    return out
+
+
 def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
     """The scenario's operations as busybox sh, raw output in ``outdir`` (in the guest), pid and
     ready files in ``ctl_dir`` (emptied first)."""
@@ -421,13 +436,8 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
         elif kind == "mkdir":
             guard(f"mkdir -p {q(name)}")
         elif kind == "damon_start":
-            for step, rel, value in sc["damon"]["setup"]:
-                if step == "journal":
-                    guard(f"settings_set \"$DAMON_ADMIN\"/{q(rel)} {q(value)} 2>>\"$D/guest.log\" || fail damon_setup")
-                elif step == "regions":
-                    guard(f"damon_set_regions \"$DAMON_ADMIN\"/{q(rel)} {q(value)} 2>>\"$D/guest.log\" || fail damon_regions")
-                else:
-                    guard(f"damon_write {q(rel)} {q(value)} 2>>\"$D/guest.log\" || fail damon_setup")
+            for cmd in damon_setup_sh(sc["damon"]["setup"]):
+                guard(f"{cmd} 2>>\"$D/guest.log\" || fail damon_setup")
         elif kind == "damon_feed":
             f = sc["damon"]["feed"]
             goals = " ".join(q(":".join(str(x) for x in g)) for g in f["goals"])
