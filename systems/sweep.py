@@ -191,14 +191,17 @@ class Real:
         it must promote; starting on a default tier held below the working set it must demote.
         ``mech`` a :class:`systems.Damon`: its kdamonds for the point (the scenario's ``damon``),
         DAMOS stats as rows, no filler (see :meth:`filler`); starting on the alternate tier its
-        promotion scheme must move bytes and /proc/vmstat's pgmigrate_success must rise (DAMON's
+        promotion scheme must move bytes and /proc/vmstat's pgmigrate_success must rise, except with
+        Colloid, whose promotion rightly stays at its floor while the default tier is the slower
+        one (DAMON's
         moves are migrate_pages(..., MR_DAMON) calls, counted there and not in pgpromote_*/pgdemote_*:
         mm/damon/paddr.c, mm/migrate.c). Returns (scenario keywords, a note for the point's meta)."""
         d, a = self.nodes
         if isinstance(mech, systems.Damon):
             from workflows.harness import damon  # noqa: PLC0415 - only real points need the driver
 
-            expect = "promote" if start == a else ""
+            # with Colloid, promoting nothing is right while the default tier is the slower one
+            expect = "promote" if start == a and not mech.colloid else ""
             spec = damon.scenario_spec(d, a, self.host.facts.get("kernel", ""), mech.colloid, expect=expect,
                                        feed_csv=tierd.OUTPUT if mech.colloid else None)
             note = (f"; no filler: DAMON's demotion scheme would move it too (paddr migration ignores mempolicy and "
