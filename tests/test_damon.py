@@ -550,3 +550,28 @@ def test_damon_points_through_the_workflow_in_the_cxl_guest(with_damon, monkeypa
         print(row["point"], {k: x for k, x in v.items() if str(k).startswith(("damos_promote", "damos_demote_sz",
                                                                                "kernel_pgmigrate_success"))},
               "goals" if row["context"]["colloid"] else "", list(df[df["metric"] == "damon_goal_promote"]["value"])[:6])
+
+
+def test_a_failed_point_stops_the_feeder_and_removes_damon(tmp_path, monkeypatch):
+    """The workload fails while DAMON runs and the feeder writes: the point fails, the feeder is
+    stopped by pid and the kdamonds are turned off and removed (the settings journal) all the same."""
+    from workflows.harness.procs import Supervisor
+    from workflows.harness.settings import Settings
+
+    spec = damon.scenario_spec(0, 1, "6.12.1", True, feed_csv="tierd.csv", feed_period_s=0.2)
+    admin, sys_root = standin(tmp_path, spec, {0: [0], 1: [8]})
+    monkeypatch.setattr(damon, "ADMIN", admin)
+    monkeypatch.setattr(damon, "SYS", sys_root)
+    sc = feeding_scenario(spec)
+    scenario.workload_of(sc)["argv"] = ["sh", "-c", "sleep 1; exit 3"]
+    journal = tmp_path / "journal.json"
+    with pytest.raises(scenario.PointFailed, match="status 3"):
+        with Settings(journal) as s, Supervisor() as sup:
+            hr = scenario.HostRun(sc, tmp_path, sup, s)
+            try:
+                hr.execute()
+            finally:
+                feeder = hr.children[scenario.FEEDER]
+    assert not feeder.alive() and not journal.exists()
+    assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == "0"
+    assert all((admin / f"kdamonds/{k}/state").read_text().strip() == "off" for k in (0, 1))
