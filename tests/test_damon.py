@@ -87,15 +87,23 @@ def test_start_feed_stats_and_restore(tmp_path):
     assert not journal.exists()
 
 
-def test_missing_names_what_the_kernel_lacks(tmp_path):
-    assert "absent" in damon.missing("6.12.1", False, tmp_path / "nope")
-    admin = tmp_path / "admin"
+def test_host_facts_feed_the_preconditions(tmp_path):
+    """hostdetect's DAMON facts from a stand-in /sys (never this host's own DAMON) drive the preflight."""
+    from workflows.harness import hostdetect
+
+    nodes = {"0": {"memory_mib": 1024}, "1": {"memory_mib": 512}}
+
+    def facts(release: str) -> dict:
+        return {"kernel": release, "damon": hostdetect.damon(tmp_path, release), "nodes": nodes}
+
+    assert "absent" in damon.preconditions(facts("6.12.1"), 0, 1)
+    admin = tmp_path / "kernel/mm/damon/admin"
     (admin / "kdamonds").mkdir(parents=True)
     (admin / "kdamonds/nr_kdamonds").write_text("0\n")
-    assert "6.11" in damon.missing("6.1.0-27-amd64", False, admin)  # Debian 12's kernel
-    assert damon.missing("6.12.1", True, admin) is None
-    (admin / "kdamonds/nr_kdamonds").write_text("1\n")
-    assert "in use" in damon.missing("6.12.1", False, admin)
+    assert "6.11" in damon.preconditions(facts("6.1.0-27-amd64"), 0, 1, False)  # Debian 12's kernel
+    assert damon.preconditions(facts("6.12.1"), 0, 1, True) is None
+    (admin / "kdamonds/nr_kdamonds").write_text("1\n")  # e.g. a platform's own kdamond
+    assert "in use" in damon.preconditions(facts("6.12.1"), 0, 1, False)
     with pytest.raises(ConfigError, match="young filter"):
         damon.tiering_plan(0, 1, RANGES, "6.9.0")
 

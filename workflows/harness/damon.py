@@ -81,29 +81,6 @@ def features_of(release: str) -> dict[str, bool]:
     return {k: v >= need for k, need in FEATURES.items()}
 
 
-def missing(release: str, colloid: bool, admin: Path = ADMIN) -> str | None:
-    """Why DAMON tiering cannot run on this kernel (one line), or None."""
-    v = kernel_version(release)
-    if not admin.is_dir():
-        return (f"DAMON's sysfs interface {admin} is absent (kernel {release}: CONFIG_DAMON_SYSFS not set, or "
-                "sysfs not mounted)")
-    in_use = _read(admin / "kdamonds" / "nr_kdamonds")
-    if in_use not in (None, "0"):
-        return f"DAMON is in use already ({admin}/kdamonds/nr_kdamonds = {in_use}); tierbench does not share it"
-    if v < FEATURES["migrate_actions"]:
-        return (f"kernel {release} lacks DAMOS migrate_hot/migrate_cold (Linux >= 6.11); DAMON tiering "
-                "cannot move pages between nodes")
-    if colloid and v < FEATURES["goal_metrics"]:
-        return f"kernel {release} lacks DAMOS quota goals with target_metric user_input (Linux >= 6.9)"
-    return None
-
-
-def avail_operations(admin: Path = ADMIN) -> list[str]:
-    """``contexts/0/avail_operations`` needs a kdamond and a context to exist; the plan checks
-    ``paddr`` there, after creating them (Damon.start)."""
-    return (_read(admin / "kdamonds/0/contexts/0/avail_operations") or "").split()
-
-
 def node_ranges(node: int, sys_root: Path = SYS) -> list[tuple[int, int]]:
     """A node's physical address ranges from its memory blocks: ``nodeN/memoryM`` links and
     ``memory/block_size_bytes`` (hexadecimal) -- Documentation/admin-guide/mm/memory-hotplug.rst
