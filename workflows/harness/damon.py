@@ -6,7 +6,13 @@ The kernel's own tiering with DAMON (DAMOS ``migrate_hot`` / ``migrate_cold`` wi
 watching the alternate node's memory and promoting what is accessed to the default node, one
 watching the default node's memory and demoting what is not accessed to the alternate node.
 
-    plan = tiering_plan(default=0, alternate=1, ranges={0: [...], 1: [...]}, features=...)
+In a measured point (the ``damon`` system's points, systems/sweep.py) the plan travels as plain
+data, :func:`scenario_spec`, and each executor runs it (workflows/harness/scenario.py: here
+:func:`apply_setup` / :func:`read_stats`; in a guest the same steps through
+hosts/qemu/guest/lib.sh's ``damon_*`` functions, which also hold the Colloid feeder
+``damon_feed``). :func:`preconditions` is the preflight from a host's facts. Directly:
+
+    plan = tiering_plan(default=0, alternate=1, ranges={0: [...], 1: [...]}, release="6.12.1")
     with Damon(plan, settings) as d:   # settings: workflows.harness.settings.Settings (journaled)
         d.feed({"promote": 0.8})       # Colloid variant: L_default / L_alternate, see below
         d.stats()
