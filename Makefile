@@ -76,7 +76,7 @@ bench: build
 	$(PYTHON) -m bench $(BENCH)
 
 test-vm: build
-	$(PYTHON) -m pytest -m vm tests/test_qemu_guest.py tests/test_qemu_topologies.py
+	$(PYTHON) -m pytest -m vm tests/test_qemu_guest.py tests/test_qemu_topologies.py tests/test_damon.py
 
 # (pytest's test_lint_clean skips the snakemake --lint that `make lint` has just run)
 test: c-test lint

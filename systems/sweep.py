@@ -192,25 +192,46 @@ class Real:
         left out (``out``: (system, colloid) -> why)."""
         return [s for s in names if not all((s, c) in out for c in modes(s) if self.kernel(s, c))]
 
-    def kernel_scenario(self, default_capacity: str, working_set_mib: float, start: int) -> tuple[dict, str]:
+    def kernel_scenario(self, default_capacity: str, working_set_mib: float, start: int,
+                        mech: systems.Kernel | None = None) -> tuple[dict, str]:
         """What a kernel mechanism's point runs under, so that it matches tierd's systems: swap off
         (journaled), the default tier held to ``default_capacity`` (:meth:`filler`; ``auto``: the
         kernel may use the whole node), and the kernel's page moves counted from /proc/vmstat, the
         point failing when it should have moved pages and moved none: starting on the alternate tier
         it must promote; starting on a default tier held below the working set it must demote.
-        Returns (scenario keywords, a note for the point's meta)."""
+        ``mech`` a :class:`systems.Damon`: its kdamonds for the point (the scenario's ``damon``),
+        DAMOS stats as rows, no filler (see :meth:`filler`); starting on the alternate tier its
+        promotion scheme must move bytes and /proc/vmstat's pgmigrate_success must rise, except with
+        Colloid, whose promotion rightly stays at its floor while the default tier is the slower
+        one (DAMON's
+        moves are migrate_pages(..., MR_DAMON) calls, counted there and not in pgpromote_*/pgdemote_*:
+        mm/damon/paddr.c, mm/migrate.c). Returns (scenario keywords, a note for the point's meta)."""
         d, a = self.nodes
+        if isinstance(mech, systems.Damon):
+            from workflows.harness import damon  # noqa: PLC0415 - only real points need the driver
+
+            # with Colloid, promoting nothing is right while the default tier is the slower one
+            expect = "promote" if start == a and not mech.colloid else ""
+            spec = damon.scenario_spec(d, a, self.host.facts.get("kernel", ""), mech.colloid, expect=expect,
+                                       feed_csv=tierd.OUTPUT if mech.colloid else None)
+            note = (f"; no filler: DAMON's demotion scheme would move it too (paddr migration ignores mempolicy and "
+                    f"mlock), so the default tier is not held to {default_capacity}")
+            return {"swap_off": True, "vmstat": {"expect": "migrate" if expect else ""}, "damon": spec}, note
         fill = default_capacity != "auto"
         expect = "promote" if start == a else ("demote" if fill and working_set_mib > mib(default_capacity) else "")
         note = (f"; default tier held to {default_capacity} by a filler on node {d}" if fill else
                 "; default_capacity: auto, so no filler: the kernel may use all of the default node")
         return {"swap_off": True, "vmstat": {"expect": expect}}, note
 
-    def filler(self, default_capacity: str, late_mib: float = 0) -> list[dict]:
+    def filler(self, default_capacity: str, late_mib: float = 0, mech: systems.Kernel | None = None) -> list[dict]:
         """The background role that holds the default node's free memory but ``default_capacity``
         (and ``late_mib`` that a background role started later will take), started after the
-        antagonists have their buffers; none for ``auto``."""
-        if default_capacity == "auto":
+        antagonists have their buffers; none for ``auto``, and none for DAMON (``mech`` a
+        :class:`systems.Damon`): its cold-demotion scheme watches the default node's physical
+        memory and would demote the filler's idle pages as well, mlock and node binding
+        notwithstanding (mm/damon/paddr.c damon_pa_migrate: isolated LRU folios go to
+        migrate_pages, "Migration ignores all cpuset and mempolicy settings")."""
+        if default_capacity == "auto" or isinstance(mech, systems.Damon):
             return []
         leave = f"{round(mib(default_capacity) + late_mib)}M"
         return [antagonist.filler_role(antagonist.filler_argv(node=self.nodes[0], leave=leave))]

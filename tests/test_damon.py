@@ -87,15 +87,23 @@ def test_start_feed_stats_and_restore(tmp_path):
     assert not journal.exists()
 
 
-def test_missing_names_what_the_kernel_lacks(tmp_path):
-    assert "absent" in damon.missing("6.12.1", False, tmp_path / "nope")
-    admin = tmp_path / "admin"
+def test_host_facts_feed_the_preconditions(tmp_path):
+    """hostdetect's DAMON facts from a stand-in /sys (never this host's own DAMON) drive the preflight."""
+    from workflows.harness import hostdetect
+
+    nodes = {"0": {"memory_mib": 1024}, "1": {"memory_mib": 512}}
+
+    def facts(release: str) -> dict:
+        return {"kernel": release, "damon": hostdetect.damon(tmp_path, release), "nodes": nodes}
+
+    assert "absent" in damon.preconditions(facts("6.12.1"), 0, 1)
+    admin = tmp_path / "kernel/mm/damon/admin"
     (admin / "kdamonds").mkdir(parents=True)
     (admin / "kdamonds/nr_kdamonds").write_text("0\n")
-    assert "6.11" in damon.missing("6.1.0-27-amd64", False, admin)  # Debian 12's kernel
-    assert damon.missing("6.12.1", True, admin) is None
-    (admin / "kdamonds/nr_kdamonds").write_text("1\n")
-    assert "in use" in damon.missing("6.12.1", False, admin)
+    assert "6.11" in damon.preconditions(facts("6.1.0-27-amd64"), 0, 1, False)  # Debian 12's kernel
+    assert damon.preconditions(facts("6.12.1"), 0, 1, True) is None
+    (admin / "kdamonds/nr_kdamonds").write_text("1\n")  # e.g. a platform's own kdamond
+    assert "in use" in damon.preconditions(facts("6.12.1"), 0, 1, False)
     with pytest.raises(ConfigError, match="young filter"):
         damon.tiering_plan(0, 1, RANGES, "6.9.0")
 
@@ -112,3 +120,466 @@ def test_node_ranges_from_memory_blocks(tmp_path):
     bs = 0x8000000
     assert damon.node_ranges(0, sysfs) == [(0, 3 * bs)]
     assert damon.node_ranges(1, sysfs) == [(8 * bs, 10 * bs), (11 * bs, 12 * bs)]
+
+
+# ---- DAMON tiering as a real-tier system: preflight, the point's scenario, both executors ------
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+
+import systems  # noqa: E402
+from workflows.harness import memtiers, scenario  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+GUEST_LIB = REPO / "hosts/qemu/guest/lib.sh"
+
+# The facts a Debian 12 (bookworm) host or guest gives: its kernel 6.1 has DAMON's sysfs
+# interface (5.18+) but no migrate_hot/migrate_cold (6.11). Written in the guest's facts.txt form
+# (hosts/qemu/guest/init), not captured from a 6.1 boot: the guest now boots only >= 6.12.
+FACTS_61 = ("functional=true\nkernel=6.1.0-27-amd64\nnodes_online=0-1\nnode0_cpus=0-1\nnode0_mem_kB=500000\n"
+            "node1_cpus=\nnode1_mem_kB=500000\nmemory_tier4_nodes=0-1\ncpus_online=0-1\n"
+            "numa_balancing=1\ndamon_sysfs=1\ndamon_nr_kdamonds=0\n")
+
+
+def guest_facts(text: str) -> dict:
+    from hosts.qemu import guest
+
+    return guest.guest_facts(text)
+
+
+@pytest.fixture
+def with_damon(monkeypatch):
+    """The damon system registered (systems/damon.py), whether or not systems.ORDER names it yet."""
+    from systems import damon as damon_system
+
+    monkeypatch.setitem(systems.SYSTEMS, "damon", damon_system.SYSTEM)
+    return damon_system.SYSTEM
+
+
+def test_preconditions_refuse_debian12_kernel_in_one_line():
+    facts = guest_facts(FACTS_61)
+    assert facts["damon"]["sysfs"] and facts["damon"]["kdamonds"] == 0
+    for colloid in (False, True):
+        why = damon.preconditions(facts, 0, 1, colloid)
+        assert why and "6.1.0-27-amd64" in why and "migrate_hot/migrate_cold (Linux >= 6.11)" in why and "\n" not in why
+    ok = guest_facts(FACTS_61.replace("6.1.0-27-amd64", "6.12.95+deb12-amd64"))
+    assert damon.preconditions(ok, 0, 1) is None and damon.preconditions(ok, 0, 1, True) is None
+    assert "in use already" in damon.preconditions({**ok, "damon": {**ok["damon"], "kdamonds": 1}}, 0, 1)
+    assert "absent" in damon.preconditions({**ok, "damon": {"sysfs": False}}, 0, 1)
+    assert "CONFIG_DAMON_PADDR" in damon.preconditions({**ok, "damon": {**ok["damon"], "paddr": False}}, 0, 1)
+    assert "node 2 has no memory" in damon.preconditions(ok, 0, 2)
+    old = guest_facts(FACTS_61.replace("damon_sysfs=1\ndamon_nr_kdamonds=0\n", ""))
+    assert old["damon"] is None and "absent" in damon.preconditions(old, 0, 1)
+
+
+def test_kernel_config_read_from_boot(tmp_path):
+    from workflows.harness import hostdetect
+
+    (tmp_path / "config-6.12.1").write_text("CONFIG_DAMON=y\nCONFIG_DAMON_PADDR=y\n# CONFIG_DAMON_VADDR is not set\n")
+    c = hostdetect.kernel_config("6.12.1", tmp_path)
+    assert c == {"CONFIG_DAMON": True, "CONFIG_DAMON_PADDR": True, "CONFIG_DAMON_VADDR": False}
+    assert hostdetect.kernel_config("6.1.0", tmp_path) == {}
+
+
+def test_damon_counts_in_pgmigrate_not_pgpromote():
+    before = "pgpromote_success 5\npgmigrate_success 100\npgmigrate_fail 0\n"
+    after = "pgpromote_success 5\npgmigrate_success 612\npgmigrate_fail 3\n"
+    delta = memtiers.moves_delta(before, after)
+    assert delta == {"pgmigrate_fail": 3, "pgmigrate_success": 512, "pgpromote_success": 0}
+    assert memtiers.moved_nothing(delta, "migrate") is None
+    assert "migrated no page" in memtiers.moved_nothing(memtiers.moves_delta(before, before), "migrate")
+    assert memtiers.moved_nothing(delta, "promote")  # what kernel TPP is held to: DAMON does not count there
+
+
+def test_stats_and_feed_rows():
+    spec = damon.scenario_spec(0, 1, "6.12.1", True, expect="promote", feed_csv="tierd.csv")
+    assert [n for _, _, n in spec["schemes"]] == ["promote", "demote", "relieve"]
+    text = "0 0 10 4096 5 2048 1 1048576\n1 0 3 8192 3 8192 0 -\n1 1 0 0 0 0 0 1\n"
+    rows, why = damon.stats_rows(spec, text)
+    got = {r["metric"]: r["value"] for r in rows}
+    assert why is None and got["damos_promote_sz_applied"] == 2048 and got["damos_demote_nr_applied"] == 3
+    assert got["damos_promote_effective_bytes"] == 1048576 and "damos_demote_effective_bytes" not in got
+    _, why = damon.stats_rows(spec, text.replace("0 0 10 4096 5 2048", "0 0 10 4096 0 0"))
+    assert why and "promoted nothing" in why
+    fed = damon.feed_rows("12.5 promote 5000\n12.5 relieve 20000\nbad line\n")
+    assert [(r["metric"], r["value"]) for r in fed] == [("damon_goal_promote", 5000), ("damon_goal_relieve", 20000)]
+
+
+def standin(root: Path, spec: dict, nodes: dict[int, list[int]]) -> tuple[Path, Path]:
+    """A stand-in of /sys: the DAMON admin tree with every file the setup writes (regions for up to
+    4 ranges), states off, stats files; memory blocks of 128 MiB per node."""
+    admin, sys_root = root / "admin", root / "sys"
+    (admin / "kdamonds").mkdir(parents=True)
+    (admin / "kdamonds/nr_kdamonds").write_text("0\n")
+    for kind, rel, _ in spec["setup"]:
+        rels = [rel] if kind != "regions" else [f"{rel}/nr_regions"] + [f"{rel}/{i}/{e}" for i in range(4)
+                                                                          for e in ("start", "end")]
+        for r in rels:
+            p = admin / r
+            p.parent.mkdir(parents=True, exist_ok=True)
+            if not p.exists():
+                p.write_text("off\n" if r.endswith("/state") else "0\n")
+        if rel.endswith("/operations"):
+            (admin / rel).parent.joinpath("avail_operations").write_text("vaddr fvaddr paddr\n")
+    for k, s_i, _ in spec["schemes"]:
+        for f in damon.stats_files(k, s_i):
+            (admin / f).parent.mkdir(parents=True, exist_ok=True)
+            (admin / f).write_text(f"{k * 10 + s_i + 1}\n")
+    (sys_root / "devices/system/memory").mkdir(parents=True)
+    (sys_root / "devices/system/memory/block_size_bytes").write_text("8000000\n")
+    for n, blocks in nodes.items():
+        for b in blocks:
+            (sys_root / f"devices/system/node/node{n}/memory{b}").mkdir(parents=True)
+    return admin, sys_root
+
+
+def feeding_scenario(spec: dict) -> dict:
+    """A point of the Colloid variant with stand-ins: the workload sleeps, an attach role writes
+    tierd's two latency rows (L_default 50 ns, L_alternate 100 ns) and waits."""
+    w = scenario.role("w", ["sleep", "2.5"], parse="tests.test_memtiers:one_row")
+    meter = scenario.role("tierd", ["sh", "-c", 'printf "0.5,latency_default,50,ns\\n0.5,latency_alternate,100,ns\\n" '
+                                    '>"$2"; sleep 60 & trap \'kill $! 2>/dev/null; exit 0\' TERM; wait', "meter"], output="tierd.csv", parse="tests.test_memtiers:one_row")
+    return scenario.scenario(w, attach=[meter], damon=spec)
+
+
+def check_standin_after(admin: Path, out: Path, spec: dict) -> None:
+    assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == "0"  # restored: removes everything below
+    assert all((admin / f"kdamonds/{k}/state").read_text().strip() == "off" for k in (0, 1))
+    regions = admin / "kdamonds/0/contexts/0/targets/0/regions"  # node 1: blocks 8, 9 and 11
+    assert (regions / "nr_regions").read_text().strip() == "2"
+    assert [(regions / f"{i}/{e}").read_text().strip() for i in (0, 1) for e in ("start", "end")] == \
+        [str(8 << 27), str(10 << 27), str(11 << 27), str(12 << 27)]
+    assert (admin / "kdamonds/0/contexts/0/schemes/0/action").read_text().strip() == "migrate_hot"
+    # the feeder: promote's goal gets 10000 x 50/100, relieve's 10000 x 100/50, then a commit
+    assert (admin / "kdamonds/0/contexts/0/schemes/0/quotas/goals/0/current_value").read_text().strip() == "5000"
+    assert (admin / "kdamonds/1/contexts/0/schemes/1/quotas/goals/0/current_value").read_text().strip() == "20000"
+    rows = scenario.parse_rows(feeding_scenario(spec), out, {})
+    got = {r["metric"]: r["value"] for r in rows}
+    assert got["damos_promote_nr_tried"] == 1 and got["damos_relieve_qt_exceeds"] == 12
+    assert got["damon_goal_promote"] == 5000 and got["damon_goal_relieve"] == 20000
+
+
+def test_guest_rendering_sets_up_feeds_reads_and_removes_damon(tmp_path):
+    """The busybox rendering of a DAMON + Colloid point, run here against a stand-in sysfs (lib.sh's
+    damon_* helpers, the settings journal): set up, fed from tierd's rows, stats read, restored."""
+    spec = damon.scenario_spec(0, 1, "6.12.1", True, expect="promote", feed_csv="tierd.csv", feed_period_s=0.3)
+    admin, sys_root = standin(tmp_path, spec, {0: [0, 1, 2], 1: [8, 9, 11]})
+    out = tmp_path / "out"
+    sc = feeding_scenario(spec)
+    text = scenario.render_batch([(str(out), sc)], bin_dir=str(REPO / "build/bin"), lib=str(GUEST_LIB),
+                                 ctl_dir=str(tmp_path / "ctl"))
+    (tmp_path / "run.sh").write_text(text)
+    env = {**os.environ, "SETTINGS_JOURNAL": str(tmp_path / "journal.json"), "_SETTINGS_SAVED": str(tmp_path / "saved.tsv"),
+           "DAMON_ADMIN": str(admin), "DAMON_SYS": str(sys_root)}
+    p = subprocess.run(["sh", str(tmp_path / "run.sh")], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    st = scenario.read_status(out / "status")
+    assert st["status"] == "ok", (st, p.stdout, p.stderr, (out / "guest.log").read_text())
+    assert not (tmp_path / "journal.json").exists()
+    check_standin_after(admin, out, spec)
+
+
+def test_host_run_sets_up_feeds_reads_and_removes_damon(tmp_path, monkeypatch):
+    """The same point through this host's executor (HostRun, the Supervisor, the settings journal)."""
+    from workflows.harness.procs import Supervisor
+    from workflows.harness.settings import Settings
+
+    spec = damon.scenario_spec(0, 1, "6.12.1", True, expect="promote", feed_csv="tierd.csv", feed_period_s=0.3)
+    admin, sys_root = standin(tmp_path, spec, {0: [0, 1, 2], 1: [8, 9, 11]})
+    monkeypatch.setattr(damon, "ADMIN", admin)
+    monkeypatch.setattr(damon, "SYS", sys_root)
+    out = tmp_path / "out"
+    out.mkdir()
+    journal = tmp_path / "journal.json"
+    sc = feeding_scenario(spec)
+    with Settings(journal) as s, Supervisor() as sup:
+        hr = scenario.HostRun(sc, out, sup, s)
+        hr.execute()
+        import json
+
+        saved = json.loads(journal.read_text())  # journaled before the change: restored to these
+        assert saved == {str(admin / "kdamonds/nr_kdamonds"): "0", str(admin / "kdamonds/0/state"): "off",
+                         str(admin / "kdamonds/1/state"): "off"}
+        feeder = hr.children[scenario.FEEDER]
+        assert not feeder.alive()  # stopped by pid once the workload ended
+    assert not journal.exists()
+    check_standin_after(admin, out, spec)
+
+
+def test_a_kernel_refusing_a_write_fails_the_point_in_one_line(tmp_path, monkeypatch):
+    from workflows.harness.procs import Supervisor
+    from workflows.harness.settings import Settings
+
+    spec = damon.scenario_spec(0, 1, "6.12.1", False)
+    admin, sys_root = standin(tmp_path, spec, {0: [0], 1: [8]})
+    (admin / "kdamonds/0/contexts/0/avail_operations").write_text("vaddr fvaddr\n")
+    monkeypatch.setattr(damon, "ADMIN", admin)
+    monkeypatch.setattr(damon, "SYS", sys_root)
+    w = scenario.role("w", ["true"], parse="tests.test_memtiers:one_row")
+    with Settings(tmp_path / "j.json") as s, Supervisor() as sup, \
+            pytest.raises(scenario.PointFailed, match=r"paddr operations set is not available \(CONFIG_DAMON_PADDR\)"):
+        scenario.HostRun(scenario.scenario(w, damon=spec), tmp_path, sup, s).execute()
+    assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == "0"
+
+
+def qemu_host(facts: dict):
+    import yaml
+
+    from workflows.harness import plan, profile
+
+    cfg = profile.validate_config(yaml.safe_load((REPO / "workflows/config/qemu.yaml").read_text()))
+    cfg["tiering"]["systems"] = ["damon"]
+    cfg["tiering"]["real"]["dynamics"] = False
+    runner = profile.runner_of("qemu-numa")
+    return cfg, plan.Host(profile.resolve("qemu-numa", facts), facts, runner)
+
+
+def test_real_points_run_damon_as_the_kernel_mechanism(with_damon):
+    from families.tiering import real
+
+    facts = guest_facts(FACTS_61.replace("6.1.0-27-amd64", "6.12.95+deb12-amd64"))
+    cfg, host = qemu_host(facts)
+    cfg["tiering"]["real"]["start_tier"] = "alternate"
+    rows = {r["point"]: r for r in real.points(cfg, host)}
+    c0, c1 = rows["numa-damon-c0-i0"]["run"]["scenario"], rows["numa-damon-c1-i0"]["run"]["scenario"]
+    assert c0["vmstat"] == {"expect": "migrate"} and c0["damon"]["expect"] == "promote"
+    assert c1["vmstat"] == {"expect": ""} and c1["damon"]["expect"] == ""  # Colloid may rightly promote nothing
+    for sc in (c0, c1):
+        assert sc["swap_off"]
+        assert not [r for r in sc["roles"] if r["tool"] == "filler"]  # DAMON would demote it
+        assert "--unbind-after-touch" in scenario.workload_of(sc)["argv"]
+        assert ["journal", "kdamonds/nr_kdamonds", "2"] in sc["damon"]["setup"] and sc["settings"] == {"numa_balancing": "0"}
+    assert not [r for r in c0["roles"] if r["kind"] == "attach"] and "feed" not in c0["damon"]
+    (meter,) = [r for r in c1["roles"] if r["kind"] == "attach"]
+    assert meter["tool"] == "tierd" and "--dry-run" in meter["argv"] and meter["argv"][meter["argv"].index("--observe") + 1] == "none"
+    assert c1["damon"]["feed"]["csv"] == meter["output"][1]
+    ops = scenario.ops(c1)
+    names = [o[0] for o in ops]
+    assert names.index("damon_start") < names.index("vmstat") < names.index("spawn") < names.index("damon_feed")
+    assert names.index("wait") < names.index("damon_stats") < names.index("damon_feed_stop")
+
+
+def test_debian12_leaves_damon_out_before_any_job(with_damon):
+    from families.tiering import real
+
+    cfg, host = qemu_host(guest_facts(FACTS_61))
+    assert [r for r in real.points(cfg, host) if r["point"].startswith("numa-damon")] == []
+    absent = real.absent(cfg, host)
+    assert set(absent) == {"tiering: kernel DAMON", "tiering: kernel DAMON with Colloid"}
+    assert all("lacks DAMOS migrate_hot/migrate_cold (Linux >= 6.11)" in v and "still runs" not in v
+               for v in absent.values())
+
+
+# ---- the kernel's DAMON in the >= 6.12 QEMU guest (cxl topology, TCG: behaviour only) ----------
+
+GUPS_S = 30  # each GUPS's timed phase in the guest
+FEED_STEPS = 12  # quota samples per fed ratio, FEED_PERIOD_S apart
+FEED_PERIOD_S = 0.5
+
+
+def guest_script() -> str:
+    """One boot: (1) DAMON tiering as a point sets it up (NUMA balancing off, as the mechanism's setting) (damon.setup, lib.sh) with two unbound
+    GUPS: A's 32 MiB, all of it hot, first touched on the CPU-less node 1 (to promote), B's 128 MiB
+    on node 0 with all accesses in its first 8 MiB (the rest cold: to demote); numa_maps,
+    /proc/vmstat and the DAMOS stats before/after; removed. (2) The Colloid variant's kdamonds fed
+    a latency ratio L_D/L_A of 0.5 and then 2 by lib.sh's damon_feed from a stand-in of tierd's
+    rows, each scheme's effective quota sampled every FEED_PERIOD_S; removed."""
+    plain = damon.tiering_plan(0, 1, None, "6.12", colloid=False)
+    coll = damon.tiering_plan(0, 1, None, "6.12", colloid=True)
+    spec = damon.scenario_spec(0, 1, "6.12", True, feed_csv="lat.csv")
+    goals = " ".join(":".join(str(x) for x in g) for g in spec["feed"]["goals"])
+    eff = " ".join(f"$(cat $DAMON_ADMIN/kdamonds/{k}/contexts/0/schemes/{s}/quotas/effective_bytes)"
+                   for k, s, _ in damon.schemes_of(coll) if _ in ("promote", "relieve"))
+    setup = lambda plan: "\n".join(f"{c} 2>>\"$OUT/damon.err\" || echo damon_setup >>\"$OUT/problem.txt\""  # noqa: E731
+                                   for c in scenario.damon_setup_sh(damon.setup(plan)))
+    g = f'"$BIN/gups" --unbind-after-touch --object-size 64 --op rmw --duration {GUPS_S} --seed 1'
+    return f"""# generated by tests/test_damon.py (guest_script)
+. /lib/tierbench/lib.sh
+BIN=/opt/tierbench/bin
+echo "$(cat $DAMON_ADMIN/kdamonds/nr_kdamonds)" >"$OUT/nr_kdamonds_before.txt"
+settings_set /proc/sys/kernel/numa_balancing 0 || echo numa_balancing >>"$OUT/problem.txt"
+cat /proc/vmstat >"$OUT/vmstat_before.txt"
+{setup(plain)}
+for k in 0 1; do
+	cat $DAMON_ADMIN/kdamonds/$k/state >>"$OUT/states_on.txt"
+	r=$DAMON_ADMIN/kdamonds/$k/contexts/0/targets/0/regions
+	for i in $(seq 0 $(($(cat $r/nr_regions) - 1))); do echo "$k $(cat $r/$i/start) $(cat $r/$i/end)" >>"$OUT/regions.txt"; done
+done
+{g} --cpus 0 --mem-node 1 --working-set 32M --hot-set 0 --pid-file /tmp/ga.pid >"$OUT/ga.csv" 2>"$OUT/ga.err" &
+ga=$!
+{g} --cpus 1 --mem-node 0 --working-set 128M --hot-set 8M --hot-share 1 --pid-file /tmp/gb.pid >"$OUT/gb.csv" 2>"$OUT/gb.err" &
+gb=$!
+wait_for_file /tmp/ga.pid 120 "$ga" && wait_for_file /tmp/gb.pid 120 "$gb" || echo gups_not_ready >>"$OUT/problem.txt"
+cat "/proc/$ga/numa_maps" >"$OUT/ga_start.txt"; cat "/proc/$gb/numa_maps" >"$OUT/gb_start.txt"
+# the last readable numa_maps of each while it runs (a zombie's is empty)
+running() {{ s=$(awk '{{ print $3 }}' "/proc/$1/stat" 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ]; }}
+while running "$ga" || running "$gb"; do
+	for p in ga:$ga gb:$gb; do
+		cat "/proc/${{p#*:}}/numa_maps" >/tmp/nm 2>/dev/null && [ -s /tmp/nm ] && cp /tmp/nm "$OUT/${{p%%:*}}_end.txt"
+	done
+	sleep 1
+done
+wait "$ga"; echo "$?" >"$OUT/ga.rc"
+wait "$gb"; echo "$?" >"$OUT/gb.rc"
+cat /proc/vmstat >"$OUT/vmstat_after.txt"
+damon_stats "$OUT/damon_stats.txt" {" ".join(f"{k}:{s}" for k, s, _ in damon.schemes_of(plain))}
+settings_restore || echo settings_not_restored >>"$OUT/problem.txt"
+echo "$(cat $DAMON_ADMIN/kdamonds/nr_kdamonds)" >"$OUT/nr_kdamonds_after.txt"
+# (2) the Colloid variant's quotas under a fed latency ratio
+{setup(coll)}
+printf '0,latency_default,50,ns\\n0,latency_alternate,100,ns\\n' >/tmp/lat.csv
+damon_feed /tmp/lat.csv {FEED_PERIOD_S} "$OUT/feed.txt" {goals} &
+f=$!
+for phase in below above; do
+	i=0
+	while [ $i -lt {FEED_STEPS} ]; do
+		sleep {FEED_PERIOD_S}
+		for k in 0 1; do echo update_schemes_effective_quotas >$DAMON_ADMIN/kdamonds/$k/state; done
+		echo "$(cut -d' ' -f1 /proc/uptime) $phase {eff}" >>"$OUT/quota.txt"
+		i=$((i + 1))
+	done
+	printf '1,latency_default,100,ns\\n1,latency_alternate,50,ns\\n' >/tmp/lat.csv
+done
+stop_pid "$f"
+settings_restore || echo settings_not_restored >>"$OUT/problem.txt"
+echo "$(cat $DAMON_ADMIN/kdamonds/nr_kdamonds)" >>"$OUT/nr_kdamonds_after.txt"
+"""
+
+
+def node_pages(numa_maps: str, node: int) -> tuple[int, int]:
+    """(pages on node, pages) of the largest mapping of a numa_maps snapshot."""
+    best = (0, 0)
+    for line in numa_maps.splitlines():
+        nodes = {int(k[1:]): int(v) for k, _, v in (w.partition("=") for w in line.split()[2:])
+                 if k[:1] == "N" and k[1:].isdigit() and v.isdigit()}
+        if sum(nodes.values()) > best[1]:
+            best = (nodes.get(node, 0), sum(nodes.values()))
+    return best
+
+
+@pytest.mark.vm
+def test_damon_tiering_and_its_colloid_quota_in_the_cxl_guest(tmp_path_factory, tmp_path):
+    import time
+
+    from conftest import guest_built_or_skip
+    from test_qemu_guest import BOOT_TIMEOUT_S, _context, guest
+
+    guest_built_or_skip(guest)
+    script = tmp_path / "damon.sh"
+    script.write_text(guest_script())
+    t0 = time.monotonic()
+    res = guest.run(timeout=BOOT_TIMEOUT_S, out=tmp_path_factory.mktemp("qemu-damon"), stream=False, topology="cxl",
+                    script=script)
+    assert res.outcome == "exited", _context(res)
+    f = {k: Path(v) for k, v in res.files.items()}
+    facts = guest.guest_facts(f["facts.txt"].read_text())
+    assert damon.preconditions(facts, 0, 1) is None and damon.preconditions(facts, 0, 1, True) is None
+    assert "problem.txt" not in f, (f["problem.txt"].read_text(), f.get("damon.err") and f["damon.err"].read_text())
+    assert f["states_on.txt"].read_text().split() == ["on", "on"]
+    assert f["ga.rc"].read_text().strip() == "0" and f["gb.rc"].read_text().strip() == "0", f["ga.err"].read_text()
+    # (1) promoted and demoted: GUPS A's pages reached node 0, B's cold pages node 1, in the
+    # kernel's own counts (DAMOS stats, pgmigrate_success) and in the processes' numa_maps
+    spec = damon.scenario_spec(0, 1, "6.12", False, expect="promote")
+    rows, why = damon.stats_rows(spec, f["damon_stats.txt"].read_text())
+    got = {r["metric"]: r["value"] for r in rows}
+    assert why is None and got["damos_demote_sz_applied"] > 0, (got, f["regions.txt"].read_text())
+    delta = memtiers.moves_delta(f["vmstat_before.txt"].read_text(), f["vmstat_after.txt"].read_text())
+    assert memtiers.moved_nothing(delta, "migrate") is None, delta
+    # nothing else moved pages: NUMA balancing was off (no pgpromote_*), node 0 never short of
+    # memory (no reclaim demotion, pgdemote_*): every move is DAMON's
+    assert not any(v for k, v in delta.items() if k.startswith(("pgpromote_", "pgdemote_"))), delta
+    # A was placed on node 1 and B on node 0 by their binding before the unbind: a page of A on
+    # node 0 was promoted, a page of B on node 1 demoted (first snapshot 1 s after each was ready,
+    # the last one before it exited)
+    a0, a1 = node_pages(f["ga_start.txt"].read_text(), 0), node_pages(f["ga_end.txt"].read_text(), 0)
+    b0, b1 = node_pages(f["gb_start.txt"].read_text(), 1), node_pages(f["gb_end.txt"].read_text(), 1)
+    assert a1[1] == 8192 and a1[0] > 0 and b1[1] == 32768 and max(b0[0], b1[0]) > 0, (a0, a1, b0, b1)
+    assert f["nr_kdamonds_after.txt"].read_text().split() == ["0", "0"]  # removed after each part
+    # (2) the Colloid variant: fed L_D/L_A = 0.5 the promotion quota grows and the relieving one
+    # stays at its floor; fed 2 the promotion quota falls back and the relieving one grows
+    fed = damon.feed_rows(f["feed.txt"].read_text())
+    assert {r["value"] for r in fed if r["metric"] == "damon_goal_promote"} >= {5000, 20000}
+    q = [ln.split() for ln in f["quota.txt"].read_text().splitlines()]
+    below = [(int(p), int(r)) for _, ph, p, r in q if ph == "below"]
+    above = [(int(p), int(r)) for _, ph, p, r in q if ph == "above"]
+    peak_p, peak_r = max(p for p, _ in below), max(r for _, r in above)
+    assert peak_p > 100 * max(below[0][0], 1) and above[-1][0] < peak_p / 100, (below, above)
+    assert max(r for _, r in below) < peak_r / 100 and peak_r > 100 * max(above[0][1], 1), (below, above)
+    print(f"damon guest: {time.monotonic() - t0:.0f} s; promote {got['damos_promote_sz_applied'] >> 10} KiB "
+          f"({a0[0]}->{a1[0]} of {a1[1]} pages of A on node 0), demote {got['damos_demote_sz_applied'] >> 10} KiB "
+          f"({b0[0]}->{b1[0]} of {b1[1]} pages of B on node 1), pgmigrate_success +{delta.get('pgmigrate_success')}; "
+          f"promote quota below 1: {below[0][0]} -> {peak_p} B, above 1: -> {above[-1][0]} B; "
+          f"relieve quota above 1: {above[0][1]} -> {peak_r} B")
+
+
+@pytest.mark.vm
+def test_damon_points_through_the_workflow_in_the_cxl_guest(with_damon, monkeypatch, tmp_path):
+    """The tiering family's DAMON points, without and with Colloid, for real in the guest through
+    the workflow's own path (guestrun's batch, each point parsed as its job would): GUPS starts
+    on the alternate node, so the promotion scheme must move bytes and pgmigrate_success rise (a
+    point that moved nothing fails); with Colloid, tierd --dry-run measures the tiers' latencies
+    (its probe source: no PMU under TCG) and the feeder writes them into the goals (whether it
+    then promotes follows the ratio, which TCG makes arbitrary)."""
+    import dataclasses
+    import json
+
+    from conftest import guest_facts_or_skip
+
+    from analysis.frame import load
+    from families.tiering import real
+    from workflows.harness import guestrun, plan
+    from workflows.harness.point import run_guest
+
+    if not (REPO / "colloid/src/policy_damon.c").exists():  # the model policy tierd would run dry
+        s = with_damon
+        monkeypatch.setitem(systems.SYSTEMS, "damon", dataclasses.replace(
+            s, real_colloid=dataclasses.replace(s.real_colloid, meter="tpp")))
+    r, facts = guest_facts_or_skip()
+    assert damon.preconditions(facts, 0, 1, True) is None, facts.get("damon")
+    cfg, host = qemu_host(facts)
+    cfg["tiering"]["intensities"] = [0]
+    cfg["tiering"]["real"].update(start_tier="alternate", duration_s=10)
+    rows = [x for x in real.points(cfg, host) if x["point"].startswith("numa-damon")]
+    assert [x["point"] for x in rows] == ["numa-damon-c0-i0", "numa-damon-c1-i0"]
+    batch = tmp_path / "batch"
+    assert guestrun.run({"runner": r, "points": {plan.key(x): x for x in rows}}, batch, tmp_path / "results") == 0
+    (tmp_path / "facts.json").write_text(json.dumps(facts))
+    for row in rows:
+        out = tmp_path / plan.key(row)
+        out.mkdir(parents=True)
+        assert run_guest(row, out, batch, tmp_path / "facts.json", "qemu") == 0
+        df = load(out / "result.csv")
+        v = df[df["t_s"].isna()].set_index("metric")["value"] if "t_s" in df else df.set_index("metric")["value"]
+        if not row["context"]["colloid"]:
+            assert v["damos_promote_sz_applied"] > 0 and v["kernel_pgmigrate_success"] > 0, v.to_dict()
+        else:  # what it promotes follows the measured latencies (TCG: any ratio); the feedback ran
+            goals = df[df["metric"] == "damon_goal_promote"]["value"]
+            assert len(goals) >= 2 and (goals > 0).all(), df[df["metric"].str.startswith("damon_goal")]
+            assert v["latency_default"] > 0 and v["latency_alternate"] > 0
+        print(row["point"], {k: x for k, x in v.items() if str(k).startswith(("damos_promote", "damos_demote_sz",
+                                                                               "kernel_pgmigrate_success"))},
+              "goals" if row["context"]["colloid"] else "", list(df[df["metric"] == "damon_goal_promote"]["value"])[:6])
+
+
+def test_a_failed_point_stops_the_feeder_and_removes_damon(tmp_path, monkeypatch):
+    """The workload fails while DAMON runs and the feeder writes: the point fails, the feeder is
+    stopped by pid and the kdamonds are turned off and removed (the settings journal) all the same."""
+    from workflows.harness.procs import Supervisor
+    from workflows.harness.settings import Settings
+
+    spec = damon.scenario_spec(0, 1, "6.12.1", True, feed_csv="tierd.csv", feed_period_s=0.2)
+    admin, sys_root = standin(tmp_path, spec, {0: [0], 1: [8]})
+    monkeypatch.setattr(damon, "ADMIN", admin)
+    monkeypatch.setattr(damon, "SYS", sys_root)
+    sc = feeding_scenario(spec)
+    scenario.workload_of(sc)["argv"] = ["sh", "-c", "sleep 1; exit 3"]
+    journal = tmp_path / "journal.json"
+    with pytest.raises(scenario.PointFailed, match="status 3"):
+        with Settings(journal) as s, Supervisor() as sup:
+            hr = scenario.HostRun(sc, tmp_path, sup, s)
+            try:
+                hr.execute()
+            finally:
+                feeder = hr.children[scenario.FEEDER]
+    assert not feeder.alive() and not journal.exists()
+    assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == "0"
+    assert all((admin / f"kdamonds/{k}/state").read_text().strip() == "off" for k in (0, 1))

@@ -27,6 +27,10 @@ APP_BOUND = ("the application is bound with numactl --membind, and NUMA balancin
              "memory (mm/mempolicy.c: no MPOL_F_MOF), so the kernel mechanism could move none of it")
 
 
+# DAMON's kdamonds are a scenario resource that only the tiering family's points set up so far.
+APP_DAMON = "the apps family does not yet set up DAMON's kdamonds for an application (the tiering family's points do)"
+
+
 def _real(config: dict, host: Host, columns: dict) -> sweep.Real | None:
     rc = config["apps"]["real"]
     numa = [t for t in host.profile["tiers"] if t["kind"] == "numa"]
@@ -42,7 +46,8 @@ def left_out(r: sweep.Real, names: list[str]) -> dict[tuple[str, bool], str]:
     for s in names:
         for c in sweep.modes(s):
             k = r.kernel(s, c)
-            why = k and (r.left_out(s, c) or (APP_BOUND if k.unbound else None))
+            why = k and (r.left_out(s, c) or (APP_DAMON if isinstance(k, systems.Damon) else None)
+                         or (APP_BOUND if k.unbound else None))
             if why:
                 out[s, c] = why
     return out
@@ -53,9 +58,15 @@ def absent(config: dict, host: Host, columns: dict) -> dict[str, str]:
     r = _real(config, host, columns)
     if r is None:
         return {}
-    return {f"apps: kernel {systems.get(s).label}": f"{why}; {systems.get(s).label} with Colloid still runs"
-            if systems.get(s).colloid and not c else why
-            for (s, c), why in left_out(r, config["apps"]["real"]["systems"]).items()}
+    out = left_out(r, config["apps"]["real"]["systems"])
+
+    def line(s: str, c: bool, why: str) -> tuple[str, str]:
+        label = systems.get(s).label
+        key = f"apps: kernel {label}{' with Colloid' if c and r.kernel(s, False) else ''}"
+        still = systems.get(s).colloid and not c and (s, True) not in out
+        return key, f"{why}; {label} with Colloid still runs" if still else why
+
+    return dict(line(s, c, why) for (s, c), why in out.items())
 
 
 def points(config: dict, host: Host, apps: list[str], app_role, columns: dict, knob_exists=None) -> list[dict]:

@@ -37,8 +37,15 @@ def absent(config: dict, host: Host) -> dict[str, str]:
         return {}
     r = sweep.Real("tiering", config, host, (numa[0]["node"], numa[1]["node"]), tc["real"]["antagonist_buffer"], COLUMNS,
                    where="experiment config: tiering/intensities")
-    return {f"tiering: kernel {systems.get(s).label}": f"{why}; {systems.get(s).label} with Colloid still runs"
-            if systems.get(s).colloid and not c else why for (s, c), why in left_out(r, tc["systems"]).items()}
+    out = left_out(r, tc["systems"])
+
+    def line(s: str, c: bool, why: str) -> tuple[str, str]:
+        label = systems.get(s).label
+        key = f"tiering: kernel {label}{' with Colloid' if c and r.kernel(s, False) else ''}"
+        still = systems.get(s).colloid and not c and (s, True) not in out
+        return key, f"{why}; {label} with Colloid still runs" if still else why
+
+    return dict(line(s, c, why) for (s, c), why in out.items())
 
 
 def check_guest(config: dict, host: Host) -> None:
@@ -103,12 +110,15 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     mech: dict = {}
 
     def make_mechanism(s: str, c: bool) -> None:
+        if (s, c) in out:
+            mech[s, c] = None  # left out on this host (FamilyPlan.absent says why)
+            return
         attach, settings, note = r.mechanism(s, c, default_capacity=rc["default_capacity"], observe=rc["observe"])
         kern: dict = {}
         if r.kernel(s, c):  # a kernel mechanism: the same conditions as tierd's systems
-            kern, more = r.kernel_scenario(rc["default_capacity"], mib(rc["working_set"]), start)
+            kern, more = r.kernel_scenario(rc["default_capacity"], mib(rc["working_set"]), start, r.kernel(s, c))
             note += more
-        mech[s, c] = None if (s, c) in out else (attach, settings, note, kern)
+        mech[s, c] = (attach, settings, note, kern)
 
     def add(exp: str, s: str, c: bool, k: float, pid: str, duration: float, background: list[dict],
             event: float | None = None, move_hot_at_s: float | None = None, late_mib: float = 0,
@@ -121,7 +131,7 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
         kernel = bool(kern)
         workload = gups_role(duration, move_hot_at_s, unbind=kernel and r.kernel(s, c).unbound)
         if kernel:  # the filler starts after the antagonists (they have their buffers by then)
-            background = [*background, *r.filler(rc["default_capacity"], late_mib)]
+            background = [*background, *r.filler(rc["default_capacity"], late_mib, r.kernel(s, c))]
         sc = scenario(workload, background=background, attach=attach, settings=settings, warmup_s=rc["warmup_s"],
                       timeout_s=timeout_s, **kern, **kw)
         ctx = {"system": s, "colloid": c, "object_bytes": rc["object_bytes"], "workload": "gups", "target": f"node:{d},{a}",

@@ -800,6 +800,23 @@ def _cpus(spec: str) -> list[int]:
     return out
 
 
+def _damon_facts(kv: dict) -> dict | None:
+    """hostdetect's ``damon`` facts from the guest's damon_* lines (None: facts from an /init
+    that did not record them). CONFIG_DAMON_PADDR is not readable in the guest: None (unknown),
+    checked when a point writes ``paddr`` to a context's operations."""
+    if "damon_sysfs" not in kv:
+        return None
+    present = kv["damon_sysfs"] == "1"
+    release = kv.get("kernel", "")
+    m = re.match(r"(\d+)\.(\d+)", release)
+    new_enough = bool(m) and (int(m.group(1)), int(m.group(2))) >= (6, 2)  # hostdetect.DAMON_MIN_KERNEL
+    n = kv.get("damon_nr_kdamonds", "")
+    return {"sysfs": present, "usable_by_tierd": present and new_enough,
+            "reason": "DAMON sysfs interface present" if present and new_enough else
+            ("no /sys/kernel/mm/damon/admin in the guest" if not present else f"kernel {release} is older than 6.2"),
+            "kdamonds": int(n) if n.isdigit() else None, "paddr": None}
+
+
 def guest_facts(facts_txt: str) -> dict:
     """The guest's facts.txt (key=value) in workflows/harness/hostdetect.py's shape, so a
     host profile (hosts/qemu-numa.yaml) can be resolved against the guest, not this machine."""
@@ -833,6 +850,7 @@ def guest_facts(facts_txt: str) -> dict:
         "memory_tiers": {k[len("memory_tier"):-len("_nodes")]: _cpus(v) for k, v in kv.items()
                          if k.startswith("memory_tier") and k.endswith("_nodes")},
         "settings": {k: kv[k] for k in ("numa_balancing", "demotion_enabled", "thp_enabled") if k in kv},
+        "damon": _damon_facts(kv),
         "smt_siblings": siblings,
         "snc": {"enabled": any(len(v) > 1 for v in by_socket.values()), "socket_nodes": by_socket},
     }

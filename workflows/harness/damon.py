@@ -6,7 +6,13 @@ The kernel's own tiering with DAMON (DAMOS ``migrate_hot`` / ``migrate_cold`` wi
 watching the alternate node's memory and promoting what is accessed to the default node, one
 watching the default node's memory and demoting what is not accessed to the alternate node.
 
-    plan = tiering_plan(default=0, alternate=1, ranges={0: [...], 1: [...]}, features=...)
+In a measured point (the ``damon`` system's points, systems/sweep.py) the plan travels as plain
+data, :func:`scenario_spec`, and each executor runs it (workflows/harness/scenario.py: here
+:func:`apply_setup` / :func:`read_stats`; in a guest the same steps through
+hosts/qemu/guest/lib.sh's ``damon_*`` functions, which also hold the Colloid feeder
+``damon_feed``). :func:`preconditions` is the preflight from a host's facts. Directly:
+
+    plan = tiering_plan(default=0, alternate=1, ranges={0: [...], 1: [...]}, release="6.12.1")
     with Damon(plan, settings) as d:   # settings: workflows.harness.settings.Settings (journaled)
         d.feed({"promote": 0.8})       # Colloid variant: L_default / L_alternate, see below
         d.stats()
@@ -81,29 +87,6 @@ def features_of(release: str) -> dict[str, bool]:
     return {k: v >= need for k, need in FEATURES.items()}
 
 
-def missing(release: str, colloid: bool, admin: Path = ADMIN) -> str | None:
-    """Why DAMON tiering cannot run on this kernel (one line), or None."""
-    v = kernel_version(release)
-    if not admin.is_dir():
-        return (f"DAMON's sysfs interface {admin} is absent (kernel {release}: CONFIG_DAMON_SYSFS not set, or "
-                "sysfs not mounted)")
-    in_use = _read(admin / "kdamonds" / "nr_kdamonds")
-    if in_use not in (None, "0"):
-        return f"DAMON is in use already ({admin}/kdamonds/nr_kdamonds = {in_use}); tierbench does not share it"
-    if v < FEATURES["migrate_actions"]:
-        return (f"kernel {release} lacks DAMOS migrate_hot/migrate_cold (Linux >= 6.11); DAMON tiering "
-                "cannot move pages between nodes")
-    if colloid and v < FEATURES["goal_metrics"]:
-        return f"kernel {release} lacks DAMOS quota goals with target_metric user_input (Linux >= 6.9)"
-    return None
-
-
-def avail_operations(admin: Path = ADMIN) -> list[str]:
-    """``contexts/0/avail_operations`` needs a kdamond and a context to exist; the plan checks
-    ``paddr`` there, after creating them (Damon.start)."""
-    return (_read(admin / "kdamonds/0/contexts/0/avail_operations") or "").split()
-
-
 def node_ranges(node: int, sys_root: Path = SYS) -> list[tuple[int, int]]:
     """A node's physical address ranges from its memory blocks: ``nodeN/memoryM`` links and
     ``memory/block_size_bytes`` (hexadecimal) -- Documentation/admin-guide/mm/memory-hotplug.rst
@@ -134,12 +117,19 @@ class Scheme:
     quota_bytes: int = 200 << 20  # per reset interval
     reset_interval_ms: int = 1000
     apply_interval_us: int = 1_000_000
+    name: str = ""  # promote | demote | relieve: the rows' names for its stats
+    # Every region size and age, as the sample (min_sz_region PAGE_SIZE .. ULONG_MAX, age 0 ..
+    # UINT_MAX). Written always: the sysfs ranges start at 0..0 (mm/damon/sysfs-schemes.c,
+    # damon_sysfs_access_pattern_add_range_dir: damon_sysfs_ul_range_alloc(0, 0)), which no region
+    # matches -- the first guest run of the plan, without them, applied nothing.
+    sz: tuple[int, int] = (4096, 2**64 - 1)
+    age: tuple[int, int] = (0, 2**32 - 1)
 
 
 @dataclass(frozen=True)
 class Context:
     node: int  # the node whose memory it watches
-    ranges: tuple[tuple[int, int], ...]
+    ranges: tuple[tuple[int, int], ...] | None  # None: the node's memory, found where the plan runs
     schemes: tuple[Scheme, ...]
     sample_us: int = 5000
     aggr_us: int = 100_000
@@ -156,64 +146,81 @@ class Plan:
         return [s.goal for c in self.contexts for s in c.schemes if s.goal]
 
 
-def tiering_plan(default: int, alternate: int, ranges: dict[int, list[tuple[int, int]]], release: str,
+def tiering_plan(default: int, alternate: int, ranges: dict[int, list[tuple[int, int]]] | None, release: str,
                  colloid: bool = False) -> Plan:
-    """The kdamonds of DAMON tiering between two nodes (samples/damon/mtier.c's shape)."""
+    """The kdamonds of DAMON tiering between two nodes (samples/damon/mtier.c's shape). ``ranges``
+    None: each node's memory is found where the plan runs (:func:`node_ranges`, or lib.sh's
+    ``damon_set_regions`` in a guest)."""
     f = features_of(release)
     notes = []
     if not f["young_filter"]:
         raise ConfigError(f"kernel {release} lacks the DAMOS young filter (Linux >= 6.10)")
     for n in (default, alternate):
-        if not ranges.get(n):
+        if ranges is not None and not ranges.get(n):
             raise ConfigError(f"node {n} has no memory blocks in sysfs: DAMON cannot watch it")
     node_goals = f["node_mem_goals"] and not colloid
     if not node_goals and not colloid:
         notes.append(f"kernel {release} has no node_mem_used_bp/node_mem_free_bp goals (Linux >= 6.16): fixed quotas "
                      "only, as the sample without its goals")
+    # A user_input goal's quota starts at one byte and is multiplied by at most 2 each reset
+    # interval (mm/damon/core.c damos_set_effective_quota, damon_feed_loop_next_input): with the
+    # sample's 1 s interval it would take ~28 s to reach 200 MiB. The goal-driven schemes use
+    # 100 ms (apply and reset) and 20 MiB per interval: the sample's 200 MiB/s cap, tuned 10x as often.
+    fed = {"quota_bytes": 20 << 20, "reset_interval_ms": 100, "apply_interval_us": 100_000} if colloid else {}
     promote = Scheme("migrate_hot", default, (1, 2**32 - 1), True, goal="promote" if colloid else None,
-                     node_goal=("node_mem_used_bp", default, 9970) if node_goals else None)
+                     node_goal=("node_mem_used_bp", default, 9970) if node_goals else None, name="promote", **fed)
     demote = Scheme("migrate_cold", alternate, (0, 0), False,
-                    node_goal=("node_mem_free_bp", default, 50) if node_goals else None)
+                    node_goal=("node_mem_free_bp", default, 50) if node_goals else None, name="demote")
     default_schemes: tuple[Scheme, ...] = (demote,)
     if colloid:
-        default_schemes += (Scheme("migrate_hot", alternate, (1, 2**32 - 1), True, goal="relieve"),)
-    return Plan((Context(alternate, tuple(ranges[alternate]), (promote,)),
-                 Context(default, tuple(ranges[default]), default_schemes)), tuple(notes))
+        default_schemes += (Scheme("migrate_hot", alternate, (1, 2**32 - 1), True, goal="relieve", name="relieve",
+                                   **fed),)
+    rng = (lambda n: tuple(ranges[n])) if ranges is not None else (lambda n: None)
+    return Plan((Context(alternate, rng(alternate), (promote,)),
+                 Context(default, rng(default), default_schemes)), tuple(notes))
 
 
-def writes(plan: Plan) -> list[tuple[str, str]]:
-    """Every sysfs write that sets the plan up, in order, relative to ``admin``; the kdamonds'
-    ``state`` writes (``on``) come last, from :meth:`Damon.start`."""
-    w: list[tuple[str, str]] = [("kdamonds/nr_kdamonds", str(len(plan.contexts)))]
+def setup(plan: Plan) -> list[tuple[str, str, str]]:
+    """The plan as (kind, path relative to admin, value) steps, in order: ``journal`` (a setting
+    journaled before the change: ``nr_kdamonds`` first, each kdamond's ``state`` ``on`` last),
+    ``write`` (a plain sysfs write below a kdamond, removed with it), ``regions`` (the regions
+    directory of a target and the node whose memory ranges go there, found where it runs)."""
+    out: list[tuple[str, str, str]] = [("journal", "kdamonds/nr_kdamonds", str(len(plan.contexts)))]
     for k, c in enumerate(plan.contexts):
         ctx = f"kdamonds/{k}/contexts"
-        w.append((f"{ctx}/nr_contexts", "1"))
+        out.append(("write", f"{ctx}/nr_contexts", "1"))
         ctx += "/0"
-        w += [(f"{ctx}/operations", "paddr"),
-              (f"{ctx}/monitoring_attrs/intervals/sample_us", str(c.sample_us)),
-              (f"{ctx}/monitoring_attrs/intervals/aggr_us", str(c.aggr_us)),
-              (f"{ctx}/monitoring_attrs/intervals/update_us", str(c.update_us)),
-              (f"{ctx}/monitoring_attrs/nr_regions/min", str(c.nr_regions[0])),
-              (f"{ctx}/monitoring_attrs/nr_regions/max", str(c.nr_regions[1])),
-              (f"{ctx}/targets/nr_targets", "1"),
-              (f"{ctx}/targets/0/regions/nr_regions", str(len(c.ranges)))]
-        for r, (start, end) in enumerate(c.ranges):
-            w += [(f"{ctx}/targets/0/regions/{r}/start", str(start)), (f"{ctx}/targets/0/regions/{r}/end", str(end))]
-        w.append((f"{ctx}/schemes/nr_schemes", str(len(c.schemes))))
+        out += [("write", f"{ctx}/operations", "paddr"),
+                ("write", f"{ctx}/monitoring_attrs/intervals/sample_us", str(c.sample_us)),
+                ("write", f"{ctx}/monitoring_attrs/intervals/aggr_us", str(c.aggr_us)),
+                ("write", f"{ctx}/monitoring_attrs/intervals/update_us", str(c.update_us)),
+                ("write", f"{ctx}/monitoring_attrs/nr_regions/min", str(c.nr_regions[0])),
+                ("write", f"{ctx}/monitoring_attrs/nr_regions/max", str(c.nr_regions[1])),
+                ("write", f"{ctx}/targets/nr_targets", "1")]
+        if c.ranges is None:
+            out.append(("regions", f"{ctx}/targets/0/regions", str(c.node)))
+        else:
+            out.append(("write", f"{ctx}/targets/0/regions/nr_regions", str(len(c.ranges))))
+            for r, (start, end) in enumerate(c.ranges):
+                out += [("write", f"{ctx}/targets/0/regions/{r}/start", str(start)),
+                        ("write", f"{ctx}/targets/0/regions/{r}/end", str(end))]
+        out.append(("write", f"{ctx}/schemes/nr_schemes", str(len(c.schemes))))
         for s_i, s in enumerate(c.schemes):
             sd = f"{ctx}/schemes/{s_i}"
-            w += [(f"{sd}/action", s.action), (f"{sd}/target_nid", str(s.target_nid)),
-                  (f"{sd}/apply_interval_us", str(s.apply_interval_us)),
-                  (f"{sd}/access_pattern/nr_accesses/min", str(s.nr_accesses[0])),
-                  (f"{sd}/access_pattern/nr_accesses/max", str(s.nr_accesses[1])),
-                  (f"{sd}/quotas/bytes", str(s.quota_bytes)),
-                  (f"{sd}/quotas/reset_interval_ms", str(s.reset_interval_ms)),
-                  (f"{sd}/quotas/weights/sz_permil", "0"),
-                  (f"{sd}/quotas/weights/nr_accesses_permil", "100"),
-                  (f"{sd}/quotas/weights/age_permil", "100"),
-                  (f"{sd}/filters/nr_filters", "1"),
-                  (f"{sd}/filters/0/type", "young"),
-                  (f"{sd}/filters/0/matching", "Y" if s.young else "N")]
+            w = [(f"{sd}/action", s.action), (f"{sd}/target_nid", str(s.target_nid)),
+                 (f"{sd}/apply_interval_us", str(s.apply_interval_us)),
+                 (f"{sd}/access_pattern/nr_accesses/min", str(s.nr_accesses[0])),
+                 (f"{sd}/access_pattern/nr_accesses/max", str(s.nr_accesses[1])),
+                 (f"{sd}/access_pattern/sz/min", str(s.sz[0])), (f"{sd}/access_pattern/sz/max", str(s.sz[1])),
+                 (f"{sd}/access_pattern/age/min", str(s.age[0])), (f"{sd}/access_pattern/age/max", str(s.age[1])),
+                 (f"{sd}/quotas/bytes", str(s.quota_bytes)),
+                 (f"{sd}/quotas/reset_interval_ms", str(s.reset_interval_ms)),
+                 (f"{sd}/quotas/weights/sz_permil", "0"),
+                 (f"{sd}/quotas/weights/nr_accesses_permil", "100"),
+                 (f"{sd}/quotas/weights/age_permil", "100"),
+                 (f"{sd}/filters/nr_filters", "1"),
+                 (f"{sd}/filters/0/type", "young"),
+                 (f"{sd}/filters/0/matching", "Y" if s.young else "N")]
             goals = [g for g in (("user_input", None, GOAL_TARGET) if s.goal else None, s.node_goal) if g]
             if goals:
                 w.append((f"{sd}/quotas/goals/nr_goals", str(len(goals))))
@@ -222,9 +229,55 @@ def writes(plan: Plan) -> list[tuple[str, str]]:
                     w += [(f"{gd}/target_metric", metric), (f"{gd}/target_value", str(target))]
                     if nid is not None:
                         w.append((f"{gd}/nid", str(nid)))
-                    else:  # fed by Damon.feed; start at the target (a neutral score)
+                    else:  # fed by Damon.feed / lib.sh damon_feed; start at the target (a neutral score)
                         w.append((f"{gd}/current_value", str(GOAL_TARGET)))
-    return w
+            out += [("write", rel, v) for rel, v in w]
+    out += [("journal", f"kdamonds/{k}/state", "on") for k in range(len(plan.contexts))]
+    return out
+
+
+def writes(plan: Plan) -> list[tuple[str, str]]:
+    """Every sysfs write that sets a plan with known ranges up, in order, relative to ``admin``
+    (the kdamonds' ``state`` ``on`` last)."""
+    if any(c.ranges is None for c in plan.contexts):
+        raise ValueError("writes() needs the plan's ranges; setup() leaves them to where it runs")
+    return [(rel, v) for _, rel, v in setup(plan)]
+
+
+def apply_setup(steps: list, settings, admin: Path = ADMIN, sys_root: Path = SYS) -> None:
+    """Run :func:`setup`'s steps here: journaled ones through ``settings`` (restored in reverse:
+    every kdamond off, then ``nr_kdamonds`` 0, which removes everything below), regions from this
+    host's memory blocks. A kernel that refuses a write (an action it lacks: EINVAL) stops it with
+    one line naming the file and the value."""
+    admin = Path(admin)
+    for kind, rel, value in steps:
+        if kind == "journal":
+            settings.set(str(admin / rel), value)
+        elif kind == "regions":
+            ranges = node_ranges(int(value), sys_root)
+            if not ranges:
+                raise ConfigError(f"DAMON: node {value} has no memory blocks in sysfs: DAMON cannot watch it")
+            _write(admin / rel / "nr_regions", str(len(ranges)))
+            for r, (start, end) in enumerate(ranges):
+                _write(admin / rel / str(r) / "start", str(start))
+                _write(admin / rel / str(r) / "end", str(end))
+        else:
+            if rel.endswith("/operations") and "paddr" not in (_read(admin / rel.replace("operations", "avail_operations"))
+                                                               or "").split():
+                raise ConfigError("DAMON: the paddr operations set is not available (CONFIG_DAMON_PADDR)")
+            _write(admin / rel, value)
+
+
+def _write(path: Path, value: str) -> None:
+    try:
+        path.write_text(value)
+    except OSError as e:
+        raise ConfigError(f"DAMON: writing {value!r} to {path} failed: {e.strerror}") from None
+
+
+def schemes_of(plan: Plan) -> list[tuple[int, int, str]]:
+    """(kdamond, scheme index, name) of every scheme."""
+    return [(k, s_i, s.name or f"k{k}s{s_i}") for k, c in enumerate(plan.contexts) for s_i, s in enumerate(c.schemes)]
 
 
 def goal_files(plan: Plan) -> dict[str, tuple[int, str]]:
@@ -265,21 +318,10 @@ class Damon:
         self.settings.restore()
 
     def _write(self, rel: str, value: str) -> None:
-        path = self.admin / rel
-        try:
-            path.write_text(value)
-        except OSError as e:
-            raise ConfigError(f"DAMON: writing {value!r} to {path} failed: {e.strerror}") from None
+        _write(self.admin / rel, value)
 
     def start(self) -> None:
-        w = writes(self.plan)
-        self.settings.set(str(self.admin / w[0][0]), w[0][1])  # journaled: restored to 0
-        for rel, value in w[1:]:
-            if rel.endswith("/operations") and "paddr" not in avail_operations(self.admin):
-                raise ConfigError("DAMON: the paddr operations set is not available (CONFIG_DAMON_PADDR)")
-            self._write(rel, value)
-        for k in range(len(self.plan.contexts)):
-            self.settings.set(str(self.admin / f"kdamonds/{k}/state"), "on")  # journaled: back to off
+        apply_setup(setup(self.plan), self.settings, self.admin)
 
     def feed(self, values: dict[str, float]) -> None:
         """Set user_input goals' current values (ratios; 1 = the target) and commit them."""
@@ -306,3 +348,124 @@ class Damon:
                     row[f] = int(v) if v and v.isdigit() else None
                 rows.append(row)
         return rows
+
+
+# ---- DAMON tiering in a measured point (workflows/harness/scenario.py's ``damon`` resource) ----
+
+STATS = ("nr_tried", "sz_tried", "nr_applied", "sz_applied", "qt_exceeds")  # schemes/<S>/stats/ (usage.rst)
+STATS_FILE, FEED_LOG = "damon_stats.txt", "damon_feed.txt"
+# goal -> the ratio its current value carries: 'da' = L_default / L_alternate, 'ad' its inverse
+SENSE = {"promote": "da", "relieve": "ad"}
+
+
+def scenario_spec(default: int, alternate: int, release: str, colloid: bool, expect: str = "",
+                  feed_csv: str | None = None, feed_period_s: float = 1.0) -> dict:
+    """What a point running DAMON tiering carries in its scenario (plain data): the setup steps
+    (:func:`setup`, regions found where it runs), the schemes whose stats become rows, and for
+    the Colloid variant the goals a feeder writes from tierd's per-tier latencies (``feed_csv``:
+    the data file of tierd's latency rows). ``expect`` "promote": the point fails unless the
+    promotion scheme moved some bytes (sz_applied)."""
+    plan = tiering_plan(default, alternate, None, release, colloid)
+    spec = {"setup": [list(x) for x in setup(plan)], "schemes": [list(x) for x in schemes_of(plan)],
+            "expect": expect}
+    if colloid:
+        if not feed_csv:
+            raise ValueError("the Colloid variant needs the latency rows' file (feed_csv)")
+        spec["feed"] = {"csv": feed_csv, "period_s": feed_period_s, "log": FEED_LOG,
+                        "goals": [[name, k, rel, SENSE[name]] for name, (k, rel) in goal_files(plan).items()]}
+    return spec
+
+
+def stats_files(k: int, s_i: int) -> list[str]:
+    """The files of one scheme's stats line, relative to admin: the STATS, then the quota's
+    effective_bytes (6.9+, refreshed by ``update_schemes_effective_quotas``)."""
+    sd = f"kdamonds/{k}/contexts/0/schemes/{s_i}"
+    return [f"{sd}/stats/{f}" for f in STATS] + [f"{sd}/quotas/effective_bytes"]
+
+
+def read_stats(spec: dict, admin: Path = ADMIN) -> str:
+    """Every scheme's stats line ("K S v..." with '-' for a file that cannot be read) after asking
+    each kdamond to refresh them; the same text lib.sh's damon_stats writes in a guest."""
+    admin = Path(admin)
+    for k in sorted({k for k, _, _ in spec["schemes"]}):
+        for cmd in ("update_schemes_stats", "update_schemes_effective_quotas"):
+            try:
+                (admin / f"kdamonds/{k}/state").write_text(cmd)
+            except OSError:
+                pass  # off already (the kdamond stopped), or a kernel without the command: '-' below
+    lines = []
+    for k, s_i, _ in spec["schemes"]:
+        vals = [_read(admin / f) for f in stats_files(k, s_i)]
+        lines.append(" ".join([str(k), str(s_i)] + [v if v and v.isdigit() else "-" for v in vals]))
+    return "\n".join(lines) + "\n"
+
+
+def stats_rows(spec: dict, text: str) -> tuple[list[dict], str | None]:
+    """The stats lines as rows ``damos_<scheme>_<field>`` (bytes or a count), and why the point
+    must fail (``expect`` "promote" and the promotion scheme moved nothing), or None."""
+    names = {(k, s_i): n for k, s_i, n in spec["schemes"]}
+    rows, got = [], {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) != 2 + len(STATS) + 1 or not (parts[0].isdigit() and parts[1].isdigit()):
+            continue
+        name = names.get((int(parts[0]), int(parts[1])))
+        if name is None:
+            continue
+        for field_, v in zip((*STATS, "effective_bytes"), parts[2:], strict=True):
+            if v.isdigit():
+                got[name, field_] = int(v)
+                rows.append({"metric": f"damos_{name}_{field_}", "value": int(v),
+                             "unit": "bytes" if field_.startswith("sz_") or field_ == "effective_bytes" else "count",
+                             "tool": "damon"})
+    why = None
+    if spec.get("expect") == "promote":
+        applied = got.get(("promote", "sz_applied"))
+        if applied is None:
+            why = "DAMON: the promotion scheme's stats could not be read"
+        elif applied <= 0:
+            why = (f"DAMON promoted nothing (promote scheme: nr_tried {got.get(('promote', 'nr_tried'))}, sz_applied 0) "
+                   "although the workload started on the alternate tier")
+    return rows, why
+
+
+def feed_rows(text: str) -> list[dict]:
+    """The feeder's log ("t_s goal value" per write) as time-series rows ``damon_goal_<goal>``
+    (the current value written: 10000 = a latency ratio of 1)."""
+    rows = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].isdigit():
+            rows.append({"t_s": float(parts[0]), "metric": f"damon_goal_{parts[1]}", "value": int(parts[2]),
+                         "unit": "bp", "tool": "damon"})
+    return rows
+
+
+def preconditions(facts: dict, default: int, alternate: int, colloid: bool = False) -> str | None:
+    """Why DAMON tiering (``colloid``: with its user_input quota goals) cannot run between the two
+    nodes of a host with these facts (hostdetect's, or a guest's), in one line, or None. What the
+    facts cannot tell (CONFIG_DAMON_PADDR where no kernel config is readable) is checked when the
+    point starts (``avail_operations``), and fails that point with one line."""
+    release = facts.get("kernel", "")
+    d = facts.get("damon") or {}
+    if not d.get("sysfs"):
+        return (f"DAMON's sysfs interface {ADMIN} is absent (kernel {release}: CONFIG_DAMON_SYSFS not set, "
+                "or sysfs not mounted)")
+    if d.get("paddr") is False:
+        return f"kernel {release} was built without CONFIG_DAMON_PADDR: DAMON cannot watch physical memory"
+    v = kernel_version(release)
+    if v < FEATURES["migrate_actions"]:
+        return (f"kernel {release} lacks DAMOS migrate_hot/migrate_cold (Linux >= 6.11): DAMON tiering cannot move "
+                "pages between nodes")
+    if v < FEATURES["young_filter"]:  # implied by the above today; kept for the table's sake
+        return f"kernel {release} lacks the DAMOS young filter (Linux >= 6.10)"
+    if colloid and v < FEATURES["goal_metrics"]:
+        return f"kernel {release} lacks DAMOS quota goals with target_metric user_input (Linux >= 6.9)"
+    if d.get("kdamonds"):
+        return (f"DAMON is in use already ({ADMIN}/kdamonds/nr_kdamonds = {d['kdamonds']}): tierbench does not "
+                "share it")
+    nodes = facts.get("nodes") or {}
+    for n in (default, alternate):
+        if not (nodes.get(str(n)) or {}).get("memory_mib"):
+            return f"node {n} has no memory on this host: DAMON tiering has nothing to watch there"
+    return None

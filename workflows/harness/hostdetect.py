@@ -114,7 +114,26 @@ def damon(sys_root: Path = SYS, release: str | None = None) -> dict:
                "needs the schemes' tried regions (6.2+)")
     else:
         why = "DAMON sysfs interface present"
-    return {"sysfs": present, "usable_by_tierd": present and new_enough, "reason": why}
+    # for DAMON tiering (workflows/harness/damon.py preconditions): kdamonds someone runs already
+    # (read only: nr_kdamonds), and CONFIG_DAMON_PADDR where the kernel's config is readable
+    n = (_read(admin / "kdamonds/nr_kdamonds") or "") if present else ""
+    return {"sysfs": present, "usable_by_tierd": present and new_enough, "reason": why,
+            "kdamonds": int(n) if n.isdigit() else None, "paddr": kernel_config(release).get("CONFIG_DAMON_PADDR")}
+
+
+def kernel_config(release: str, boot: Path = Path("/boot")) -> dict[str, bool]:
+    """CONFIG_* -> built in or a module (y/m: True, "is not set": False) from /boot/config-RELEASE,
+    where the distribution installs it (Debian: linux-image-*); empty when it is not there."""
+    try:
+        text = (boot / f"config-{release}").read_text()
+    except OSError:
+        return {}
+    out = {}
+    for line in text.splitlines():
+        m = re.fullmatch(r"(CONFIG_\w+)=([ym])", line) or re.fullmatch(r"# (CONFIG_\w+) is not set", line)
+        if m:
+            out[m.group(1)] = bool(m.lastindex == 2)
+    return out
 
 
 def smt_siblings(cpus: list[int], sys_root: Path = SYS) -> dict[str, list[int]]:

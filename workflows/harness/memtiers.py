@@ -36,7 +36,10 @@ TIERS_DIR = "devices/virtual/memory_tiering"
 # /proc/vmstat counters of kernel TPP's moves (mm/vmstat.c vmstat_text: "pgpromote_success",
 # "pgpromote_candidate" (6.1+), "pgdemote_kswapd", "pgdemote_direct", "pgdemote_khugepaged" (6.2+),
 # "pgdemote_proactive" (6.13+)).
-MOVE_PREFIXES = ("pgpromote_", "pgdemote_")
+# DAMON's migrate_hot/migrate_cold are migrate_pages(..., MR_DAMON) calls (mm/damon/paddr.c), which
+# count "pgmigrate_success"/"pgmigrate_fail" (mm/migrate.c migrate_pages) and no pgpromote_*/pgdemote_*
+# (those are NUMA balancing's migrate_misplaced_folio and reclaim's demote_folio_list).
+MOVE_PREFIXES = ("pgpromote_", "pgdemote_", "pgmigrate_")
 
 
 def read_tiers(sys_root: Path = Path("/sys")) -> dict[int, list[int]]:
@@ -101,7 +104,7 @@ def kernel_tpp_preconditions(facts: dict, default_node: int, alternate_node: int
 # ---- what kernel TPP moved --------------------------------------------------------------------
 
 def vmstat_moves(text: str) -> dict[str, int]:
-    """The pgpromote_* / pgdemote_* counters of a /proc/vmstat text."""
+    """The pgpromote_* / pgdemote_* / pgmigrate_* counters of a /proc/vmstat text."""
     out = {}
     for line in text.splitlines():
         m = re.fullmatch(r"(\w+)\s+(\d+)", line.strip())
@@ -119,13 +122,18 @@ def moves_delta(before: str, after: str) -> dict[str, int]:
 def moved_nothing(delta: dict[str, int], expect: str) -> str | None:
     """One line when a point that claims kernel TPP moved nothing while it should have:
     ``expect`` is "promote" (pages start on the alternate tier: pgpromote_success must rise),
-    "demote" (they start on a default tier held to a capacity: some pgdemote_* must rise) or ""."""
+    "demote" (they start on a default tier held to a capacity: some pgdemote_* must rise),
+    "migrate" (DAMON, starting on the alternate tier: pgmigrate_success must rise) or ""."""
     if expect == "promote":
         if "pgpromote_success" not in delta:
             return "kernel TPP: /proc/vmstat has no pgpromote_success (kernel < 5.18?): its moves cannot be checked"
         if delta["pgpromote_success"] <= 0:
             return ("kernel TPP promoted no page (pgpromote_success did not rise) although the workload started on the "
                     "alternate tier")
+    elif expect == "migrate":  # DAMON: its moves count only here (see MOVE_PREFIXES)
+        if delta.get("pgmigrate_success", 0) <= 0:
+            return "the kernel migrated no page (pgmigrate_success did not rise) although the workload started on the " \
+                "alternate tier"
     elif expect == "demote":
         if sum(v for k, v in delta.items() if k.startswith("pgdemote_")) <= 0:
             return ("kernel TPP demoted no page (no pgdemote_* rose) although the workload started on the default tier "

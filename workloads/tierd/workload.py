@@ -16,6 +16,7 @@ from workflows.harness.settings import KNOWN
 from workloads import read_series, tail_mean
 
 NAME = "tierd"
+OUTPUT = "tierd.csv"  # its data file in a point's directory
 BUILD = {"libs": ["lib", "colloid"], "make": ["colloid/tierd"],
          "sources": ["colloid/tierd/Makefile", "colloid/tierd/src/*.[ch]"]}
 # tierd's series -> the summary rows (mean over the last average_last_s seconds) a point reports
@@ -39,7 +40,7 @@ def role(argv_: list[str]) -> dict:
     (colloid/tierd/src/main.c, --latency auto|cha|probe): those boxes are then its own this point."""
     lat = argv_[argv_.index("--latency") + 1] if "--latency" in argv_ else "auto"
     pmus = None if lat == "probe" else {"uncore_cha": f"tierd --latency {lat}: per-tier latency from CHA TOR occupancy"}
-    return scenario_role("tierd", argv_, output="tierd.csv", target_pid="--pid", parse="workloads.tierd.workload:rows",
+    return scenario_role("tierd", argv_, output=OUTPUT, target_pid="--pid", parse="workloads.tierd.workload:rows",
                          pmus=pmus)
 
 
@@ -69,6 +70,11 @@ def system(name: str, colloid: bool, *, nodes: tuple[int, int], default_capacity
     m = s.mechanism(colloid)
     if m is None:
         raise ConfigError(f"tiering system {name!r} does not run on real tiers{' with Colloid' if colloid else ''}")
+    if isinstance(m, systems.Damon) and m.colloid:
+        # tierd measures the per-tier latencies (its CHA or probe source) and moves nothing
+        # (--dry-run, --observe none); the DAMON feeder reads its rows (workflows/harness/damon.py)
+        meter = argv(policy=m.meter or s.policy, colloid=True, nodes=nodes, default_capacity="auto", observe="none") + ["--dry-run"]
+        return [role(meter)], dict(m.settings), m.note
     if isinstance(m, systems.Kernel):
         return [], dict(m.settings), m.note
     if isinstance(m, systems.Command):

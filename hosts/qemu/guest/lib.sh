@@ -167,3 +167,105 @@ stop_pid() {
 	kill -0 "$1" 2>/dev/null && [ "$_n" -eq 0 ] && kill -KILL "$1" 2>/dev/null
 	wait "$1"
 }
+
+# --- DAMON (mirrors workflows/harness/damon.py; files as in the kernel's
+# Documentation/admin-guide/mm/damon/usage.rst) ---------------------------
+DAMON_ADMIN=${DAMON_ADMIN:-/sys/kernel/mm/damon/admin}
+DAMON_SYS=${DAMON_SYS:-/sys}
+
+# damon_node_ranges NODE [SYSROOT (default $DAMON_SYS)]: "start end" (bytes) of NODE's physical memory, one line per run
+# of contiguous memory blocks (nodeN/memoryM links; block_size_bytes is hexadecimal:
+# Documentation/admin-guide/mm/memory-hotplug.rst).
+damon_node_ranges() {
+	_bs=$(cat "${2:-$DAMON_SYS}/devices/system/memory/block_size_bytes") || return 1
+	ls "${2:-$DAMON_SYS}/devices/system/node/node$1" | sed -n 's/^memory\([0-9][0-9]*\)$/\1/p' | sort -n |
+		awk -v bs="$((0x$_bs))" '
+			{ s = $1 * bs; if (n && s == e) e = s + bs; else { if (n) printf "%.0f %.0f\n", b, e; b = s; e = s + bs; n = 1 } }
+			END { if (n) printf "%.0f %.0f\n", b, e }'
+}
+
+# damon_set_regions DIR NODE [SYSROOT]: a target's regions directory DIR set to NODE's memory.
+damon_set_regions() {
+	_r=$(damon_node_ranges "$2" "${3:-$DAMON_SYS}") || return 1
+	_n=$(echo "$_r" | grep -c .)
+	if [ "$_n" = 0 ]; then
+		echo "damon: node $2 has no memory blocks in sysfs: DAMON cannot watch it" >&2
+		return 1
+	fi
+	echo "$_n" >"$1/nr_regions" || return 1
+	_i=0
+	echo "$_r" | {
+		while read -r _s _e; do
+			echo "$_s" >"$1/$_i/start" && echo "$_e" >"$1/$_i/end" || exit 1
+			_i=$((_i + 1))
+		done
+	}
+}
+
+# damon_write REL VALUE: one plain write below $DAMON_ADMIN, one line on failure.
+damon_write() {
+	if ! echo "$2" >"$DAMON_ADMIN/$1" 2>/dev/null; then
+		echo "damon: writing '$2' to $DAMON_ADMIN/$1 failed" >&2
+		return 1
+	fi
+}
+
+# damon_stats FILE K:S...: each scheme's line "K S nr_tried sz_tried nr_applied sz_applied
+# qt_exceeds effective_bytes" ('-' where unreadable) after refreshing them (state commands
+# update_schemes_stats, update_schemes_effective_quotas).
+damon_stats() {
+	_f=$1
+	shift
+	for _ks in "$@"; do
+		_k=${_ks%%:*}
+		echo update_schemes_stats >"$DAMON_ADMIN/kdamonds/$_k/state" 2>/dev/null
+		echo update_schemes_effective_quotas >"$DAMON_ADMIN/kdamonds/$_k/state" 2>/dev/null
+	done
+	: >"$_f"
+	for _ks in "$@"; do
+		_k=${_ks%%:*} _s=${_ks#*:}
+		_d="$DAMON_ADMIN/kdamonds/$_k/contexts/0/schemes/$_s"
+		_l="$_k $_s"
+		for _x in stats/nr_tried stats/sz_tried stats/nr_applied stats/sz_applied stats/qt_exceeds \
+			quotas/effective_bytes; do
+			_v=$(cat "$_d/$_x" 2>/dev/null)
+			case "$_v" in '' | *[!0-9]*) _v=- ;; esac
+			_l="$_l $_v"
+		done
+		echo "$_l" >>"$_f"
+	done
+}
+
+# damon_feed CSV PERIOD LOG GOAL...: every PERIOD seconds, the last latency_default and
+# latency_alternate rows of CSV (tierd's t_s,metric,value,unit) become each GOAL's current value
+# (GOAL = NAME:K:REL:SENSE; SENSE da = 10000 x L_default / L_alternate, ad = its inverse), then
+# "commit_schemes_quota_goals" to kdamond K's state; "t_s name value" lines appended to LOG.
+# Runs until SIGTERM (its sleep ended with it).
+damon_feed() {
+	_csv=$1 _per=$2 _log=$3
+	shift 3
+	_sl=
+	trap '[ -n "$_sl" ] && kill "$_sl" 2>/dev/null; exit 0' TERM INT
+	while :; do
+		sleep "$_per" &
+		_sl=$!
+		wait "$_sl"
+		_sl=
+		_lat=$(awk -F, '$2 == "latency_default" { d = $3 } $2 == "latency_alternate" { a = $3 }
+			END { if (d > 0 && a > 0) printf "%d %d\n", 10000 * d / a + 0.5, 10000 * a / d + 0.5 }' "$_csv" 2>/dev/null)
+		[ -n "$_lat" ] || continue
+		_t=$(cut -d' ' -f1 /proc/uptime)
+		_ks=
+		for _g in "$@"; do
+			_name=${_g%%:*} _rest=${_g#*:}
+			_k=${_rest%%:*} _rest=${_rest#*:}
+			_rel=${_rest%:*} _sense=${_rest##*:}
+			if [ "$_sense" = da ]; then _v=${_lat% *}; else _v=${_lat#* }; fi
+			echo "$_v" >"$DAMON_ADMIN/$_rel" 2>/dev/null && echo "$_t $_name $_v" >>"$_log"
+			case " $_ks " in *" $_k "*) ;; *) _ks="$_ks $_k" ;; esac
+		done
+		for _k in $_ks; do
+			echo commit_schemes_quota_goals >"$DAMON_ADMIN/kdamonds/$_k/state" 2>/dev/null
+		done
+	done
+}

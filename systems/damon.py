@@ -1,0 +1,27 @@
+"""DAMON-based tiering (Linux >= 6.11): DAMOS ``migrate_hot`` promotes the alternate node's hot
+regions and ``migrate_cold`` demotes the default node's cold ones, as the kernel's own sample
+(samples/damon/mtier.c); libcolloid's ``damon`` policy models it.
+
+On real tiers it is the kernel's (workflows/harness/damon.py, docs/damon.md); with Colloid the
+promotion quota follows a DAMOS ``user_input`` quota goal fed with the per-tier latency ratio that
+tierd measures (Linux >= 6.9 for the goals' target_metric, 6.11 for the actions).
+"""
+
+from functools import partial
+
+from systems import Damon, System
+from workflows.harness.damon import preconditions
+
+SYSTEM = System(
+    "damon", "DAMON", color="#029e73", marker="^", policy="damon", baseline=False,
+    # DAMON's paddr operations move pages whatever their mempolicy (mm/damon/paddr.c: "Migration
+    # ignores all cpuset and mempolicy settings"); unbound anyway, so that DAMON and kernel TPP
+    # run the very same workload (GUPS --unbind-after-touch) and differ only in the mechanism.
+    real=Damon(note="the kernel's DAMON tiering (DAMOS migrate_hot/migrate_cold, as samples/damon/mtier.c)",
+               needs="Linux >= 6.11 with CONFIG_DAMON_PADDR and CONFIG_DAMON_SYSFS",
+               preflight=partial(preconditions, colloid=False), unbound=True),
+    real_colloid=Damon(note="the kernel's DAMON tiering, its promotion quota driven by a user_input quota goal fed "
+                            "with tierd's per-tier latency ratio (Colloid's rule)",
+                       needs="Linux >= 6.11 with CONFIG_DAMON_PADDR and CONFIG_DAMON_SYSFS",
+                       preflight=partial(preconditions, colloid=True), unbound=True, colloid=True),
+)
