@@ -105,8 +105,9 @@ static void usage(FILE *f)
 "  --damon-us SAMPLE,AGGR DAMON sample and aggregation intervals in us\n"
 "                         (default 5000,100000)\n"
 "  --sample-scale X       memory accesses one sample weight stands for, for\n"
-"                         Colloid's rates (default: the PEBS load period for\n"
-"                         perf, 1 for DAMON)\n"
+"                         Colloid's rates (default: each event's own period\n"
+"                         for perf: PEBS load / store period, IBS op period;\n"
+"                         1 for DAMON)\n"
 "  --capacity D,A         bytes of each tier the policy may use; 'auto' = the\n"
 "                         target's bytes there plus the node's free memory\n"
 "                         (default auto,auto)\n"
@@ -362,6 +363,8 @@ struct reporter {
 	uint64_t t_start, cpu_last, wall_last;
 	double lat_sum[2];
 	uint64_t lat_n[2];
+	double slat_sum[2];	/* sampled load latency, cycles, per tier */
+	uint64_t slat_n[2];
 };
 
 struct run {
@@ -371,7 +374,7 @@ struct run {
 	struct colloid_params prm;
 	struct colloid_policy_info info;
 	uint64_t now;
-	double acc_w[2];	/* sample weight per tier in this quantum */
+	double acc_w[2];	/* accesses per tier in this quantum (weight x scale) */
 	uint64_t samples;	/* sink calls in this report interval */
 	/* TPP: Linux's scanner (colloid/mech) and the regions it "unmapped" */
 	struct mech_scan scan;
@@ -383,7 +386,7 @@ struct run {
 	void *obs_src;
 	const struct tierd_lat_ops *lat;
 	void *lat_src;
-	double scale;		/* accesses per sample weight */
+	double scale[2];	/* accesses per sample weight: [0] loads, [1] stores */
 	uint64_t last_free;	/* when free memory was last reported */
 	struct reporter *rp;
 	struct totals *iv, *tot;
@@ -392,7 +395,7 @@ struct run {
 	int cb_failed;		/* a callback printed its error */
 };
 
-static void on_sample(void *priv, size_t r, int is_write, uint32_t weight)
+static void on_sample(void *priv, size_t r, int is_write, uint32_t weight, uint32_t lat)
 {
 	struct run *R = priv;
 	int tier;
@@ -401,8 +404,15 @@ static void on_sample(void *priv, size_t r, int is_write, uint32_t weight)
 		return;
 	colloid_sample(R->ctx, r, is_write, weight);
 	tier = colloid_page_tier(R->ctx, r);
-	if (tier >= 0 && tier < 2)
-		R->acc_w[tier] += weight;
+	if (tier >= 0 && tier < 2) {
+		/* a load sample and a store sample stand for different counts
+		 * (their own periods; obs_perf.c) */
+		R->acc_w[tier] += weight * R->scale[is_write ? 1 : 0];
+		if (lat) {
+			R->rp->slat_sum[tier] += lat;
+			R->rp->slat_n[tier]++;
+		}
+	}
 	R->samples++;
 	if (R->info.hint_faults && R->pending[r]) {
 		colloid_hint_fault(R->ctx, r, R->now - R->scan_ns[r], R->now);
@@ -500,6 +510,10 @@ static void report(struct reporter *r)
 	    r->lat_n[0] ? r->lat_sum[0] / (double)r->lat_n[0] : NAN, "ns");
 	row(out, ts, "latency_measured_alternate",
 	    r->lat_n[1] ? r->lat_sum[1] / (double)r->lat_n[1] : NAN, "ns");
+	row(out, ts, "sampled_load_latency_default",
+	    r->slat_n[0] ? r->slat_sum[0] / (double)r->slat_n[0] : NAN, "cycles");
+	row(out, ts, "sampled_load_latency_alternate",
+	    r->slat_n[1] ? r->slat_sum[1] / (double)r->slat_n[1] : NAN, "cycles");
 	row(out, ts, "hot_regions_default", (double)st.hot_pages[0], "count");
 	row(out, ts, "hot_regions_alternate", (double)st.hot_pages[1], "count");
 	row(out, ts, "tierd_cpu_share",
@@ -510,6 +524,8 @@ static void report(struct reporter *r)
 	r->wall_last = wt;
 	r->lat_sum[0] = r->lat_sum[1] = 0;
 	r->lat_n[0] = r->lat_n[1] = 0;
+	r->slat_sum[0] = r->slat_sum[1] = 0;
+	r->slat_n[0] = r->slat_n[1] = 0;
 	tot->ms.pages_ok += iv->ms.pages_ok;
 	tot->ms.pages_failed += iv->ms.pages_failed;
 	tot->ms.bytes += iv->ms.bytes;
@@ -747,7 +763,7 @@ static int tierd_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint
 				 * workload's traffic per tier is estimated from
 				 * its access samples (the probe's own loads when
 				 * there are none) */
-				arr = accsum > 0 ? R->acc_w[i] * R->scale : ls[i].arrivals;
+				arr = accsum > 0 ? R->acc_w[i] : ls[i].arrivals;
 				occ = ls[i].mean_ns * arr;
 			}
 			colloid_observe_cha(ctx, (unsigned int)i, occ, arr, q);
@@ -852,7 +868,7 @@ int main(int argc, char **argv)
 	char why[TIERD_WHY], why2[TIERD_WHY], obs_name[96] = "none", lat_name[64] = "probe";
 	int sigfd, pidfd = -1, ret, rc = 0, sig = 0, *first = NULL;
 	uint64_t qns, t_start, next, next_report, last_q, cpu0, t_end = 0;
-	double unl[2] = { 100, 100 }, scale = 1;
+	double unl[2] = { 100, 100 }, scale[2] = { 1, 1 };
 	struct reporter rp;
 	const char *stop_why = "duration";
 	FILE *out = stdout;
@@ -926,8 +942,11 @@ int main(int argc, char **argv)
 		if (ret && o.observe == OBS_PERF)
 			cli_bad_arg("--observe perf: %s", why);
 		if (!ret) {
+			const struct perf_plan *pp = obs_perf_plan_of(perf);
+
 			snprintf(obs_name, sizeof(obs_name), "%s", obs_perf_name(perf));
-			scale = (double)lp;
+			scale[0] = pp->load_scale;
+			scale[1] = pp->have_store || pp->ibs ? pp->store_scale : pp->load_scale;
 		}
 	}
 	if (!perf && (o.observe == OBS_AUTO || o.observe == OBS_DAMON)) {
@@ -946,10 +965,10 @@ int main(int argc, char **argv)
 			cli_bad_arg("no access observation source: perf: %s; DAMON: %s "
 			     "(--observe none runs the loop without access samples)", why, why2);
 		snprintf(obs_name, sizeof(obs_name), "damon:kdamond%d", obs_damon_index(damon));
-		scale = 1;
+		scale[0] = scale[1] = 1;
 	}
 	if (o.sample_scale > 0)
-		scale = o.sample_scale;
+		scale[0] = scale[1] = o.sample_scale;
 
 	/* from here on, errors go through the cleanup at "out" */
 
@@ -1130,7 +1149,8 @@ int main(int argc, char **argv)
 	R.obs_src = perf ? (void *)perf : (void *)damon;
 	R.lat = cha ? &tierd_lat_cha : &tierd_lat_probe;
 	R.lat_src = cha ? (void *)cha : (void *)probe;
-	R.scale = scale;
+	R.scale[0] = scale[0];
+	R.scale[1] = scale[1];
 	R.rp = &rp;
 	R.iv = &iv;
 	R.tot = &tot;
