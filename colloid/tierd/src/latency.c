@@ -64,12 +64,53 @@ static int cpu_package(int cpu)
 
 #define MAX_BOX 256
 
+/*
+ * One uncore counter, read with PERF_FORMAT_TOTAL_TIME_ENABLED |
+ * PERF_FORMAT_TOTAL_TIME_RUNNING ({ value, time_enabled, time_running },
+ * perf_event_open(2) "Reading results").  When more events want a box's
+ * counters than it has (another tool counting the same counter-0-only TOR
+ * occupancy, say) the kernel multiplexes them and running < enabled; the
+ * count is then scaled by enabled / running, as perf stat does
+ * (perf_counts_values__scale(), tools/perf/util/counts.c), and the fraction
+ * running / enabled is reported so a reader knows the count is an estimate.
+ */
+struct ctr {
+	int fd;
+	uint64_t v, en, run;	/* at the last read */
+};
+
 struct lat_cha {
 	int nbox;
-	int fd_occ[MAX_BOX], fd_ins[MAX_BOX], fd_clk;
-	uint64_t prev_occ[MAX_BOX], prev_ins[MAX_BOX], prev_clk;
+	struct ctr occ[MAX_BOX], ins[MAX_BOX], clk;
 	uint64_t prev_t;
 };
+
+double ctr_scaled_delta(uint64_t dv, uint64_t den, uint64_t drun, double *frac)
+{
+	if (den == 0 || drun == 0) {	/* never on the PMU in this interval */
+		*frac = den ? 0 : NAN;
+		return den ? NAN : 0;
+	}
+	*frac = drun >= den ? 1 : (double)drun / (double)den;
+	return drun >= den ? (double)dv : (double)dv * ((double)den / (double)drun);
+}
+
+/* the scaled increase since the last read; *frac: min running share */
+static int ctr_read(struct ctr *c, double *delta, double *frac)
+{
+	uint64_t b[3];
+	double f;
+
+	if (read(c->fd, b, sizeof(b)) != sizeof(b))
+		return -EIO;
+	*delta = ctr_scaled_delta(b[0] - c->v, b[1] - c->en, b[2] - c->run, &f);
+	if (!(f >= *frac))	/* NaN-safe min */
+		*frac = isnan(*frac) ? f : (f < *frac ? f : *frac);
+	c->v = b[0];
+	c->en = b[1];
+	c->run = b[2];
+	return 0;
+}
 
 static int cpu_model(int *family, int *model)
 {
@@ -94,12 +135,7 @@ static int cpu_model(int *family, int *model)
 	return intel;
 }
 
-static int read_u64(int fd, uint64_t *v)
-{
-	return read(fd, v, sizeof(*v)) == sizeof(*v) ? 0 : -EIO;
-}
-
-static int cha_open_one(const char *pmu, const char *spec, int cpu, int *fd)
+static int cha_open_one(const char *pmu, const char *spec, int cpu, struct ctr *c)
 {
 	struct perf_event_attr a;
 	int type = pmu_type(pmu), ret;
@@ -113,10 +149,11 @@ static int cha_open_one(const char *pmu, const char *spec, int cpu, int *fd)
 	ret = pmu_parse(pmu, spec, &a);
 	if (ret)
 		return ret;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	r = sys_perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (r < 0)
 		return -errno;
-	*fd = (int)r;
+	c->fd = (int)r;
 	return 0;
 }
 
@@ -190,17 +227,17 @@ int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, cha
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->fd_clk = -1;
+	c->clk.fd = -1;
 	for (int b = 0; b < MAX_BOX; b++) {
 		snprintf(pmu, sizeof(pmu), "uncore_cha_%d", b);
 		if (pmu_type(pmu) < 0)
 			break;
-		c->fd_occ[b] = c->fd_ins[b] = -1;
-		ret = cha_open_one(pmu, b % 2 ? occ_r : occ_l, sock_cpu, &c->fd_occ[b]);
+		c->occ[b].fd = c->ins[b].fd = -1;
+		ret = cha_open_one(pmu, b % 2 ? occ_r : occ_l, sock_cpu, &c->occ[b]);
 		if (!ret)
-			ret = cha_open_one(pmu, b % 2 ? ins_r : ins_l, sock_cpu, &c->fd_ins[b]);
+			ret = cha_open_one(pmu, b % 2 ? ins_r : ins_l, sock_cpu, &c->ins[b]);
 		if (!ret && b == 0)
-			ret = cha_open_one(pmu, clk, sock_cpu, &c->fd_clk);
+			ret = cha_open_one(pmu, clk, sock_cpu, &c->clk);
 		c->nbox = b + 1;
 		if (ret) {
 			snprintf(why, TIERD_WHY, "perf_event_open(%s TOR) failed: %s", pmu,
@@ -214,11 +251,15 @@ int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, cha
 		lat_cha_close(c);
 		return -ENOTSUP;
 	}
-	for (int b = 0; b < c->nbox; b++) {
-		read_u64(c->fd_occ[b], &c->prev_occ[b]);
-		read_u64(c->fd_ins[b], &c->prev_ins[b]);
+	{
+		double d, f = NAN;
+
+		for (int b = 0; b < c->nbox; b++) {
+			ctr_read(&c->occ[b], &d, &f);
+			ctr_read(&c->ins[b], &d, &f);
+		}
+		ctr_read(&c->clk, &d, &f);
 	}
-	read_u64(c->fd_clk, &c->prev_clk);
 	c->prev_t = now_ns();
 	*out = c;
 	return 0;
@@ -227,25 +268,22 @@ int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, cha
 int lat_cha_read(struct lat_cha *c, struct lat_sample s[2])
 {
 	double occ[2] = { 0, 0 }, ins[2] = { 0, 0 }, nb[2] = { 0, 0 };
-	uint64_t v, t = now_ns(), clk;
-	double ns_per_tick;
+	double clk, d, frac = NAN, ns_per_tick;
+	uint64_t t = now_ns();
 
-	if (read_u64(c->fd_clk, &clk))
+	if (ctr_read(&c->clk, &clk, &frac))
 		return -EIO;
-	ns_per_tick = clk > c->prev_clk ? (double)(t - c->prev_t) / (double)(clk - c->prev_clk) : 0;
-	c->prev_clk = clk;
+	ns_per_tick = clk > 0 ? (double)(t - c->prev_t) / clk : 0;
 	c->prev_t = t;
 	for (int b = 0; b < c->nbox; b++) {
 		int g = b % 2;
 
-		if (read_u64(c->fd_occ[b], &v))
+		if (ctr_read(&c->occ[b], &d, &frac))
 			return -EIO;
-		occ[g] += (double)(v - c->prev_occ[b]);
-		c->prev_occ[b] = v;
-		if (read_u64(c->fd_ins[b], &v))
+		occ[g] += d;
+		if (ctr_read(&c->ins[b], &d, &frac))
 			return -EIO;
-		ins[g] += (double)(v - c->prev_ins[b]);
-		c->prev_ins[b] = v;
+		ins[g] += d;
 		nb[g] += 1;
 	}
 	for (int g = 0; g < 2; g++) {
@@ -255,6 +293,7 @@ int lat_cha_read(struct lat_cha *c, struct lat_sample s[2])
 		s[g].occupancy = occ[g] * ns_per_tick * scale;
 		s[g].arrivals = ins[g] * scale;
 		s[g].mean_ns = s[g].arrivals > 0 ? s[g].occupancy / s[g].arrivals : NAN;
+		s[g].running = frac;
 	}
 	return 0;
 }
@@ -264,13 +303,13 @@ void lat_cha_close(struct lat_cha *c)
 	if (!c)
 		return;
 	for (int b = 0; b < c->nbox; b++) {
-		if (c->fd_occ[b] >= 0)
-			close(c->fd_occ[b]);
-		if (c->fd_ins[b] >= 0)
-			close(c->fd_ins[b]);
+		if (c->occ[b].fd >= 0)
+			close(c->occ[b].fd);
+		if (c->ins[b].fd >= 0)
+			close(c->ins[b].fd);
 	}
-	if (c->fd_clk >= 0)
-		close(c->fd_clk);
+	if (c->clk.fd >= 0)
+		close(c->clk.fd);
 	free(c);
 }
 
@@ -473,6 +512,7 @@ int lat_probe_read(struct lat_probe *p, struct lat_sample s[2])
 		s[i].occupancy = pt->sum_ns;
 		s[i].arrivals = (double)pt->loads;
 		s[i].mean_ns = pt->loads ? pt->sum_ns / (double)pt->loads : NAN;
+		s[i].running = NAN;	/* no counters */
 		pt->sum_ns = 0;
 		pt->loads = 0;
 	}

@@ -365,6 +365,8 @@ struct reporter {
 	uint64_t lat_n[2];
 	double slat_sum[2];	/* sampled load latency, cycles, per tier */
 	uint64_t slat_n[2];
+	double run_min;		/* least running share of the latency counters */
+	uint64_t mux_quanta;	/* quanta whose latency counters were multiplexed */
 };
 
 struct run {
@@ -510,6 +512,8 @@ static void report(struct reporter *r)
 	    r->lat_n[0] ? r->lat_sum[0] / (double)r->lat_n[0] : NAN, "ns");
 	row(out, ts, "latency_measured_alternate",
 	    r->lat_n[1] ? r->lat_sum[1] / (double)r->lat_n[1] : NAN, "ns");
+	row(out, ts, "latency_counters_running", r->run_min, "fraction");
+	row(out, ts, "latency_multiplexed_quanta", (double)r->mux_quanta, "count");
 	row(out, ts, "sampled_load_latency_default",
 	    r->slat_n[0] ? r->slat_sum[0] / (double)r->slat_n[0] : NAN, "cycles");
 	row(out, ts, "sampled_load_latency_alternate",
@@ -526,6 +530,8 @@ static void report(struct reporter *r)
 	r->lat_n[0] = r->lat_n[1] = 0;
 	r->slat_sum[0] = r->slat_sum[1] = 0;
 	r->slat_n[0] = r->slat_n[1] = 0;
+	r->run_min = NAN;
+	r->mux_quanta = 0;
 	tot->ms.pages_ok += iv->ms.pages_ok;
 	tot->ms.pages_failed += iv->ms.pages_failed;
 	tot->ms.bytes += iv->ms.bytes;
@@ -747,6 +753,13 @@ static int tierd_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint
 	ret = R->lat->read(R->lat_src, ls);
 	if (!ret) {
 		double accsum = R->acc_w[0] + R->acc_w[1];
+
+		if (!isnan(ls[0].running)) {
+			if (isnan(rp->run_min) || ls[0].running < rp->run_min)
+				rp->run_min = ls[0].running;
+			if (ls[0].running < 1)
+				rp->mux_quanta++;
+		}
 
 		for (int i = 0; i < 2; i++) {
 			double arr, occ;
@@ -1140,6 +1153,7 @@ int main(int argc, char **argv)
 	memset(&rp, 0, sizeof(rp));
 	rp.out = out;
 	rp.ctx = R.ctx;
+	rp.run_min = NAN;
 	rp.iv = &iv;
 	rp.tot = &tot;
 	rp.t_start = t_start;

@@ -174,7 +174,14 @@ struct lat_sample {
 	double occupancy;	/* ns x requests (Little's law numerator) */
 	double arrivals;	/* requests, 0 if the source counts none */
 	double mean_ns;		/* occupancy / arrivals, NAN if no data */
+	double running;		/* least time_running / time_enabled of the
+				 * source's counters in the interval (1: not
+				 * multiplexed; NAN: no counters) */
 };
+/* a counter's increase @dv over an interval in which it was enabled @den ns
+ * and on the PMU @drun ns, scaled to the whole interval as perf stat does;
+ * *frac = drun / den (NAN/0 when it never ran) */
+double ctr_scaled_delta(uint64_t dv, uint64_t den, uint64_t drun, double *frac);
 
 struct lat_cha;
 /* CHA TOR occupancy / inserts on the socket of @default_node: even boxes
