@@ -186,6 +186,30 @@ def test_settings_restored_and_journaled(tmp_path):
     assert not journal.exists()
 
 
+@pytest.mark.parametrize(("before", "want"), [("0", ["2"]), ("1", ["2"]), ("2", ["0", "2"]), ("3", ["1", "3"])])
+def test_tiering_mode_always_entered_afresh(tmp_path, monkeypatch, before, want):
+    """numa_balancing's memory-tiering bit is cleared before it is set again, so the kernel's
+    reset_memory_tiering() (kernel/sched/core.c) restarts the promotion threshold for each point;
+    the original value is still what is restored."""
+    from workflows.harness import settings as settings_mod
+
+    knob = tmp_path / "numa_balancing"
+    knob.write_text(before + "\n")
+    monkeypatch.setitem(settings_mod.RESET_ON_SET_BIT, str(knob), 2)
+    writes = []
+    real = settings_mod._write
+
+    def logged(path, value):
+        writes.append(value)
+        real(path, value)
+
+    monkeypatch.setattr(settings_mod, "_write", logged)
+    with Settings(tmp_path / "journal.json") as s:
+        s.set(str(knob), want[-1])
+        assert writes == want
+    assert knob.read_text() == before
+
+
 def test_settings_restored_on_error(tmp_path):
     knob = tmp_path / "enabled"
     knob.write_text("always [madvise] never\n")
