@@ -197,6 +197,16 @@ def test_guest_rendering_snapshots_vmstat_and_refuses_swap(tmp_path):
     else:
         assert st["status"] == "ok", st
         assert "nr_free_pages" in (out / "vmstat_after.txt").read_text()
+        assert "MemFree" in (out / "vmstat_before.txt.nodes").read_text(), "each node's meminfo beside it"
+
+
+def test_host_snapshot_keeps_every_nodes_meminfo(tmp_path):
+    """What sits on each tier when a kernel-TPP point starts (pages earlier points or other
+    processes left there) is kept beside the vmstat snapshot."""
+    hr = scenario.HostRun(kernel_tpp_scenario(""), tmp_path, None, None)
+    hr.op_vmstat("vmstat_before.txt")
+    nodes = (tmp_path / "vmstat_before.txt.nodes").read_text()
+    assert nodes.count("MemFree") == len(list(Path("/sys/devices/system/node").glob("node[0-9]*/meminfo")))
 
 
 # ---- validate: per system, what runs and what is left out -------------------------------------

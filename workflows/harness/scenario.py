@@ -16,7 +16,9 @@ protocol, as its workload module declares it (``workloads/<name>/workload.py``):
 - ``swap_off``: every swap area off for the point (journaled and restored like a setting;
   a guest has none, and its point fails if it has one);
 - ``vmstat``: /proc/vmstat saved just before the workload starts and just after it ends
-  (``vmstat_before.txt`` / ``vmstat_after.txt``); the kernel's page moves (pgpromote_*,
+  (``vmstat_before.txt`` / ``vmstat_after.txt``), each with every node's meminfo beside it
+  (``.nodes``: what earlier points or other processes left on each tier, e.g. page cache that
+  reclaim demoted and nothing promoted back); the kernel's page moves (pgpromote_*,
   pgdemote_*) over the point become rows, and with ``expect`` ("promote"/"demote") a point
   that moved nothing fails (workflows/harness/memtiers.py);
 - counter collectors (this host only, workflows/harness/counters.py) around all of it.
@@ -226,6 +228,8 @@ class HostRun:
 
     def op_vmstat(self, name: str) -> None:
         self.path(name).write_text(Path("/proc/vmstat").read_text())
+        nodes = sorted(Path("/sys/devices/system/node").glob("node[0-9]*/meminfo"))
+        self.path(name + ".nodes").write_text("".join(n.read_text() for n in nodes))
 
     def op_mkdir(self, path: str) -> None:
         Path(path).mkdir(parents=True, exist_ok=True)
@@ -374,7 +378,7 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
         elif kind == "swapoff":  # the guest boots without swap; one there would be someone's change
             guard("[ \"$(grep -vc '^Filename' /proc/swaps)\" = 0 ] || fail swap_on_in_guest")
         elif kind == "vmstat":
-            guard(f"cat /proc/vmstat >\"$D/{name}\"")
+            guard(f"cat /proc/vmstat >\"$D/{name}\"; cat /sys/devices/system/node/node*/meminfo >\"$D/{name}.nodes\"")
         elif kind == "mkdir":
             guard(f"mkdir -p {q(name)}")
         elif kind == "spawn":
