@@ -96,9 +96,10 @@ static void usage(FILE *f)
 "                         access observation (default auto: perf, else DAMON,\n"
 "                         else refuse); none runs the loop without access\n"
 "                         samples (latency only; for tests)\n"
-"  --latency auto|cha|probe\n"
+"  --latency auto|cha|amd-l3|probe\n"
 "                         per-tier latency source (default auto: CHA TOR via\n"
-"                         perf uncore, else probe threads)\n"
+"                         perf uncore on Intel, the L3 XI sampled latency on\n"
+"                         AMD Zen 4/5, else probe threads)\n"
 "  --probe-cpu CPU        CPU for the probe threads (default: not pinned)\n"
 "  --probe-size SIZE      probe buffer per tier (default 2 x LLC, 16M..256M)\n"
 "  --probe-loads N        dependent loads per tier per quantum (default 128)\n"
@@ -262,10 +263,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				o->latency = LAT_AUTO;
 			else if (!strcmp(optarg, "cha"))
 				o->latency = LAT_CHA;
+			else if (!strcmp(optarg, "amd-l3"))
+				o->latency = LAT_AMDL3;
 			else if (!strcmp(optarg, "probe"))
 				o->latency = LAT_PROBE;
 			else
-				cli_bad_arg("--latency: '%s' is not auto, cha or probe", optarg);
+				cli_bad_arg("--latency: '%s' is not auto, cha, amd-l3 or probe", optarg);
 			break;
 		case O_PCPU:
 			o->probe_cpu = (int)cli_number("--probe-cpu", optarg, 0, CPU_SETSIZE - 1, CLI_INT);
@@ -873,6 +876,7 @@ int main(int argc, char **argv)
 	struct obs_perf *perf = NULL;
 	struct obs_damon *damon = NULL;
 	struct lat_cha *cha = NULL;
+	struct lat_amdl3 *amdl3 = NULL;
 	struct lat_probe *probe = NULL;
 	struct colloid_config cc;
 	struct colloid_move *plan = NULL;
@@ -995,9 +999,21 @@ int main(int argc, char **argv)
 		}
 		if (!ret)
 			snprintf(lat_name, sizeof(lat_name), "cha");
+		else if (o.latency == LAT_AUTO)
+			snprintf(why2, sizeof(why2), "%s", why);
+	}
+	if (!cha && (o.latency == LAT_AUTO || o.latency == LAT_AMDL3)) {
+		ret = lat_amdl3_open(&amdl3, o.nodes[0], o.nodes[1], why);
+		if (ret && o.latency == LAT_AMDL3) {
+			cli_fail("--latency amd-l3: %s", why);
+			rc = 2;
+			goto out;
+		}
+		if (!ret)
+			snprintf(lat_name, sizeof(lat_name), "amd-l3");
 		else
-			cli_say("note: CHA latency unavailable (%s); using probe threads",
-				why);
+			cli_say("note: no hardware latency source (CHA: %s; AMD L3: %s); using probe "
+				"threads", why2, why);
 	}
 	{
 		size_t psz = o.probe_size;
@@ -1017,7 +1033,7 @@ int main(int argc, char **argv)
 		}
 		unl[0] = lat_probe_unloaded(probe, 0);
 		unl[1] = lat_probe_unloaded(probe, 1);
-		if (cha) {
+		if (cha || amdl3) {
 			lat_probe_close(probe);
 			probe = NULL;
 		} else {
@@ -1161,8 +1177,8 @@ int main(int argc, char **argv)
 	rp.wall_last = t_start;
 	R.obs = perf ? &tierd_obs_perf : damon ? &tierd_obs_damon : NULL;
 	R.obs_src = perf ? (void *)perf : (void *)damon;
-	R.lat = cha ? &tierd_lat_cha : &tierd_lat_probe;
-	R.lat_src = cha ? (void *)cha : (void *)probe;
+	R.lat = cha ? &tierd_lat_cha : amdl3 ? &tierd_lat_amdl3 : &tierd_lat_probe;
+	R.lat_src = cha ? (void *)cha : amdl3 ? (void *)amdl3 : (void *)probe;
 	R.scale[0] = scale[0];
 	R.scale[1] = scale[1];
 	R.rp = &rp;
@@ -1259,6 +1275,7 @@ out:
 	tierd_obs_perf.close(perf);
 	tierd_obs_damon.close(damon);
 	tierd_lat_cha.close(cha);
+	tierd_lat_amdl3.close(amdl3);
 	tierd_lat_probe.close(probe);
 	colloid_destroy(R.ctx);
 	free(plan);

@@ -168,7 +168,7 @@ int obs_damon_index(const struct obs_damon *o);
 
 /* ---- latency.c ---- */
 
-enum lat_kind { LAT_AUTO, LAT_CHA, LAT_PROBE };
+enum lat_kind { LAT_AUTO, LAT_CHA, LAT_AMDL3, LAT_PROBE };
 
 struct lat_sample {
 	double occupancy;	/* ns x requests (Little's law numerator) */
@@ -189,6 +189,25 @@ struct lat_cha;
 int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, char *why);
 int lat_cha_read(struct lat_cha *c, struct lat_sample s[2]);
 void lat_cha_close(struct lat_cha *c);
+
+/* AMD Zen 4/5 L3 XI sampled latency (latency.c): what is counted where */
+#define MAX_CCX 64
+struct amdl3_plan {
+	char spec[2][2][160];	/* [tier][0: latency 0xac, 1: requests 0xad] */
+	int cpus[MAX_CCX];	/* one CPU per CCX of the default node */
+	int ncpu;
+	double ns_per_unit;	/* 10 (L3 per CCX >= 32 MiB) or 30 */
+	char alternate[32];	/* the alternate tier's data source */
+};
+/* @vendor: 1 Intel, 2 AMD; reads the PMU tree (pmu_root) and the node/cpu tree */
+int amdl3_plan(struct amdl3_plan *p, int vendor, int family, int model, int default_node,
+	       int alternate_node, char *why);
+/* the node/ and cpu/ tree amdl3_plan reads (default /sys/devices/system) */
+void lat_set_sys_root(const char *dir);
+struct lat_amdl3;
+int lat_amdl3_open(struct lat_amdl3 **out, int default_node, int alternate_node, char *why);
+int lat_amdl3_read(struct lat_amdl3 *l, struct lat_sample s[2]);
+void lat_amdl3_close(struct lat_amdl3 *l);
 
 struct lat_probe;
 /* one thread per tier chasing a buffer bound to nodes[i] */
@@ -240,7 +259,7 @@ struct tierd_lat_ops {
 	void (*close)(void *src);
 };
 
-extern const struct tierd_lat_ops tierd_lat_cha, tierd_lat_probe;
+extern const struct tierd_lat_ops tierd_lat_cha, tierd_lat_amdl3, tierd_lat_probe;
 
 /* ---- time ---- */
 uint64_t cpu_ns(void);	/* CLOCK_PROCESS_CPUTIME_ID (now_ns(): libtbutil) */
