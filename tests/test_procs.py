@@ -151,6 +151,21 @@ def test_sigint_at_spawn_leaves_no_child(tmp_path, moment):
             os.kill(child, signal.SIGKILL)
 
 
+def test_child_runs_on_the_cpus_it_is_given():
+    """``cpus``: the child's affinity (a monitor pinned off the application's cores)."""
+    cpu = sorted(os.sched_getaffinity(0))[-1]
+    with Supervisor(grace_s=1) as sup:
+        c = sup.spawn("sleep", ["sleep", "30"], cpus=[cpu])
+        for _ in range(100):  # after exec
+            if os.sched_getaffinity(c.pid) == {cpu} and open(f"/proc/{c.pid}/comm").read().strip() == "sleep":
+                break
+            time.sleep(0.02)
+        assert os.sched_getaffinity(c.pid) == {cpu}
+        free = sup.spawn("sleep", ["sleep", "30"])
+        time.sleep(0.1)
+        assert os.sched_getaffinity(free.pid) == os.sched_getaffinity(0)
+
+
 def test_parent_death_kills_child(tmp_path):
     """If the harness is SIGKILLed (no cleanup possible) PDEATHSIG ends its children."""
     pidfile = tmp_path / "child"

@@ -38,7 +38,7 @@ PR_SET_PDEATHSIG = 1
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _child_setup(parent: int) -> None:  # runs in the child between fork and exec
+def _child_setup(parent: int, cpus: tuple[int, ...] = ()) -> None:  # in the child between fork and exec
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -53,6 +53,8 @@ def _child_setup(parent: int) -> None:  # runs in the child between fork and exe
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     for sig in STOP_SIGNALS:
         signal.signal(sig, signal.SIG_DFL)
+    if cpus:  # the CPUs it may run on (sched_setaffinity(2); inherited by its threads and children)
+        os.sched_setaffinity(0, cpus)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
@@ -139,8 +141,9 @@ class Supervisor:
 
     # -- starting ---------------------------------------------------------
     def spawn(self, name: str, argv: list[str], stdout: Path | None = None, stderr: Path | None = None,
-              env: dict | None = None, cwd: Path | None = None) -> Child:
-        """Start argv in a new session (own process group); return at once.
+              env: dict | None = None, cwd: Path | None = None, cpus: list[int] | None = None) -> Child:
+        """Start argv in a new session (own process group); return at once. ``cpus``: the CPUs it
+        (and every thread and child of it) may run on; all of ours when None or empty.
 
         Without ``stderr`` the child writes its errors to ours (the job's log), so a tool's own message
         ("no such NUMA node", a malformed curve) is what the log shows when it fails."""
@@ -155,7 +158,7 @@ class Supervisor:
                 p = subprocess.Popen(
                     [str(a) for a in argv], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                     env=env, cwd=cwd, start_new_session=True,
-                    preexec_fn=functools.partial(_child_setup, os.getpid()),
+                    preexec_fn=functools.partial(_child_setup, os.getpid(), tuple(cpus or ())),
                 )
             except FileNotFoundError:
                 for f in opened:

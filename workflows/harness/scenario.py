@@ -178,8 +178,11 @@ class PointFailed(RuntimeError):
 class HostRun:
     """Executes a scenario's operations on this host; ``meta`` records what ran."""
 
-    def __init__(self, sc: dict, outdir: Path, sup: Supervisor, settings: Settings):
+    def __init__(self, sc: dict, outdir: Path, sup: Supervisor, settings: Settings, monitor_cpus: list[int] | None = None):
+        """``monitor_cpus``: where attach roles (a tiering daemon) run, off the application's and the
+        antagonists' cores (host profile ``cpus/monitor``); anywhere when empty."""
         self.sc, self.outdir, self.sup, self.settings = sc, outdir, sup, settings
+        self.monitor_cpus = list(monitor_cpus or [])
         self.roles = {r["name"]: r for r in sc["roles"]}
         self.children: dict[str, Child] = {}
         self.meta: dict = {"argv": {}, "exit": {}}
@@ -241,7 +244,10 @@ class HostRun:
         if r.get("start_after_s") is not None:
             self.meta.setdefault("started_after_s", {})[name] = r["start_after_s"]
         stdout = self.path(r["stdout"]) if r["stdout"] else None
-        self.children[name] = self.sup.spawn(name, argv, stdout=stdout)  # its errors go to the job's log
+        cpus = self.monitor_cpus if r["kind"] == "attach" else None
+        if cpus:
+            self.meta.setdefault("cpus", {})[name] = cpus
+        self.children[name] = self.sup.spawn(name, argv, stdout=stdout, cpus=cpus)  # its errors go to the job's log
 
     def op_ready(self, name: str, timeout: float) -> None:
         self._wait_file(name, self.roles[name]["ready_file"], timeout, "ready")
