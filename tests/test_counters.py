@@ -452,7 +452,8 @@ def test_tierd_role_claims_cha_unless_probe():
     from workloads.tierd import workload as tierd
 
     auto = tierd.role(tierd.argv(policy="hemem", colloid=True, nodes=(0, 1), default_capacity="1G", observe="auto"))
-    assert "uncore_cha" in auto["pmus"]
+    assert {"uncore_cha", "amd_l3"} <= set(auto["pmus"]), "auto: CHA on Intel, the L3 PMU on AMD Zen 4/5"
+    assert set(tierd.role(["build/bin/tierd", "--latency", "amd-l3"])["pmus"]) == {"amd_l3"}
     probe = tierd.role(["build/bin/tierd", "--latency", "probe"])
     assert "pmus" not in probe
 

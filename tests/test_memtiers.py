@@ -197,6 +197,16 @@ def test_guest_rendering_snapshots_vmstat_and_refuses_swap(tmp_path):
     else:
         assert st["status"] == "ok", st
         assert "nr_free_pages" in (out / "vmstat_after.txt").read_text()
+        assert "MemFree" in (out / "vmstat_before.txt.nodes").read_text(), "each node's meminfo beside it"
+
+
+def test_host_snapshot_keeps_every_nodes_meminfo(tmp_path):
+    """What sits on each tier when a kernel-TPP point starts (pages earlier points or other
+    processes left there) is kept beside the vmstat snapshot."""
+    hr = scenario.HostRun(kernel_tpp_scenario(""), tmp_path, None, None)
+    hr.op_vmstat("vmstat_before.txt")
+    nodes = (tmp_path / "vmstat_before.txt.nodes").read_text()
+    assert nodes.count("MemFree") == len(list(Path("/sys/devices/system/node").glob("node[0-9]*/meminfo")))
 
 
 # ---- validate: per system, what runs and what is left out -------------------------------------
@@ -256,14 +266,26 @@ def test_auto_split_never_gives_the_antagonist_an_application_sibling():
     from workflows.harness import profile
 
     p = profile.resolve("auto", smt_facts())
-    app, ant = p["cpus"]["app"], p["cpus"]["antagonist"]
-    assert app == list(range(16)) and ant == list(range(16, 32)), "one thread per core, the cores split in two"
+    app, ant, mon = p["cpus"]["app"], p["cpus"]["antagonist"], p["cpus"]["monitor"]
+    assert mon == [31], "the last core kept for the monitors"
+    assert app == list(range(16)) and ant == list(range(16, 31)), "one thread per core, the other cores split in two"
     assert not {c + 64 for c in app} & set(ant)
+    assert not {c + 64 for c in mon} & set(app + ant)
+
+
+def test_monitor_core_of_an_explicit_split():
+    """icelake-2s names app 0-14 and antagonists 15-29: the monitors get core 30 (one thread)."""
+    from workflows.harness import profile
+
+    p = profile.resolve(str(REPO / "hosts/icelake-2s.yaml"), smt_facts())
+    assert p["cpus"]["monitor"] == [30]
 
 
 @pytest.mark.parametrize("cpus, needle", [
     ({"app": "0-14", "antagonist": "64-68"}, "CPU 64 (with 0), 65 (with 1)"),
     ({"app": "0-14", "antagonist": "32-36"}, "cpus/antagonist: CPU 32-36 is not on socket 0"),
+    ({"monitor": "64"}, "cpus/monitor: CPU 64 shares a core with cpus/app"),
+    ({"monitor": "79"}, "cpus/monitor: CPU 79 shares a core with cpus/antagonist"),
 ])
 def test_explicit_cpu_lists_are_checked(tmp_path, cpus, needle):
     import yaml
@@ -329,3 +351,22 @@ def test_measurement_tools_per_cpu(info, machine, want, skipped, note):
         assert needle in skip[pkg]
     assert (note is None and not notes) or (note and note in notes[0] and "tools: {pcm_memory:" in notes[0])
     assert "linux-perf" in bootstrap.measurement_tools(info, machine, False)[1]
+
+
+def test_attach_roles_run_on_the_monitor_cpus(tmp_path):
+    """A tiering daemon attached to the workload runs pinned to the profile's cpus/monitor; the
+    workload does not."""
+    from workflows.harness.procs import Supervisor
+    from workflows.harness.settings import Settings
+
+    cpu = sorted(os.sched_getaffinity(0))[-1]
+    dump = 'grep Cpus_allowed_list /proc/self/status > "$0"'
+    w = scenario.role("w", ["sh", "-c", dump + "; sleep 0.5", str(tmp_path / "w.txt")], parse="tests.test_memtiers:one_row")
+    a = scenario.role("a", ["sh", "-c", dump, str(tmp_path / "a.txt")], parse="tests.test_memtiers:one_row")
+    sc = scenario.scenario(w, attach=[a], settings={})
+    with Supervisor(grace_s=1) as sup:
+        hr = scenario.HostRun(sc, tmp_path, sup, Settings(None), monitor_cpus=[cpu])
+        hr.execute()
+    assert (tmp_path / "a.txt").read_text().split()[-1] == str(cpu)
+    assert (tmp_path / "w.txt").read_text().split()[-1] != str(cpu) or len(os.sched_getaffinity(0)) == 1
+    assert hr.meta["cpus"] == {"a": [cpu]}

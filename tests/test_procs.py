@@ -95,6 +95,77 @@ def test_sigint_to_harness_stops_children(tmp_path):
     assert wait_gone(child)
 
 
+@pytest.mark.parametrize("moment", ["after_fork_before_register", "before_exec"])
+def test_sigint_at_spawn_leaves_no_child(tmp_path, moment):
+    """The Ctrl-C race (issue 24): a SIGINT that reaches the harness while it starts a child, (a)
+    after the fork but before the child is registered, or (b) while the child is still between fork
+    and exec (PR_SET_PDEATHSIG not yet set), is hit on purpose here. The supervisor must still stop
+    that child itself before its block ends, not leave it to run on (an orphan in its own session,
+    which Ctrl-C no longer reaches)."""
+    pidfile, verdict = tmp_path / "child", tmp_path / "verdict"
+    prog = textwrap.dedent(f"""
+        import os, signal, subprocess, sys, time
+        sys.path.insert(0, {os.getcwd()!r})
+        from workflows.harness import procs
+        from workflows.harness.procs import Supervisor, Interrupted
+        moment = {moment!r}
+        if moment == "after_fork_before_register":
+            class Popen(subprocess.Popen):
+                def __init__(self, *a, **kw):
+                    super().__init__(*a, **kw)
+                    open({str(pidfile)!r}, "w").write(str(self.pid))
+                    os.kill(os.getpid(), signal.SIGINT)  # lands before spawn() records the child
+            procs.subprocess.Popen = Popen
+        else:
+            real_setup = procs._child_setup
+            def setup(*a):  # in the child, before exec
+                open({str(pidfile)!r}, "w").write(str(os.getpid()))
+                os.kill(os.getppid(), signal.SIGINT)
+                time.sleep(0.5)  # the parent, interrupted, would be gone by now
+                real_setup(*a)
+            procs._child_setup = setup
+        try:
+            with Supervisor(grace_s=2) as sup:
+                sup.spawn("sleep", ["sleep", "60"])
+                time.sleep(5)
+        except Interrupted:
+            pid = int(open({str(pidfile)!r}).read())
+            try:
+                st = open(f"/proc/{{pid}}/stat").read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                st = "gone"
+            open({str(verdict)!r}, "w").write("gone" if st in ("gone", "Z") else "alive")
+            sys.exit(130)
+        sys.exit(3)
+    """)
+    with open(tmp_path / "err", "w") as err:  # a file, not a pipe: a left child would hold a pipe open
+        p = subprocess.run([sys.executable, "-c", prog], cwd=os.getcwd(), timeout=30, stdout=subprocess.DEVNULL,
+                           stderr=err)
+    child = int(pidfile.read_text())
+    try:
+        assert p.returncode == 130, (tmp_path / "err").read_text()[-2000:]
+        assert verdict.read_text() == "gone", "the supervisor left the child it was starting running"
+        assert wait_gone(child, 2.0), "the child outlived the harness"
+    finally:
+        if alive(child):
+            os.kill(child, signal.SIGKILL)
+
+
+def test_child_runs_on_the_cpus_it_is_given():
+    """``cpus``: the child's affinity (a monitor pinned off the application's cores)."""
+    cpu = sorted(os.sched_getaffinity(0))[-1]
+    with Supervisor(grace_s=1) as sup:
+        c = sup.spawn("sleep", ["sleep", "30"], cpus=[cpu])
+        for _ in range(100):  # after exec
+            if os.sched_getaffinity(c.pid) == {cpu} and open(f"/proc/{c.pid}/comm").read().strip() == "sleep":
+                break
+            time.sleep(0.02)
+        assert os.sched_getaffinity(c.pid) == {cpu}
+        free = sup.spawn("sleep", ["sleep", "30"])
+        time.sleep(0.1)
+        assert os.sched_getaffinity(free.pid) == os.sched_getaffinity(0)
+
+
 def test_parent_death_kills_child(tmp_path):
     """If the harness is SIGKILLed (no cleanup possible) PDEATHSIG ends its children."""
     pidfile = tmp_path / "child"
@@ -128,6 +199,30 @@ def test_settings_restored_and_journaled(tmp_path):
         assert json.loads(journal.read_text()) == {str(knob): "0"}
     assert knob.read_text() == "0"
     assert not journal.exists()
+
+
+@pytest.mark.parametrize(("before", "want"), [("0", ["2"]), ("1", ["2"]), ("2", ["0", "2"]), ("3", ["1", "3"])])
+def test_tiering_mode_always_entered_afresh(tmp_path, monkeypatch, before, want):
+    """numa_balancing's memory-tiering bit is cleared before it is set again, so the kernel's
+    reset_memory_tiering() (kernel/sched/core.c) restarts the promotion threshold for each point;
+    the original value is still what is restored."""
+    from workflows.harness import settings as settings_mod
+
+    knob = tmp_path / "numa_balancing"
+    knob.write_text(before + "\n")
+    monkeypatch.setitem(settings_mod.RESET_ON_SET_BIT, str(knob), 2)
+    writes = []
+    real = settings_mod._write
+
+    def logged(path, value):
+        writes.append(value)
+        real(path, value)
+
+    monkeypatch.setattr(settings_mod, "_write", logged)
+    with Settings(tmp_path / "journal.json") as s:
+        s.set(str(knob), want[-1])
+        assert writes == want
+    assert knob.read_text() == before
 
 
 def test_settings_restored_on_error(tmp_path):

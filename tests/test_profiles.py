@@ -30,7 +30,15 @@ def test_auto_profile_detects_tiers_and_splits_cpus():
     prof = profile.resolve("auto", FACTS)
     assert prof["name"] == "testhost"
     assert [(t["name"], t["node"]) for t in prof["tiers"]] == [("default", 0), ("alternate", 1)]
-    assert prof["cpus"]["app"] == [0, 1] and prof["cpus"]["antagonist"] == [2, 3]
+    assert prof["cpus"]["monitor"] == [3], "four cores: the last one kept for tierd and the collectors"
+    assert prof["cpus"]["app"] == [0, 1] and prof["cpus"]["antagonist"] == [2]
+
+
+def test_too_few_cores_leave_no_monitor_core_and_say_so():
+    facts = {**FACTS, "nodes": {**FACTS["nodes"], "0": {"cpus": [0, 1, 2], "memory_mib": 4096}}}
+    prof = profile.resolve("auto", facts)
+    assert prof["cpus"]["monitor"] == [] and prof["cpus"]["app"] == [0, 1] and prof["cpus"]["antagonist"] == [2]
+    assert any("no core is left for the monitors" in n for n in prof["topology_notes"])
 
 
 def test_auto_profile_on_this_machine():

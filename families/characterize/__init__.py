@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from analysis.registry import figures_of
-from workflows.harness import ConfigError, cpulist
+from workflows.harness import ConfigError, cpulist, uncore
 from workflows.harness.plan import FamilyPlan, Host, measured, node_cpus, point, replicate
 from workflows.harness.scenario import scenario
 from workloads.memchar import workload as memchar
@@ -24,6 +24,7 @@ COLUMNS = {
     "size_bytes": "number", "buffer_bytes": "number", "delay": "number", "bandwidth_mbps": "number",
     "bytes_per_iter": "text", "huge_pages": "text", "flush": "text", "duration_s": "number",
     "share": "number", "quantile": "number", "group_loads": "number", "access_bytes": "number",
+    "uncore_khz": "number", "uncore_sockets": "text",
 }  # fmt: skip
 
 OP_SLUG = {"read": "read", "write": "write", "ntwrite": "ntwrite", "mix1:1": "mix1-1", "mix2:1": "mix2-1",
@@ -126,6 +127,41 @@ def plan_thread_share(config: dict, host: Host, fp: FamilyPlan) -> list[dict]:
     return rows
 
 
+def plan_uncore(config: dict, host: Host, fp: FamilyPlan) -> list[dict]:
+    """uncore_latency points: per (CPU node, memory node) pair and uncore frequency of the memory
+    node's socket (the CPU node's for a CPU-less node), memchar's idle latency with that socket's
+    uncore pinned there (workflows/harness/uncore.py); the row is ``uncore_idle_latency`` (ns),
+    the frequency the ``uncore_khz`` column."""
+    why = uncore.unavailable(host.facts)
+    if why:
+        fp.absent[f"{NAME}:uncore_latency"] = why
+        return []
+    lat, steps = config[NAME]["latency"], config[NAME]["uncore"]["steps"]
+    nodes = host.facts.get("nodes") or {}
+    rows = []
+    for p in pairs(config, host):
+        if p["mem_node"] is None:
+            continue  # a DAX target: no socket of its own
+        socks = (nodes.get(str(p["mem_node"])) or {}).get("sockets") or (nodes.get(str(p["cpu_node"])) or {}).get("sockets") or []
+        doms = [d for d in host.facts["uncore_frequency"] if d["package"] in socks]
+        if not doms:
+            fp.absent[f"uncore_latency:{p['id']}"] = (f"no uncore frequency domain of socket {cpulist.format(sorted(socks)) or '?'} "
+                                                      f"(node {p['mem_node']}'s)")
+            continue
+        target = memchar.target_args(p["cpus"], p["mem_node"], p["dax"])
+        ctx = {"host": host.name, "backend": "numa", "cpu_node": p["cpu_node"], "mem_node": p["mem_node"],
+               "target": p["target"], "point": p["id"], "uncore_sockets": cpulist.format(sorted(socks))}
+        for khz in uncore.ladder(doms[0], steps):
+            role = memchar.role(memchar.argv("latency", target, buffer_mib=lat["buffer_mib"], duration=lat["duration_s"],
+                                             huge=lat["huge"]), probe_metric="uncore_idle_latency")
+            sc = scenario(role, settings=uncore.pin(doms, khz), timeout_s=MEMCHAR_TIMEOUT_S)
+            rows.append(point(NAME, "uncore_latency", f"{p['id']}/u{khz // 1000}", executor=host.executor,
+                              context={**ctx, "uncore_khz": khz}, columns=COLUMNS,
+                              run=measured(config, host, sc, note=f"uncore of socket {ctx['uncore_sockets']} pinned at "
+                                                                  f"{khz // 1000} MHz")))
+    return rows
+
+
 def plan(config: dict, host: Host) -> FamilyPlan:
     cc = config[NAME]
     if not cc["enabled"]:
@@ -177,6 +213,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                 mc("objsize", op=base, sizes=ob["sizes"], duration=ob["duration_s"], persist=op == "write_persist"))
     shares = plan_thread_share(config, host, fp) if cc["thread_share"]["enabled"] else []
     rows += shares
+    if cc["uncore"]["enabled"]:
+        rows += plan_uncore(config, host, fp)
     if host.profile["tools"].get("mlc") and cc["mlc"]["enabled"]:
         for mode in mlc.MODES:
             a = mlc.argv(host.profile["tools"]["mlc"], mode)
@@ -194,7 +232,7 @@ def plan_guest(config: dict, host: Host) -> FamilyPlan:
     the other experiments characterize this machine's own nodes."""
     why = f"host {host.name} is a {host.runner['kind']} guest: only characterize/thread_share runs in it"
     fp = FamilyPlan(absent={f"{NAME}:{e}": why for e in ("idle_latency", "bandwidth", "loaded_latency",
-                                                           "object_latency", "mlc")})
+                                                           "object_latency", "mlc", "uncore_latency")})
     if not config[NAME]["thread_share"]["enabled"]:
         fp.absent[f"{NAME}:thread_share"] = "disabled in the experiment config"
         return fp

@@ -1,5 +1,6 @@
 """The characterize family's sections of ``tables/summary.md`` (analysis/tables.py): idle latency,
-peak bandwidth, loaded-latency range and object latency per tier pair."""
+peak bandwidth, loaded-latency range, object latency and the uncore-frequency sweep's unloaded
+latency per tier pair."""
 
 from __future__ import annotations
 
@@ -29,4 +30,9 @@ def sections(df: pd.DataFrame) -> list[str]:
             piv = ob.pivot_table(index=["pair", "op"], columns="size_bytes", values="value", aggfunc="median").reset_index()
             piv.columns = [f"{int(c)} B" if isinstance(c, (int, float)) else c for c in piv.columns]
             out += ["\n## Object access latency (ns) by object size\n", md(piv)]
+        un = ch[ch["metric"] == "uncore_idle_latency"]
+        if not un.empty and "uncore_khz" in un.columns:
+            piv = un.pivot_table(index="pair", columns="uncore_khz", values="value", aggfunc="median").reset_index()
+            piv.columns = [f"{int(c) // 1000} MHz" if isinstance(c, (int, float)) else c for c in piv.columns]
+            out += ["\n## Unloaded latency (ns) by the memory socket's uncore frequency (measured)\n", md(piv)]
     return out

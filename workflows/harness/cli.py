@@ -190,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"topology: {note}")
         if prof["cpus"]["app"]:
             print(f"cpus: application {cpulist.format(prof['cpus']['app'])}, antagonist "
-                  f"{cpulist.format(prof['cpus']['antagonist']) or 'none'}")
+                  f"{cpulist.format(prof['cpus']['antagonist']) or 'none'}, monitor "
+                  f"{cpulist.format(prof['cpus'].get('monitor') or []) or 'none (anywhere)'}")
         print(f"tiers: {profile.tiers_text(prof)}")
         counts = ", ".join(f"{f} {len(fp.rows)}" for f, fp in pl.families.items())
         print(f"ok: host profile {prof['source']} -> {prof['name']} ({prof['backend']}, tiers: "

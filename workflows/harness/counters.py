@@ -1006,6 +1006,7 @@ class Collectors:
         if not isinstance(interval_ms, int) or interval_ms < 10:
             raise ConfigError(f"counters: interval_ms must be an integer >= 10, got {interval_ms!r}")
         options = dict(options or {})
+        self.monitor_cpus = list(profile.get("monitor_cpus") or [])
         prof = profile.get("counters") or {}  # hosts/schema.yaml: counters
         for key, opt in (("perf_events", "events"), ("cha_groups", "cha_groups")):
             if prof.get(key) and opt not in options.get("perf_uncore", {}):
@@ -1062,7 +1063,10 @@ class Collectors:
                 log = self.outdir / f"{src.name}.log"
                 env_of = getattr(src, "env", None)
                 env = env_of(self._status) if env_of else None
-                child = self.supervisor.spawn(src.name, argv, stderr=log, env=env)
+                # on the profile's monitor CPUs (cpus/monitor), off the application's and antagonists' cores
+                child = self.supervisor.spawn(src.name, argv, stderr=log, env=env, cpus=self.monitor_cpus or None)
+                if self.monitor_cpus:
+                    st["cpus"] = self.monitor_cpus
                 self._children[src.name] = child
                 st.update({"ok": True, "pid": child.pid, "argv": argv})
                 if env:

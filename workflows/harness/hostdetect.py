@@ -17,7 +17,7 @@ import shutil
 import socket
 from pathlib import Path
 
-from . import cpulist, memtiers
+from . import cpulist, memtiers, uncore
 
 SYS = Path("/sys")
 PROC = Path("/proc")
@@ -305,6 +305,7 @@ def detect() -> dict:
         "settings": sysctl_snapshot(),
         "perf_counters": probe_perf_counters(),
         "uncore_pmus": uncore_pmus(),
+        "uncore_frequency": uncore.domains(SYS),
         "privileges": capabilities(),
         "dax_devices": sorted(str(p) for p in Path("/dev").glob("dax*")),
         "tools": tools(),

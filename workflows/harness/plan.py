@@ -208,11 +208,13 @@ def intensity_levels(prof: dict, intensities: str | list, what: str) -> list[tup
 def measured(config: dict, host: Host, sc: dict, *, note: str = "", parse: dict | None = None,
              event_t_s: float | None = None) -> dict:
     """The ``run`` of a measured point (executor host or guest): its scenario, the counter
-    sources run beside it, the profile's name and tools (counters need them), and what the
+    sources run beside it, the profile's name and tools (counters need them), its monitor CPUs
+    (where attached daemons and collectors run: profile ``cpus/monitor``), and what the
     parsers need (``parse``: e.g. ``average_last_s``)."""
     prof = host.profile
     return {"scenario": sc, "counters": dict(config["counters"]), "note": note, "parse": dict(parse or {}),
-            "event_t_s": event_t_s, "profile": {"name": prof["name"], "source": prof["source"], "tools": prof["tools"]}}
+            "event_t_s": event_t_s, "profile": {"name": prof["name"], "source": prof["source"], "tools": prof["tools"],
+                                                "monitor_cpus": list((prof.get("cpus") or {}).get("monitor") or [])}}
 
 
 def command(row: dict) -> str:

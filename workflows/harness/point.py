@@ -187,7 +187,7 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
             with Settings(journal) as settings, Supervisor(registry=outdir / "children") as sup:
                 meta["lock_wait_s"] = round(waited or 0.0, 3)
                 meta["start"] = now()
-                hr = HostRun(sc, outdir, sup, settings)
+                hr = HostRun(sc, outdir, sup, settings, monitor_cpus=run.get("profile", {}).get("monitor_cpus"))
                 hr.clear()
                 owned = {k: f"{r['name']} ({v})" for r in sc["roles"] for k, v in (r.get("pmus") or {}).items()}
                 with Collectors(counters["sources"], facts, run.get("profile", {}), outdir, counters["interval_ms"],

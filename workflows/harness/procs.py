@@ -11,11 +11,21 @@ Usage::
 
 Children also get PR_SET_PDEATHSIG(SIGKILL), so if the harness itself is
 killed with SIGKILL (which no handler can catch) they die with it.
+
+Starting a child is one step as far as the stop signals are concerned: SIGINT, SIGTERM and SIGHUP
+are blocked from before the fork until the child is registered (the child unblocks them just
+before exec), so an interrupt that lands while a child starts is handled once the supervisor
+knows the child, and stops it. Without that, a Ctrl-C arriving after the fork but before the
+child was recorded raised out of ``spawn`` and left the child running in its own session, where
+no Ctrl-C reaches it; and a harness that exited before its child had set PR_SET_PDEATHSIG never
+sent it the death signal either (the child now checks its parent after prctl, as prctl(2)
+advises for this race).
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import signal
 import subprocess
@@ -24,18 +34,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
+# the signals that stop a run (Supervisor handles them); held while a child starts
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _child_setup() -> None:  # runs in the child between fork and exec
+def _child_setup(parent: int, cpus: tuple[int, ...] = ()) -> None:  # in the child between fork and exec
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except OSError:
         pass
-    # Default signal dispositions (Python sets SIGINT to a handler, SIGPIPE ignored).
+    if os.getppid() != parent:
+        # The harness exited before prctl: the death signal will never come (prctl(2),
+        # PR_SET_PDEATHSIG: compare the parent's pid after the call). Do not start.
+        os._exit(1)
+    # Default signal dispositions (Python sets SIGINT to a handler, SIGPIPE ignored; a supervisor
+    # cleaning up ignores the stop signals), then unblock what spawn() blocked across the fork.
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+    if cpus:  # the CPUs it may run on (sched_setaffinity(2); inherited by its threads and children)
+        os.sched_setaffinity(0, cpus)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
 class Interrupted(Exception):
@@ -121,25 +141,33 @@ class Supervisor:
 
     # -- starting ---------------------------------------------------------
     def spawn(self, name: str, argv: list[str], stdout: Path | None = None, stderr: Path | None = None,
-              env: dict | None = None, cwd: Path | None = None) -> Child:
-        """Start argv in a new session (own process group); return at once.
+              env: dict | None = None, cwd: Path | None = None, cpus: list[int] | None = None) -> Child:
+        """Start argv in a new session (own process group); return at once. ``cpus``: the CPUs it
+        (and every thread and child of it) may run on; all of ours when None or empty.
 
         Without ``stderr`` the child writes its errors to ours (the job's log), so a tool's own message
         ("no such NUMA node", a malformed curve) is what the log shows when it fails."""
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         err = open(stderr, "ab") if stderr else None
         opened = [f for f in (out, err) if f is not None and f is not subprocess.DEVNULL]
+        # Fork to registration without a stop signal in between (see the module's text): a
+        # signal that arrives meanwhile stays pending and is handled when the mask is put back.
+        old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
-            p = subprocess.Popen(
-                [str(a) for a in argv], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                env=env, cwd=cwd, start_new_session=True, preexec_fn=_child_setup,
-            )
-        except FileNotFoundError:
-            for f in opened:
-                f.close()
-            raise
-        child = Child(name, [str(a) for a in argv], p, files=opened)
-        self.children.append(child)
+            try:
+                p = subprocess.Popen(
+                    [str(a) for a in argv], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                    env=env, cwd=cwd, start_new_session=True,
+                    preexec_fn=functools.partial(_child_setup, os.getpid(), tuple(cpus or ())),
+                )
+            except FileNotFoundError:
+                for f in opened:
+                    f.close()
+                raise
+            child = Child(name, [str(a) for a in argv], p, files=opened)
+            self.children.append(child)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
         self._write_registry()
         return child
 

@@ -327,11 +327,15 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     pool = [c for c in nodes.get(pool_node, {"cpus": []})["cpus"] if not allowed or c in allowed]
     app = _resolve_cpus(cpus.get("app"), facts, pool, "app", src)
     ant = _resolve_cpus(cpus.get("antagonist"), facts, pool, "antagonist", src)
+    mon = _resolve_cpus(cpus.get("monitor"), facts, pool, "monitor", src)
     siblings = {int(c): set(v) for c, v in (facts.get("smt_siblings") or {}).items()}
     if app is None and ant is None:
         # one hardware thread per core, the cores split in two: the application's hyperthread
-        # siblings stay idle, never an antagonist's (they would share its core's caches and ports)
+        # siblings stay idle, never an antagonist's (they would share its core's caches and ports);
+        # with MONITOR_MIN_CORES or more, the last core is kept for the monitors first
         cores = topology.one_thread_per_core(pool, siblings)
+        if mon is None and len(cores) >= topology.MONITOR_MIN_CORES:
+            mon, cores = cores[-1:], cores[:-1]
         half = max(1, (len(cores) + 1) // 2)
         app, ant = cores[:half], cores[half:]
     elif app is None:
@@ -343,9 +347,17 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     overlap = sorted(set(app) & set(ant))
     if overlap:
         raise ConfigError(f"{src}: cpus: CPU {cpulist.format(overlap)} is given to both app and antagonist")
+    if mon is None:  # auto: a core of the pool neither the application nor the antagonists use
+        taken = topology.cores_of(app + ant, siblings)
+        mon = [c for c in topology.one_thread_per_core(pool, siblings) if c not in taken][:1]
     topology.check_split(app, ant, siblings, facts, default_node, src)
-    prof["cpus"] = {"app": app, "antagonist": ant, "cores_per_unit": cpus.get("cores_per_unit", 5), "node": pool_node}
+    topology.check_monitor(mon, app, ant, siblings, src)
+    prof["cpus"] = {"app": app, "antagonist": ant, "monitor": mon, "cores_per_unit": cpus.get("cores_per_unit", 5),
+                    "node": pool_node}
     prof["topology_notes"] = topology.notes(facts, [t["node"] for t in tiers if t["kind"] == "numa"])
+    if not mon:
+        prof["topology_notes"].append("no core is left for the monitors (tierd, counter collectors): they run on any "
+                                      "CPU, beside the application and the antagonists (cpus/monitor names one)")
     return prof
 
 

@@ -16,7 +16,9 @@ protocol, as its workload module declares it (``workloads/<name>/workload.py``):
 - ``swap_off``: every swap area off for the point (journaled and restored like a setting;
   a guest has none, and its point fails if it has one);
 - ``vmstat``: /proc/vmstat saved just before the workload starts and just after it ends
-  (``vmstat_before.txt`` / ``vmstat_after.txt``); the kernel's page moves (pgpromote_*,
+  (``vmstat_before.txt`` / ``vmstat_after.txt``), each with every node's meminfo beside it
+  (``.nodes``: what earlier points or other processes left on each tier, e.g. page cache that
+  reclaim demoted and nothing promoted back); the kernel's page moves (pgpromote_*,
   pgdemote_*) over the point become rows, and with ``expect`` ("promote"/"demote") a point
   that moved nothing fails (workflows/harness/memtiers.py);
 - ``damon``: the kernel's DAMON tiering (workflows/harness/damon.py ``scenario_spec``): its
@@ -199,8 +201,11 @@ class PointFailed(RuntimeError):
 class HostRun:
     """Executes a scenario's operations on this host; ``meta`` records what ran."""
 
-    def __init__(self, sc: dict, outdir: Path, sup: Supervisor, settings: Settings):
+    def __init__(self, sc: dict, outdir: Path, sup: Supervisor, settings: Settings, monitor_cpus: list[int] | None = None):
+        """``monitor_cpus``: where attach roles (a tiering daemon) run, off the application's and the
+        antagonists' cores (host profile ``cpus/monitor``); anywhere when empty."""
         self.sc, self.outdir, self.sup, self.settings = sc, outdir, sup, settings
+        self.monitor_cpus = list(monitor_cpus or [])
         self.roles = {r["name"]: r for r in sc["roles"]}
         self.children: dict[str, Child] = {}
         self.meta: dict = {"argv": {}, "exit": {}}
@@ -249,6 +254,8 @@ class HostRun:
 
     def op_vmstat(self, name: str) -> None:
         self.path(name).write_text(Path("/proc/vmstat").read_text())
+        nodes = sorted(Path("/sys/devices/system/node").glob("node[0-9]*/meminfo"))
+        self.path(name + ".nodes").write_text("".join(n.read_text() for n in nodes))
 
     def op_damon_start(self) -> None:
         try:
@@ -280,7 +287,10 @@ class HostRun:
         if r.get("start_after_s") is not None:
             self.meta.setdefault("started_after_s", {})[name] = r["start_after_s"]
         stdout = self.path(r["stdout"]) if r["stdout"] else None
-        self.children[name] = self.sup.spawn(name, argv, stdout=stdout)  # its errors go to the job's log
+        cpus = self.monitor_cpus if r["kind"] == "attach" else None
+        if cpus:
+            self.meta.setdefault("cpus", {})[name] = cpus
+        self.children[name] = self.sup.spawn(name, argv, stdout=stdout, cpus=cpus)  # its errors go to the job's log
 
     def op_ready(self, name: str, timeout: float) -> None:
         self._wait_file(name, self.roles[name]["ready_file"], timeout, "ready")
@@ -432,7 +442,7 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
         elif kind == "swapoff":  # the guest boots without swap; one there would be someone's change
             guard("[ \"$(grep -vc '^Filename' /proc/swaps)\" = 0 ] || fail swap_on_in_guest")
         elif kind == "vmstat":
-            guard(f"cat /proc/vmstat >\"$D/{name}\"")
+            guard(f"cat /proc/vmstat >\"$D/{name}\"; cat /sys/devices/system/node/node*/meminfo >\"$D/{name}.nodes\"")
         elif kind == "mkdir":
             guard(f"mkdir -p {q(name)}")
         elif kind == "damon_start":

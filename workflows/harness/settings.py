@@ -4,6 +4,9 @@
         s.set("/proc/sys/kernel/numa_balancing", "2")
     # restored on exit, whatever happened
 
+Setting numa_balancing to memory-tiering mode (2) always passes through a value without that bit,
+so the kernel starts its adaptive promotion threshold afresh for every point (RESET_ON_SET_BIT).
+
 Swap areas are settings too (``s.swap_off()``: every active swap area off, each journaled as
 ``swap:<area>`` = ``on`` and switched on again on restore), for points that must not swap
 (kernel TPP: its demotion is reclaim, and a swap area would let reclaim swap instead).
@@ -30,6 +33,19 @@ KNOWN = {
     "promote_rate_limit_mbps": "/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps",
     "nr_hugepages": "/proc/sys/vm/nr_hugepages",
 }
+
+
+# Knobs whose kernel state is only reset when a bit goes from clear to set: path -> that bit.
+# numa_balancing's memory-tiering mode (2) keeps an adaptive promotion hot threshold per node
+# (pgdat->nbp_threshold, nbp_th_start, nbp_th_nr_cand), moved by numa_promotion_adjust_threshold()
+# in kernel/sched/fair.c; sysctl_numa_balancing() in kernel/sched/core.c calls
+# reset_memory_tiering() to start it again from numa_balancing_hot_threshold_ms only "if
+# (!(sysctl_numa_balancing_mode & NUMA_BALANCING_MEMORY_TIERING) && (state &
+# NUMA_BALANCING_MEMORY_TIERING))". A point that asks for mode 2 while the host already has it
+# would inherit the threshold an earlier point (or anything before the run) left, so set() clears
+# the bit first. (The promotion rate limit's window, nbp_rl_start / nbp_rl_nr_cand, restarts by
+# itself after a second: numa_promotion_rate_limited(), kernel/sched/fair.c.)
+RESET_ON_SET_BIT = {KNOWN["numa_balancing"]: 2}
 
 
 def _read_file_value(path: str) -> str:
@@ -93,6 +109,11 @@ class Settings:
             self.saved[path] = read_value(path)
             self._sync_journal()
         try:
+            bit = RESET_ON_SET_BIT.get(path)
+            if bit is not None:
+                now = int(read_value(path) or 0)
+                if now & bit and int(value) & bit:  # already set: clear it so the kernel resets
+                    _write(path, str(now & ~bit))
             _write(path, value)
         except OSError as e:
             raise ConfigError(f"setting {key_or_path}: writing {value!r} to {path} failed: {e.strerror}") from None

@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from . import ConfigError, cpulist
 
+# The auto split keeps one core for the monitors (a tiering daemon such as tierd, the counter
+# collectors) when the default node has at least this many cores, so that they do not take CPU
+# time from the application or the antagonists (the Colloid paper's host: 15 application and up to
+# 15 antagonist cores of a socket's 32 leave cores free). Fewer cores: no monitor core.
+MONITOR_MIN_CORES = 4
+
 
 def one_thread_per_core(pool: list[int], siblings: dict[int, set[int]]) -> list[int]:
     """The first CPU of ``pool`` of each core, in pool order (all of ``pool`` without SMT facts)."""
@@ -58,6 +64,15 @@ def check_split(app: list[int], ant: list[int], siblings: dict[int, set[int]], f
             raise ConfigError(f"{src}: cpus/{label}: CPU {cpulist.format(away)} is not on socket "
                               f"{cpulist.format(sorted(home))} of the default tier (node {default_node}); the paper "
                               "runs the application and the antagonists on the default tier's socket")
+
+
+def check_monitor(mon: list[int], app: list[int], ant: list[int], siblings: dict[int, set[int]], src: str) -> None:
+    """No monitor CPU on a core (hyperthread siblings included) of the application or an antagonist."""
+    for label, cpus in (("app", app), ("antagonist", ant)):
+        shared = sorted(c for c in mon if cores_of([c], siblings) & set(cpus))
+        if shared:
+            raise ConfigError(f"{src}: cpus/monitor: CPU {cpulist.format(shared)} shares a core with cpus/{label}: "
+                              "a monitor (tierd, counter collectors) would take CPU time from it")
 
 
 def notes(facts: dict, numa_nodes: list[int]) -> list[str]:

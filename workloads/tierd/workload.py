@@ -36,10 +36,16 @@ def argv(*, policy: str, colloid: bool, nodes: tuple[int, int], default_capacity
 
 
 def role(argv_: list[str]) -> dict:
-    """tierd's latency source is CHA TOR occupancy through perf uncore unless ``--latency probe``
-    (colloid/tierd/src/main.c, --latency auto|cha|probe): those boxes are then its own this point."""
+    """tierd's latency source is CHA TOR occupancy through perf uncore (Intel) or the L3 PMU's XI
+    sampled latency (AMD Zen 4/5) unless ``--latency probe`` (colloid/tierd/src/main.c, --latency
+    auto|cha|amd-l3|probe): those boxes are then its own this point."""
     lat = argv_[argv_.index("--latency") + 1] if "--latency" in argv_ else "auto"
-    pmus = None if lat == "probe" else {"uncore_cha": f"tierd --latency {lat}: per-tier latency from CHA TOR occupancy"}
+    pmus = {}
+    if lat in ("auto", "cha"):
+        pmus["uncore_cha"] = f"tierd --latency {lat}: per-tier latency from CHA TOR occupancy"
+    if lat in ("auto", "amd-l3"):
+        pmus["amd_l3"] = f"tierd --latency {lat}: per-tier latency from the L3 XI sampled latency"
+    pmus = pmus or None
     return scenario_role("tierd", argv_, output=OUTPUT, target_pid="--pid", parse="workloads.tierd.workload:rows",
                          pmus=pmus)
 

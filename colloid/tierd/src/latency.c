@@ -13,7 +13,30 @@
  *    hardware by this project.  TOR occupancy counts on counter 0 only and
  *    (SKX) the filter is per box, so as colloid-mon does, even boxes count
  *    local and odd boxes remote requests; both sums are scaled to all boxes.
- * 2. Probe: one thread per tier chases a random cyclic pointer chain through
+ * 2. AMD L3 (Zen 4 and Zen 5): the L3 PMU's XI sampled latency, per data
+ *    source: L3PMCxAC L3_XiSampledLatency and L3PMCxAD
+ *    L3_XiSampledLatencyRequests (encodings: the kernel's
+ *    tools/perf/pmu-events/arch/x86/amdzen5/l3-cache.json and amdzen4/
+ *    cache.json, "l3_xi_sampled_latency.*" event 0xac and
+ *    "l3_xi_sampled_latency_requests.*" event 0xad, umask dram_near 0x01,
+ *    dram_far 0x02, ext_near 0x10, ext_far 0x20 (CXL), with EnAllCores=1,
+ *    EnAllSlices=1, SliceId=3, ThreadMask=3).  AMD's PPR (L3PMCxAC): "if
+ *    (L3Size-per-CCX >= 32MB) L3LatScalingFactor=10 else
+ *    L3LatScalingFactor=30 ... Average Sampled Latency =
+ *    L3_XiSampledLatency/L3_XiSampledLatencyRequests * L3LatScalingFactor
+ *    ns", and EnAllSlices=1, SliceId=3 "must be programmed" for an accurate
+ *    latency.  The sampled requests are not all requests, so this source
+ *    gives latency only (traffic comes from the access samples, as with the
+ *    probe).  The kernel's amd_l3 PMU (arch/x86/events/amd/uncore.c) names
+ *    the fields enallslices "config:46", enallcores "config:47", sliceid
+ *    "config:48-50", threadmask "config:56-57" (family 19h+); tierd lays
+ *    them out from the PMU's sysfs format files.  Counted on each CCX of the
+ *    default node (the PMU's cpumask names one CPU per CCX).  Zen 4/5 only:
+ *    perf's mapfile (tools/perf/pmu-events/arch/x86/mapfile.csv) has family
+ *    25 models 00-0f and 20-5f as Zen 3 (no such events), the other family
+ *    25 models as Zen 4, family 26 as Zen 5.  Not validated on hardware by
+ *    this project.
+ * 3. Probe: one thread per tier chases a random cyclic pointer chain through
  *    a buffer bound (mbind) to that tier's node, a few hundred dependent
  *    loads once per quantum, and reports the mean time per load.  The buffer
  *    is larger than the LLC, so every load misses; it says what a load to
@@ -64,42 +87,81 @@ static int cpu_package(int cpu)
 
 #define MAX_BOX 256
 
+/*
+ * One uncore counter, read with PERF_FORMAT_TOTAL_TIME_ENABLED |
+ * PERF_FORMAT_TOTAL_TIME_RUNNING ({ value, time_enabled, time_running },
+ * perf_event_open(2) "Reading results").  When more events want a box's
+ * counters than it has (another tool counting the same counter-0-only TOR
+ * occupancy, say) the kernel multiplexes them and running < enabled; the
+ * count is then scaled by enabled / running, as perf stat does
+ * (perf_counts_values__scale(), tools/perf/util/counts.c), and the fraction
+ * running / enabled is reported so a reader knows the count is an estimate.
+ */
+struct ctr {
+	int fd;
+	uint64_t v, en, run;	/* at the last read */
+};
+
 struct lat_cha {
 	int nbox;
-	int fd_occ[MAX_BOX], fd_ins[MAX_BOX], fd_clk;
-	uint64_t prev_occ[MAX_BOX], prev_ins[MAX_BOX], prev_clk;
+	struct ctr occ[MAX_BOX], ins[MAX_BOX], clk;
 	uint64_t prev_t;
 };
 
+double ctr_scaled_delta(uint64_t dv, uint64_t den, uint64_t drun, double *frac)
+{
+	if (den == 0 || drun == 0) {	/* never on the PMU in this interval */
+		*frac = den ? 0 : NAN;
+		return den ? NAN : 0;
+	}
+	*frac = drun >= den ? 1 : (double)drun / (double)den;
+	return drun >= den ? (double)dv : (double)dv * ((double)den / (double)drun);
+}
+
+/* the scaled increase since the last read; *frac: min running share */
+static int ctr_read(struct ctr *c, double *delta, double *frac)
+{
+	uint64_t b[3];
+	double f;
+
+	if (read(c->fd, b, sizeof(b)) != sizeof(b))
+		return -EIO;
+	*delta = ctr_scaled_delta(b[0] - c->v, b[1] - c->en, b[2] - c->run, &f);
+	if (!(f >= *frac))	/* NaN-safe min */
+		*frac = isnan(*frac) ? f : (f < *frac ? f : *frac);
+	c->v = b[0];
+	c->en = b[1];
+	c->run = b[2];
+	return 0;
+}
+
+/* 1 GenuineIntel, 2 AuthenticAMD, 0 other; family and model from /proc/cpuinfo */
 static int cpu_model(int *family, int *model)
 {
 	char line[256];
 	FILE *f = fopen("/proc/cpuinfo", "re");
-	int intel = 0;
+	int vendor = 0;
 
 	*family = *model = -1;
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "vendor_id", 9) && strstr(line, "GenuineIntel"))
-			intel = 1;
+			vendor = 1;
+		else if (!strncmp(line, "vendor_id", 9) && strstr(line, "AuthenticAMD"))
+			vendor = 2;
 		else if (!strncmp(line, "cpu family", 10))
 			*family = atoi(strchr(line, ':') + 1);
 		else if (!strncmp(line, "model\t", 6) || !strncmp(line, "model :", 7))
 			*model = atoi(strchr(line, ':') + 1);
-		if (*family >= 0 && *model >= 0 && intel)
+		if (*family >= 0 && *model >= 0 && vendor)
 			break;
 	}
 	fclose(f);
-	return intel;
+	return vendor;
 }
 
-static int read_u64(int fd, uint64_t *v)
-{
-	return read(fd, v, sizeof(*v)) == sizeof(*v) ? 0 : -EIO;
-}
-
-static int cha_open_one(const char *pmu, const char *spec, int cpu, int *fd)
+static int cha_open_one(const char *pmu, const char *spec, int cpu, struct ctr *c)
 {
 	struct perf_event_attr a;
 	int type = pmu_type(pmu), ret;
@@ -113,10 +175,11 @@ static int cha_open_one(const char *pmu, const char *spec, int cpu, int *fd)
 	ret = pmu_parse(pmu, spec, &a);
 	if (ret)
 		return ret;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	r = sys_perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (r < 0)
 		return -errno;
-	*fd = (int)r;
+	c->fd = (int)r;
 	return 0;
 }
 
@@ -127,7 +190,7 @@ int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, cha
 	int family, model, cpu, cpu_alt, pkg, ret, sock_cpu = -1;
 	struct lat_cha *c;
 
-	if (!cpu_model(&family, &model) || family != 6) {
+	if (cpu_model(&family, &model) != 1 || family != 6) {
 		snprintf(why, TIERD_WHY, "CHA TOR counters need an Intel Xeon (family 6)");
 		return -ENOTSUP;
 	}
@@ -190,17 +253,17 @@ int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, cha
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->fd_clk = -1;
+	c->clk.fd = -1;
 	for (int b = 0; b < MAX_BOX; b++) {
 		snprintf(pmu, sizeof(pmu), "uncore_cha_%d", b);
 		if (pmu_type(pmu) < 0)
 			break;
-		c->fd_occ[b] = c->fd_ins[b] = -1;
-		ret = cha_open_one(pmu, b % 2 ? occ_r : occ_l, sock_cpu, &c->fd_occ[b]);
+		c->occ[b].fd = c->ins[b].fd = -1;
+		ret = cha_open_one(pmu, b % 2 ? occ_r : occ_l, sock_cpu, &c->occ[b]);
 		if (!ret)
-			ret = cha_open_one(pmu, b % 2 ? ins_r : ins_l, sock_cpu, &c->fd_ins[b]);
+			ret = cha_open_one(pmu, b % 2 ? ins_r : ins_l, sock_cpu, &c->ins[b]);
 		if (!ret && b == 0)
-			ret = cha_open_one(pmu, clk, sock_cpu, &c->fd_clk);
+			ret = cha_open_one(pmu, clk, sock_cpu, &c->clk);
 		c->nbox = b + 1;
 		if (ret) {
 			snprintf(why, TIERD_WHY, "perf_event_open(%s TOR) failed: %s", pmu,
@@ -214,11 +277,15 @@ int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, cha
 		lat_cha_close(c);
 		return -ENOTSUP;
 	}
-	for (int b = 0; b < c->nbox; b++) {
-		read_u64(c->fd_occ[b], &c->prev_occ[b]);
-		read_u64(c->fd_ins[b], &c->prev_ins[b]);
+	{
+		double d, f = NAN;
+
+		for (int b = 0; b < c->nbox; b++) {
+			ctr_read(&c->occ[b], &d, &f);
+			ctr_read(&c->ins[b], &d, &f);
+		}
+		ctr_read(&c->clk, &d, &f);
 	}
-	read_u64(c->fd_clk, &c->prev_clk);
 	c->prev_t = now_ns();
 	*out = c;
 	return 0;
@@ -227,25 +294,22 @@ int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, cha
 int lat_cha_read(struct lat_cha *c, struct lat_sample s[2])
 {
 	double occ[2] = { 0, 0 }, ins[2] = { 0, 0 }, nb[2] = { 0, 0 };
-	uint64_t v, t = now_ns(), clk;
-	double ns_per_tick;
+	double clk, d, frac = NAN, ns_per_tick;
+	uint64_t t = now_ns();
 
-	if (read_u64(c->fd_clk, &clk))
+	if (ctr_read(&c->clk, &clk, &frac))
 		return -EIO;
-	ns_per_tick = clk > c->prev_clk ? (double)(t - c->prev_t) / (double)(clk - c->prev_clk) : 0;
-	c->prev_clk = clk;
+	ns_per_tick = clk > 0 ? (double)(t - c->prev_t) / clk : 0;
 	c->prev_t = t;
 	for (int b = 0; b < c->nbox; b++) {
 		int g = b % 2;
 
-		if (read_u64(c->fd_occ[b], &v))
+		if (ctr_read(&c->occ[b], &d, &frac))
 			return -EIO;
-		occ[g] += (double)(v - c->prev_occ[b]);
-		c->prev_occ[b] = v;
-		if (read_u64(c->fd_ins[b], &v))
+		occ[g] += d;
+		if (ctr_read(&c->ins[b], &d, &frac))
 			return -EIO;
-		ins[g] += (double)(v - c->prev_ins[b]);
-		c->prev_ins[b] = v;
+		ins[g] += d;
 		nb[g] += 1;
 	}
 	for (int g = 0; g < 2; g++) {
@@ -255,6 +319,7 @@ int lat_cha_read(struct lat_cha *c, struct lat_sample s[2])
 		s[g].occupancy = occ[g] * ns_per_tick * scale;
 		s[g].arrivals = ins[g] * scale;
 		s[g].mean_ns = s[g].arrivals > 0 ? s[g].occupancy / s[g].arrivals : NAN;
+		s[g].running = frac;
 	}
 	return 0;
 }
@@ -264,14 +329,214 @@ void lat_cha_close(struct lat_cha *c)
 	if (!c)
 		return;
 	for (int b = 0; b < c->nbox; b++) {
-		if (c->fd_occ[b] >= 0)
-			close(c->fd_occ[b]);
-		if (c->fd_ins[b] >= 0)
-			close(c->fd_ins[b]);
+		if (c->occ[b].fd >= 0)
+			close(c->occ[b].fd);
+		if (c->ins[b].fd >= 0)
+			close(c->ins[b].fd);
 	}
-	if (c->fd_clk >= 0)
-		close(c->fd_clk);
+	if (c->clk.fd >= 0)
+		close(c->clk.fd);
 	free(c);
+}
+
+/* ------------------------------------------------------------- AMD L3 */
+
+static char sys_dir[256] = "/sys/devices/system";	/* node/, cpu/ (tests: a stand-in) */
+
+void lat_set_sys_root(const char *dir)
+{
+	snprintf(sys_dir, sizeof(sys_dir), "%s", dir);
+}
+
+/* a kernel CPU list ("0-3,8") into out[] (at most max); returns the count */
+static int parse_cpulist(const char *s, int *out, int max)
+{
+	int n = 0;
+
+	while (*s && n < max) {
+		char *end;
+		long lo = strtol(s, &end, 10), hi = lo;
+
+		if (end == s)
+			break;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long c = lo; c <= hi && n < max; c++)
+			out[n++] = (int)c;
+		s = *end == ',' ? end + 1 : end;
+		if (*s == '\n')
+			break;
+	}
+	return n;
+}
+
+static int node_cpus(int node, int *out, int max)
+{
+	char path[320], buf[4096];
+
+	snprintf(path, sizeof(path), "%s/node/node%d/cpulist", sys_dir, node);
+	if (read_text_file(path, buf, sizeof(buf)))
+		return 0;
+	return parse_cpulist(buf, out, max);
+}
+
+/* L3 bytes of @cpu's cache (sysfs cache/index3/size, "32768K"), -1 if unknown */
+static long long l3_bytes(int cpu)
+{
+	char path[320], buf[64], *end;
+	long long v;
+
+	snprintf(path, sizeof(path), "%s/cpu/cpu%d/cache/index3/size", sys_dir, cpu);
+	if (read_text_file(path, buf, sizeof(buf)))
+		return -1;
+	v = strtoll(buf, &end, 10);
+	if (*end == 'K')
+		v <<= 10;
+	else if (*end == 'M')
+		v <<= 20;
+	return v > 0 ? v : -1;
+}
+
+int amdl3_plan(struct amdl3_plan *p, int vendor, int family, int model, int default_node,
+	       int alternate_node, char *why)
+{
+	static const char *const need[] = { "enallslices", "enallcores", "sliceid", "threadmask" };
+	int dcpu[1024], nd, acpu[4], na, mask[MAX_CCX], nm;
+	char buf[4096], path[320];
+	unsigned int umask[2];
+	long long l3;
+
+	memset(p, 0, sizeof(*p));
+	if (vendor != 2 || !((family == 0x19 && !(model <= 0x0f || (model >= 0x20 && model <= 0x5f))) ||
+			     family == 0x1a)) {
+		snprintf(why, TIERD_WHY, "L3 sampled latency needs an AMD Zen 4 or Zen 5 (family 25 "
+			 "but models 00-0f, 20-5f; or family 26)");
+		return -ENOTSUP;
+	}
+	if (pmu_type("amd_l3") < 0) {
+		snprintf(why, TIERD_WHY, "no amd_l3 PMU under %s", pmu_root());
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!pmu_has_format("amd_l3", need[i])) {
+			snprintf(why, TIERD_WHY, "amd_l3 has no '%s' format (a kernel before the family 19h "
+				 "L3 fields)", need[i]);
+			return -ENOTSUP;
+		}
+	nd = node_cpus(default_node, dcpu, 1024);
+	if (nd <= 0) {
+		snprintf(why, TIERD_WHY, "default node %d has no CPUs: no CCX to count on", default_node);
+		return -ENOTSUP;
+	}
+	/* default tier: DRAM of the requesting CCX's node; alternate: another node's DRAM
+	 * (a node with CPUs) or extension memory, CXL (a CPU-less node) */
+	na = node_cpus(alternate_node, acpu, 4);
+	umask[0] = 0x01;
+	umask[1] = na > 0 ? 0x02 : 0x10 | 0x20;
+	snprintf(p->alternate, sizeof(p->alternate), "%s", na > 0 ? "dram_far" : "ext_near+ext_far");
+	snprintf(path, sizeof(path), "%s/amd_l3/cpumask", pmu_root());
+	if (read_text_file(path, buf, sizeof(buf))) {
+		snprintf(why, TIERD_WHY, "cannot read %s", path);
+		return -ENOENT;
+	}
+	nm = parse_cpulist(buf, mask, MAX_CCX);
+	for (int i = 0; i < nm; i++)
+		for (int j = 0; j < nd; j++)
+			if (mask[i] == dcpu[j] && p->ncpu < MAX_CCX)
+				p->cpus[p->ncpu++] = mask[i];
+	if (!p->ncpu) {
+		snprintf(why, TIERD_WHY, "no amd_l3 CPU (one per CCX) is on the default node %d",
+			 default_node);
+		return -ENOTSUP;
+	}
+	l3 = l3_bytes(p->cpus[0]);
+	if (l3 < 0) {
+		snprintf(why, TIERD_WHY, "L3 size of CPU %d unknown: the latency unit (10 or 30 ns) "
+			 "depends on it", p->cpus[0]);
+		return -ENOENT;
+	}
+	p->ns_per_unit = l3 >= (32LL << 20) ? 10 : 30;
+	for (int t = 0; t < 2; t++) {
+		snprintf(p->spec[t][0], sizeof(p->spec[t][0]),
+			 "event=0xac,umask=0x%x,enallslices=1,sliceid=3,enallcores=1,threadmask=3", umask[t]);
+		snprintf(p->spec[t][1], sizeof(p->spec[t][1]),
+			 "event=0xad,umask=0x%x,enallslices=1,sliceid=3,enallcores=1,threadmask=3", umask[t]);
+	}
+	return 0;
+}
+
+struct lat_amdl3 {
+	struct amdl3_plan p;
+	struct ctr c[MAX_CCX][2][2];	/* [ccx][tier][latency, requests] */
+};
+
+int lat_amdl3_open(struct lat_amdl3 **out, int default_node, int alternate_node, char *why)
+{
+	int family, model, vendor = cpu_model(&family, &model), ret;
+	struct lat_amdl3 *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	ret = amdl3_plan(&l->p, vendor, family, model, default_node, alternate_node, why);
+	if (ret) {
+		free(l);
+		return ret;
+	}
+	for (int i = 0; i < l->p.ncpu; i++)
+		for (int t = 0; t < 2; t++)
+			for (int k = 0; k < 2; k++)
+				l->c[i][t][k].fd = -1;
+	for (int i = 0; i < l->p.ncpu; i++)
+		for (int t = 0; t < 2; t++)
+			for (int k = 0; k < 2; k++) {
+				double d, f = NAN;
+
+				ret = cha_open_one("amd_l3", l->p.spec[t][k], l->p.cpus[i], &l->c[i][t][k]);
+				if (ret) {
+					snprintf(why, TIERD_WHY, "perf_event_open(amd_l3 '%s' on CPU %d) failed: %s",
+						 l->p.spec[t][k], l->p.cpus[i], strerror(-ret));
+					lat_amdl3_close(l);
+					return ret;
+				}
+				ctr_read(&l->c[i][t][k], &d, &f);
+			}
+	*out = l;
+	return 0;
+}
+
+int lat_amdl3_read(struct lat_amdl3 *l, struct lat_sample s[2])
+{
+	double frac = NAN;
+
+	for (int t = 0; t < 2; t++) {
+		double lat = 0, req = 0, d;
+
+		for (int i = 0; i < l->p.ncpu; i++) {
+			if (ctr_read(&l->c[i][t][0], &d, &frac))
+				return -EIO;
+			lat += d;
+			if (ctr_read(&l->c[i][t][1], &d, &frac))
+				return -EIO;
+			req += d;
+		}
+		s[t].mean_ns = req > 0 ? lat * l->p.ns_per_unit / req : NAN;
+		s[t].arrivals = req;	/* sampled requests: not the tier's traffic */
+		s[t].occupancy = req > 0 ? s[t].mean_ns * req : 0;
+	}
+	s[0].running = s[1].running = frac;
+	return 0;
+}
+
+void lat_amdl3_close(struct lat_amdl3 *l)
+{
+	if (!l)
+		return;
+	for (int i = 0; i < l->p.ncpu; i++)
+		for (int t = 0; t < 2; t++)
+			for (int k = 0; k < 2; k++)
+				if (l->c[i][t][k].fd >= 0)
+					close(l->c[i][t][k].fd);
+	free(l);
 }
 
 /* -------------------------------------------------------------- probe */
@@ -473,6 +738,7 @@ int lat_probe_read(struct lat_probe *p, struct lat_sample s[2])
 		s[i].occupancy = pt->sum_ns;
 		s[i].arrivals = (double)pt->loads;
 		s[i].mean_ns = pt->loads ? pt->sum_ns / (double)pt->loads : NAN;
+		s[i].running = NAN;	/* no counters */
 		pt->sum_ns = 0;
 		pt->loads = 0;
 	}

@@ -96,17 +96,19 @@ static void usage(FILE *f)
 "                         access observation (default auto: perf, else DAMON,\n"
 "                         else refuse); none runs the loop without access\n"
 "                         samples (latency only; for tests)\n"
-"  --latency auto|cha|probe\n"
+"  --latency auto|cha|amd-l3|probe\n"
 "                         per-tier latency source (default auto: CHA TOR via\n"
-"                         perf uncore, else probe threads)\n"
+"                         perf uncore on Intel, the L3 XI sampled latency on\n"
+"                         AMD Zen 4/5, else probe threads)\n"
 "  --probe-cpu CPU        CPU for the probe threads (default: not pinned)\n"
 "  --probe-size SIZE      probe buffer per tier (default 2 x LLC, 16M..256M)\n"
 "  --probe-loads N        dependent loads per tier per quantum (default 128)\n"
 "  --damon-us SAMPLE,AGGR DAMON sample and aggregation intervals in us\n"
 "                         (default 5000,100000)\n"
 "  --sample-scale X       memory accesses one sample weight stands for, for\n"
-"                         Colloid's rates (default: the PEBS load period for\n"
-"                         perf, 1 for DAMON)\n"
+"                         Colloid's rates (default: each event's own period\n"
+"                         for perf: PEBS load / store period, IBS op period;\n"
+"                         1 for DAMON)\n"
 "  --capacity D,A         bytes of each tier the policy may use; 'auto' = the\n"
 "                         target's bytes there plus the node's free memory\n"
 "                         (default auto,auto)\n"
@@ -261,10 +263,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				o->latency = LAT_AUTO;
 			else if (!strcmp(optarg, "cha"))
 				o->latency = LAT_CHA;
+			else if (!strcmp(optarg, "amd-l3"))
+				o->latency = LAT_AMDL3;
 			else if (!strcmp(optarg, "probe"))
 				o->latency = LAT_PROBE;
 			else
-				cli_bad_arg("--latency: '%s' is not auto, cha or probe", optarg);
+				cli_bad_arg("--latency: '%s' is not auto, cha, amd-l3 or probe", optarg);
 			break;
 		case O_PCPU:
 			o->probe_cpu = (int)cli_number("--probe-cpu", optarg, 0, CPU_SETSIZE - 1, CLI_INT);
@@ -362,6 +366,10 @@ struct reporter {
 	uint64_t t_start, cpu_last, wall_last;
 	double lat_sum[2];
 	uint64_t lat_n[2];
+	double slat_sum[2];	/* sampled load latency, cycles, per tier */
+	uint64_t slat_n[2];
+	double run_min;		/* least running share of the latency counters */
+	uint64_t mux_quanta;	/* quanta whose latency counters were multiplexed */
 };
 
 struct run {
@@ -371,7 +379,7 @@ struct run {
 	struct colloid_params prm;
 	struct colloid_policy_info info;
 	uint64_t now;
-	double acc_w[2];	/* sample weight per tier in this quantum */
+	double acc_w[2];	/* accesses per tier in this quantum (weight x scale) */
 	uint64_t samples;	/* sink calls in this report interval */
 	/* TPP: Linux's scanner (colloid/mech) and the regions it "unmapped" */
 	struct mech_scan scan;
@@ -383,7 +391,7 @@ struct run {
 	void *obs_src;
 	const struct tierd_lat_ops *lat;
 	void *lat_src;
-	double scale;		/* accesses per sample weight */
+	double scale[2];	/* accesses per sample weight: [0] loads, [1] stores */
 	uint64_t last_free;	/* when free memory was last reported */
 	struct reporter *rp;
 	struct totals *iv, *tot;
@@ -392,7 +400,7 @@ struct run {
 	int cb_failed;		/* a callback printed its error */
 };
 
-static void on_sample(void *priv, size_t r, int is_write, uint32_t weight)
+static void on_sample(void *priv, size_t r, int is_write, uint32_t weight, uint32_t lat)
 {
 	struct run *R = priv;
 	int tier;
@@ -401,8 +409,15 @@ static void on_sample(void *priv, size_t r, int is_write, uint32_t weight)
 		return;
 	colloid_sample(R->ctx, r, is_write, weight);
 	tier = colloid_page_tier(R->ctx, r);
-	if (tier >= 0 && tier < 2)
-		R->acc_w[tier] += weight;
+	if (tier >= 0 && tier < 2) {
+		/* a load sample and a store sample stand for different counts
+		 * (their own periods; obs_perf.c) */
+		R->acc_w[tier] += weight * R->scale[is_write ? 1 : 0];
+		if (lat) {
+			R->rp->slat_sum[tier] += lat;
+			R->rp->slat_n[tier]++;
+		}
+	}
 	R->samples++;
 	if (R->info.hint_faults && R->pending[r]) {
 		colloid_hint_fault(R->ctx, r, R->now - R->scan_ns[r], R->now);
@@ -500,6 +515,12 @@ static void report(struct reporter *r)
 	    r->lat_n[0] ? r->lat_sum[0] / (double)r->lat_n[0] : NAN, "ns");
 	row(out, ts, "latency_measured_alternate",
 	    r->lat_n[1] ? r->lat_sum[1] / (double)r->lat_n[1] : NAN, "ns");
+	row(out, ts, "latency_counters_running", r->run_min, "fraction");
+	row(out, ts, "latency_multiplexed_quanta", (double)r->mux_quanta, "count");
+	row(out, ts, "sampled_load_latency_default",
+	    r->slat_n[0] ? r->slat_sum[0] / (double)r->slat_n[0] : NAN, "cycles");
+	row(out, ts, "sampled_load_latency_alternate",
+	    r->slat_n[1] ? r->slat_sum[1] / (double)r->slat_n[1] : NAN, "cycles");
 	row(out, ts, "hot_regions_default", (double)st.hot_pages[0], "count");
 	row(out, ts, "hot_regions_alternate", (double)st.hot_pages[1], "count");
 	row(out, ts, "tierd_cpu_share",
@@ -510,6 +531,10 @@ static void report(struct reporter *r)
 	r->wall_last = wt;
 	r->lat_sum[0] = r->lat_sum[1] = 0;
 	r->lat_n[0] = r->lat_n[1] = 0;
+	r->slat_sum[0] = r->slat_sum[1] = 0;
+	r->slat_n[0] = r->slat_n[1] = 0;
+	r->run_min = NAN;
+	r->mux_quanta = 0;
 	tot->ms.pages_ok += iv->ms.pages_ok;
 	tot->ms.pages_failed += iv->ms.pages_failed;
 	tot->ms.bytes += iv->ms.bytes;
@@ -732,6 +757,13 @@ static int tierd_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint
 	if (!ret) {
 		double accsum = R->acc_w[0] + R->acc_w[1];
 
+		if (!isnan(ls[0].running)) {
+			if (isnan(rp->run_min) || ls[0].running < rp->run_min)
+				rp->run_min = ls[0].running;
+			if (ls[0].running < 1)
+				rp->mux_quanta++;
+		}
+
 		for (int i = 0; i < 2; i++) {
 			double arr, occ;
 
@@ -747,7 +779,7 @@ static int tierd_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint
 				 * workload's traffic per tier is estimated from
 				 * its access samples (the probe's own loads when
 				 * there are none) */
-				arr = accsum > 0 ? R->acc_w[i] * R->scale : ls[i].arrivals;
+				arr = accsum > 0 ? R->acc_w[i] : ls[i].arrivals;
 				occ = ls[i].mean_ns * arr;
 			}
 			colloid_observe_cha(ctx, (unsigned int)i, occ, arr, q);
@@ -844,6 +876,7 @@ int main(int argc, char **argv)
 	struct obs_perf *perf = NULL;
 	struct obs_damon *damon = NULL;
 	struct lat_cha *cha = NULL;
+	struct lat_amdl3 *amdl3 = NULL;
 	struct lat_probe *probe = NULL;
 	struct colloid_config cc;
 	struct colloid_move *plan = NULL;
@@ -852,7 +885,7 @@ int main(int argc, char **argv)
 	char why[TIERD_WHY], why2[TIERD_WHY], obs_name[96] = "none", lat_name[64] = "probe";
 	int sigfd, pidfd = -1, ret, rc = 0, sig = 0, *first = NULL;
 	uint64_t qns, t_start, next, next_report, last_q, cpu0, t_end = 0;
-	double unl[2] = { 100, 100 }, scale = 1;
+	double unl[2] = { 100, 100 }, scale[2] = { 1, 1 };
 	struct reporter rp;
 	const char *stop_why = "duration";
 	FILE *out = stdout;
@@ -926,8 +959,11 @@ int main(int argc, char **argv)
 		if (ret && o.observe == OBS_PERF)
 			cli_bad_arg("--observe perf: %s", why);
 		if (!ret) {
+			const struct perf_plan *pp = obs_perf_plan_of(perf);
+
 			snprintf(obs_name, sizeof(obs_name), "%s", obs_perf_name(perf));
-			scale = (double)lp;
+			scale[0] = pp->load_scale;
+			scale[1] = pp->have_store || pp->ibs ? pp->store_scale : pp->load_scale;
 		}
 	}
 	if (!perf && (o.observe == OBS_AUTO || o.observe == OBS_DAMON)) {
@@ -946,10 +982,10 @@ int main(int argc, char **argv)
 			cli_bad_arg("no access observation source: perf: %s; DAMON: %s "
 			     "(--observe none runs the loop without access samples)", why, why2);
 		snprintf(obs_name, sizeof(obs_name), "damon:kdamond%d", obs_damon_index(damon));
-		scale = 1;
+		scale[0] = scale[1] = 1;
 	}
 	if (o.sample_scale > 0)
-		scale = o.sample_scale;
+		scale[0] = scale[1] = o.sample_scale;
 
 	/* from here on, errors go through the cleanup at "out" */
 
@@ -963,9 +999,21 @@ int main(int argc, char **argv)
 		}
 		if (!ret)
 			snprintf(lat_name, sizeof(lat_name), "cha");
+		else if (o.latency == LAT_AUTO)
+			snprintf(why2, sizeof(why2), "%s", why);
+	}
+	if (!cha && (o.latency == LAT_AUTO || o.latency == LAT_AMDL3)) {
+		ret = lat_amdl3_open(&amdl3, o.nodes[0], o.nodes[1], why);
+		if (ret && o.latency == LAT_AMDL3) {
+			cli_fail("--latency amd-l3: %s", why);
+			rc = 2;
+			goto out;
+		}
+		if (!ret)
+			snprintf(lat_name, sizeof(lat_name), "amd-l3");
 		else
-			cli_say("note: CHA latency unavailable (%s); using probe threads",
-				why);
+			cli_say("note: no hardware latency source (CHA: %s; AMD L3: %s); using probe "
+				"threads", why2, why);
 	}
 	{
 		size_t psz = o.probe_size;
@@ -985,7 +1033,7 @@ int main(int argc, char **argv)
 		}
 		unl[0] = lat_probe_unloaded(probe, 0);
 		unl[1] = lat_probe_unloaded(probe, 1);
-		if (cha) {
+		if (cha || amdl3) {
 			lat_probe_close(probe);
 			probe = NULL;
 		} else {
@@ -1121,6 +1169,7 @@ int main(int argc, char **argv)
 	memset(&rp, 0, sizeof(rp));
 	rp.out = out;
 	rp.ctx = R.ctx;
+	rp.run_min = NAN;
 	rp.iv = &iv;
 	rp.tot = &tot;
 	rp.t_start = t_start;
@@ -1128,9 +1177,10 @@ int main(int argc, char **argv)
 	rp.wall_last = t_start;
 	R.obs = perf ? &tierd_obs_perf : damon ? &tierd_obs_damon : NULL;
 	R.obs_src = perf ? (void *)perf : (void *)damon;
-	R.lat = cha ? &tierd_lat_cha : &tierd_lat_probe;
-	R.lat_src = cha ? (void *)cha : (void *)probe;
-	R.scale = scale;
+	R.lat = cha ? &tierd_lat_cha : amdl3 ? &tierd_lat_amdl3 : &tierd_lat_probe;
+	R.lat_src = cha ? (void *)cha : amdl3 ? (void *)amdl3 : (void *)probe;
+	R.scale[0] = scale[0];
+	R.scale[1] = scale[1];
 	R.rp = &rp;
 	R.iv = &iv;
 	R.tot = &tot;
@@ -1225,6 +1275,7 @@ out:
 	tierd_obs_perf.close(perf);
 	tierd_obs_damon.close(damon);
 	tierd_lat_cha.close(cha);
+	tierd_lat_amdl3.close(amdl3);
 	tierd_lat_probe.close(probe);
 	colloid_destroy(R.ctx);
 	free(plan);

@@ -383,7 +383,7 @@ int obs_damon_poll(struct obs_damon *o, obs_sink sink, void *priv, uint64_t *n)
 				k = (size_t)r;
 			}
 			for (; k < t->nreg && t->reg[k].start < d->end; k++) {
-				sink(priv, k, 0, d->nr_accesses);
+				sink(priv, k, 0, d->nr_accesses, 0);
 				(*n)++;
 			}
 		}

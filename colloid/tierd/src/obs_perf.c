@@ -2,17 +2,54 @@
 /*
  * obs_perf.c - access samples from the PMU through perf_event_open(2).
  *
- * Intel: the core PMU's "mem-loads" (PEBS load-latency, with an ldlat
+ * What is opened is decided by obs_perf_plan() from the PMUs' sysfs
+ * description alone (so a test can plan against a stand-in tree, see
+ * tests/perf_plan.c); obs_perf_open() then opens the plan on every thread.
+ *
+ * Intel: the core PMU's "mem-loads" (PEBS load latency, with an ldlat
  * threshold so that mostly cache-missing loads are sampled) and "mem-stores"
  * (PEBS stores) events, encodings taken from the PMU's own sysfs aliases
- * (/sys/bus/event_source/devices/cpu{,_core}/events/mem-{loads,stores}),
- * PERF_SAMPLE_ADDR gives the data address.  AMD: the "ibs_op" PMU with
- * PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, loads and stores told apart by
- * data_src.mem_op; IBS samples every kind of op, so samples without an
- * address are dropped.
+ * (/sys/bus/event_source/devices/cpu{,_core}/events/mem-{loads,stores};
+ * the kernel defines them in arch/x86/events/intel/core.c, e.g. mem-loads
+ * "event=0xcd,umask=0x1,ldlat=3", format ldlat "config1:0-15").  Where the
+ * PMU also has "mem-loads-aux" (Sapphire, Emerald, Granite Rapids and the
+ * hybrid parts' big cores: "event=0x03,umask=0x82", arch/x86/events/intel/
+ * core.c), the kernel says the load-latency event "doesn't function quite
+ * right" alone and "needs to always be co-scheduled with" that auxiliary
+ * event, which "must be in front of the load latency event" in a group
+ * (intel_pmu_hw_config(), arch/x86/events/intel/core.c); perf's own
+ * `perf mem record` opens "{mem-loads-aux,mem-loads,ldlat=N}" for the same
+ * reason (tools/perf/arch/x86/util/mem-events.c).  So tierd opens a
+ * counting mem-loads-aux event as the group leader and mem-loads in its
+ * group.  Each load sample stands for load_period loads above the ldlat
+ * threshold, each store sample for store_period stores.
  *
- * One event per thread of the target (pid = tid, cpu = -1), each with its
- * own ring buffer; new threads are picked up by obs_perf_rescan().
+ * AMD: the "ibs_op" PMU (arch/x86/events/amd/ibs.c).  Its period counts
+ * cycles unless cnt_ctl is set (format "config:19": "IbsOpCntCtl (bit 19)
+ * ... select either cycle or micro-ops counting mode"), so cnt_ctl=1 is
+ * required: only then does a sample stand for `period` dispatched ops.  On
+ * Zen 4 and later the format also has l3missonly ("config:16", shown when
+ * the CPU has the Zen 4 IBS extensions): only ops that missed the L3 are
+ * reported, as PEBS's ldlat threshold mostly does on Intel.  Without it
+ * (Zen 2/3) samples whose data source the kernel decodes as an L1, L2 or
+ * L3 hit (perf_ibs_get_mem_lvl() in ibs.c, PERF_SAMPLE_DATA_SRC) are
+ * dropped here instead.  Either way a kept sample stands for `period` ops
+ * (the tagged op is one in `period`; the filter only drops some of them).
+ * Loads and stores are told apart by data_src.mem_op; IBS samples every
+ * kind of op, so samples without an address are dropped.  IBS takes no
+ * exclude_* bits (PERF_PMU_CAP_NO_EXCLUDE) and periods with the low four
+ * bits clear (perf_ibs_init()).
+ *
+ * Weights: PERF_SAMPLE_WEIGHT_STRUCT (Linux 5.12+) or, on older kernels,
+ * PERF_SAMPLE_WEIGHT.  Either way the load's latency in core cycles is the
+ * low 32 bits: PEBS puts the cache latency there (weight.full for WEIGHT,
+ * weight.var1_dw for WEIGHT_STRUCT; setup_pebs_adaptive_sample_data(),
+ * arch/x86/events/intel/ds.c), IBS its DcMissLat for loads that missed the
+ * data cache (perf_ibs_parse_ld_st_data(), ibs.c).  tierd reports their
+ * mean per tier; the policy still counts samples (weight 1), as tiersim.
+ *
+ * One event (group) per thread of the target (pid = tid, cpu = -1), each
+ * with its own ring buffer; new threads are picked up by obs_perf_rescan().
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,9 +66,15 @@
 #define MAX_EV 4096		/* events (threads x kinds) */
 #define LDLAT 64		/* load-latency threshold, core cycles (perf mem uses 30) */
 
+#ifndef PERF_SAMPLE_WEIGHT_STRUCT
+#define PERF_SAMPLE_WEIGHT_STRUCT (1U << 24)	/* include/uapi/linux/perf_event.h, 5.12 */
+#endif
+
 struct ring {
 	int fd;
+	int aux_fd;		/* the group leader (mem-loads-aux), -1 if none */
 	int is_write;		/* -1: decide per sample from data_src (IBS) */
+	uint64_t sample_type;
 	pid_t tid;
 	void *base;
 	size_t len;
@@ -39,45 +82,75 @@ struct ring {
 
 struct obs_perf {
 	const struct target *t;
-	char name[64];
-	char pmu[32];
-	struct perf_event_attr load, store;
-	int have_store, ibs;
+	struct perf_plan p;
 	struct ring ring[MAX_EV];
 	size_t nring;
 	size_t page;
-	uint64_t lost;
+	uint64_t lost, dropped;
 };
 
 const char *obs_perf_name(const struct obs_perf *o)
 {
-	return o->name;
+	return o->p.name;
 }
 
-static int open_ring(struct obs_perf *o, struct perf_event_attr *a, pid_t tid, int is_write)
+const struct perf_plan *obs_perf_plan_of(const struct obs_perf *o)
+{
+	return &o->p;
+}
+
+uint64_t obs_perf_dropped(const struct obs_perf *o)
+{
+	return o->dropped;
+}
+
+static int open_ring(struct obs_perf *o, struct perf_event_attr *a, pid_t tid, int is_write,
+		     int with_aux)
 {
 	struct ring *r;
-	long fd;
+	long fd, aux = -1;
 
 	if (o->nring == MAX_EV)
 		return -ENOSPC;
-	fd = sys_perf_event_open(a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (with_aux) {
+		aux = sys_perf_event_open(&o->p.aux, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (aux < 0)
+			return -errno;
+	}
+	fd = sys_perf_event_open(a, tid, -1, (int)aux, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		int e = -errno;
+
+		if (aux >= 0)
+			close((int)aux);
+		return e;
+	}
 	r = &o->ring[o->nring];
 	r->fd = (int)fd;
+	r->aux_fd = (int)aux;
 	r->tid = tid;
 	r->is_write = is_write;
+	r->sample_type = a->sample_type;
 	r->len = (RING_PAGES + 1) * o->page;
 	r->base = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
 	if (r->base == MAP_FAILED) {
 		int e = -errno;
 
 		close(r->fd);
+		if (r->aux_fd >= 0)
+			close(r->aux_fd);
 		return e;
 	}
 	o->nring++;
 	return 0;
+}
+
+static void close_ring(struct ring *r)
+{
+	munmap(r->base, r->len);
+	close(r->fd);
+	if (r->aux_fd >= 0)
+		close(r->aux_fd);
 }
 
 static int have_tid(const struct obs_perf *o, pid_t tid)
@@ -105,15 +178,11 @@ int obs_perf_rescan(struct obs_perf *o)
 
 		if (tid <= 0 || have_tid(o, tid))
 			continue;
-		ret = open_ring(o, &o->load, tid, o->ibs ? -1 : 0);
-		if (!ret && o->have_store) {
-			ret = open_ring(o, &o->store, tid, 1);
-			if (ret) { /* undo the load event of this thread */
-				struct ring *r = &o->ring[--o->nring];
-
-				munmap(r->base, r->len);
-				close(r->fd);
-			}
+		ret = open_ring(o, &o->p.load, tid, o->p.ibs ? -1 : 0, o->p.have_aux);
+		if (!ret && o->p.have_store) {
+			ret = open_ring(o, &o->p.store, tid, 1, 0);
+			if (ret) /* undo the load event of this thread */
+				close_ring(&o->ring[--o->nring]);
 		}
 		if (ret == -ESRCH) { /* the thread just ended */
 			ret = 0;
@@ -126,7 +195,14 @@ int obs_perf_rescan(struct obs_perf *o)
 	return ret;
 }
 
-static int setup_intel(struct obs_perf *o, const char *pmu, uint64_t lp, uint64_t sp, char *why)
+static void base_attr(struct perf_event_attr *a, int type)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = (uint32_t)type;
+}
+
+static int plan_intel(struct perf_plan *p, const char *pmu, uint64_t lp, uint64_t sp, char *why)
 {
 	char spec[256], alias[200];
 	int type = pmu_type(pmu), ret;
@@ -136,63 +212,129 @@ static int setup_intel(struct obs_perf *o, const char *pmu, uint64_t lp, uint64_
 			 pmu);
 		return -ENOENT;
 	}
-	memset(&o->load, 0, sizeof(o->load));
-	o->load.size = sizeof(o->load);
-	o->load.type = (uint32_t)type;
+	base_attr(&p->load, type);
 	snprintf(spec, sizeof(spec), "%s,ldlat=%d", alias, LDLAT);
-	ret = pmu_parse(pmu, spec, &o->load);
+	ret = pmu_parse(pmu, spec, &p->load);
 	if (ret == -ENOENT) /* no ldlat term: use the alias as is */
-		ret = pmu_parse(pmu, alias, &o->load);
+		ret = pmu_parse(pmu, alias, &p->load);
 	if (ret) {
 		snprintf(why, TIERD_WHY, "cannot parse %s/events/mem-loads '%s'", pmu, alias);
 		return ret;
 	}
-	o->load.sample_period = lp;
-	o->load.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ADDR;
-	o->load.exclude_kernel = 1;
-	o->load.exclude_hv = 1;
-	o->load.precise_ip = 2;
-	o->load.wakeup_events = 1u << 20;
+	p->load.sample_period = lp;
+	p->load.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT;
+	p->load.exclude_kernel = 1;
+	p->load.exclude_hv = 1;
+	p->load.precise_ip = 2;
+	p->load.wakeup_events = 1u << 20;
+	p->load_scale = (double)lp;
+	/* the group leader the kernel asks for (see the top of this file) */
+	if (!pmu_event_alias(pmu, "mem-loads-aux", alias, sizeof(alias))) {
+		base_attr(&p->aux, type);
+		if (pmu_parse(pmu, alias, &p->aux)) {
+			snprintf(why, TIERD_WHY, "cannot parse %s/events/mem-loads-aux '%s'", pmu,
+				 alias);
+			return -EINVAL;
+		}
+		p->aux.exclude_kernel = 1;
+		p->aux.exclude_hv = 1;
+		p->have_aux = 1;
+	}
 	if (!pmu_event_alias(pmu, "mem-stores", alias, sizeof(alias))) {
-		o->store = o->load;
-		o->store.config = o->store.config1 = o->store.config2 = 0;
-		if (!pmu_parse(pmu, alias, &o->store)) {
-			o->store.sample_period = sp;
-			o->have_store = 1;
+		p->store = p->load;
+		p->store.config = p->store.config1 = p->store.config2 = 0;
+		p->store.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ADDR;
+		if (!pmu_parse(pmu, alias, &p->store)) {
+			p->store.sample_period = sp;
+			p->store_scale = (double)sp;
+			p->have_store = 1;
 		}
 	}
-	snprintf(o->pmu, sizeof(o->pmu), "%s", pmu);
-	snprintf(o->name, sizeof(o->name), "perf:%s/mem-loads%s", pmu,
-		 o->have_store ? "+mem-stores" : "");
+	snprintf(p->pmu, sizeof(p->pmu), "%s", pmu);
+	snprintf(p->name, sizeof(p->name), "perf:%s/%smem-loads%s", pmu,
+		 p->have_aux ? "{mem-loads-aux}+" : "", p->have_store ? "+mem-stores" : "");
 	return 0;
 }
 
-static int setup_ibs(struct obs_perf *o, uint64_t lp, char *why)
+static int plan_ibs(struct perf_plan *p, uint64_t lp, char *why)
 {
 	int type = pmu_type("ibs_op");
+	uint64_t period;
 
 	if (type < 0) {
 		snprintf(why, TIERD_WHY, "no ibs_op PMU");
 		return -ENOENT;
 	}
-	memset(&o->load, 0, sizeof(o->load));
-	o->load.size = sizeof(o->load);
-	o->load.type = (uint32_t)type;
-	/* IBS op counts cycles by default; the period's low 4 bits are ignored */
-	o->load.sample_period = lp < 0x10 ? 0x10 : lp & ~0xfULL;
-	o->load.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
-	o->load.wakeup_events = 1u << 20;
-	o->ibs = 1;
-	snprintf(o->pmu, sizeof(o->pmu), "ibs_op");
-	snprintf(o->name, sizeof(o->name), "perf:ibs_op");
+	if (!pmu_has_format("ibs_op", "cnt_ctl")) {
+		/* ibs.c shows cnt_ctl only with IBS_CAPS_OPCNT */
+		snprintf(why, TIERD_WHY,
+			 "ibs_op has no cnt_ctl format: its period would count cycles, not ops, "
+			 "so samples could not stand for accesses");
+		return -ENOTSUP;
+	}
+	base_attr(&p->load, type);
+	if (pmu_parse("ibs_op", "cnt_ctl=1", &p->load)) {
+		snprintf(why, TIERD_WHY, "cannot parse ibs_op/format/cnt_ctl");
+		return -EINVAL;
+	}
+	if (pmu_has_format("ibs_op", "l3missonly")) {
+		if (pmu_parse("ibs_op", "l3missonly=1", &p->load)) {
+			snprintf(why, TIERD_WHY, "cannot parse ibs_op/format/l3missonly");
+			return -EINVAL;
+		}
+		p->ibs_l3missonly = 1;
+	}
+	/* perf_ibs_init() takes no period with the low 4 bits set */
+	period = lp < 0x10 ? 0x10 : lp & ~0xfULL;
+	p->load.sample_period = period;
+	p->load.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT |
+			      PERF_SAMPLE_DATA_SRC;
+	p->load.wakeup_events = 1u << 20;
+	p->load_scale = p->store_scale = (double)period;
+	p->ibs = 1;
+	snprintf(p->pmu, sizeof(p->pmu), "ibs_op");
+	snprintf(p->name, sizeof(p->name), "perf:ibs_op/cnt_ctl%s/",
+		 p->ibs_l3missonly ? ",l3missonly" : "");
 	return 0;
+}
+
+int obs_perf_plan(struct perf_plan *p, uint64_t load_period, uint64_t store_period, char *why)
+{
+	char alias[200];
+
+	memset(p, 0, sizeof(*p));
+	if (pmu_type("cpu_core") >= 0)
+		return plan_intel(p, "cpu_core", load_period, store_period, why);
+	if (pmu_type("cpu") >= 0 && pmu_event_alias("cpu", "mem-loads", alias, sizeof(alias)) == 0)
+		return plan_intel(p, "cpu", load_period, store_period, why);
+	if (pmu_type("ibs_op") >= 0)
+		return plan_ibs(p, load_period, why);
+	if (pmu_type("cpu") >= 0) {
+		snprintf(why, TIERD_WHY,
+			 "the core PMU has no mem-loads event and there is no ibs_op PMU "
+			 "(no PEBS/IBS address sampling)");
+		return -ENOENT;
+	}
+	snprintf(why, TIERD_WHY,
+		 "no hardware PMU (no cpu, cpu_core or ibs_op under %s; a VM without a "
+		 "virtual PMU?)", pmu_root());
+	return -ENOENT;
+}
+
+/* the weight bits asked for: WEIGHT_STRUCT -> WEIGHT (before Linux 5.12) */
+static void weight_fallback(struct perf_event_attr *a)
+{
+	if (a->sample_type & PERF_SAMPLE_WEIGHT_STRUCT) {
+		a->sample_type &= ~(uint64_t)PERF_SAMPLE_WEIGHT_STRUCT;
+		a->sample_type |= PERF_SAMPLE_WEIGHT;
+	}
 }
 
 int obs_perf_open(struct obs_perf **out, const struct target *t, uint64_t load_period,
 		  uint64_t store_period, char *why)
 {
 	struct obs_perf *o = calloc(1, sizeof(*o));
-	char paranoid[32] = "?", alias[200];
+	char paranoid[32] = "?";
 	FILE *f;
 	int ret;
 
@@ -208,41 +350,33 @@ int obs_perf_open(struct obs_perf **out, const struct target *t, uint64_t load_p
 			snprintf(paranoid, sizeof(paranoid), "?");
 		fclose(f);
 	}
-	if (pmu_type("cpu_core") >= 0)
-		ret = setup_intel(o, "cpu_core", load_period, store_period, why);
-	else if (pmu_type("cpu") >= 0 && pmu_event_alias("cpu", "mem-loads", alias, sizeof(alias)) == 0)
-		ret = setup_intel(o, "cpu", load_period, store_period, why);
-	else if (pmu_type("ibs_op") >= 0)
-		ret = setup_ibs(o, load_period, why);
-	else if (pmu_type("cpu") >= 0) {
-		snprintf(why, TIERD_WHY,
-			 "the core PMU has no mem-loads event and there is no ibs_op PMU "
-			 "(no PEBS/IBS address sampling)");
-		ret = -ENOENT;
-	} else {
-		snprintf(why, TIERD_WHY,
-			 "no hardware PMU (no cpu, cpu_core or ibs_op under "
-			 "/sys/bus/event_source/devices; a VM without a virtual PMU?)");
-		ret = -ENOENT;
-	}
+	ret = obs_perf_plan(&o->p, load_period, store_period, why);
 	if (ret)
 		goto err;
 	ret = obs_perf_rescan(o);
-	if (ret == -EINVAL && o->load.precise_ip) {
-		/* some PMUs take a lower precise level */
-		o->load.precise_ip = 1;
-		o->store.precise_ip = 1;
+	if (ret == -EINVAL) {
+		/* kernels before 5.12 know PERF_SAMPLE_WEIGHT only */
+		weight_fallback(&o->p.load);
 		ret = obs_perf_rescan(o);
 	}
-	if (ret == -EINVAL && o->ibs) {
-		/* older IBS drivers reject exclude_* and DATA_SRC */
-		o->load.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ADDR;
+	if (ret == -EINVAL && o->p.load.precise_ip) {
+		/* some PMUs take a lower precise level */
+		o->p.load.precise_ip = 1;
+		o->p.store.precise_ip = 1;
 		ret = obs_perf_rescan(o);
+	}
+	if (ret == -EINVAL && o->p.ibs) {
+		/* older IBS drivers reject DATA_SRC and weights: samples unfiltered */
+		o->p.load.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ADDR;
+		ret = obs_perf_rescan(o);
+		if (!ret && !o->p.ibs_l3missonly)
+			strncat(o->p.name, " (no data source: cache hits not filtered)",
+				sizeof(o->p.name) - strlen(o->p.name) - 1);
 	}
 	if (ret || !o->nring) {
 		snprintf(why, TIERD_WHY,
 			 "perf_event_open(%s) on the target's threads failed: %s "
-			 "(perf_event_paranoid=%s)", o->name, ret ? strerror(-ret) : "no threads",
+			 "(perf_event_paranoid=%s)", o->p.name, ret ? strerror(-ret) : "no threads",
 			 paranoid);
 		ret = ret ? ret : -ESRCH;
 		goto err;
@@ -252,6 +386,53 @@ int obs_perf_open(struct obs_perf **out, const struct target *t, uint64_t load_p
 err:
 	obs_perf_close(o);
 	return ret;
+}
+
+/*
+ * One PERF_RECORD_SAMPLE body (after the header) of @nw u64 words, in the
+ * order of perf_output_sample() for the bits tierd asks for: TID (u32 pid,
+ * u32 tid), ADDR, WEIGHT or WEIGHT_STRUCT, DATA_SRC (perf_event_open(2),
+ * "PERF_RECORD_SAMPLE").  Returns 0 or -EINVAL when the record is short.
+ */
+int perf_sample_parse(uint64_t sample_type, const uint64_t *rec, size_t nw,
+		      struct perf_sample *s)
+{
+	size_t i = 0;
+
+	memset(s, 0, sizeof(*s));
+#define TAKE(dst) do { if (i >= nw) return -EINVAL; (dst) = rec[i++]; } while (0)
+	if (sample_type & PERF_SAMPLE_TID) {
+		uint64_t v;
+
+		TAKE(v);
+		s->pid = (uint32_t)v;		/* little-endian x86: pid first */
+		s->tid = (uint32_t)(v >> 32);
+	}
+	if (sample_type & PERF_SAMPLE_ADDR)
+		TAKE(s->addr);
+	if (sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		uint64_t w;
+
+		TAKE(w);
+		s->lat = (uint32_t)w;	/* weight.full's low half or weight.var1_dw */
+		s->has_lat = 1;
+	}
+	if (sample_type & PERF_SAMPLE_DATA_SRC) {
+		TAKE(s->data_src);
+		s->has_src = 1;
+	}
+#undef TAKE
+	return 0;
+}
+
+/* 1 when the kernel decoded @data_src as a hit in L1, L2 or L3 (ibs.c's
+ * perf_ibs_get_mem_lvl() sets PERF_MEM_LVL_{L1,L2,L3} | PERF_MEM_LVL_HIT) */
+int perf_src_cache_hit(uint64_t data_src)
+{
+	union perf_mem_data_src ds = { .val = data_src };
+
+	return (ds.mem_lvl & PERF_MEM_LVL_HIT) &&
+	       (ds.mem_lvl & (PERF_MEM_LVL_L1 | PERF_MEM_LVL_L2 | PERF_MEM_LVL_L3));
 }
 
 /* copy @len bytes at ring offset @off (may wrap) */
@@ -285,28 +466,36 @@ int obs_perf_poll(struct obs_perf *o, obs_sink sink, void *priv, uint64_t *n)
 			if (h.size < sizeof(h))
 				break;
 			if (h.type == PERF_RECORD_SAMPLE && h.size <= sizeof(h) + sizeof(rec)) {
-				uint64_t addr, src = 0;
+				struct perf_sample ps;
 				int w = r->is_write;
 				long reg;
 
 				ring_copy(r, o->page, tail + sizeof(h), rec, h.size - sizeof(h));
-				/* layout: u32 pid, tid; u64 addr; [u64 data_src] */
-				addr = rec[1];
-				if (o->load.sample_type & PERF_SAMPLE_DATA_SRC)
-					src = rec[2];
+				if (perf_sample_parse(r->sample_type, rec,
+						      (h.size - sizeof(h)) / sizeof(uint64_t), &ps)) {
+					tail += h.size;
+					continue;
+				}
 				if (w < 0) {
-					union perf_mem_data_src ds = { .val = src };
+					union perf_mem_data_src ds = { .val = ps.data_src };
 
-					if (ds.mem_op & PERF_MEM_OP_STORE)
+					if (!ps.has_src)
+						w = 0;
+					else if (ds.mem_op & PERF_MEM_OP_STORE)
 						w = 1;
 					else if (ds.mem_op & PERF_MEM_OP_LOAD)
 						w = 0;
-					else if (!(o->load.sample_type & PERF_SAMPLE_DATA_SRC))
-						w = 0;
 				}
-				reg = addr ? target_find(o->t, (uintptr_t)addr) : -1;
+				/* IBS without l3missonly: drop cache hits here */
+				if (o->p.ibs && !o->p.ibs_l3missonly && ps.has_src &&
+				    perf_src_cache_hit(ps.data_src)) {
+					o->dropped++;
+					w = -1;
+				}
+				reg = ps.addr ? target_find(o->t, (uintptr_t)ps.addr) : -1;
 				if (reg >= 0 && w >= 0) {
-					sink(priv, (size_t)reg, w, 1);
+					sink(priv, (size_t)reg, w, 1,
+					     ps.has_lat && w == 0 ? ps.lat : 0);
 					(*n)++;
 				}
 			} else if (h.type == PERF_RECORD_LOST) {
@@ -323,9 +512,7 @@ void obs_perf_close(struct obs_perf *o)
 {
 	if (!o)
 		return;
-	for (size_t i = 0; i < o->nring; i++) {
-		munmap(o->ring[i].base, o->ring[i].len);
-		close(o->ring[i].fd);
-	}
+	for (size_t i = 0; i < o->nring; i++)
+		close_ring(&o->ring[i]);
 	free(o);
 }

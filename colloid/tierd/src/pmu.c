@@ -16,7 +16,18 @@
 
 #include "tierd.h"
 
-#define PMU_DIR "/sys/bus/event_source/devices"
+/* where the PMUs are; tests point it at a stand-in tree (pmu_set_root) */
+static char pmu_dir[256] = "/sys/bus/event_source/devices";
+
+void pmu_set_root(const char *dir)
+{
+	snprintf(pmu_dir, sizeof(pmu_dir), "%s", dir);
+}
+
+const char *pmu_root(void)
+{
+	return pmu_dir;
+}
 
 long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 			 unsigned long flags)
@@ -26,10 +37,10 @@ long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int g
 
 int pmu_type(const char *pmu)
 {
-	char path[256], buf[32];
+	char path[320], buf[32];
 	int ret;
 
-	snprintf(path, sizeof(path), PMU_DIR "/%s/type", pmu);
+	snprintf(path, sizeof(path), "%s/%s/type", pmu_dir, pmu);
 	ret = read_text_file(path, buf, sizeof(buf));
 	if (ret)
 		return ret;
@@ -38,10 +49,18 @@ int pmu_type(const char *pmu)
 
 int pmu_event_alias(const char *pmu, const char *name, char *buf, size_t len)
 {
-	char path[256];
+	char path[384];
 
-	snprintf(path, sizeof(path), PMU_DIR "/%s/events/%s", pmu, name);
+	snprintf(path, sizeof(path), "%s/%s/events/%s", pmu_dir, pmu, name);
 	return read_text_file(path, buf, len);
+}
+
+int pmu_has_format(const char *pmu, const char *term)
+{
+	char path[384], buf[64];
+
+	snprintf(path, sizeof(path), "%s/%s/format/%s", pmu_dir, pmu, term);
+	return read_text_file(path, buf, sizeof(buf)) == 0;
 }
 
 /* deposit the low bits of @val into the bit ranges of format @fmt */
@@ -89,7 +108,7 @@ static int put_term(const char *fmt, uint64_t val, struct perf_event_attr *attr)
 
 int pmu_parse(const char *pmu, const char *spec, struct perf_event_attr *attr)
 {
-	char buf[512], path[256], fmt[128];
+	char buf[512], path[512], fmt[128];
 	char *save = NULL, *tok;
 	int ret;
 
@@ -104,7 +123,7 @@ int pmu_parse(const char *pmu, const char *spec, struct perf_event_attr *attr)
 			*eq = '\0';
 			val = strtoull(eq + 1, NULL, 0);
 		}
-		snprintf(path, sizeof(path), PMU_DIR "/%s/format/%s", pmu, tok);
+		snprintf(path, sizeof(path), "%s/%s/format/%s", pmu_dir, pmu, tok);
 		ret = read_text_file(path, fmt, sizeof(fmt));
 		if (ret)
 			return -ENOENT;

@@ -67,6 +67,24 @@ const struct tierd_lat_ops tierd_lat_cha = {
 	.close = cha_close,
 };
 
+static int amdl3_read(void *src, struct lat_sample s[2])
+{
+	return lat_amdl3_read(src, s);
+}
+
+static void amdl3_close(void *src)
+{
+	lat_amdl3_close(src);
+}
+
+/* sampled requests are not the traffic: the loop estimates it from the access samples */
+const struct tierd_lat_ops tierd_lat_amdl3 = {
+	.label = "amd-l3",
+	.counts_traffic = 0,
+	.read = amdl3_read,
+	.close = amdl3_close,
+};
+
 static int probe_read(void *src, struct lat_sample s[2])
 {
 	return lat_probe_read(src, s);

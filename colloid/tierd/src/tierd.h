@@ -15,6 +15,7 @@
 #ifndef TIERD_H
 #define TIERD_H
 
+#include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -87,7 +88,6 @@ int64_t node_free_bytes(int node);
 
 /* ---- pmu.c ---- */
 
-struct perf_event_attr;
 /* type of PMU @pmu from sysfs, or -errno */
 int pmu_type(const char *pmu);
 /* fill attr->config/config1/config2 from "event=0x36,umask=0x..." using
@@ -95,6 +95,12 @@ int pmu_type(const char *pmu);
 int pmu_parse(const char *pmu, const char *spec, struct perf_event_attr *attr);
 /* read /sys/bus/event_source/devices/@pmu/events/@name into buf */
 int pmu_event_alias(const char *pmu, const char *name, char *buf, size_t len);
+/* 1 when @pmu's sysfs format directory has @term */
+int pmu_has_format(const char *pmu, const char *term);
+/* the directory the PMUs are read from (default /sys/bus/event_source/devices);
+ * tests point it at a stand-in tree */
+void pmu_set_root(const char *dir);
+const char *pmu_root(void);
 long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 			 unsigned long flags);
 
@@ -102,8 +108,34 @@ long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int g
 
 enum obs_kind { OBS_AUTO, OBS_PERF, OBS_DAMON, OBS_NONE };
 
-/* one access observation: region index, write flag, weight */
-typedef void (*obs_sink)(void *priv, size_t region, int is_write, uint32_t weight);
+/* one access observation: region index, write flag, weight, and the
+ * load's sampled latency in core cycles (0: none) */
+typedef void (*obs_sink)(void *priv, size_t region, int is_write, uint32_t weight,
+			 uint32_t lat_cycles);
+
+/* what obs_perf opens, decided from sysfs alone (obs_perf_plan) */
+struct perf_plan {
+	struct perf_event_attr aux;	/* group leader (mem-loads-aux) if have_aux */
+	struct perf_event_attr load;	/* PEBS mem-loads or IBS op */
+	struct perf_event_attr store;	/* PEBS mem-stores if have_store */
+	int have_aux, have_store;
+	int ibs, ibs_l3missonly;	/* IBS; the hardware drops L3 hits */
+	double load_scale, store_scale;	/* accesses one sample stands for */
+	char pmu[32], name[96];
+};
+int obs_perf_plan(struct perf_plan *p, uint64_t load_period, uint64_t store_period, char *why);
+
+/* the fields of one PERF_RECORD_SAMPLE that tierd asks for */
+struct perf_sample {
+	uint32_t pid, tid;
+	uint64_t addr;
+	uint32_t lat;		/* load latency, cycles (the weight's low 32 bits) */
+	int has_lat, has_src;
+	uint64_t data_src;
+};
+int perf_sample_parse(uint64_t sample_type, const uint64_t *rec, size_t nw,
+		      struct perf_sample *s);
+int perf_src_cache_hit(uint64_t data_src);
 
 struct obs_perf;
 int obs_perf_open(struct obs_perf **out, const struct target *t, uint64_t load_period,
@@ -113,6 +145,9 @@ int obs_perf_poll(struct obs_perf *o, obs_sink sink, void *priv, uint64_t *n);
 /* re-scan /proc/PID/task for new threads */
 int obs_perf_rescan(struct obs_perf *o);
 const char *obs_perf_name(const struct obs_perf *o);
+const struct perf_plan *obs_perf_plan_of(const struct obs_perf *o);
+/* IBS samples dropped as cache hits (no l3missonly) */
+uint64_t obs_perf_dropped(const struct obs_perf *o);
 void obs_perf_close(struct obs_perf *o);
 
 struct damon_cfg {
@@ -133,13 +168,20 @@ int obs_damon_index(const struct obs_damon *o);
 
 /* ---- latency.c ---- */
 
-enum lat_kind { LAT_AUTO, LAT_CHA, LAT_PROBE };
+enum lat_kind { LAT_AUTO, LAT_CHA, LAT_AMDL3, LAT_PROBE };
 
 struct lat_sample {
 	double occupancy;	/* ns x requests (Little's law numerator) */
 	double arrivals;	/* requests, 0 if the source counts none */
 	double mean_ns;		/* occupancy / arrivals, NAN if no data */
+	double running;		/* least time_running / time_enabled of the
+				 * source's counters in the interval (1: not
+				 * multiplexed; NAN: no counters) */
 };
+/* a counter's increase @dv over an interval in which it was enabled @den ns
+ * and on the PMU @drun ns, scaled to the whole interval as perf stat does;
+ * *frac = drun / den (NAN/0 when it never ran) */
+double ctr_scaled_delta(uint64_t dv, uint64_t den, uint64_t drun, double *frac);
 
 struct lat_cha;
 /* CHA TOR occupancy / inserts on the socket of @default_node: even boxes
@@ -147,6 +189,25 @@ struct lat_cha;
 int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, char *why);
 int lat_cha_read(struct lat_cha *c, struct lat_sample s[2]);
 void lat_cha_close(struct lat_cha *c);
+
+/* AMD Zen 4/5 L3 XI sampled latency (latency.c): what is counted where */
+#define MAX_CCX 64
+struct amdl3_plan {
+	char spec[2][2][160];	/* [tier][0: latency 0xac, 1: requests 0xad] */
+	int cpus[MAX_CCX];	/* one CPU per CCX of the default node */
+	int ncpu;
+	double ns_per_unit;	/* 10 (L3 per CCX >= 32 MiB) or 30 */
+	char alternate[32];	/* the alternate tier's data source */
+};
+/* @vendor: 1 Intel, 2 AMD; reads the PMU tree (pmu_root) and the node/cpu tree */
+int amdl3_plan(struct amdl3_plan *p, int vendor, int family, int model, int default_node,
+	       int alternate_node, char *why);
+/* the node/ and cpu/ tree amdl3_plan reads (default /sys/devices/system) */
+void lat_set_sys_root(const char *dir);
+struct lat_amdl3;
+int lat_amdl3_open(struct lat_amdl3 **out, int default_node, int alternate_node, char *why);
+int lat_amdl3_read(struct lat_amdl3 *l, struct lat_sample s[2]);
+void lat_amdl3_close(struct lat_amdl3 *l);
 
 struct lat_probe;
 /* one thread per tier chasing a buffer bound to nodes[i] */
@@ -198,7 +259,7 @@ struct tierd_lat_ops {
 	void (*close)(void *src);
 };
 
-extern const struct tierd_lat_ops tierd_lat_cha, tierd_lat_probe;
+extern const struct tierd_lat_ops tierd_lat_cha, tierd_lat_amdl3, tierd_lat_probe;
 
 /* ---- time ---- */
 uint64_t cpu_ns(void);	/* CLOCK_PROCESS_CPUTIME_ID (now_ns(): libtbutil) */

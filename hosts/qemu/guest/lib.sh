@@ -97,6 +97,14 @@ settings_set() {
 		printf '%s\t%s\n' "$1" "$(settings_read "$1")" >>"$_SETTINGS_SAVED"
 		_settings_sync_journal
 	fi
+	# numa_balancing's memory-tiering bit (2) is cleared before it is set again, so
+	# the kernel resets its promotion threshold (settings.py: RESET_ON_SET_BIT)
+	if [ "$1" = /proc/sys/kernel/numa_balancing ]; then
+		_now=$(settings_read "$1")
+		if [ $((_now & 2)) -ne 0 ] && [ $(($2 & 2)) -ne 0 ]; then
+			echo $((_now & ~2)) >"$1" || return 1
+		fi
+	fi
 	if ! echo "$2" >"$1"; then
 		echo "setting: writing '$2' to $1 failed" >&2
 		return 1
