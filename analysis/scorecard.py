@@ -7,8 +7,10 @@ copied into an ``ours`` column.
 
 The rules are the families': each family that scores published numbers declares them in
 ``families/<name>/scorecard.py`` (``RULES``: source, figure (a glob), metric, rule; and
-``NOT_SCORED``: source -> why its rows are listed but not scored). A published row with no rule
-keeps ``ours`` empty with the reason.
+``NOT_SCORED``: source -> why its rows are listed but not scored; and ``UNPUBLISHED(df, ref)``:
+rows for what its results hold but no published number covers, e.g. a system no paper evaluated,
+listed as not scored with the reason). A published row with no rule keeps ``ours`` empty with the
+reason.
 
 Tolerances (``within``):
 
@@ -109,6 +111,19 @@ def _family_rules() -> tuple[list[tuple], dict[str, str]]:
     return rules, not_scored
 
 
+def _unpublished(d: pd.DataFrame, ref: pd.DataFrame) -> list[dict]:
+    """The families' rows for results no published number covers (``UNPUBLISHED``): source, figure,
+    system, condition, metric and the note; listed as not scored."""
+    import families  # noqa: PLC0415 - the family registry imports harness modules
+
+    out = []
+    for mod in families.modules("scorecard"):
+        fn = getattr(mod, "UNPUBLISHED", None)
+        if fn is not None:
+            out += fn(d, ref)
+    return out
+
+
 def _rule_for(row: pd.Series, rules: list[tuple]) -> Callable[[pd.Series, pd.DataFrame], Ours] | None:
     for source, figure, metric, rule in rules:
         if row["source"] == source and fnmatch.fnmatchcase(row["figure"], figure) and row["metric"] == metric:
@@ -194,6 +209,9 @@ def build(df: pd.DataFrame | None, ref: pd.DataFrame | None = None,
             "note": (f"calibration target ({fitted}), not a validation; {o.note}" if fitted else
                      f"{OTHER_HARDWARE}; {o.note}".rstrip("; ") if other else o.note),
         })  # fmt: skip
+    for u in _unpublished(d, ref):
+        out.append({**{c: math.nan for c in COLUMNS}, "tolerance": "", "within": None, "calibrated": False,
+                    "backend": "", "hardware": "", **u})
     sc = pd.DataFrame(out, columns=COLUMNS)
     sc["within"] = sc["within"].astype("boolean")
     return sc
@@ -214,6 +232,8 @@ def _num(v: float, unit: str = "") -> str:
 
 def _published(r: pd.Series) -> str:
     lo, hi, u = r["published_low"], r["published_high"], r["unit"]
+    if pd.isna(lo) and pd.isna(hi):
+        return "none"
     if lo == hi:
         return _num(lo, u)
     sep = " vs " if " vs " in r["condition"] else "\u2013"
@@ -284,7 +304,8 @@ def to_markdown(scorecard: pd.DataFrame, host: str, backend: str, profile: str |
         "",
         "*ratio* = ours / published midpoint (for a range, the midpoint of ours).",
         "",
-        f"**{len(scored)} of {len(scorecard)} published numbers computed; {within} of {len(scored)} within tolerance.**"
+        f"**{len(scored)} of {int(scorecard['published_low'].notna().sum())} published numbers computed; {within} of "
+        f"{len(scored)} within tolerance.**"
         + (f" {len(other)} more are from other hardware: listed without a verdict." if len(other) else "")
         + (f" {len(fitted)} of them are calibration targets (the model was fitted to them); of the other "
            f"{len(valid)}, the validation numbers, {vwithin} are within tolerance." if len(fitted) else ""),

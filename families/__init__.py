@@ -12,7 +12,8 @@ A family package holds everything of one experiment family:
 - ``fleet.py`` (optional): ``sections(df, out, fidelity)``, its sections of a fleet's comparison
   (``fidelity``: host -> its model score, analysis.fidelity.HostFidelity);
 - ``scorecard.py`` (optional): its published-number rules (``RULES``) and the published sources
-  it lists without scoring (``NOT_SCORED``), which analysis/scorecard.py runs.
+  it lists without scoring (``NOT_SCORED``) and rows for results no published number covers
+  (``UNPUBLISHED``), which analysis/scorecard.py runs.
 
 The core discovers families from :data:`FAMILIES` only: adding a family is its package plus one
 line here. Importing this module is cheap (no pandas, no matplotlib).

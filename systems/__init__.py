@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 
 # The registered systems, in figure and report order (one line per system).
-ORDER = ["hemem", "tpp", "memtis"]
+ORDER = ["hemem", "tpp", "memtis", "damon"]
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,11 @@
-"""DAMON-based tiering (Linux >= 6.11): DAMOS ``migrate_hot`` promotes the alternate node's hot
-regions and ``migrate_cold`` demotes the default node's cold ones, as the kernel's own sample
-(samples/damon/mtier.c); libcolloid's ``damon`` policy models it.
+"""DAMON-based memory tiering (Linux >= 6.11: DAMOS ``migrate_hot`` / ``migrate_cold`` with a
+``target_nid``), set up as upstream's ``samples/damon/mtier.c``. No published number compares
+against it: the scorecard marks it unscored.
 
-On real tiers it is the kernel's (workflows/harness/damon.py, docs/damon.md); with Colloid the
+On modelled tiers: libcolloid's ``damon`` policy (colloid/src/policy_damon.c: DAMON's monitor with
+adaptive regions, the two schemes with their quotas, prioritization and quota goals).
+
+On real tiers: the kernel's own (workflows/harness/damon.py, docs/damon.md); with Colloid the
 promotion quota follows a DAMOS ``user_input`` quota goal fed with the per-tier latency ratio that
 tierd measures (Linux >= 6.9 for the goals' target_metric, 6.11 for the actions).
 """
@@ -13,7 +16,7 @@ from systems import Damon, System
 from workflows.harness.damon import preconditions
 
 SYSTEM = System(
-    "damon", "DAMON", color="#029e73", marker="^", policy="damon", baseline=False,
+    "damon", "DAMON", color="#ca9161", marker="X", policy="damon", baseline=False,
     # DAMON's paddr operations move pages whatever their mempolicy (mm/damon/paddr.c: "Migration
     # ignores all cpuset and mempolicy settings"); unbound anyway, so that DAMON and kernel TPP
     # run the very same workload (GUPS --unbind-after-touch) and differ only in the mechanism.

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
+import systems
 from analysis.frame import load
 from families import apps
 from workflows.harness import ConfigError, plan, profile
@@ -87,11 +88,13 @@ def test_points_run_beside_the_antagonist_with_the_graph_as_input():
 
 
 def test_model_points_run_each_access_model_under_every_system():
-    """Modelled: each application's model (models.yaml) with HeMem, TPP and MEMTIS, with and
-    without Colloid, at 0x-3x; the default tier holds a third of the working set; labelled model."""
+    """Modelled: each application's model (models.yaml) with every registered system (HeMem, TPP,
+    MEMTIS, DAMON), with and without Colloid, at 0x-3x; the default tier holds a third of the
+    working set; labelled model."""
     fp = apps.plan(profile.validate_config({"scale": "t", "apps": {"contention": {"enabled": False}}}), one_node_host())
     assert {r["experiment"] for r in fp.rows} == {"steady_state"} and fp.figures == ["app_speedup"]
-    assert len(fp.rows) == 3 * 3 * 2 * 4 and {r["context"]["backend"] for r in fp.rows} == {"model"}
+    assert {r["context"]["system"] for r in fp.rows} == set(systems.names())
+    assert len(fp.rows) == 3 * len(systems.names()) * 2 * 4 and {r["context"]["backend"] for r in fp.rows} == {"model"}
     by = {r["point"]: r["run"]["argv"] for r in fp.rows}
     pr, s = by["gapbs-pr-hemem-c1-i3"], by["silo-tpp-c0-i0"]
     assert pr[pr.index("--workload") + 1] == "gups" and pr[pr.index("--hot-share") + 1] == "0.918"

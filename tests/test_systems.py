@@ -10,6 +10,7 @@ two-tier host from synthetic facts), a figure and the scorecard, with no other f
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -98,14 +99,13 @@ def test_a_toy_system_is_one_file_and_one_registry_line(workdir):
     (workdir / "systems/toy.py").write_text(TOY)
     init = workdir / "systems/__init__.py"
     text = init.read_text()
-    assert 'ORDER = ["hemem", "tpp", "memtis"]' in text
-    init.write_text(text.replace('ORDER = ["hemem", "tpp", "memtis"]', 'ORDER = ["hemem", "tpp", "memtis", "toy"]'))
+    line = f"ORDER = {json.dumps(systems.ORDER)}"
+    assert line in text
+    init.write_text(text.replace(line, f"ORDER = {json.dumps(systems.ORDER + ['toy'])}"))
     r = subprocess.run([sys.executable, "-c", DRIVER], cwd=workdir, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
-    import json
-
     out = json.loads(r.stdout.strip().splitlines()[-1])
-    assert "'nosuch' is not one of ['hemem', 'tpp', 'memtis', 'toy']" in out["unknown"]
+    assert f"'nosuch' is not one of {systems.ORDER + ['toy']}" in out["unknown"]
     assert "steady_state/toy-c0-i0" in out["model"] and "steady_state/toy-c1-i3" in out["model"]
     assert "migration_frozen/toy-c1-i3" in out["model"] and "contention_change/toy-c1-i0to3" in out["model"]
     a = out["argv"]["steady_state/toy-c1-i3"]
@@ -142,3 +142,51 @@ def test_kernel_mechanism_settings_and_knobs():
         attach, settings, _ = tierd.system(name, False, nodes=(0, 1), default_capacity="1G", observe="auto")
         assert attach == [] and settings == m.settings
         assert set(m.settings) <= set(tierd.knobs())
+
+
+def test_damon_runs_in_the_model_and_is_listed_unscored(tmp_path):
+    """DAMON is in the default systems (every registered one), its model points run through tiersim
+    with its own policy, it appears in the steady-state figure, and the scorecard lists it as having
+    no published number instead of scoring it."""
+    from analysis import scorecard
+    from analysis.frame import read, typed
+    from families.tiering import model
+    from families.tiering.figures import steady_state
+    from workflows.harness import plan, profile
+
+    facts = {"hostname": "one", "online_cpus": [0, 1], "allowed_cpus": [0, 1], "privileges": {"root": False},
+             "nodes": {"0": {"cpus": [0, 1], "memory_mib": 1 << 14}}}
+    cfg = profile.validate_config({"scale": "t", "tiering": {
+        "intensities": [0, 3], "duration_s": 4, "average_last_s": 2, "object_bytes": [64], "unloaded_latency_ns": [148],
+        "best_static_fractions": [1.0], "dynamics": {"hotset_move_intensities": []}}})
+    assert cfg["tiering"]["systems"] == systems.names() and "damon" in systems.names()
+    assert not systems.get("damon").baseline and "damon" not in systems.baselines()
+    host = plan.Host(profile.resolve("paper-testbed", facts), facts)
+    rows = [r for r in model.points(cfg, host, host.profile)
+            if r["experiment"] == "steady_state" and r["context"]["system"] in ("damon", "tpp")]
+    assert {r["point"] for r in rows} >= {"damon-c0-i0", "damon-c1-i3"}
+    results = []
+    for r in rows:
+        a = r["run"]["argv"]
+        assert a[a.index("--system") + 1] == systems.get(r["context"]["system"]).policy
+        d = tmp_path / r["point"]
+        d.mkdir()
+        p = subprocess.run([sys.executable, "-m", "workflows.harness.point", "--outdir", str(d), "-"],
+                           input=json.dumps(r), capture_output=True, text=True, cwd=systems.__path__[0] + "/..")
+        assert p.returncode == 0, p.stderr[-2000:]
+        results.append(d / "result.csv")
+    df = typed(read(results))
+    t = df[(df["system"] == "damon") & (df["metric"] == "throughput") & df["t_s"].isna()]
+    assert len(t) == 4 and (t["value"] > 0).all()
+    fig = steady_state.plot(df)
+    labels = [ax.get_title() for ax in fig.axes]
+    for leg in [ax.get_legend() for ax in fig.axes] + list(fig.legends):
+        labels += [x.get_text() for x in leg.get_texts()] if leg else []
+    assert any("DAMON" in x for x in labels), labels
+    sc = scorecard.build(df)
+    damon = sc[sc["system"] == "damon"]
+    assert len(damon) == 1 and damon["ours"].isna().all() and damon["within"].isna().all()
+    assert "no published number" in damon["note"].iloc[0]
+    assert sc[(sc["system"] == "tpp") & sc["ours"].notna()].shape[0] >= 1, "TPP's rows are still scored"
+    md = scorecard.to_markdown(sc, "h", "model")
+    assert "| damon |" in md.split("## Not scored")[1]

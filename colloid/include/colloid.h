@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * colloid.h - libcolloid: tiered-memory placement policies (HeMem, TPP,
- * MEMTIS) with optional Colloid latency balancing, behind one API.
+ * MEMTIS, DAMON) with optional Colloid latency balancing, behind one API.
  *
  * Split between policy and mechanism
  * ----------------------------------
@@ -22,7 +22,7 @@
  * The same loop can be written once against struct colloid_ops (an
  * operations table in the style of DAMON's) and run by colloid_step().
  *
- * Policies are chosen by name at run time ("hemem", "tpp", "memtis"), each
+ * Policies are chosen by name at run time ("hemem", "tpp", "memtis", "damon"), each
  * with Colloid on or off.  A policy never knows which mechanism runs it.
  *
  * Units: pages are indices 0..npages-1 of equally sized regions (page_size
@@ -177,7 +177,9 @@ struct colloid_move {
  * @last_budget_bytes: migration budget of the last tick (bytes).
  * @last_plan_moves, @last_plan_bytes: size of the last plan.
  * @hot_threshold: policy's current hotness threshold (HeMem: read_hot;
- *                 TPP: hot threshold in ms; MEMTIS: histogram bin).
+ *                 TPP: hot threshold in ms; MEMTIS: histogram bin; DAMON:
+ *                 the promotion scheme's effective quota, bytes per reset
+ *                 interval).
  * @total_weight:  decayed sum of all sample weights (probability denominator).
  * @quanta:        ticks so far.
  * @moves_total:   moves planned so far.
@@ -271,9 +273,16 @@ const char *colloid_policy_name(unsigned int i);
  *                with Colloid on (0: it runs inside the policy's thread, or
  *                is not released).
  *
+ * @access_checks: 1 when the policy monitors accesses by checking accessed
+ *                bits (DAMON): once per quantum the mechanism asks
+ *                colloid_access_checks() which pages to check and answers
+ *                each with colloid_access_result(); 0 otherwise.
+ * @access_check_bytes: the bytes one such check covers (DAMON checks the
+ *                folio of one sampled address: a 4 KiB base page, or a
+ *                huge page), for a mechanism whose pages are larger.
+ *
  * A policy file sets every field its system has; new monitor constants
- * (e.g. DAMON's sampling and aggregation intervals) are added here, zero
- * meaning "not this kind of monitor".
+ * are added here, zero meaning "not this kind of monitor".
  */
 struct colloid_policy_info {
 	uint64_t quantum_ns;
@@ -288,6 +297,8 @@ struct colloid_policy_info {
 	double cha_ewma_alpha;
 	double cha_share;
 	double colloid_monitor_cores;
+	int access_checks;
+	double access_check_bytes;
 };
 
 /**
@@ -401,6 +412,26 @@ int colloid_observe_cha(struct colloid_ctx *ctx, unsigned int tier, double occup
  */
 int colloid_observe_ns(struct colloid_ctx *ctx, unsigned int tier, double latency_ns,
 		       double accesses, uint64_t interval_ns);
+
+/**
+ * colloid_access_checks() - the pages whose accessed bit the policy asks
+ * the mechanism to check over the quantum that starts now (a policy with
+ * colloid_policy_info().access_checks; DAMON's prepare_access_checks: the
+ * bit of one sampled page per monitoring region is cleared at the end of
+ * each tick).  The mechanism answers, before the next tick, whether each
+ * page was accessed since, with colloid_access_result().
+ * @pages: receives at most @cap page indices; @n: receives how many.
+ * Return: 0 (*@n = 0 for a policy without such a monitor) or -EINVAL.
+ */
+int colloid_access_checks(const struct colloid_ctx *ctx, uint64_t *pages, size_t cap, size_t *n);
+
+/**
+ * colloid_access_result() - the answer to one check colloid_access_checks()
+ * named: @accessed 1 when @page was accessed since the last tick, else 0.
+ * Other pages and policies without the monitor ignore it.
+ * Return: 0 or -EINVAL.
+ */
+int colloid_access_result(struct colloid_ctx *ctx, uint64_t page, int accessed);
 
 /* ---- decisions ---- */
 

@@ -139,6 +139,10 @@ struct colloid_policy {
 	double (*hot_threshold)(const struct colloid_ctx *ctx);
 	/* what the policy asks of its mechanism (periods, quantum, inputs, monitor) */
 	void (*info)(const double *own, struct colloid_policy_info *info);
+	/* an accessed-bit monitor (info.access_checks; NULL: none): the pages to
+	 * check (at most @cap written, their count returned), and one answer */
+	size_t (*access_checks)(const struct colloid_ctx *ctx, uint64_t *pages, size_t cap);
+	void (*access_result)(struct colloid_ctx *ctx, uint32_t page, bool accessed);
 };
 
 struct tier {

@@ -47,8 +47,10 @@ int main(void)
 	}
 	CHECK(i >= 25);
 	CHECK(colloid_param_set(&p, "delta", 0.1) == 0 && p.delta == 0.1);
-	CHECK(colloid_policy_name(0) && colloid_policy_name(1) && colloid_policy_name(2));
-	CHECK(colloid_policy_name(3) == NULL);
+	/* the registered policies, in name order, then NULL */
+	for (i = 1; colloid_policy_name(i); i++)
+		CHECK(strcmp(colloid_policy_name(i - 1), colloid_policy_name(i)) < 0);
+	CHECK(i >= 3 && colloid_policy_name(i) == NULL);
 
 	/* tier 1 is the fastest: it becomes the default tier */
 	memset(&cfg, 0, sizeof(cfg));

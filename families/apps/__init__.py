@@ -3,7 +3,7 @@
 host each runs at small scale alone and beside the memory antagonist on the one node there is
 (``contention_single_node``, measured): its metric (PageRank's mean trial time, Silo's throughput,
 CacheBench's get rate), footprint (peak RSS) and run time. On
-modelled tiers (model.py) each application's access model runs under HeMem, TPP and MEMTIS with
+modelled tiers (model.py) each application's access model runs under HeMem, TPP, MEMTIS and DAMON with
 and without Colloid (``steady_state``, simulated), for the paper's Figure 8 and scorecard rows. Points: ``apps/contention_single_node/{app}-i{k}-t{threads}``.
 """
 

@@ -1,5 +1,5 @@
 """The apps family on modelled tiers: each application's access model (families/apps/models.yaml)
-run by tiersim with HeMem, TPP and MEMTIS, each with and without Colloid, at 0x-3x antagonist
+run by tiersim with HeMem, TPP, MEMTIS and DAMON, each with and without Colloid, at 0x-3x antagonist
 intensity, on the model profile's tiers with a default tier holding a third of the working set.
 Points: ``apps/steady_state/{app}-{system}-c{0|1}-i{k}``; every row is ``backend=model``.
 """

@@ -1,4 +1,4 @@
-"""The tiering family: GUPS under 0x-3x antagonist intensity with HeMem, TPP and MEMTIS, each with
+"""The tiering family: GUPS under 0x-3x antagonist intensity with HeMem, TPP, MEMTIS and DAMON, each with
 and without Colloid; best static placement; unloaded-latency and object-size sweeps; hot-set move
 and contention change; CPU overhead; the cost of steady-state migrations. For real on hosts with
 two NUMA memory tiers (tierd, kernel TPP; real.py), on modelled tiers elsewhere (tiersim;

@@ -276,3 +276,24 @@ RULES = [(SOURCE, figure, metric, rule) for (figure, metric), rule in {
     ("convergence", "convergence_time"): _convergence,
     ("convergence", "migration_throughput_cost"): _migration_cost,
 }.items()]
+
+
+def _unpublished(d: pd.DataFrame, ref: pd.DataFrame) -> list[dict]:
+    """A registered system in the tiering results that no published row names (e.g. DAMON, which
+    the Colloid paper predates): one row, "no published number", not scored."""
+    t = common.select(d, family="tiering")
+    if t.empty or "system" not in t:
+        return []
+    named = set(ref["system"].astype(str)) | (set(BASELINE_SYSTEMS) if "baselines" in set(ref["system"]) else set())
+    out = []
+    for name in systems.names():
+        if name in named or not (t["system"] == name).any():
+            continue
+        out.append({"source": SOURCE, "figure": "all", "system": name, "condition": "any", "metric": "any",
+                    "unit": "", "note": f"no published number: {SOURCE} evaluates "
+                    f"{', '.join(systems.get(b).label for b in BASELINE_SYSTEMS)}; {systems.get(name).label}'s rows "
+                    "are in the figures and tables, not scored"})
+    return out
+
+
+UNPUBLISHED = _unpublished

@@ -10,7 +10,8 @@
  *      observe feeds what the policy's mechanism would see (PEBS-like
  *      samples for HeMem and MEMTIS; for TPP, hint faults from Linux's
  *      scanner, shared with tierd in colloid/mech/, and accessed-bit
- *      references; CHA-style per-tier occupancy/arrivals polled every
+ *      references; for DAMON, the accessed-bit checks of the pages its
+ *      monitor sampled; CHA-style per-tier occupancy/arrivals polled every
  *      cha_poll_ns); the library ticks; migrate applies the plan, and the
  *      bytes moved load both tiers in the next quantum.
  * The policy's quantum and sampling periods come from libcolloid
@@ -90,7 +91,7 @@ struct sim {
 	const char *prog;
 	struct curve_set tier[2];
 	struct workload *wl;
-	struct rng rng_wl, rng_obs, rng_scan, rng_cha, rng_ref;
+	struct rng rng_wl, rng_obs, rng_scan, rng_cha, rng_ref, rng_chk;
 	struct alias alias;
 	uint64_t alias_version;
 
@@ -127,6 +128,9 @@ struct sim {
 	size_t fbuf_cap;
 	double *cbuf;		/* CHA polls of one quantum */
 	size_t cbuf_cap;
+	/* DAMON-style accessed-bit checks of one quantum (colloid_access_checks()) */
+	uint64_t *kbuf;
+	size_t kbuf_cap;
 
 	/* traffic state */
 	double intensity;
@@ -571,6 +575,48 @@ static int redraw_faults(struct sim *s, uint64_t now)
 	return 0;
 }
 
+/*
+ * DAMON: the accessed-bit checks (mm/damon/paddr.c, damon_pa_mkold() at the
+ * start of a sampling interval, damon_pa_young() at its end) of the pages the
+ * policy sampled, one per monitoring region.  A check covers
+ * access_check_bytes of its region (a base page of a 2 MiB region; objects
+ * spread uniformly over a region): it finds the page accessed with the
+ * probability of at least one access in the quantum, 1 - exp(-rate x
+ * quantum), rate the region's true access rate times the share it covers.
+ */
+static int feed_checks(struct sim *s, double qns)
+{
+	double share = fmin(1.0, s->info.access_check_bytes / (double)s->region);
+	size_t n = 0, i;
+
+	if (!(share > 0))
+		share = 1.0;
+	for (;;) {
+		if (s->kbuf_cap && colloid_access_checks(s->ctx, s->kbuf, s->kbuf_cap, &n))
+			return fail(s, "%s", "colloid_access_checks failed");
+		if (s->kbuf_cap && n < s->kbuf_cap)
+			break;
+		{
+			size_t nc = s->kbuf_cap ? 2 * s->kbuf_cap : 4096;
+			uint64_t *nb = realloc(s->kbuf, nc * sizeof(*nb));
+
+			if (!nb)
+				return fail(s, "%s", "out of memory");
+			s->kbuf = nb;
+			s->kbuf_cap = nc;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		double lam = s->tr.xa * s->wl->prob[s->kbuf[i]] * share;
+
+		if (lam > 0 && rng_uniform(&s->rng_chk) < -expm1(-lam * qns))
+			s->kbuf[i] |= 1ull << 63;
+	}
+	TIMED(s, for (i = 0; i < n; i++)
+		colloid_access_result(s->ctx, s->kbuf[i] & ~(1ull << 63), (int)(s->kbuf[i] >> 63)));
+	return 0;
+}
+
 /* CHA-style latency: every cha_poll_ns the monitor reads per-tier TOR
  * occupancy and inserts of the application's demand reads (cha_share of
  * them: what the system's monitor counts); the library smooths both with
@@ -653,6 +699,8 @@ static int sim_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint64
 			ret = feed_samples(s, (double)qns);
 		if (!ret && s->info.hint_faults)
 			ret = feed_refs(s, (double)qns) || feed_faults(s, now - qns, (double)qns);
+		if (!ret && s->info.access_checks)
+			ret = feed_checks(s, (double)qns);
 		if (!ret)
 			ret = feed_cha(s, (double)qns);
 	});
@@ -933,6 +981,7 @@ static int setup(struct sim *s)
 	rng_seed(&s->rng_scan, c->seed, 3);
 	rng_seed(&s->rng_cha, c->seed, 4);
 	rng_seed(&s->rng_ref, c->seed, 5);
+	rng_seed(&s->rng_chk, c->seed, 6);
 	if (c->workload == WL_ZIPF) {
 		struct zipf_cfg z = {
 			.working_set = c->working_set, .hot_set = c->hot_set, .theta = c->zipf_theta,
@@ -992,6 +1041,7 @@ static void teardown(struct sim *s)
 	free(s->pending);
 	free(s->plan);
 	free(s->sbuf);
+	free(s->kbuf);
 	free(s->fbuf);
 	free(s->cbuf);
 	free(s->series);

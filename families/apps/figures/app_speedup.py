@@ -13,7 +13,7 @@ from analysis.frame import typed
 NAME = "app_speedup"
 TITLE = "Application speedup with Colloid"
 CAPTION = """\
-Each application's speedup with Colloid under HeMem, TPP and MEMTIS at 0x\u20133x antagonist
+Each application's speedup with Colloid under each tiering system (HeMem, TPP, MEMTIS, DAMON) at 0x\u20133x antagonist
 intensity, the layout of the Colloid paper's Figure 8: its metric with Colloid over without
 (throughput; for PageRank's mean trial time, a time, without over with). On modelled tiers
 (the title says so) tiersim runs each application's access model (families/apps/models.yaml:
