@@ -156,7 +156,9 @@ def test_missing_archive_offline_names_the_remedy(tmp_path, monkeypatch):
     def offline(*a, **k):
         raise OSError("network unreachable")
 
-    monkeypatch.setattr(upstream.urllib.request, "urlopen", offline)
+    import urllib.request  # noqa: PLC0415 - upstream imports it only to download
+
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
     with pytest.raises(upstream.SourceError, match=r"not in .*download .* failed.*sources: DIR"):
         upstream.fetch(PIN, tmp_path / "out.tar.gz", [tmp_path])
 

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -186,6 +187,36 @@ def test_a_failed_point_fails_its_batch_by_name(tmp_path):
     assert r.returncode == 1 and "2 of 2 modelled point(s) failed: tiering/x/" in r.stderr
     assert "tiering/x/bad/rep0" in r.stderr and "tiering/x/ok/rep0" in r.stderr, "the failed points by name"
     assert not list((tmp_path / "b").rglob("result.csv")) and not (tmp_path / "b" / ".rows").exists()
+
+
+
+def test_a_batch_stops_a_point_past_its_time_limit(tmp_path):
+    """modelbatch runs each point's tiersim itself: one past the row's timeout_s is stopped (its
+    process group, by pid) and fails by name with the reason in its log; the other point still
+    gets its files."""
+    slow = tmp_path / "slow-tiersim"
+    slow.write_text(f"#!/bin/sh\necho $$ > {tmp_path}/slow.pid\nexec sleep 60\n")
+    slow.chmod(0o755)
+    fake = tmp_path / "fake-tiersim"  # writes a one-row summary where --summary says
+    fake.write_text("#!/bin/sh\nwhile [ \"$1\" != --summary ]; do shift; done\n"
+                    "printf 't_s,metric,value,unit\\n,throughput,1,Mops/s\\n' > \"$2\"\n")
+    fake.chmod(0o755)
+    rows = {"tiering/x/slow/rep0": {"executor": "model", "run": {"argv": [str(slow)], "timeout_s": 1}},
+            "tiering/x/ok/rep0": {"executor": "model", "run": {"argv": [str(fake)]}}}
+    for r in rows.values():
+        r.update({"context": {"family": "tiering"}, "columns": []})
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"points": rows}))
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "workflows.harness.modelbatch", "--jobs", "2", "--out",
+                        str(tmp_path / "b"), str(spec)], cwd=REPO, capture_output=True, text=True, timeout=50)
+    assert time.monotonic() - t0 < 50
+    assert r.returncode == 1 and "1 of 2 modelled point(s) failed: tiering/x/slow/rep0" in r.stderr, r.stderr
+    assert "ran past its 1 s limit and was stopped" in (tmp_path / "b/tiering/x/slow/rep0/log").read_text()
+    pid = int((tmp_path / "slow.pid").read_text())
+    assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+    ok = tmp_path / "b/tiering/x/ok/rep0"
+    assert "throughput,1" in (ok / "result.csv").read_text() and json.loads((ok / "meta.json").read_text())["backend"] == "model"
 
 
 # -- SLURM --------------------------------------------------------------------------------------

@@ -20,7 +20,6 @@ import hashlib
 import os
 import shutil
 import sys
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,6 +89,8 @@ def fetch(pin: Pin, out: Path, dirs: list[Path]) -> str:
         os.replace(tmp, out)
         return str(src)
     try:
+        import urllib.request  # noqa: PLC0415 - only a download needs it (every point hashes files)
+
         with urllib.request.urlopen(pin.url, timeout=TIMEOUT_S) as r, open(tmp, "wb") as f:
             shutil.copyfileobj(r, f)
     except OSError as e:

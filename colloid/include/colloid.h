@@ -378,6 +378,16 @@ int colloid_tier_set_free(struct colloid_ctx *ctx, unsigned int tier, uint64_t b
 int colloid_sample(struct colloid_ctx *ctx, uint64_t page, int is_write, uint32_t weight);
 
 /**
+ * colloid_sample_many() - @n samples of one kind, in order: the same state as
+ * colloid_sample(ctx, @pages[k], @is_write, @weight) for k = 0 .. @n - 1, at
+ * a lower cost per sample (applied at once, without the input log).
+ * Return: 0, or -EINVAL (a page >= npages, @weight 0, @is_write not 0 or 1,
+ * or @pages NULL with @n > 0) with no sample applied.
+ */
+int colloid_sample_many(struct colloid_ctx *ctx, const uint32_t *pages, size_t n, int is_write,
+			uint32_t weight);
+
+/**
  * colloid_hint_fault() - a NUMA hint fault on @page.
  * @since_scan_ns: time between the scanner unmapping the page and the fault.
  * @now_ns:        mechanism time of the fault (monotonic).

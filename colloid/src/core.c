@@ -86,37 +86,7 @@ int colloid_policy_info(const char *policy, const struct colloid_params *p,
  * every policy walks the same lists, in the same order, as before.
  */
 
-/* Unlink page @i from the list it is linked into (tier, lbin). */
-static void link_del(struct colloid_ctx *ctx, uint32_t i)
-{
-	struct cpage *pages = ctx->pages, *pg = &pages[i];
-	struct clist *l = &ctx->lists[pg->tier][pg->lbin];
-
-	if (pg->prev != NIL)
-		pages[pg->prev].next = pg->next;
-	else
-		l->head = pg->next;
-	if (pg->next != NIL)
-		pages[pg->next].prev = pg->prev;
-	else
-		l->tail = pg->prev;
-}
-
-/* Link page @i at the head of its (tier, bin) list. */
-static void link_add_head(struct colloid_ctx *ctx, uint32_t i)
-{
-	struct cpage *pg = &ctx->pages[i];
-	struct clist *l = &ctx->lists[pg->tier][pg->bin];
-
-	pg->lbin = pg->bin;
-	pg->prev = NIL;
-	pg->next = l->head;
-	if (l->head != NIL)
-		ctx->pages[l->head].prev = i;
-	else
-		l->tail = i;
-	l->head = i;
-}
+/* link_del() and link_add_head() are in internal.h (a batch of samples relinks inline) */
 
 /* Move page @i to the head of its (tier, bin) list now. */
 void page_relink(struct colloid_ctx *ctx, uint32_t i)
@@ -614,6 +584,34 @@ int colloid_sample(struct colloid_ctx *ctx, uint64_t page, int is_write, uint32_
 	ctx->slog[ctx->slog_len].wx = weight << 1 | (uint32_t)is_write;
 	if (++ctx->slog_len == SLOG_CAP)
 		samples_flush(ctx);
+	return 0;
+}
+
+int colloid_sample_many(struct colloid_ctx *ctx, const uint32_t *pages, size_t n, int is_write,
+			uint32_t weight)
+{
+	const struct colloid_policy *pol;
+
+	if (!ctx || (n && !pages) || weight == 0 || (is_write != 0 && is_write != 1))
+		return -EINVAL;
+	for (size_t k = 0; k < n; k++)
+		if (pages[k] >= ctx->npages)
+			return -EINVAL;
+	if (!n)
+		return 0;
+	/* the logged inputs come first, as if these had been logged after them */
+	ctx_sync(ctx);
+	ctx->samples_total += (uint64_t)n * weight;
+	pol = ctx->pol;
+	if (pol->sample_many) {
+		pol->sample_many(ctx, pages, n, is_write, weight);
+		return 0;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (k + SAMPLE_PREFETCH < n)
+			__builtin_prefetch(&ctx->pages[pages[k + SAMPLE_PREFETCH]], 1);
+		pol->sample(ctx, pages[k], is_write, weight);
+	}
 	return 0;
 }
 

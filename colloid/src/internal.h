@@ -7,11 +7,15 @@
 #define COLLOID_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "colloid.h"
 
 #define NIL UINT32_MAX
+
+/* a per-sample function, always inlined into its batch loop (sample_many) */
+#define COLLOID_HOT static inline __attribute__((always_inline))
 
 /*
  * Hotness bins: bin 0 = never sampled; bin b > 0 covers a quarter of a
@@ -143,6 +147,13 @@ struct colloid_policy {
 	 * check (at most @cap written, their count returned), and one answer */
 	size_t (*access_checks)(const struct colloid_ctx *ctx, uint64_t *pages, size_t cap);
 	void (*access_result)(struct colloid_ctx *ctx, uint32_t page, bool accessed);
+	/*
+	 * optional: @n samples in order, each exactly as @sample (NULL: the
+	 * core calls @sample for each).  COLLOID_SAMPLE_MANY(fn) defines one
+	 * from a policy's @sample, inlined into the loop.
+	 */
+	void (*sample_many)(struct colloid_ctx *ctx, const uint32_t *pages, size_t n, int is_write,
+			    uint32_t weight);
 };
 
 struct tier {
@@ -351,6 +362,142 @@ static inline unsigned int counts_add(struct colloid_ctx *ctx, uint32_t i, int i
 	return b;
 }
 
+/* Unlink page @i from the list it is linked into (tier, lbin). */
+COLLOID_HOT void link_del(struct colloid_ctx *ctx, uint32_t i)
+{
+	struct cpage *pages = ctx->pages, *pg = &pages[i];
+	struct clist *l = &ctx->lists[pg->tier][pg->lbin];
+
+	if (pg->prev != NIL)
+		pages[pg->prev].next = pg->next;
+	else
+		l->head = pg->next;
+	if (pg->next != NIL)
+		pages[pg->next].prev = pg->prev;
+	else
+		l->tail = pg->prev;
+}
+
+/* Link page @i at the head of its (tier, bin) list. */
+COLLOID_HOT void link_add_head(struct colloid_ctx *ctx, uint32_t i)
+{
+	struct cpage *pg = &ctx->pages[i];
+	struct clist *l = &ctx->lists[pg->tier][pg->bin];
+
+	pg->lbin = pg->bin;
+	pg->prev = NIL;
+	pg->next = l->head;
+	if (l->head != NIL)
+		ctx->pages[l->head].prev = i;
+	else
+		l->tail = i;
+	l->head = i;
+}
+
+/*
+ * A batch of samples (a policy's sample_many hook) applied the cheap way:
+ * each sample relinks its page at once, as inside a tick (ctx->eager), so
+ * no touch log is written and replayed (the lists end the same: see
+ * core.c, "lists"), and the context fields every sample reads or writes
+ * are held in a local copy (stores through page nodes, uint8_t fields, may
+ * alias anything: the compiler would otherwise reload them at every
+ * sample).  run_begin() flushes the touch log and takes the copy;
+ * run_end() writes it back: call it before anything that reads or changes
+ * those fields (cool_global(), page_refresh(), a policy's own out-of-line
+ * code) and run_begin() after.  The run_* helpers do what counts_add() and
+ * page_set_flag_hot() do, in the same order.
+ */
+struct sample_run {
+	struct cpage *pages;
+	struct clist (*lists)[NB];
+	struct tier *tiers;
+	uint32_t clock;
+	double total_weight;
+};
+
+COLLOID_HOT void run_begin(struct colloid_ctx *ctx, struct sample_run *sr)
+{
+	if (ctx->tlog_len)
+		pages_flush(ctx);
+	ctx->eager = true;
+	sr->pages = ctx->pages;
+	sr->lists = ctx->lists;
+	sr->tiers = ctx->tiers;
+	sr->clock = ctx->cool_clock;
+	sr->total_weight = ctx->total_weight;
+}
+
+COLLOID_HOT void run_end(struct colloid_ctx *ctx, const struct sample_run *sr)
+{
+	ctx->eager = false;
+	ctx->total_weight = sr->total_weight;
+}
+
+/* page_set_flag_hot() in a run */
+COLLOID_HOT void run_set_hot(struct sample_run *sr, struct cpage *pg, bool hot)
+{
+	if (hot != !!(pg->flags & PF_HOT)) {
+		pg->flags ^= PF_HOT;
+		if (hot)
+			sr->tiers[pg->tier].hot_pages++;
+		else
+			sr->tiers[pg->tier].hot_pages--;
+	}
+}
+
+/* Prefetch, for a run, page @i's node (ahead) or its list neighbours (nearer). */
+COLLOID_HOT void run_prefetch_nb(const struct sample_run *sr, uint32_t i)
+{
+	const struct cpage *pg = &sr->pages[i];
+
+	page_prefetch(sr->pages, pg->prev);
+	page_prefetch(sr->pages, pg->next);
+}
+
+/* counts_add() in a run: the page moves to its list head at once */
+COLLOID_HOT unsigned int run_counts_add(struct sample_run *sr, uint32_t i, int is_write, uint32_t w,
+					bool single_list)
+{
+	struct cpage *pages = sr->pages, *pg = &pages[i];
+	uint32_t d = sr->clock - pg->clock;
+	uint32_t r = shr32(pg->reads, d), wr = shr32(pg->writes, d);
+	uint32_t wmask = -(uint32_t)(is_write != 0);
+	uint32_t prev = pg->prev, next = pg->next;
+	struct clist *l;
+	unsigned int b;
+
+	r = sat_add32(r, w & ~wmask);
+	wr = sat_add32(wr, w & wmask);
+	pg->reads = r;
+	pg->writes = wr;
+	pg->clock = sr->clock;
+	sr->total_weight += w;
+	b = single_list ? 0 : bin_of(sat_add32(r, wr));
+	sr->lists[pg->tier][pg->bin].n--;
+	sr->lists[pg->tier][b].n++;
+	pg->bin = (uint8_t)b;
+	/* page_touch() in a tick: link_del(), link_add_head() */
+	l = &sr->lists[pg->tier][pg->lbin];
+	if (prev != NIL)
+		pages[prev].next = next;
+	else
+		l->head = next;
+	if (next != NIL)
+		pages[next].prev = prev;
+	else
+		l->tail = prev;
+	l = &sr->lists[pg->tier][b];
+	pg->lbin = (uint8_t)b;
+	pg->prev = NIL;
+	pg->next = l->head;
+	if (l->head != NIL)
+		pages[l->head].prev = i;
+	else
+		l->tail = i;
+	l->head = i;
+	return b;
+}
+
 /*
  * The policies' "coldest page" search: walk tier @t's lists from the
  * coldest bin up, each from its tail (least recently touched), and return
@@ -422,5 +569,34 @@ static inline bool hot_walk(struct colloid_ctx *ctx, unsigned int t, unsigned in
 	}
 	return true;
 }
+
+/* samples ahead whose page node, and whose node's list neighbours, a batch prefetches */
+#define SAMPLE_PREFETCH 16u
+#define SAMPLE_PREFETCH_NB 8u
+
+/*
+ * Define `static void fn##_many(...)`, a sample_many hook that applies
+ * policy sample function @fn (static, same file) to each sample in order,
+ * with the page SAMPLE_PREFETCH samples ahead prefetched.  One loop per
+ * kind of sample (and weight 1, the common case), so that with @fn inlined
+ * the compiler drops the branches on them: declare @fn COLLOID_HOT.
+ */
+#define COLLOID_SAMPLE_LOOP(fn, wr, wt)								\
+	for (size_t k = 0; k < n; k++) {							\
+		if (k + SAMPLE_PREFETCH < n)							\
+			__builtin_prefetch(&ctx->pages[pages[k + SAMPLE_PREFETCH]], 1);	\
+		fn(ctx, pages[k], wr, wt);							\
+	}
+#define COLLOID_SAMPLE_MANY(fn)									\
+	static void fn##_many(struct colloid_ctx *ctx, const uint32_t *pages, size_t n,		\
+			      int is_write, uint32_t weight)					\
+	{											\
+		if (weight != 1)								\
+			COLLOID_SAMPLE_LOOP(fn, is_write, weight)				\
+		else if (is_write)								\
+			COLLOID_SAMPLE_LOOP(fn, 1, 1)						\
+		else										\
+			COLLOID_SAMPLE_LOOP(fn, 0, 1)						\
+	}
 
 #endif /* COLLOID_INTERNAL_H */

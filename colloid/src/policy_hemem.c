@@ -52,6 +52,47 @@ static void hemem_sample(struct colloid_ctx *ctx, uint32_t i, int is_write, uint
 	}
 }
 
+/* hemem_sample() for each of @n samples, in order, in a sample_run */
+COLLOID_HOT void hemem_run(struct colloid_ctx *ctx, const uint32_t *pages, size_t n, int is_write,
+			   uint32_t w)
+{
+	const uint32_t rh = (uint32_t)ctx->own[READ_HOT], wh = (uint32_t)ctx->own[WRITE_HOT];
+	const uint32_t thr = (uint32_t)ctx->own[COOL_THRESHOLD];
+	struct sample_run sr;
+
+	run_begin(ctx, &sr);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = pages[k];
+		struct cpage *pg = &sr.pages[i];
+
+		if (k + SAMPLE_PREFETCH < n)
+			__builtin_prefetch(&sr.pages[pages[k + SAMPLE_PREFETCH]], 1);
+		if (k + SAMPLE_PREFETCH_NB < n)
+			run_prefetch_nb(&sr, pages[k + SAMPLE_PREFETCH_NB]);
+		run_counts_add(&sr, i, is_write, w, false);
+		run_set_hot(&sr, pg, pg->reads >= rh || pg->writes >= wh);
+		if (pg->reads >= thr || pg->writes >= thr) {
+			run_end(ctx, &sr);
+			cool_global(ctx);
+			page_refresh(ctx, i);
+			run_begin(ctx, &sr);
+		}
+	}
+	run_end(ctx, &sr);
+}
+
+static void hemem_sample_many(struct colloid_ctx *ctx, const uint32_t *pages, size_t n, int is_write,
+			      uint32_t w)
+{
+	/* the common kinds with constant arguments: the compiler drops their branches */
+	if (w == 1 && !is_write)
+		hemem_run(ctx, pages, n, 0, 1);
+	else if (w == 1)
+		hemem_run(ctx, pages, n, 1, 1);
+	else
+		hemem_run(ctx, pages, n, is_write, w);
+}
+
 static void hemem_fault(struct colloid_ctx *ctx, uint32_t i, uint64_t since, uint64_t now)
 {
 	(void)since;
@@ -143,6 +184,7 @@ const struct colloid_policy colloid_policy_hemem = {
 	.single_list = false,
 	.hot_at_sample = true,
 	.sample = hemem_sample,
+	.sample_many = hemem_sample_many,
 	.fault = hemem_fault,
 	.tick = hemem_tick,
 	.is_hot = hemem_is_hot,

@@ -91,6 +91,61 @@ static void memtis_sample(struct colloid_ctx *ctx, uint32_t i, int is_write, uin
 	}
 }
 
+/* memtis_sample() for each of @n samples, in order, in a sample_run */
+COLLOID_HOT void memtis_run(struct colloid_ctx *ctx, const uint32_t *pages, size_t n, int is_write,
+			    uint32_t w)
+{
+	struct memtis *m = M(ctx);
+	const double cool = ctx->own[COOLING_SAMPLES], adapt = ctx->own[ADAPT_SAMPLES];
+	double since_cool = m->since_cool, since_adapt = m->since_adapt;
+	unsigned int thr = m->thr;
+	struct sample_run sr;
+
+	run_begin(ctx, &sr);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = pages[k];
+		unsigned int b;
+
+		if (k + SAMPLE_PREFETCH < n)
+			__builtin_prefetch(&sr.pages[pages[k + SAMPLE_PREFETCH]], 1);
+		if (k + SAMPLE_PREFETCH_NB < n)
+			run_prefetch_nb(&sr, pages[k + SAMPLE_PREFETCH_NB]);
+		b = run_counts_add(&sr, i, is_write, w, false);
+		run_set_hot(&sr, &sr.pages[i], bin_pow2(b) >= thr);
+		since_cool += w;
+		since_adapt += w;
+		if (since_cool >= cool) {
+			since_cool = 0;
+			run_end(ctx, &sr);
+			cool_global(ctx);
+			page_refresh(ctx, i);
+			run_begin(ctx, &sr);
+		}
+		if (since_adapt >= adapt) {
+			since_adapt = 0;
+			run_end(ctx, &sr);
+			memtis_adapt(ctx);
+			thr = m->thr;
+			run_begin(ctx, &sr);
+		}
+	}
+	run_end(ctx, &sr);
+	m->since_cool = since_cool;
+	m->since_adapt = since_adapt;
+}
+
+static void memtis_sample_many(struct colloid_ctx *ctx, const uint32_t *pages, size_t n, int is_write,
+			       uint32_t w)
+{
+	/* the common kinds with constant arguments: the compiler drops their branches */
+	if (w == 1 && !is_write)
+		memtis_run(ctx, pages, n, 0, 1);
+	else if (w == 1)
+		memtis_run(ctx, pages, n, 1, 1);
+	else
+		memtis_run(ctx, pages, n, is_write, w);
+}
+
 static void memtis_fault(struct colloid_ctx *ctx, uint32_t i, uint64_t since, uint64_t now)
 {
 	(void)since;
@@ -191,6 +246,7 @@ const struct colloid_policy colloid_policy_memtis = {
 	.sign_only = false,
 	.single_list = false,
 	.sample = memtis_sample,
+	.sample_many = memtis_sample_many,
 	.fault = memtis_fault,
 	.tick = memtis_tick,
 	.is_hot = memtis_is_hot,

@@ -112,6 +112,37 @@ static void tpp_sample(struct colloid_ctx *ctx, uint32_t i, int is_write, uint32
 	tpp_ref(ctx, i, is_write, w);
 }
 
+/* tpp_sample() for each of @n samples, in order, in a sample_run */
+COLLOID_HOT void tpp_run(struct colloid_ctx *ctx, const uint32_t *pages, size_t n, int is_write,
+			 uint32_t w)
+{
+	struct sample_run sr;
+
+	run_begin(ctx, &sr);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = pages[k];
+		struct cpage *pg = &sr.pages[i];
+
+		if (k + SAMPLE_PREFETCH < n)
+			__builtin_prefetch(&sr.pages[pages[k + SAMPLE_PREFETCH]], 1);
+		if (k + SAMPLE_PREFETCH_NB < n)
+			run_prefetch_nb(&sr, pages[k + SAMPLE_PREFETCH_NB]);
+		run_counts_add(&sr, i, is_write, w, true);
+		run_set_hot(&sr, pg, pg->reads || pg->writes);	/* tpp_is_hot() */
+	}
+	run_end(ctx, &sr);
+}
+
+static void tpp_sample_many(struct colloid_ctx *ctx, const uint32_t *pages, size_t n, int is_write,
+			    uint32_t w)
+{
+	/* the common kinds with constant arguments: the compiler drops their branches */
+	if (w == 1 && !is_write)
+		tpp_run(ctx, pages, n, 0, 1);
+	else
+		tpp_run(ctx, pages, n, is_write, w);
+}
+
 static void ring_push(struct colloid_ctx *ctx, uint32_t i, uint8_t flag)
 {
 	uint32_t pos = T(ctx)->ring_head + T(ctx)->ring_len;
@@ -290,6 +321,7 @@ const struct colloid_policy colloid_policy_tpp = {
 	.sign_only = true,
 	.single_list = true,
 	.sample = tpp_sample,
+	.sample_many = tpp_sample_many,
 	.fault = tpp_fault,
 	.tick = tpp_tick,
 	.is_hot = tpp_is_hot,

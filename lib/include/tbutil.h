@@ -67,7 +67,27 @@ struct rng {
  * seed ^ (stream * 0xd1342543de82ef95); stream 0 starts at the seed itself.
  */
 void rng_seed(struct rng *r, uint64_t seed, uint64_t stream);
-uint64_t rng_next(struct rng *r);
+
+static inline uint64_t rng_rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+/* the next 64 bits (inline: tiersim draws one per sample) */
+static inline uint64_t rng_next(struct rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t res = rng_rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rng_rotl(s[3], 45);
+	return res;
+}
 double rng_uniform(struct rng *r);		/* [0, 1) */
 double rng_uniform_pos(struct rng *r);		/* (0, 1) */
 /* [0, n): Lemire's multiply-shift, one draw, a bias below n / 2^64 */

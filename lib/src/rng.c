@@ -19,25 +19,7 @@ void rng_seed(struct rng *r, uint64_t seed, uint64_t stream)
 	r->spare = 0.0;
 }
 
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t rng_next(struct rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t res = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return res;
-}
+/* rng_next() is inline in tbutil.h */
 
 double rng_uniform(struct rng *r)
 {

@@ -84,8 +84,9 @@ def with_context(context: dict, rows: list[dict]) -> list[dict]:
     return [{**context, **{k: v for k, v in r.items() if v not in (None, "") or k not in context}} for r in rows]
 
 
-def base_meta(row: dict, scale: str | None) -> dict:
-    return {"point": row["context"], "executor": row["executor"], "scale": scale, "git": git_state(),
+def base_meta(row: dict, scale: str | None, git: dict | None = None) -> dict:
+    """The provenance every point's meta.json starts with (``git``: the tree's state if already known)."""
+    return {"point": row["context"], "executor": row["executor"], "scale": scale, "git": git or git_state(),
             "row_sha256": digest(row)}
 
 
@@ -123,15 +124,21 @@ def beyond_curve(rows: list[dict]) -> str:
                     if any(r["metric"] == f"{t}_beyond_curve" and r["t_s"] == "" and float(r["value"]) > 0 for r in rows))
 
 
-def run_model(row: dict, outdir: Path, scale: str | None) -> int:
+def model_argv(row: dict, outdir: Path) -> list[str]:
+    """tiersim's argv for a modelled point writing into ``outdir``."""
+    run = row["run"]
+    argv = [str(a) for a in run["argv"]] + ["--summary", str(outdir / "summary.csv")]
+    if run.get("timeseries"):
+        argv += ["--timeseries", str(outdir / "timeseries.csv")]
+    return argv
+
+
+def model_finish(row: dict, outdir: Path, scale: str | None, argv: list[str], rc: int, t0: float,
+                 start: str, git: dict | None = None) -> int:
+    """A modelled point's files from tiersim's (exit status ``rc``, started at monotonic ``t0``;
+    ``git``: the tree's state, taken once for a batch)."""
     run = row["run"]
     summary, series = outdir / "summary.csv", outdir / "timeseries.csv"
-    argv = [str(a) for a in run["argv"]] + ["--summary", str(summary)]
-    if run.get("timeseries"):
-        argv += ["--timeseries", str(series)]
-    t0, start = time.monotonic(), now()
-    with Supervisor() as sup:
-        rc = sup.run("tiersim", argv, timeout=run.get("timeout_s", 600), stdout=outdir / "raw.out")
     if rc != 0:
         print(f"tierbench: error: tiersim exited with status {rc}; see the log", file=sys.stderr)
         return 1
@@ -145,12 +152,20 @@ def run_model(row: dict, outdir: Path, scale: str | None) -> int:
         return 1
     beyond = beyond_curve(rows)
     rows = [{**r, "beyond_curve": beyond} for r in rows]
-    meta = {**base_meta(row, scale), "argv": argv, "backend": "model",
+    meta = {**base_meta(row, scale, git), "argv": argv, "backend": "model",
             "note": "simulated on modelled tiers (tiersim); not a measurement; no hardware counters apply",
             "binary": {"path": argv[0], "sha256": file_sha256(Path(argv[0]))},
             "start": start, "end": now(), "wall_s": round(time.monotonic() - t0, 3)}
     write_point(outdir, with_context(row["context"], rows), meta, row["columns"])
     return 0
+
+
+def run_model(row: dict, outdir: Path, scale: str | None) -> int:
+    argv = model_argv(row, outdir)
+    t0, start = time.monotonic(), now()
+    with Supervisor() as sup:
+        rc = sup.run("tiersim", argv, timeout=row["run"].get("timeout_s", 600), stdout=outdir / "raw.out")
+    return model_finish(row, outdir, scale, argv, rc, t0, start)
 
 
 # ---- host: a scenario measured here -------------------------------------------------------------

@@ -10,7 +10,9 @@ from pathlib import Path
 
 from workloads import upstream
 
-from .profile import REPO
+# the repository (as workflows.harness.profile's REPO), without importing profile (jsonschema): every
+# modelled point's process imports this module
+REPO = Path(__file__).resolve().parents[2]
 
 
 def git_state(repo: Path = REPO) -> dict:

@@ -64,19 +64,7 @@ int alias_build(struct alias *a, const double *p, uint64_t n)
 	return 0;
 }
 
-uint64_t alias_draw(const struct alias *a, struct rng *r)
-{
-	uint64_t x = rng_next(r);
-	/* one draw, two disjoint halves: the column from the high 32 bits
-	 * (n < 2^32), the coin from the low 32.  They must not share bits: a
-	 * coin taken from bits that also pick the column is nearly fixed for
-	 * each column, and columns whose coin never falls below their
-	 * probability never yield their own page. */
-	uint64_t i = ((x >> 32) * a->n) >> 32;
-	double u = (double)(x & 0xffffffffULL) * 0x1.0p-32;
-
-	return u < a->prob[i] ? i : a->alias[i];
-}
+/* alias_draw() is inline in tiersim.h */
 
 void alias_free(struct alias *a)
 {

@@ -66,11 +66,6 @@ static const char *const metric_unit[M_COUNT] = {
 	"fraction", "fraction", "fraction", "fraction",
 };
 
-struct sample_rec {
-	uint32_t page;
-	uint32_t is_write;
-};
-
 /*
  * One output file.  A regular file (or a new one) is written to
  * "<target>.tmp.<pid>" in the same directory and renamed over <target> (the
@@ -114,7 +109,7 @@ struct sim {
 	double migr;		/* bytes the plan of this quantum moved */
 
 	/* observation buffers */
-	struct sample_rec *sbuf;
+	uint32_t *sbuf;		/* the pages of one quantum's samples */
 	size_t sbuf_cap;
 	double cha_poll_ns;	/* CHA read interval: --cha-poll-us or the system's monitor */
 	double cha_share;	/* share of the app's reads its arrival counts report */
@@ -410,7 +405,7 @@ static int policy_init(struct sim *s, struct colloid_config *cc)
 /* room for @n samples in sbuf; 0, or 1 after one error line */
 static int sbuf_reserve(struct sim *s, size_t n)
 {
-	struct sample_rec *nb;
+	uint32_t *nb;
 
 	if (n <= s->sbuf_cap)
 		return 0;
@@ -439,6 +434,7 @@ static int feed_samples(struct sim *s, double qns)
 	double ev_s = s->wl->write_frac > 0 ? acc / s->info.store_period : 0;
 	double qs = qns * 1e-9, k = 1;
 	uint64_t nl, ns, i, n;
+	int ret;
 
 	if (s->info.sample_rate_bounded)
 		k = ceil((ev_l + ev_s) / (s->cfg->pebs_max_rate * qs));
@@ -449,12 +445,13 @@ static int feed_samples(struct sim *s, double qns)
 	n = nl + ns;
 	if (sbuf_reserve(s, n))
 		return 1;
-	for (i = 0; i < n; i++) {
-		s->sbuf[i].page = (uint32_t)alias_draw(&s->alias, &s->rng_obs);
-		s->sbuf[i].is_write = i >= nl;
-	}
-	TIMED(s, for (i = 0; i < n; i++)
-		colloid_sample(s->ctx, s->sbuf[i].page, (int)s->sbuf[i].is_write, 1));
+	for (i = 0; i < n; i++)
+		s->sbuf[i] = (uint32_t)alias_draw(&s->alias, &s->rng_obs);
+	/* the loads, then the stores: as one colloid_sample() each, in order */
+	TIMED(s, ret = colloid_sample_many(s->ctx, s->sbuf, nl, 0, 1);
+	      if (!ret) ret = colloid_sample_many(s->ctx, s->sbuf + nl, ns, 1, 1));
+	if (ret)
+		return fail(s, "colloid_sample_many failed: %s", strerror(-ret));
 	return 0;
 }
 
@@ -476,6 +473,7 @@ static int feed_refs(struct sim *s, double qns)
 {
 	double mean = s->cfg->tpp_ref_rate * qns * 1e-9;
 	uint64_t n, i;
+	int ret;
 
 	if (!(mean > 0))
 		return 0;
@@ -483,9 +481,10 @@ static int feed_refs(struct sim *s, double qns)
 	if (sbuf_reserve(s, n))
 		return 1;
 	for (i = 0; i < n; i++)
-		s->sbuf[i].page = (uint32_t)alias_draw(&s->alias, &s->rng_ref);
-	TIMED(s, for (i = 0; i < n; i++)
-		colloid_sample(s->ctx, s->sbuf[i].page, 0, 1));
+		s->sbuf[i] = (uint32_t)alias_draw(&s->alias, &s->rng_ref);
+	TIMED(s, ret = colloid_sample_many(s->ctx, s->sbuf, n, 0, 1));
+	if (ret)
+		return fail(s, "colloid_sample_many failed: %s", strerror(-ret));
 	return 0;
 }
 
