@@ -245,6 +245,9 @@ def test_latency_tails_in_qemu_guest(guest_points, tmp_path):
         if row["experiment"] == "loaded_latency":
             loaded.append(out / "result.csv")
     df = pd.concat(frames, ignore_index=True)
+    q = df[df["metric"].str.endswith("_quantile") & df["quantile"].isin([0.5, 0.99, 0.999, 1.0])]
+    print(q.assign(delay=q["delay"].fillna(-1))  # idle: delay -1 here; what the guest gave (TCG: behaviour, not speed)
+          .pivot_table(index=["metric", "mem_node", "delay"], columns="quantile", values="value").to_string())
     for metric, per in (("idle_latency_quantile", 1), ("loaded_latency_quantile", 2)):
         for node in (0, 1):
             q = df[(df["metric"] == metric) & (df["mem_node"] == node)]
