@@ -113,7 +113,7 @@ def workdir(tmp_path) -> Path:
 #
 # Under TCG one boot of the guest costs a minute or more. The whole workflow on the guest
 # (test_qemu_workflow: workflows/config/qemu.yaml, one boot) already runs characterize's
-# thread_share point and kv's Redis point through the workflow's own path (guestrun's batch,
+# latency and thread_share points and kv's Redis point through the workflow's own path (guestrun's batch,
 # then each point parsed by its job); the tests of those points read them from that run when it
 # is part of the session, and otherwise share one boot of their own (guest_points).
 

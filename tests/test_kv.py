@@ -141,7 +141,7 @@ def test_parser_refuses_an_incomplete_run():
 # ---- plan -----------------------------------------------------------------------------------------
 
 def test_one_node_host_every_placement_is_node0_and_labelled():
-    fp = kv.plan(config(), fake_host(1))
+    fp = kv.plan(config(key_types=["int", "string"]), fake_host(1))
     rows = fp.rows
     # null, skiplist, redis x int, string x 1, 2 threads; memcached: string keys only; rocksdb: not root here
     assert len(rows) == 3 * 2 * 2 + 2

@@ -164,3 +164,46 @@ def test_tail_file_beside_the_curve(tmp_path):
     assert got == pytest.approx(src["value"].median(), rel=1e-5)
     # no loaded_latency rows here, so no curve points, but the curve file is still written
     assert (tmp_path / "curves" / "c0-m1.csv").exists()
+
+
+def _device(tmp_path, tail: str | None) -> str:
+    """A measured-looking curve X.csv (made up, reads only) and, when given, its tail file X.tail.csv."""
+    curve = tmp_path / "cxl-x.csv"
+    curve.write_text("read_ratio,bandwidth_mbps,latency_ns\n" + "".join(
+        f"1,{bw},{lat}\n" for bw, lat in ((100, 250), (8000, 262), (16000, 290), (22000, 380), (24000, 600))))
+    if tail is not None:
+        (tmp_path / "cxl-x.tail.csv").write_text(tail)
+    return str(curve)
+
+
+TAIL = "read_ratio,delay,bandwidth_mbps,quantile,latency_ns\n" + "".join(
+    f"1,{d},{bw},{q},{lat * (1 + q)}\n" for d, bw, lat in ((1600, 100.0, 250), (0, 24000.0, 600)) for q in QS)
+
+
+def test_a_profile_curve_carries_its_tail(tmp_path):
+    """A device's tail file beside its curve is loaded and checked with it, and its quantiles are in
+    the curve's note (which `validate` and the run print for each model tier)."""
+    from workflows.harness import curvecheck  # noqa: PLC0415
+
+    c = curvecheck.load_for_tiersim(_device(tmp_path, TAIL))
+    assert c.tail is not None and len(c.tail.loads) == 2
+    note = c.summary()
+    assert "tail cxl-x.tail.csv: 2 load points" in note
+    assert f"{250 * 1.5:.4g}/{250 * 1.99:.4g}/{250 * 1.999:.4g} ns at 100 MB/s" in note  # lowest load
+    assert f"{600 * 1.5:.4g}/{600 * 1.99:.4g}/{600 * 1.999:.4g} ns at 2.4e+04 MB/s" in note  # highest
+    (tmp_path / "plain").mkdir()
+    assert curvecheck.load(_device(tmp_path / "plain", None)).tail is None
+
+
+@pytest.mark.parametrize("bad, says", [
+    (TAIL.replace("read_ratio,delay", "rr,delay"), "columns"),
+    (TAIL.replace(",0.5,", ",1.5,", 1), "outside (0, 1]"),
+    (TAIL + "1,0,24000,0.9995,1\n", "latency falls as the quantile rises"),
+    ("read_ratio,delay,bandwidth_mbps,quantile,latency_ns\n", "no quantiles"),
+])
+def test_a_bad_tail_file_stops_the_profile(tmp_path, bad, says):
+    from workflows.harness import curvecheck  # noqa: PLC0415
+
+    with pytest.raises(curvecheck.CurveError, match=r"tail .*cxl-x\.tail\.csv") as e:
+        curvecheck.load_for_tiersim(_device(tmp_path, bad))
+    assert says in str(e.value)

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from conftest import guest_facts_or_skip
@@ -67,9 +68,12 @@ def test_guest_plan_runs_real_tiering_and_thread_share():
     pl = plan.build(_guest_config(), guest_host())
     assert pl.rows("storage") == []
     ch = pl.families["characterize"]
-    assert {r["experiment"] for r in ch.rows} == {"thread_share"}, "only thread_share of characterize in the guest"
-    assert "only characterize/thread_share runs in it" in ch.absent["characterize:idle_latency"]
-    assert ch.figures == ["thread_share"]
+    assert {r["experiment"] for r in ch.rows} == {"idle_latency", "loaded_latency", "thread_share"}
+    assert "only characterize/idle_latency, loaded_latency, thread_share run in it" in ch.absent["characterize:bandwidth"]
+    assert {"characterize:object_latency", "characterize:mlc"} <= ch.absent.keys()
+    assert "characterize:idle_latency" not in ch.absent
+    assert set(ch.figures) == {"latency_matrix", "latency_cdf", "bandwidth_latency", "latency_tail", "thread_share"}
+    assert ch.outputs == ["results/qemu-numa/curves"], "the loaded points' curves and tail files"
     pts = pl.rows("tiering")
     assert {p["executor"] for p in pts} == {"guest"}
     assert {p["experiment"] for p in pts} == {"steady_state", "hotset_move", "contention_change"}
@@ -82,9 +86,27 @@ def test_guest_plan_runs_real_tiering_and_thread_share():
             assert t["argv"][t["argv"].index("--observe") + 1] == "none"
 
 
+def test_guest_latency_points_per_tier():
+    """The guest's latency distributions: idle and loaded, node 0's CPUs against each tier (node 0 and
+    the CPU-less node 1); loaded with the second CPU as the injector, at no load and at full load."""
+    rows = [r for r in characterize.plan(_guest_config(), guest_host()).rows if r["experiment"] != "thread_share"]
+    assert sorted((r["experiment"], r["point"]) for r in rows) == [
+        ("idle_latency", "c0-m0"), ("idle_latency", "c0-m1"), ("loaded_latency", "c0-m0/read"), ("loaded_latency", "c0-m1/read")]
+    for r in rows:
+        a = r["run"]["scenario"]["roles"][0]["argv"]
+        opt = {f: a[a.index(f) + 1] for f in a if f.startswith("--") and a.index(f) + 1 < len(a)}
+        assert opt["--cpus"] == "0,1" and opt["--mem-node"] == str(r["context"]["mem_node"]) and r["executor"] == "guest"
+        assert int(opt["--buffer-mib"]) <= 32, "guest-sized buffers (512 MiB per node)"
+        if r["experiment"] == "loaded_latency":
+            assert a[1] == "loaded" and opt["--injectors"] == "1" and opt["--delays"] == "0,1600"
+        else:
+            assert a[1] == "latency"
+    assert {r["context"]["mem_node"] for r in rows} == {0, 1}
+
+
 def test_guest_thread_share_pairs_node_0_with_node_1():
     """The guest's thread_share: both CPUs, the fast group on node 0, the slow one on the CPU-less node 1."""
-    rows = characterize.plan(_guest_config(), guest_host()).rows
+    rows = [r for r in characterize.plan(_guest_config(), guest_host()).rows if r["experiment"] == "thread_share"]
     assert [r["point"] for r in rows] == ["c0-m0-m1/read"]
     r = rows[0]
     a = r["run"]["scenario"]["roles"][0]["argv"]
@@ -156,6 +178,16 @@ def test_workflow_in_qemu_guest(qemu_workflow):
     moved = a[(a["metric"] == "bytes_moved") & (a["tool"] == "tierd")]
     assert (moved["value"] > 0).any(), "tierd moved no application pages in any point"
     assert (results / "figures" / "app_speedup.png").stat().st_size > 0
+    # characterize: the latency distribution of each tier, idle and at each load, and its tail file
+    c = df[df["family"] == "characterize"]
+    for metric in ("idle_latency_quantile", "loaded_latency_quantile"):
+        q = c[c["metric"] == metric]
+        assert set(q["mem_node"]) == {0, 1} and (q["value"] > 0).all(), metric
+    for pair in ("c0-m0", "c0-m1"):
+        tail = pd.read_csv(results / "curves" / f"{pair}.tail.csv")
+        assert sorted(tail["delay"].unique()) == [0, 1600] and set(tail["quantile"]) >= {0.5, 0.99, 0.999, 1.0}, pair
+    for fig in ("latency_cdf", "latency_tail"):
+        assert (results / "figures" / f"{fig}.png").stat().st_size > 0
 
 
 @pytest.mark.vm
@@ -167,7 +199,7 @@ def test_thread_share_in_qemu_guest(guest_points):
     if a page is elsewhere), a + b = total. TCG: the MB/s values mean nothing."""
     r, facts = guest_facts_or_skip()  # builds the guest (memchar from these sources, static), boots once per build
     host = plan.Host(profile.resolve("qemu-numa", facts), facts, r)
-    rows = characterize.plan(_guest_config(), host).rows
+    rows = [x for x in characterize.plan(_guest_config(), host).rows if x["experiment"] == "thread_share"]
     assert [x["point"] for x in rows] == ["c0-m0-m1/read"]
     frames = []
     for row in rows:
@@ -175,8 +207,6 @@ def test_thread_share_in_qemu_guest(guest_points):
         frames.append(load(out / "result.csv"))
         meta = json.loads((out / "meta.json").read_text())
         assert meta["functional"] and meta["exit"] == {"memchar": 0}
-    import pandas as pd  # noqa: PLC0415
-
     df = pd.concat(frames, ignore_index=True)
     print(df[["metric", "share", "threads", "cpus", "mem_node", "target", "value", "huge_pages"]].to_string())
     assert sorted(df["share"].unique()) == [0.0, 0.5, 1.0] and (df["value"] > 0).all()
@@ -187,3 +217,52 @@ def test_thread_share_in_qemu_guest(guest_points):
     assert set(df[df["metric"] == "bandwidth_total"]["target"]) == {"node:0+node:1"}
     mid = a[a["share"] == 0.5]["value"].iloc[0] + b[b["share"] == 0.5]["value"].iloc[0]
     assert abs(mid - t[0.5]) < 0.01 * t[0.5]
+
+
+QUANTILES = [0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 0.9999, 1.0]
+
+
+@pytest.mark.vm
+def test_latency_tails_in_qemu_guest(guest_points, tmp_path):
+    """characterize's latency distributions for real in the guest (conftest's guest_points: the
+    workflow's run or one shared guest batch): per tier (node 0, and the CPU-less node 1, whose
+    placement memchar checks with move_pages), idle and at each load, 12 non-decreasing quantiles;
+    the tail file beside each tier's curve; both tail figures draw one panel per tier. Functional
+    only: what the numbers are says nothing (TCG)."""
+    from families.characterize import curves  # noqa: PLC0415
+    from families.characterize.figures import latency_cdf, latency_tail  # noqa: PLC0415
+
+    r, facts = guest_facts_or_skip()
+    host = plan.Host(profile.resolve("qemu-numa", facts), facts, r)
+    rows = [x for x in characterize.plan(_guest_config(), host).rows if x["experiment"] != "thread_share"]
+    dirs = guest_points(rows)
+    frames, loaded = [], []
+    for row in rows:
+        out = dirs[plan.key(row)]
+        meta = json.loads((out / "meta.json").read_text())
+        assert meta["functional"] and meta["exit"] == {"memchar": 0}, plan.key(row)
+        frames.append(load(out / "result.csv"))
+        if row["experiment"] == "loaded_latency":
+            loaded.append(out / "result.csv")
+    df = pd.concat(frames, ignore_index=True)
+    q = df[df["metric"].str.endswith("_quantile") & df["quantile"].isin([0.5, 0.99, 0.999, 1.0])]
+    print(q.assign(delay=q["delay"].fillna(-1))  # idle: delay -1 here; what the guest gave (TCG: behaviour, not speed)
+          .pivot_table(index=["metric", "mem_node", "delay"], columns="quantile", values="value").to_string())
+    for metric, per in (("idle_latency_quantile", 1), ("loaded_latency_quantile", 2)):
+        for node in (0, 1):
+            q = df[(df["metric"] == metric) & (df["mem_node"] == node)]
+            keys = ["delay"] if per > 1 else []
+            groups = list(q.groupby(keys)) if keys else [(None, q)]
+            assert len(groups) == per, (metric, node)
+            for _, g in groups:
+                assert list(g["quantile"]) == QUANTILES and g["value"].is_monotonic_increasing, (metric, node)
+                assert (g["value"] > 0).all()
+    counts = df[df["metric"].str.endswith("_groups")]
+    assert (counts["value"] > 0).all() and set(counts["mem_node"]) == {0, 1}
+    assert curves.main(["--out", str(tmp_path / "curves"), *map(str, loaded)]) == 0
+    for pair in ("c0-m0", "c0-m1"):
+        tail = pd.read_csv(tmp_path / "curves" / f"{pair}.tail.csv")
+        assert len(tail) == 2 * len(QUANTILES) and sorted(tail["delay"].unique()) == [0, 1600], pair
+    for mod in (latency_cdf, latency_tail):
+        fig = mod.plot(df)
+        assert sorted(ax.get_title() for ax in fig.axes if ax.get_title()) == ["cpu 0 \u2192 mem 0", "cpu 0 \u2192 mem 1"]

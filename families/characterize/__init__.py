@@ -3,7 +3,9 @@ latency (the bandwidth-latency curve the tier model consumes) and object-size la
 memchar for every (CPU node, memory node or DAX path) pair; Intel MLC beside it when the host
 profile names it; and the total bandwidth as a share of a CPU node's threads stream over a slower
 tier while the rest stream over the node's local memory (thread_share; seed 004's Figure 4).
-Points: ``characterize/<experiment>/<pair>[/<op>]``. On a guest host only thread_share runs.
+Points: ``characterize/<experiment>/<pair>[/<op>]``. On a guest host (the QEMU NUMA guest) only
+the experiments of :data:`GUEST` run, inside the guest's batch: idle and loaded latency (their
+distributions, per tier) and thread_share.
 """
 
 from __future__ import annotations
@@ -31,6 +33,12 @@ OP_SLUG = {"read": "read", "write": "write", "ntwrite": "ntwrite", "mix1:1": "mi
            "mix3:1": "mix3-1", "write_persist": "write_persist"}
 MEMCHAR_TIMEOUT_S = 900
 MLC_TIMEOUT_S = 3600
+# what a guest host runs: the latency distributions per tier (idle and loaded) and thread_share. A guest
+# is a functional host (its timings mean nothing); under TCG the bandwidth and object-size sweeps would
+# take minutes and check no path the latency points do not
+GUEST = ("idle_latency", "loaded_latency", "thread_share")
+FIGURES_OF = {"idle_latency": {"latency_matrix", "latency_cdf"}, "loaded_latency": {"bandwidth_latency", "latency_tail"},
+              "thread_share": {"thread_share"}, "bandwidth": {"bandwidth_threads"}, "object_latency": {"object_latency"}}
 
 
 def auto_threads(n: int) -> list[int]:
@@ -166,9 +174,12 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     cc = config[NAME]
     if not cc["enabled"]:
         return FamilyPlan(absent={NAME: "disabled in the experiment config"})
-    if host.runner:
-        return plan_guest(config, host)
+    guest = bool(host.runner)
     fp = FamilyPlan()
+    if guest:
+        why = (f"host {host.name} is a {host.runner['kind']} guest: only characterize/{', '.join(GUEST)} run in it "
+               "(a functional host: the bandwidth and object-size sweeps would take minutes and check nothing more)")
+        fp.absent.update({f"{NAME}:{e}": why for e in ("bandwidth", "object_latency", "mlc", "uncore_latency")})
     rows = []
 
     def add(experiment: str, pid: str, pair: dict, role: dict) -> None:
@@ -190,7 +201,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         if max(threads) > n:
             raise ConfigError(f"experiment config: characterize/bandwidth/threads: {max(threads)} threads requested but node "
                               f"{p['cpu_node']} has {n} usable CPU(s) ({cpulist.format(p['cpus'])})")
-        for op in bw["ops"]:
+        for op in [] if guest else bw["ops"]:
             add("bandwidth", f"{p['id']}/{OP_SLUG[op]}", p,
                 mc("bandwidth", op=op, threads=threads, duration=bw["duration_s"]))
         injectors = ll["injectors"]
@@ -205,37 +216,30 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         if injectors >= 1:
             for op in ll["ops"]:
                 add("loaded_latency", f"{p['id']}/{OP_SLUG[op]}", p,
-                    mc("loaded", op=op, injectors=injectors, delays=ll["delays"], duration=ll["duration_s"]))
+                    mc("loaded", op=op, injectors=injectors, delays=ll["delays"], duration=ll["duration_s"],
+                       buffer_mib=ll.get("buffer_mib")))
                 fp.outputs = [f"{host.results}/curves"]
-        for op in ob["ops"]:
+        for op in [] if guest else ob["ops"]:
             base = "write" if op == "write_persist" else op
             add("object_latency", f"{p['id']}/{OP_SLUG[op]}", p,
                 mc("objsize", op=base, sizes=ob["sizes"], duration=ob["duration_s"], persist=op == "write_persist"))
-    shares = plan_thread_share(config, host, fp) if cc["thread_share"]["enabled"] else []
-    rows += shares
-    if cc["uncore"]["enabled"]:
+    if cc["thread_share"]["enabled"]:
+        rows += plan_thread_share(config, host, fp)
+    elif guest:
+        fp.absent[f"{NAME}:thread_share"] = "disabled in the experiment config"
+    if cc["uncore"]["enabled"] and not guest:
         rows += plan_uncore(config, host, fp)
-    if host.profile["tools"].get("mlc") and cc["mlc"]["enabled"]:
+    if not guest and host.profile["tools"].get("mlc") and cc["mlc"]["enabled"]:
         for mode in mlc.MODES:
             a = mlc.argv(host.profile["tools"]["mlc"], mode)
             ctx = {"host": host.name, "backend": "numa", "point": f"mlc-{mode}"}
             rows.append(point(NAME, "mlc", mode, executor=host.executor, context=ctx, columns=COLUMNS,
                               run=measured(config, host, scenario(mlc.role(a, mode), timeout_s=MLC_TIMEOUT_S))))
     fp.rows = replicate(rows, config["reps"])
-    fp.figures = [f for f in figures_of(NAME) if f != "thread_share" or shares] if rows else []
-    return fp
-
-
-
-def plan_guest(config: dict, host: Host) -> FamilyPlan:
-    """On a guest host (e.g. the QEMU NUMA guest) only thread_share runs, inside the guest's batch;
-    the other experiments characterize this machine's own nodes."""
-    why = f"host {host.name} is a {host.runner['kind']} guest: only characterize/thread_share runs in it"
-    fp = FamilyPlan(absent={f"{NAME}:{e}": why for e in ("idle_latency", "bandwidth", "loaded_latency",
-                                                           "object_latency", "mlc", "uncore_latency")})
-    if not config[NAME]["thread_share"]["enabled"]:
-        fp.absent[f"{NAME}:thread_share"] = "disabled in the experiment config"
-        return fp
-    fp.rows = replicate(plan_thread_share(config, host, fp), config["reps"])
-    fp.figures = ["thread_share"] if fp.rows else []
+    planned = {r["experiment"] for r in rows}
+    if guest:  # only the figures of what runs there
+        drawn = set().union(*(FIGURES_OF.get(e, set()) for e in planned)) if planned else set()
+        fp.figures = [f for f in figures_of(NAME) if f in drawn]
+    else:  # every figure (one without rows says so), thread_share's where it has points
+        fp.figures = [f for f in figures_of(NAME) if f != "thread_share" or "thread_share" in planned] if rows else []
     return fp

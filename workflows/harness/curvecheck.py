@@ -13,6 +13,11 @@ curve``). The forms (hosts/curves/README.md):
 - ``param:L0=NS,a=NS,k=EXP,bsat=MBPS``;
 - for import only: Intel MLC ``--loaded_latency`` output (one read ratio per MLC run).
 
+Beside a CSV curve ``X.csv``, a tail file ``X.tail.csv`` (``read_ratio,delay,bandwidth_mbps,
+quantile,latency_ns``: the latency distribution at each load point, as the characterize family
+writes it beside the curves it measures) is loaded and checked with it (:func:`load_tail`) and
+summarised in the curve's note; tiersim reads only the curve's means.
+
 Noise: a point with a negative bandwidth (seen around idle, e.g. ``-6.44 65.8``) is dropped and
 counted. Then each read ratio's curve keeps, in latency order, only the points whose bandwidth
 exceeds every earlier one's, and needs at least two of them; the first kept point's latency is the
@@ -29,6 +34,8 @@ from pathlib import Path
 
 MAX_RATIOS = 101  # every whole read percentage 0..100 (colloid/sim/src/tiersim.h CURVE_MAX_RATIOS)
 HEADER = "read_ratio,bandwidth_mbps,latency_ns"
+TAIL_COLUMNS = ("read_ratio", "delay", "bandwidth_mbps", "quantile", "latency_ns")
+TAIL_SUFFIX = ".tail.csv"
 MESS_NAME = re.compile(r"bwlat_([0-9]+)\.txt")
 
 # Plausibility of a measured curve (docs/tier-model.md, "Checking a measured curve"):
@@ -89,11 +96,68 @@ class Ratio:
 
 
 @dataclass
+class Tail:
+    """A tail file: per load point (read ratio, delay, bandwidth), latency (ns) per quantile."""
+    path: str
+    loads: dict[tuple[float, float], tuple[float, dict[float, float]]] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """p50/p99/p99.9 at the lowest and the highest bandwidth of the reads-only (else the
+        highest) read ratio."""
+        rr = 1.0 if any(r == 1.0 for r, _ in self.loads) else max(r for r, _ in self.loads)
+        pts = sorted((bw, qs) for (r, _d), (bw, qs) in self.loads.items() if r == rr)
+
+        def q(qs: dict[float, float]) -> str:
+            return "/".join(f"{qs[x]:.4g}" if x in qs else "-" for x in (0.5, 0.99, 0.999))
+
+        (bw0, q0), (bw1, q1) = pts[0], pts[-1]
+        return (f"tail {Path(self.path).name}: {len(self.loads)} load points; p50/p99/p99.9 at read ratio {rr:g}: "
+                f"{q(q0)} ns at {bw0:.4g} MB/s, {q(q1)} ns at {bw1:.4g} MB/s")
+
+
+def tail_path(curve: Path) -> Path:
+    """Where a CSV curve's tail file lies: ``X.csv`` -> ``X.tail.csv``."""
+    return curve.with_name(curve.name.removesuffix(".csv") + TAIL_SUFFIX)
+
+
+def load_tail(path: Path) -> Tail:
+    """A tail file, checked: its columns, a quantile in (0, 1], a positive latency, and at each load
+    point a latency that does not fall as the quantile rises; CurveError naming the file otherwise."""
+    rows = list(_lines(path))
+    if not rows:
+        raise CurveError(f"tail {path}: empty")
+    head = [c.strip() for c in rows[0][1].split(",")]
+    if sorted(head) != sorted(TAIL_COLUMNS):
+        raise CurveError(f"tail {path}: line {rows[0][0]}: columns {','.join(head)}, expected {','.join(TAIL_COLUMNS)}")
+    t = Tail(str(path))
+    for n, text in rows[1:]:
+        f = text.split(",")
+        try:
+            v = dict(zip(head, (float(x) for x in f), strict=True))
+        except ValueError:
+            raise CurveError(f"tail {path}: line {n}: {len(f)} fields or a non-number, expected {len(head)} numbers") from None
+        if not 0 < v["quantile"] <= 1 or not v["latency_ns"] > 0 or not math.isfinite(v["latency_ns"]):
+            raise CurveError(f"tail {path}: line {n}: quantile {v['quantile']:g} outside (0, 1] or latency "
+                             f"{v['latency_ns']:g} ns not positive")
+        bw, qs = t.loads.setdefault((v["read_ratio"], v["delay"]), (v["bandwidth_mbps"], {}))
+        qs[v["quantile"]] = v["latency_ns"]
+    if not t.loads:
+        raise CurveError(f"tail {path}: no quantiles")
+    for (rr, d), (_bw, qs) in t.loads.items():
+        lat = [qs[q] for q in sorted(qs)]
+        if any(b < a for a, b in zip(lat, lat[1:], strict=False)):
+            raise CurveError(f"tail {path}: read ratio {rr:g}, delay {d:g}: latency falls as the quantile rises "
+                             "(not a distribution)")
+    return t
+
+
+@dataclass
 class Curve:
     spec: str
     form: str                                    # csv, mess, param, mlc
     ratios: dict[float, Ratio] = field(default_factory=dict)
     param: dict[str, float] | None = None
+    tail: Tail | None = None                     # X.tail.csv beside a CSV curve X.csv
 
     def unloaded(self) -> dict[float, float]:
         """Unloaded latency (ns) per read ratio, as tiersim derives it."""
@@ -116,7 +180,8 @@ class Curve:
         span = f"read ratio {rs[0]:g}" if len(rs) == 1 else f"{len(rs)} read ratios {rs[0]:g}..{rs[-1]:g}"
         return (f"{self.spec}: {self.form}, {span}, {pts + self.noise} points; {self.noise} dropped as noise "
                 f"(negative bandwidth), {bend} past the saturation wall, {pts - bend - kept} non-increasing below "
-                f"it; {kept} kept; unloaded {unloaded_at(self.unloaded(), 1.0):.4g} ns at reads only")
+                f"it; {kept} kept; unloaded {unloaded_at(self.unloaded(), 1.0):.4g} ns at reads only"
+                + (f"; {self.tail.summary()}" if self.tail else ""))
 
     def to_csv(self) -> str:
         """The kept points in the suite's CSV form (hosts/curves/README.md)."""
@@ -279,7 +344,12 @@ def load(spec: str, mlc_read_ratio: float | None = None) -> Curve:
     try:
         if p.is_dir():
             return _mess(p)
-        return _mlc(p, mlc_read_ratio) if _is_mlc(p) else _csv(p)
+        if _is_mlc(p):
+            return _mlc(p, mlc_read_ratio)
+        c = _csv(p)
+        if tail_path(p).is_file() and tail_path(p) != p:
+            c.tail = load_tail(tail_path(p))
+        return c
     except OSError as e:
         raise CurveError(f"curve {spec}: {e.strerror or e}") from None
 
