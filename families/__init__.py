@@ -9,7 +9,8 @@ A family package holds everything of one experiment family:
 - ``figures/*.py``: one module per figure (``NAME``, ``CAPTION``, ``plot``);
 - ``rules.smk`` (optional): rules of its own beyond the core's point, figure and table rules;
 - ``summary.py`` (optional): ``sections(df)``, its markdown sections of ``tables/summary.md``;
-- ``fleet.py`` (optional): ``sections(df, out)``, its sections of a fleet's comparison;
+- ``fleet.py`` (optional): ``sections(df, out)``, its sections of a fleet's comparison, and
+  ``FIGURES``, the names of the figures it writes there;
 - ``scorecard.py`` (optional): its published-number rules (``RULES``) and the published sources
   it lists without scoring (``NOT_SCORED``), which analysis/scorecard.py runs.
 

@@ -69,6 +69,7 @@ try:
         HOSTS[prof["name"]] = HostRun(arg, prof, ARG_FACTS[arg], RUNNERS[arg], pl, figs, active,
                                       [f for f in active if families.get(f).SCORED], NODE_EXTRA.get(arg))
     FIGURE_INFO = figure_registry.discover()
+    FLEET_FIGURES = figure_registry.fleet_figures()  # the figures the families' fleet sections declare
     BUILD = tools.recipes()
     PINS = upstream.pins()
 except ConfigError as e:

@@ -124,7 +124,8 @@ rule fleet_comparison:
         code=ANALYSIS_SOURCES + FLEET_SOURCES,
     output:
         md=report("results/fleet/{fleet}/comparison.md", caption="../report/fleet.rst", category="Fleet"),
-        png=report(multiext("results/fleet/{fleet}/", "tier_curves.png", "colloid_gain.png"), category="Fleet"),
+        png=report(multiext("results/fleet/{fleet}/", "tier_curves.png", *[f"{n}.png" for n in FLEET_FIGURES]),
+                   category="Fleet"),
     conda:
         "../../environment.yml"
     log:
