@@ -31,3 +31,30 @@ def test_keys_regex_matches_exactly_its_keys():
     for other in ("f/e/p/rep2", "f/e/a", "f/e/a/b/rep1", "f/e/p/rep0/x", "f/xzy/p/rep0", "g/e/p/rep0"):
         assert not rx.fullmatch(other), other
     assert not re.fullmatch(keys_regex([]), ""), "no keys: matches nothing"
+
+
+def test_jobs_are_routed_by_each_rows_executor(tmp_path):
+    """A fleet whose experiments are measured on one host (the QEMU guest: executor guest) and
+    modelled on the other (cxl-model: executor model): each point's job follows its own row, so the
+    modelled points of an experiment that is also measured elsewhere still go to model_point (the
+    jobs that may leave the machine), never to the local point rule."""
+    from conftest import guest_facts_or_skip  # noqa: PLC0415
+    from test_workflow import smk  # noqa: PLC0415
+
+    guest_facts_or_skip("qemu-numa")
+    short = tmp_path / "short.yaml"
+    short.write_text("tiering:\n  average_last_s: 2\n")  # the guest config's runs are seconds long
+    r = smk("-n", "--forceall", "--cores", "1", "--configfile", "workflows/config/qemu.yaml", str(short),
+            "--config", "hosts=[qemu-numa,cxl-model]")
+    assert r.returncode == 0, r.stderr[-2000:]
+    jobs = re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    output: ([^,\n]+/result\.csv)", r.stdout, re.M)
+    rules: dict[tuple[str, str], set] = {}  # (host, family) -> the rules of its points' jobs
+    for rule, out in jobs:
+        rules.setdefault(tuple(out.split("/")[1:3]), set()).add(rule)
+    # the guest measures its tiering points; cxl-model models its own, and measures this machine's
+    # characterization points here: each job by its row's executor
+    assert rules[("qemu-numa", "tiering")] == {"point"} and rules[("cxl-model", "tiering")] == {"model_point"}, rules
+    assert rules[("cxl-model", "characterize")] == {"point"}, rules
+    measured = {tuple(o.split("/")[2:4]) for _, o in jobs if o.startswith("results/qemu-numa/")}
+    modelled = {tuple(o.split("/")[2:4]) for _, o in jobs if o.startswith("results/cxl-model/")}
+    assert ("tiering", "steady_state") in measured & modelled, "an experiment both measured and modelled"
