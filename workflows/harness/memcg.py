@@ -1,5 +1,6 @@
-"""Memory overcommit mechanism: a memory cgroup per point under a ``tierbench`` parent, and a swap
-area for the point, both journaled so that a killed run is repaired by the next one.
+"""A program under a memory limit with swap behind it: a memory cgroup per point under a
+``tierbench`` parent, and a swap area for the point, both journaled so that a killed run is
+repaired by the next one.
 
 - :func:`detect`: which memory controller this host has (cgroup v2: ``memory.max``,
   ``memory.swap.max``, ``memory.stat``, ``memory.peak``, PSI; cgroup v1: ``memory.limit_in_bytes``,
@@ -15,8 +16,9 @@ area for the point, both journaled so that a killed run is repaired by the next 
   swapfiles removed). workflows/harness/point.py calls it under the measurement lock beside the
   settings journal.
 
-``python -m workflows.harness.memcg run ... -- PROGRAM ARGS`` is the workload role of an
-overcommit point: it sets everything up, runs the program inside the cgroup (and, optionally, a
+``python -m workflows.harness.memcg run ... -- PROGRAM ARGS`` is the workload role of a point
+that runs a program with its memory limited to its footprint F over a ratio R (a family's, e.g.
+one that measures memory overcommit): it sets everything up, runs the program inside the cgroup (and, optionally, a
 server inside and a driver outside), samples the cgroup into a time series, writes a summary and
 cleans up on success, failure and SIGINT/SIGTERM.
 
@@ -431,7 +433,7 @@ def run(args: argparse.Namespace) -> int:
         need = fp - limit
         if args.swap_mib and need > args.swap_mib * 2**20 * 0.9:
             print(f"tierbench: error: the swap area ({args.swap_mib} MiB) is too small for {need / 2**20:.0f} MiB "
-                  f"swapped out at R = {args.ratio:g}: raise overcommit/swap/size_mib", file=sys.stderr)
+                  f"swapped out at R = {args.ratio:g}: give the point a larger swap area", file=sys.stderr)
             return 2
     summary["limit_bytes"] = limit
     journal = Journal(Path(args.journal))
@@ -563,7 +565,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--name", required=True, help="the cgroup: <controller>/tierbench/NAME")
-    r.add_argument("--ratio", type=float, required=True, help="overcommit ratio R (1: unlimited)")
+    r.add_argument("--ratio", type=float, required=True, help="ratio R = memory demand / memory given (1: unlimited)")
     r.add_argument("--footprint-from", help="the R = 1 point's result.csv (its footprint row is F)")
     r.add_argument("--journal", required=True)
     r.add_argument("--swapfile", help="a swapfile to make and enable for the run")
