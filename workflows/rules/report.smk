@@ -8,6 +8,7 @@ localrules:
     measurements,
     figure,
     tables,
+    counter_table,
     scorecard,
     fleet_comparison,
 
@@ -72,10 +73,27 @@ rule figure:
         "--out results/{wildcards.host}/figures/{wildcards.figure} > {log} 2>&1"
 
 
+rule counter_table:
+    """Every point's counters (its meta.json's counter status and the counters.csv beside it, which
+    the point writes only where a source counted) in one table, which the counters table and the
+    families' own tables read (analysis/counters.py)."""
+    input:
+        metas=lambda wc: point_metas(wc.host),
+        code=ANALYSIS_SOURCES,
+    output:
+        "results/{host}/counters.csv",
+    conda:
+        "../../environment.yml"
+    log:
+        "results/{host}/logs/counter_table.log",
+    shell:
+        "python -m analysis.counters --out {output} {input.metas} > {log} 2>&1"
+
+
 rule tables:
     input:
         csv=lambda wc: expand("results/{host}/{family}/measurements.csv", host=wc.host, family=HOSTS[wc.host].active),
-        metas=lambda wc: point_metas(wc.host),
+        counters="results/{host}/counters.csv",
         code=ANALYSIS_SOURCES + SUMMARY_SOURCES,
     output:
         summary=report("results/{host}/tables/summary.md", caption="../report/summary.rst", category="Tables"),
@@ -88,7 +106,7 @@ rule tables:
         absent=lambda wc: json.dumps({k: v for fp in HOSTS[wc.host].plan.families.values() for k, v in sorted(fp.absent.items())}),
     shell:
         "python -m analysis.tables --measurements {input.csv} --summary {output.summary} "
-        "--counters {output.counters} --absent {params.absent:q} {input.metas} > {log} 2>&1"
+        "--counters {output.counters} --absent {params.absent:q} --counter-table {input.counters} > {log} 2>&1"
 
 
 rule scorecard:
