@@ -17,9 +17,9 @@ repaired by the next one.
   settings journal.
 
 ``python -m workflows.harness.memcg run ... -- PROGRAM ARGS`` is the workload role of a point
-that runs a program with its memory limited to its footprint F over a ratio R (a family's, e.g.
-one that measures memory overcommit): it sets everything up, runs the program inside the cgroup (and, optionally, a
-server inside and a driver outside), samples the cgroup into a time series, writes a summary and
+that runs a program with its memory limited to its footprint F over a ratio R: it sets
+everything up, runs the program inside the cgroup (and, optionally, a server inside and a driver
+outside), samples the cgroup into a time series, writes a summary and
 cleans up on success, failure and SIGINT/SIGTERM.
 
 What upstream Linux can and cannot limit per tier: a memory cgroup limits a group's total
