@@ -287,3 +287,28 @@ def test_shell_rendering_makes_and_undoes_swap_and_cgroup_here(tmp_path):
     assert not swapfile.exists() and not swapfile.parent.exists(), "swapfile and the directory made for it removed"
     assert str(swapfile) not in Path("/proc/swaps").read_text()
     assert not cg.path.exists() and not (tmp_path / "journal.json").exists()
+
+
+@pytest.mark.skipif(not shutil.which("sh"), reason="no sh")
+def test_shell_cgroup_resource_on_a_v2_hierarchy(tmp_path):
+    """lib.sh's cgroup v2 branch (the guest's) on a fixture of a v2 hierarchy (CGROUP_ROOT): the
+    memory controller enabled down to the parent, the cgroup journaled, then removed by
+    settings_restore."""
+    root = tmp_path / "cg"
+    root.mkdir()
+    (root / "cgroup.controllers").write_text("cpu memory pids\n")
+    (root / "cgroup.subtree_control").write_text("cpu\n")
+    saved, journal = tmp_path / "saved.tsv", tmp_path / "journal.json"
+    script = (f". {REPO / 'hosts/qemu/guest/lib.sh'}\n"
+              "resource_cgroup w-R2 || exit 3\n"
+              f"[ -d {root}/tierbench/w-R2 ] || exit 4\n"
+              f"cp {journal} {tmp_path}/during.json\n"
+              "settings_restore || exit 5\n")
+    env = {**os.environ, "CGROUP_ROOT": str(root), "SETTINGS_JOURNAL": str(journal), "_SETTINGS_SAVED": str(saved)}
+    r = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads((tmp_path / "during.json").read_text()) == {f"cgroup:{root}/tierbench/w-R2": "absent"}
+    assert "memory" in (root / "cgroup.subtree_control").read_text()
+    # (a real cgroupfs removes the parent with its control files; in the fixture its file stays)
+    assert not (root / "tierbench" / "w-R2").exists() and not journal.exists()
+    assert [p.name for p in (root / "tierbench").iterdir()] == ["cgroup.subtree_control"]

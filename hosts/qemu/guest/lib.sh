@@ -163,21 +163,22 @@ resource_swapon() {
 	swapon "$1"
 }
 
-# resource_cgroup NAME: a memory cgroup tierbench/NAME (v2 at /sys/fs/cgroup,
-# else v1's memory controller), removed by settings_restore.
+# resource_cgroup NAME: a memory cgroup tierbench/NAME (v2 at $CGROUP_ROOT,
+# else v1's memory controller under it), removed by settings_restore.
+CGROUP_ROOT=${CGROUP_ROOT:-/sys/fs/cgroup}
 resource_cgroup() {
-	if [ -e /sys/fs/cgroup/cgroup.controllers ]; then
-		_b=/sys/fs/cgroup
+	if [ -e "$CGROUP_ROOT/cgroup.controllers" ]; then
+		_b=$CGROUP_ROOT
 		grep -qw memory "$_b/cgroup.subtree_control" || echo +memory >"$_b/cgroup.subtree_control" || return 1
-	elif [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
-		_b=/sys/fs/cgroup/memory
+	elif [ -e "$CGROUP_ROOT/memory/memory.limit_in_bytes" ]; then
+		_b=$CGROUP_ROOT/memory
 	else
 		echo "resource_cgroup: no memory cgroup controller mounted" >&2
 		return 1
 	fi
 	_settings_save "cgroup:$_b/tierbench/$1"
 	mkdir -p "$_b/tierbench" || return 1
-	if [ "$_b" = /sys/fs/cgroup ]; then
+	if [ "$_b" = "$CGROUP_ROOT" ]; then
 		grep -qw memory "$_b/tierbench/cgroup.subtree_control" ||
 			echo +memory >"$_b/tierbench/cgroup.subtree_control" || return 1
 	fi
