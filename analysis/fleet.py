@@ -129,6 +129,18 @@ def family_sections() -> list:
     return [m.sections for m in families.modules("fleet")]
 
 
+def _declared(figs: list[Path]) -> list[Path]:
+    """The families' fleet figures, checked against what they declare (``FIGURES``, the
+    workflow's outputs: analysis/registry.py)."""
+    from .registry import fleet_figures  # noqa: PLC0415
+
+    got = sorted({p.stem for p in figs})
+    if got != sorted(fleet_figures()):
+        raise SystemExit(f"tierbench: error: the families' fleet sections wrote {got}, "
+                         f"but declare {sorted(fleet_figures())} (FIGURES in families/<name>/fleet.py)")
+    return figs
+
+
 def save(fig, stem: Path) -> list[Path]:
     """A fleet figure as ``stem``.png and .pdf."""
     return _save(fig, stem)
@@ -181,7 +193,7 @@ def report(hosts: dict[str, Path], out: Path, not_scored: dict[str, str] | None 
         parts += more
         family_figs += figs
     cdf = pd.DataFrame(curves)
-    figs = _figure_curves(cdf, out, names) + family_figs
+    figs = _figure_curves(cdf, out, names) + _declared(family_figs)
     parts.append("## Figures\n")
     parts += [f"![{p.stem}]({p.name})\n" for p in figs if p.suffix == ".png"]
     md = out / "comparison.md"

@@ -45,6 +45,17 @@ def figures_of(family: str) -> list[str]:
     return [name for name, info in discover().items() if info.family == family]
 
 
+def fleet_figures() -> list[str]:
+    """The figures the families' fleet sections write (``FIGURES`` of ``families/<name>/fleet.py``:
+    names of ``<name>.png`` beside a fleet's comparison), in registry order."""
+    out: list[str] = []
+    for fam in families.FAMILIES:
+        path = families.HERE / fam / "fleet.py"
+        if path.exists():
+            out += [str(n) for n in _constants(path).get("FIGURES", [])]
+    return out
+
+
 def discover() -> dict[str, FigureInfo]:
     """Every registered family's figures, name -> FigureInfo (names are unique across families)."""
     out: dict[str, FigureInfo] = {}

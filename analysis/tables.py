@@ -3,9 +3,9 @@
 ``summary.md`` holds the sections the families declare (``families/<name>/summary.py``, e.g.
 characterize's idle latency and peak bandwidth per tier pair, storage's results), the
 modelled points past their curves and the model's error on this host (or why it is not scored;
-:mod:`analysis.fidelity`, in full in ``fidelity.md``); ``counters.md`` lists every counter source with
-what it recorded or why it is absent (taken from the points' meta.json files), and
-every measurement that was left out with its reason.
+:mod:`analysis.fidelity`, in full in ``fidelity.md``); ``counters.md`` lists every counter source
+with what it recorded or why it is absent (from the host's counters table, ``counters.csv``:
+analysis/counters.py), and every measurement that was left out with its reason.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import counters as counter_table
 from . import fidelity, frame
 
 
@@ -73,19 +74,19 @@ def beyond_curve(df: pd.DataFrame) -> list[str]:
             md(past[["family", "experiment", "point", "tiers"]])]
 
 
-def counters(metas: list[Path], absent: dict) -> str:
+def counters(table: pd.DataFrame, absent: dict) -> str:
+    """Every counter source: the points it ran for, whether it was available, how many ran to the
+    end, and why not (from the counters table, analysis/counters.py)."""
     rows: dict[str, dict] = {}
-    for m in metas:
-        try:
-            meta = json.loads(m.read_text())
-        except (OSError, ValueError):
+    for st in counter_table.sources(table).to_dict("records") if not table.empty else []:
+        src = st["source"]
+        if not src:  # a point with no counter source configured
             continue
-        for src, st in (meta.get("counters") or {}).items():
-            r = rows.setdefault(src, {"source": src, "points": 0, "available": st.get("available"), "ok": 0, "reason": st.get("reason", "")})
-            r["points"] += 1
-            r["ok"] += int(bool(st.get("available")) and st.get("ok", True) is not False)
-            if not st.get("available"):
-                r["reason"] = st.get("reason", "")
+        r = rows.setdefault(src, {"source": src, "points": 0, "available": st["available"], "ok": 0, "reason": st["reason"]})
+        r["points"] += 1
+        r["ok"] += int(bool(st["ok"]))
+        if not st["available"]:
+            r["reason"] = st["reason"]
     out = ["# Counter sources\n", "Counters run alongside every measurement point where the host supports them.\n",
            md(pd.DataFrame(list(rows.values()), columns=["source", "points", "available", "ok", "reason"]))]
     out += ["\n# Measurements left out\n"]
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--summary", required=True, type=Path)
     ap.add_argument("--counters", required=True, type=Path)
     ap.add_argument("--absent", default="{}", help="JSON object: measurement -> reason it was left out")
-    ap.add_argument("metas", nargs="*", type=Path)
+    ap.add_argument("--counter-table", required=True, type=Path, help="results/<host>/counters.csv (analysis/counters.py)")
     fidelity.add_arguments(ap)
     args = ap.parse_args(argv)
     df = frame.load(args.measurements)
@@ -113,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     args.summary.parent.mkdir(parents=True, exist_ok=True)
     args.summary.write_text(summary(df, fid))
-    args.counters.write_text(counters(args.metas, json.loads(args.absent)))
+    args.counters.write_text(counters(counter_table.load(args.counter_table), json.loads(args.absent)))
     return 0
 
 

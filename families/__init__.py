@@ -10,7 +10,8 @@ A family package holds everything of one experiment family:
 - ``rules.smk`` (optional): rules of its own beyond the core's point, figure and table rules;
 - ``summary.py`` (optional): ``sections(df)``, its markdown sections of ``tables/summary.md``;
 - ``fleet.py`` (optional): ``sections(df, out, fidelity)``, its sections of a fleet's comparison
-  (``fidelity``: host -> its model score, analysis.fidelity.HostFidelity);
+  (``fidelity``: host -> its model score, analysis.fidelity.HostFidelity), and ``FIGURES``, the
+  names of the figures it writes there;
 - ``scorecard.py`` (optional): its published-number rules (``RULES``) and the published sources
   it lists without scoring (``NOT_SCORED``) and rows for results no published number covers
   (``UNPUBLISHED``), which analysis/scorecard.py runs.

@@ -340,7 +340,7 @@ def test_real_ycsb_against_skiplist_redis_and_memcached(built, tmp_path):
     from families.kv import tables  # noqa: PLC0415
 
     outs = [tmp_path / p for p in points if (tmp_path / p / "meta.json").exists()]
-    pc = tables.point_counters([o / "meta.json" for o in outs])
+    pc = tables.point_counters(counter_table([o / "meta.json" for o in outs]))
     b = tables.bottleneck(load([o / "result.csv" for o in outs]), counters=pc, facts=json.loads(facts.read_text()))
     status = json.loads((outs[0] / "meta.json").read_text())["counters"]
     if not any(status.get(s, {}).get("rows") for s in tables.BANDWIDTH_SOURCES):
@@ -709,6 +709,19 @@ def counter_points(tmp_path: Path, status: dict, counters: list[tuple] | None, t
     return metas
 
 
+def counter_table(metas: list[Path]):
+    """The host's counters table of these points, as the kv_tables rule reads it (written, then
+    loaded: analysis/counters.py)."""
+    import io  # noqa: PLC0415
+
+    from analysis import counters  # noqa: PLC0415
+
+    buf = io.StringIO()
+    counters.collect(metas).to_csv(buf, index=False)
+    buf.seek(0)
+    return counters.load(buf)
+
+
 # per socket: S0 reads 3000 then 5000 MB/s (mean 4000) and writes 1000, S1 reads 2000 and writes 500; the
 # per-box rows beside the socket sums must not be counted again
 PERF_ROWS = [(t, "perf_uncore", sc, m, v) for t, s0 in ((1.0, 3000.0), (2.0, 5000.0))
@@ -723,8 +736,8 @@ def test_kv_bottleneck_counted_bandwidth_per_socket_of_the_stores_nodes(tmp_path
     and their read as a share of memchar's peak of those nodes; the payload columns stay."""
     from families.kv import tables  # noqa: PLC0415
 
-    pc = tables.point_counters(counter_points(tmp_path, {"perf_uncore": PERF_OK}, PERF_ROWS, reps=2,
-                                              scale=lambda rep: 1.0 + rep))  # rep 1 counts twice rep 0's
+    pc = tables.point_counters(counter_table(counter_points(tmp_path, {"perf_uncore": PERF_OK}, PERF_ROWS, reps=2,
+                                                          scale=lambda rep: 1.0 + rep)))  # rep 1 counts twice rep 0's
     b = tables.bottleneck(two_tier_frame(), PEAKS, None, pc, TWO_SOCKETS)
     by = {r["placement"]: r for r in table_rows(b) if r["system"] == "redis" and r["key_type"] == "int"
           and r["kv_phase"] == "a"}
@@ -741,14 +754,17 @@ def test_kv_bottleneck_counted_bandwidth_per_socket_of_the_stores_nodes(tmp_path
 
 
 def test_kv_tables_cli_reads_the_points_and_facts(tmp_path):
-    """The rule's command line: the points' meta.json files and the host facts reach the table."""
+    """The rules' command lines: the points' meta.json files make the host's counters table
+    (analysis/counters.py, the core's counter_table rule), which with the host facts reaches the table."""
+    from analysis import counters  # noqa: PLC0415
     from families.kv import tables  # noqa: PLC0415
 
     metas = counter_points(tmp_path / "pts", {"perf_uncore": PERF_OK}, PERF_ROWS)
+    assert counters.main(["--out", str(tmp_path / "counters.csv"), *map(str, metas)]) == 0
     two_tier_frame().to_csv(tmp_path / "m.csv", index=False)
     (tmp_path / "facts.json").write_text(json.dumps(TWO_SOCKETS))
     assert tables.main(["--measurements", str(tmp_path / "m.csv"), "--facts", str(tmp_path / "facts.json"),
-                        "--out", str(tmp_path / "t"), *map(str, metas)]) == 0
+                        "--counter-table", str(tmp_path / "counters.csv"), "--out", str(tmp_path / "t")]) == 0
     rows = table_rows((tmp_path / "t/kv_bottleneck.md").read_text())
     assert {r["counted_on"] for r in rows if r["placement"] == "alternate"} == {"S1: N1 (perf_uncore)"}
 
@@ -761,7 +777,7 @@ def test_kv_bottleneck_counted_from_pcm_when_perf_did_not_count(tmp_path):
     rows = [(1.0, "pcm_memory", sc, m, v) for sc, m, v in (
         ("S0", "read_bandwidth", 1200.0), ("S0/ch0", "read_bandwidth", 600.0), ("S0", "write_bandwidth", 300.0),
         ("S1", "read_bandwidth", 100.0), ("S1", "write_bandwidth", 50.0), ("system", "read_bandwidth", 1300.0))]
-    pc = tables.point_counters(counter_points(tmp_path, status, rows + PERF_ROWS))
+    pc = tables.point_counters(counter_table(counter_points(tmp_path, status, rows + PERF_ROWS)))
     b = tables.bottleneck(two_tier_frame(), PEAKS, None, pc, TWO_SOCKETS)
     r = next(r for r in table_rows(b) if r["system"] == "skiplist" and r["placement"] == "default")
     assert float(r["counted_read_MB_per_s"].replace(",", "")) == 1200.0, "perf's rows of a failed run are not used"
@@ -785,7 +801,7 @@ def test_kv_bottleneck_cpuless_node_and_shared_socket_are_said_not_guessed(tmp_p
     facts = {"nodes": {"0": {"cpus": [0, 1], "memory_mib": 4096, "sockets": [0]},
                        "1": {"cpus": [], "memory_mib": 8192, "sockets": []},
                        "2": {"cpus": [2, 3], "memory_mib": 4096, "sockets": [0]}}}
-    pc = tables.point_counters(counter_points(tmp_path, {"perf_uncore": PERF_OK}, PERF_ROWS))
+    pc = tables.point_counters(counter_table(counter_points(tmp_path, {"perf_uncore": PERF_OK}, PERF_ROWS)))
     b = tables.bottleneck(two_tier_frame(), PEAKS, None, pc, facts)
     rows = [r for r in table_rows(b) if r["key_type"] == "int" and r["kv_phase"] == "c"]
     default = next(r for r in rows if r["system"] == "redis" and r["placement"] == "default")
@@ -814,16 +830,16 @@ def test_kv_bottleneck_without_counters_says_why_and_reads_no_stale_file(tmp_pat
     status = {"perf_uncore": {"available": False, "reason": why},
               "pcm_memory": {"available": False, "reason": "pcm-memory binary not found"},
               "ipmctl": {"available": False, "reason": "ipmctl binary not found"}}
-    pc = tables.point_counters(counter_points(tmp_path, status, PERF_ROWS))  # the stale file
+    pc = tables.point_counters(counter_table(counter_points(tmp_path, status, PERF_ROWS)))  # the stale file
     b = tables.bottleneck(two_tier_frame(), PEAKS, None, pc, TWO_SOCKETS)
     rows = table_rows(b)
     assert rows and {r["counted_read_MB_per_s"] for r in rows} == {"–"}
     assert {r["counted_share_of_peak"] for r in rows} == {"–"} and {r["payload_share_of_peak"] for r in rows} != {"–"}
     assert f"- perf_uncore: {why}; pcm_memory: pcm-memory binary not found: every point" in b
     # no counter source configured, and no meta.json read at all
-    pc = tables.point_counters(counter_points(tmp_path / "none", {}, None))
+    pc = tables.point_counters(counter_table(counter_points(tmp_path / "none", {}, None)))
     assert "neither perf_uncore nor pcm_memory ran for the point" in tables.bottleneck(two_tier_frame(), counters=pc)
-    assert "- the point's meta.json was not read: every point" in tables.bottleneck(two_tier_frame())
+    assert "- the point is not in the counters table (counters.csv): every point" in tables.bottleneck(two_tier_frame())
 
 
 def test_node_sockets_from_sysfs(tmp_path):
@@ -992,7 +1008,7 @@ def test_pmdk_emulated_only_when_asked_and_labelled_everywhere(tmp_path, libpmem
                                                        "key_type": "int", "threads": 4}, "counters": {"perf_uncore": PERF_OK}}))
     pd.DataFrame([(*r, "MB/s") for r in PERF_ROWS], columns=["t_s", "source", "scope", "metric", "value",
                                                              "unit"]).to_csv(d / "counters.csv", index=False)
-    b = tables.bottleneck(pmdk_frame(dax), counters=tables.point_counters([d / "meta.json"]), facts=TWO_SOCKETS)
+    b = tables.bottleneck(pmdk_frame(dax), counters=tables.point_counters(counter_table([d / "meta.json"])), facts=TWO_SOCKETS)
     pm = [r for r in table_rows(b[: b.index("Counted columns empty")]) if r["system"] == "pmdk"]
     assert pm and {(r["counted_read_MB_per_s"], r["counted_on"]) for r in pm} == {("–", "–")}
     assert "pool file on a DAX path (pmdk), not on a NUMA node" in b

@@ -1,7 +1,8 @@
 """The overcommit family: its plan and bad input, its parsers on captured output, and its
 mechanism on this machine's real memory cgroups and swap (root; cgroup v1 or v2): faults and
-swap-ins grow with R, the limit holds, R = 1 does not swap, and everything it made is gone after
-a run, an interrupt (SIGINT) and a kill (the journal repairs it). Never a slowdown threshold."""
+swap-ins grow with R, the limit holds, R = 1 does not swap, and everything it made (its cgroup and
+swap area: resources of the point's scenario, in the settings journal) is gone after a run, an
+interrupt (SIGINT) and a kill (the journal repairs it). Never a slowdown threshold."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from test_profiles import two_socket_facts
 from families import overcommit
 from families.overcommit import parse as oc_parse
 from workflows.harness import ConfigError, hostdetect, memcg, plan, profile
+from workflows.harness.settings import Settings
 from workloads.duckdb_tpch import workload as tpch
 from workloads.ffmpeg import workload as ffmpeg
 from workloads.pgtpcc import workload as pgtpcc
@@ -441,14 +443,22 @@ def ours_left(swapfile: Path) -> list[str]:
 
 def runner(tmp: Path, name: str, ratio: float, mib: int, passes: int, *, footprint: Path | None = None,
            swap_mib: int = 256) -> list[str]:
+    """The runner's command line; its cgroup ``test-oc-<name>`` and swap area (``tmp/swap/t.swap``)
+    are the point's scenario's resources (:func:`resources`)."""
     prog = tmp / "alloc.py"
     prog.write_text(ALLOC)
     out = tmp / name
     out.mkdir(exist_ok=True)
     return [sys.executable, "-m", "workflows.harness.memcg", "run", "--name", f"test-oc-{name}", "--ratio", str(ratio),
-            "--journal", str(tmp / "journal.json"), "--interval-ms", "50", "--swapfile", str(tmp / "swap" / "t.swap"),
-            "--swap-mib", str(swap_mib), *(["--footprint-from", str(footprint)] if footprint else []),
+            "--interval-ms", "50", "--swap", str(tmp / "swap" / "t.swap"), "--swap-mib", str(swap_mib),
+            *(["--footprint-from", str(footprint)] if footprint else []),
             "--argv-json", json.dumps([sys.executable, str(prog), str(mib), str(passes)]), "--series", str(out / "memcg.csv")]
+
+
+def resources(s: Settings, tmp: Path, name: str, swap_mib: int = 256) -> None:
+    """What a point's scenario makes for the runner (scenario.HostRun's swapon and cgroup ops)."""
+    s.swap_on(str(tmp / "swap" / "t.swap"), swap_mib)
+    s.cgroup(f"test-oc-{name}")
 
 
 @needs_cgroups
@@ -459,8 +469,10 @@ def test_faults_and_swapins_grow_with_r_and_the_limit_holds(tmp_path):
         if ratio > 1:  # F from the R = 1 run, as the family's points do
             fp = tmp_path / "r1.csv"
             fp.write_text(f"t_s,metric,value,unit\n,footprint,{summ[1]['peak_anon_shmem'] / 2**20},MiB\n")
-        r = subprocess.run(runner(tmp_path, f"r{ratio}", ratio, 96, 2, footprint=fp), cwd=REPO, capture_output=True,
-                           text=True, timeout=300)
+        with Settings(tmp_path / "journal.json") as s:
+            resources(s, tmp_path, f"r{ratio}")
+            r = subprocess.run(runner(tmp_path, f"r{ratio}", ratio, 96, 2, footprint=fp), cwd=REPO, capture_output=True,
+                               text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         summ[ratio] = json.loads((tmp_path / f"r{ratio}" / "memcg.json").read_text())
         assert ours_left(tmp_path / "swap" / "t.swap") == [], f"R = {ratio} left something behind"
@@ -473,7 +485,7 @@ def test_faults_and_swapins_grow_with_r_and_the_limit_holds(tmp_path):
         assert summ[ratio]["swap_peak"] > 0
     assert summ[1]["pgmajfault"] < summ[2]["pgmajfault"] < summ[4]["pgmajfault"]
     assert summ[1]["swapin"] < summ[2]["swapin"] < summ[4]["swapin"]
-    assert not (tmp_path / "journal.json").exists()
+    assert not (tmp_path / "journal.json").exists() and not (tmp_path / "swap").exists(), "its directory too"
 
 
 @needs_cgroups
@@ -485,56 +497,78 @@ def test_a_footprint_too_small_to_limit_is_a_clear_error_with_nothing_written(tm
     assert not (tmp_path / "small" / "memcg.json").exists() and ours_left(tmp_path / "swap" / "t.swap") == []
 
 
+def test_without_its_cgroup_the_runner_says_the_scenario_makes_it(tmp_path):
+    if not CG.get("version"):
+        pytest.skip(f"no memory cgroup controller: {CG.get('reason')}")
+    r = subprocess.run(runner(tmp_path, "nocg", 1, 8, 1), cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "the point's scenario makes it" in r.stderr, r.stderr
+
+
 @needs_cgroups
-def test_sigint_releases_cgroup_and_swap(tmp_path):
-    p = subprocess.Popen(runner(tmp_path, "int", 1, 64, 10**6), cwd=REPO, stderr=subprocess.PIPE, text=True)
-    swapfile = tmp_path / "swap" / "t.swap"
-    end = time.monotonic() + 60
-    while not any("test-oc-int" in c for c in memcg.our_cgroups()):
-        assert p.poll() is None and time.monotonic() < end, "the runner did not create its cgroup"
-        time.sleep(0.05)
-    time.sleep(0.5)
-    assert ours_left(swapfile), "swap and cgroup are up while it runs"
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
-    assert p.returncode == 130, err
-    assert ours_left(swapfile) == [] and not (tmp_path / "journal.json").exists()
+def test_sigint_stops_the_runner_and_its_resources_go_with_the_settings(tmp_path):
+    with Settings(tmp_path / "journal.json") as s:
+        resources(s, tmp_path, "int")
+        p = subprocess.Popen(runner(tmp_path, "int", 1, 64, 10**6), cwd=REPO, stderr=subprocess.PIPE, text=True)
+        end = time.monotonic() + 60
+        while not (tmp_path / "int" / "memcg.csv").exists() or not memcg.Cgroup(CG, "test-oc-int").pids():
+            assert p.poll() is None and time.monotonic() < end, "the runner did not start its program"
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert ours_left(tmp_path / "swap" / "t.swap"), "swap and cgroup are up while it runs"
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        assert p.returncode == 130, err
+        assert memcg.Cgroup(CG, "test-oc-int").pids() == [], "nothing of the program is left in its cgroup"
+    assert ours_left(tmp_path / "swap" / "t.swap") == [] and not (tmp_path / "journal.json").exists()
     assert not (tmp_path / "int" / "memcg.json").exists(), "an interrupted point writes no summary"
+
+
+KILLED = """\
+import os, sys
+from pathlib import Path
+from workflows.harness.settings import Settings
+s = Settings(Path(sys.argv[1]))
+s.swap_on(sys.argv[2], 256)
+s.cgroup(sys.argv[3])
+os.execv(sys.executable, [sys.executable, *sys.argv[4:]])  # the runner, holding what the journal records
+"""
 
 
 @needs_cgroups
 def test_a_killed_run_is_repaired_from_the_journal(tmp_path):
-    p = subprocess.Popen(runner(tmp_path, "kill", 1, 64, 10**6), cwd=REPO, stderr=subprocess.DEVNULL)
+    """SIGKILL to a point holding its cgroup and swap area: the host's settings journal records
+    both, and the next measured point of any family undoes them, under the lock, before it runs."""
+    results = tmp_path / "results"
+    results.mkdir()
+    journal = results / ".settings-journal.json"
     swapfile = tmp_path / "swap" / "t.swap"
+    argv = runner(tmp_path, "kill", 1, 64, 10**6)
+    p = subprocess.Popen([sys.executable, "-c", KILLED, str(journal), str(swapfile), "test-oc-kill", *argv[1:]],
+                         cwd=REPO, stderr=subprocess.DEVNULL)
     end = time.monotonic() + 60
-    while not any("test-oc-kill" in c for c in memcg.our_cgroups()):
+    while not memcg.Cgroup(CG, "test-oc-kill").pids():
         assert p.poll() is None and time.monotonic() < end
         time.sleep(0.05)
     time.sleep(0.5)
     pids = memcg.Cgroup(CG, "test-oc-kill").pids()
-    assert pids
     p.kill()  # SIGKILL: nothing can clean up (its child dies by PR_SET_PDEATHSIG, the rest stays)
     p.wait()
-    journal = json.loads((tmp_path / "journal.json").read_text())
-    assert [i["kind"] for i in journal] == ["swap", "cgroup"]
+    kinds = [k.split(":")[0] for k in json.loads(journal.read_text())]
+    assert kinds == ["dir", "swapfile", "swap", "cgroup"], kinds
     assert ours_left(swapfile), "a killed run leaves its swap area (and maybe its cgroup) behind"
-    # the next measured point of any family repairs it, under the lock, before it runs anything
-    results = tmp_path / "results"
-    results.mkdir()
-    (tmp_path / "journal.json").rename(results / memcg.JOURNAL)
     (tmp_path / "facts.json").write_text(json.dumps(hostdetect.detect()))
     sc = {"settings": {}, "scratch": None, "warmup_s": 0, "timeout_s": 30,
           "roles": [{"name": "w", "tool": "w", "argv": ["true"], "parse": "m:f", "output": None, "stdout": None,
                      "pid_file": None, "ready_file": None, "ready_line": None, "target_pid": None, "opts": {},
                      "usage": False, "kind": "workload"}]}
-    row = plan.point("overcommit", "t", "t", executor="host", context={"host": "t"}, columns=[], tools=[],
+    row = plan.point("any", "t", "t", executor="host", context={"host": "t"}, columns=[], tools=[],
                      run={"scenario": sc, "counters": {"sources": [], "interval_ms": 1000}})
     (tmp_path / "pt").mkdir()
     r = subprocess.run([sys.executable, "-m", "workflows.harness.point", "--outdir", str(tmp_path / "pt"), "--results",
                         str(results), "--facts", str(tmp_path / "facts.json"), "-"], input=json.dumps(row), cwd=REPO,
                        capture_output=True, text=True, timeout=120)
-    assert "released what a killed run left" in r.stderr, r.stderr
-    assert ours_left(swapfile) == [] and not (results / memcg.JOURNAL).exists()
+    assert "put back settings a killed run left changed" in r.stderr, r.stderr
+    assert ours_left(swapfile) == [] and not journal.exists() and not swapfile.parent.exists()
     time.sleep(0.2)
     assert not any(Path(f"/proc/{pid}").exists() and "alloc" in Path(f"/proc/{pid}/cmdline").read_text()
                    for pid in pids)
@@ -560,8 +594,7 @@ def test_points_through_the_executor_restore_settings(tmp_path):
     facts = results / "facts.json"
     facts.write_text(json.dumps(host.facts))
     for pid in ("ffmpeg/R1", "ffmpeg/R2"):
-        row = json.loads(json.dumps(rows[pid]).replace(f"results/{host.name}/overcommit/", f"{tmp_path}/pts/overcommit/")
-                         .replace(f"results/{host.name}/.memcg", f"{results}/.memcg"))
+        row = json.loads(json.dumps(rows[pid]).replace(f"results/{host.name}/overcommit/", f"{tmp_path}/pts/overcommit/"))
         out = tmp_path / "pts" / "overcommit" / "ratio_sweep" / pid / "rep0"
         out.mkdir(parents=True)
         env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
@@ -658,8 +691,7 @@ def test_sigint_to_a_point_restores_swap_cgroup_and_settings(tmp_path):
     base.write_text("t_s,metric,value,unit\n,footprint,80,MiB\n,fps,100,frames/s\n")
     results = tmp_path / "results"
     results.mkdir()
-    row = json.loads(json.dumps(row).replace(f"results/{host.name}/overcommit/ratio_sweep/ffmpeg/R1/rep0/result.csv", str(base))
-                     .replace(f"results/{host.name}/.memcg", f"{results}/.memcg"))
+    row = json.loads(json.dumps(row).replace(f"results/{host.name}/overcommit/ratio_sweep/ffmpeg/R1/rep0/result.csv", str(base)))
     p, out = _start_point(row, host, results, tmp_path / "pt", 60, "the point did not start sampling")
     assert _settings() != before and [x for x in memcg.our_cgroups() if "ffmpeg-R2" in x]
     p.send_signal(signal.SIGINT)
@@ -668,7 +700,7 @@ def test_sigint_to_a_point_restores_swap_cgroup_and_settings(tmp_path):
     assert p.returncode == 130, err
     assert _settings() == before
     assert ours_left(tmp_path / "swap" / "tierbench.swap") == [] and not [x for x in memcg.our_cgroups() if "ffmpeg-R2" in x]
-    assert not (results / memcg.JOURNAL).exists() and not (out / "result.csv").exists()
+    assert not (results / ".settings-journal.json").exists() and not (out / "result.csv").exists()
 
 
 def _postgres_of(datadir: str) -> list[int]:
@@ -699,7 +731,7 @@ def test_sigint_to_a_tpcc_point_leaves_no_postgresql(tmp_path):
     new_dir = str(REPO / "results" / f".test-overcommit-{os.getpid()}" / "tpcc")  # pytest's tmp is 0700: not the postgres user's
     results = tmp_path / "results"
     results.mkdir()
-    row = json.loads(json.dumps(row).replace(datadir, new_dir).replace(f"results/{host.name}/.memcg", f"{results}/.memcg"))
+    row = json.loads(json.dumps(row).replace(datadir, new_dir))
     p, out = _start_point(row, host, results, tmp_path / "pt", 180, "the point did not start its driver")
     assert _postgres_of(new_dir), "the server runs"
     p.send_signal(signal.SIGINT)
@@ -708,7 +740,7 @@ def test_sigint_to_a_tpcc_point_leaves_no_postgresql(tmp_path):
     assert p.returncode == 130, err
     assert _postgres_of(new_dir) == [] and not Path(new_dir).exists() and not Path(pgtpcc.socket_dir(port)).exists()
     assert not Path(new_dir).parent.exists(), "the scratch directory made for it is gone too"
-    assert not [x for x in memcg.our_cgroups() if "tpcc-R1" in x] and not (results / memcg.JOURNAL).exists()
+    assert not [x for x in memcg.our_cgroups() if "tpcc-R1" in x] and not (results / ".settings-journal.json").exists()
     assert ours_left(tmp_path / "swap" / "tierbench.swap") == []
 
 

@@ -57,7 +57,7 @@ AFTER = """\
 	echo "parent_left=$([ -d /sys/fs/cgroup/tierbench ] && echo yes || echo no)"
 	echo "swaps=$(tail -n +2 /proc/swaps | wc -l)"
 	echo "python_left=$(for p in /proc/[0-9]*; do tr '\\0' ' ' <"$p/cmdline" 2>/dev/null; echo; done | grep -c '^/usr/bin/python')"
-	echo "journal_left=$([ -e results/qemu-numa/.memcg-journal.json ] && echo yes || echo no)"
+	echo "journal_left=$([ -e "$SETTINGS_JOURNAL" ] && echo yes || echo no)"
 } >"$OUT/after.txt"
 losetup -d /dev/loop0
 """

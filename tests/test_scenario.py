@@ -221,3 +221,94 @@ def test_auto_cores_per_unit_scales_to_granted_cpus():
     assert prof["cpus"]["cores_per_unit"] == "auto"
     n = len(prof["cpus"]["antagonist"])
     assert plan.antagonist_threads(prof, 3) == n and plan.antagonist_threads(prof, 0) == 0
+
+
+def test_resources_come_first_and_are_journaled_like_settings(tmp_path):
+    """A scenario's swap area and memory cgroup are operations after its settings and before any
+    role; the host backend journals each before it makes it (one journal with the settings) and
+    undoes them in reverse order."""
+    from workflows.harness.settings import Settings  # noqa: PLC0415
+
+    w = scenario.role("w", ["w"], parse="m:f")
+    sc = scenario.scenario(w, settings={"numa_balancing": "0"}, swap={"target": "/x/t.swap", "size_mib": 64},
+                           cgroup="w-R2")
+    assert scenario.ops(sc)[:3] == [("set", "numa_balancing", "0"), ("swapon", "/x/t.swap", 64), ("cgroup", "w-R2")]
+    dev = scenario.scenario(w, swap={"target": "/dev/sdz9", "size_mib": None})
+    assert scenario.ops(dev)[0] == ("swapon", "/dev/sdz9", 0)
+    sh = scenario.render_sh(sc, "/out/p")
+    assert "resource_swapon /x/t.swap 64" in sh and "resource_cgroup w-R2" in sh
+    assert sh.index("resource_cgroup") < sh.index("settings_restore")
+    # a journal a killed run left: the next restore undoes what it records, newest first
+    made = tmp_path / "swapdir"
+    made.mkdir()
+    (made / "t.swap").write_text("")
+    journal = tmp_path / "journal.json"
+    journal.write_text(json.dumps({f"dir:{made}": "absent", f"swapfile:{made / 't.swap'}": "absent"}))
+    from workflows.harness.settings import restore_journal  # noqa: PLC0415
+
+    assert restore_journal(journal) == {f"dir:{made}": "absent", f"swapfile:{made / 't.swap'}": "absent"}
+    assert not made.exists() and not journal.exists()
+    (tmp_path / "keep").write_text("")
+    with Settings() as s:  # a directory that is not empty stays, and that is no error
+        s.saved[f"dir:{tmp_path}"] = "absent"
+    assert (tmp_path / "keep").exists() and not s.saved
+
+
+NEEDS_RESOURCES = os.geteuid() != 0 or not shutil.which("swapon") or not shutil.which("mkswap")
+
+
+@pytest.mark.skipif(NEEDS_RESOURCES, reason="needs root, swapon and mkswap")
+def test_shell_rendering_makes_and_undoes_swap_and_cgroup_here(tmp_path):
+    """The guest's backend (lib.sh) on this host's cgroups (v1 here, or v2) and disk: the workload
+    runs inside the cgroup with the swap area on, and both are gone after the point, the journal too."""
+    from workflows.harness import memcg  # noqa: PLC0415
+
+    info = memcg.detect()
+    if not info.get("version"):
+        pytest.skip(f"no memory cgroup controller: {info.get('reason')}")
+    name = f"test-sh-{os.getpid()}"
+    cg = memcg.Cgroup(info, name)
+    swapfile = tmp_path / "swap" / "t.swap"
+    probe = tmp_path / "probe.sh"
+    probe.write_text(f"#!/bin/sh\ngrep -c {swapfile} /proc/swaps >\"$2\"\ncat {cg.procs} >>\"$2\"\n")
+    probe.chmod(0o755)
+    w = scenario.role("w", [str(probe)], parse="m:f", output="seen.txt")
+    sc = scenario.scenario(w, swap={"target": str(swapfile), "size_mib": 16}, cgroup=name)
+    out = tmp_path / "out"
+    text = scenario.render_batch([(str(out), sc)], bin_dir=str(REPO / "build/bin"),
+                                 lib=str(REPO / "hosts/qemu/guest/lib.sh"), ctl_dir=str(tmp_path / "ctl"))
+    (tmp_path / "run.sh").write_text(text)
+    env = {**os.environ, "SETTINGS_JOURNAL": str(tmp_path / "journal.json"), "_SETTINGS_SAVED": str(tmp_path / "saved.tsv")}
+    r = subprocess.run(["sh", str(tmp_path / "run.sh")], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr + (out / "guest.log").read_text()
+    assert scenario.read_status(out / "status")["status"] == "ok"
+    seen = (out / "seen.txt").read_text().split()
+    assert seen[0] == "1", "the swap area was on while the workload ran"
+    assert not swapfile.exists() and not swapfile.parent.exists(), "swapfile and the directory made for it removed"
+    assert str(swapfile) not in Path("/proc/swaps").read_text()
+    assert not cg.path.exists() and not (tmp_path / "journal.json").exists()
+
+
+@pytest.mark.skipif(not shutil.which("sh"), reason="no sh")
+def test_shell_cgroup_resource_on_a_v2_hierarchy(tmp_path):
+    """lib.sh's cgroup v2 branch (the guest's) on a fixture of a v2 hierarchy (CGROUP_ROOT): the
+    memory controller enabled down to the parent, the cgroup journaled, then removed by
+    settings_restore."""
+    root = tmp_path / "cg"
+    root.mkdir()
+    (root / "cgroup.controllers").write_text("cpu memory pids\n")
+    (root / "cgroup.subtree_control").write_text("cpu\n")
+    saved, journal = tmp_path / "saved.tsv", tmp_path / "journal.json"
+    script = (f". {REPO / 'hosts/qemu/guest/lib.sh'}\n"
+              "resource_cgroup w-R2 || exit 3\n"
+              f"[ -d {root}/tierbench/w-R2 ] || exit 4\n"
+              f"cp {journal} {tmp_path}/during.json\n"
+              "settings_restore || exit 5\n")
+    env = {**os.environ, "CGROUP_ROOT": str(root), "SETTINGS_JOURNAL": str(journal), "_SETTINGS_SAVED": str(saved)}
+    r = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads((tmp_path / "during.json").read_text()) == {f"cgroup:{root}/tierbench/w-R2": "absent"}
+    assert "memory" in (root / "cgroup.subtree_control").read_text()
+    # (a real cgroupfs removes the parent with its control files; in the fixture its file stays)
+    assert not (root / "tierbench" / "w-R2").exists() and not journal.exists()
+    assert [p.name for p in (root / "tierbench").iterdir()] == ["cgroup.subtree_control"]

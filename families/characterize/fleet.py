@@ -9,6 +9,8 @@ import pandas as pd
 
 from analysis.tables import md as _md
 
+FIGURES: list[str] = []  # it writes no figure
+
 
 def sections(df: pd.DataFrame, out: Path, fidelity: dict | None = None) -> tuple[list[str], list[Path]]:
     """Measured values only: the hosts' model scores (``fidelity``) do not apply here."""

@@ -1,7 +1,7 @@
 # The kv family's own rule: its tables (families/kv/tables.py) from its measurements: YCSB
 # throughput, the bottleneck table, and seed 002's published numbers as a separate, labelled table.
-# The bottleneck table also reads each point's meta.json (and the counters.csv beside it, which the
-# point writes only where a counter source counted) and the host facts (each node's sockets).
+# The bottleneck table also reads the host's counters table (every point's counters: the core's
+# counter_table rule, analysis/counters.py) and the host facts (each node's sockets).
 
 
 localrules:
@@ -16,7 +16,7 @@ rule kv_tables:
         # memchar's peak bandwidth per node, where characterize runs on this host
         chars=lambda wc: [f"results/{wc.host}/characterize/measurements.csv"] if "characterize" in HOSTS[wc.host].active else [],
         facts="results/{host}/host_facts.json",
-        metas=lambda wc: [str(Path(p).parent / "meta.json") for p in point_results(wc.host, "kv")],
+        counters="results/{host}/counters.csv",
     output:
         "results/{host}/tables/kv_throughput.md",
         "results/{host}/tables/kv_bottleneck.md",
@@ -31,4 +31,5 @@ rule kv_tables:
                                      if t.get("kind") == "numa" and t.get("dimms")}),
     shell:
         "python -m families.kv.tables --measurements {input.csv} --reference {input.ref} {params.chars} "
-        "--dimms {params.dimms:q} --facts {input.facts} --out results/{wildcards.host}/tables {input.metas} > {log} 2>&1"
+        "--dimms {params.dimms:q} --facts {input.facts} --counter-table {input.counters} "
+        "--out results/{wildcards.host}/tables > {log} 2>&1"

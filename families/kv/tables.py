@@ -1,4 +1,4 @@
-"""The kv family's tables: ``python -m families.kv.tables --measurements CSV --out DIR [--facts JSON] META...``.
+"""The kv family's tables: ``python -m families.kv.tables --measurements CSV --out DIR [--facts JSON] [--counter-table CSV]``.
 
 - ``kv_throughput.md``: throughput (kops/s) per system, placement, key type and threads, one
   column per phase (mean over repetitions), with the cache-resident flag;
@@ -6,8 +6,8 @@
   of the client JVM and of the server, the engine's (the server's; for an in-process store the
   JVM's minus the null driver's), the driver's share of the cost, the store's bytes per node
   and its achieved slow-tier share (numa_maps), the payload bandwidth (throughput x record bytes)
-  and, where the point's counters (perf uncore IMC, pcm-memory: ``counters.csv`` beside its
-  ``meta.json``) counted, the read and write bandwidth of the sockets whose memory controllers
+  and, where the point's counters (perf uncore IMC, pcm-memory: the host's counters table,
+  ``results/<host>/counters.csv``, analysis/counters.py) counted, the read and write bandwidth of the sockets whose memory controllers
   serve the store's nodes, the read as a share of memchar's peak — the analogue of the seed's
   bottleneck table. A node's memory is its CPUs' socket's (host facts, ``nodes[].sockets``); a
   CPU-less node (CXL, PMem) cannot be attributed, nor pmdk's pool on a DAX path, and a socket
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis import counters as counter_table
 from analysis import frame, reference
 from workloads.ycsb.workload import KEY_BYTES, client_bound
 
@@ -146,31 +147,31 @@ def socket_bandwidth(rows: pd.DataFrame) -> dict[int, dict[str, float]]:
     return out
 
 
-def point_counters(metas: list[Path]) -> pd.DataFrame:
-    """One row per measured point (repetition) from its meta.json: its context, and the per-socket
-    bandwidth of the first bandwidth source that ran and counted (its rows in counters.csv beside
-    it), or why there is none (each source's recorded reason). A source is used only where meta.json
-    says it ran to the end with rows: a counters.csv an earlier run left is never read as this one's."""
+def point_counters(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per measured point (repetition) of this family from the host's counters table
+    (analysis/counters.py: every point's counter status and samples): its context, and the
+    per-socket bandwidth of the first bandwidth source that ran and counted, or why there is none
+    (each source's recorded reason)."""
     out = []
-    for m in metas:
-        meta = json.loads(Path(m).read_text())
-        ctx, status = meta.get("point") or {}, meta.get("counters") or {}
+    t = table[table["family"] == "kv"] if "family" in table.columns else pd.DataFrame()
+    for _, g in t.groupby(["experiment", "point", "rep"], sort=False, dropna=False) if not t.empty else []:
+        ctx = g.iloc[0]
         found, source, why = {}, "", []
+        status = {s: st for s, st in zip(g["source"], g.to_dict("records"), strict=True)}
         for src in BANDWIDTH_SOURCES:
             st = status.get(src)
             if st is None:
                 continue
-            if not st.get("available"):
-                why.append(f"{src}: {st.get('reason', 'unavailable')}")
-            elif st.get("ok") is False or st.get("parse_error"):
-                why.append(f"{src}: did not complete ({st.get('parse_error') or st.get('reason', '')})")
-            elif not st.get("rows"):
+            if not st["available"]:
+                why.append(f"{src}: {st['reason'] or 'unavailable'}")
+            elif not st["ok"] or st["parse_error"]:
+                why.append(f"{src}: did not complete ({st['parse_error'] or st['reason']})")
+            elif not st["rows"]:
                 why.append(f"{src}: no samples")
-            elif not (Path(m).parent / "counters.csv").exists():
-                why.append(f"{src}: counters.csv is missing beside {m}")
+            elif not st["counted"]:
+                why.append(f"{src}: {st['reason']}")
             else:
-                rows = pd.read_csv(Path(m).parent / "counters.csv")
-                found = socket_bandwidth(rows[rows["source"] == src])
+                found = socket_bandwidth(g[g["source"] == src])
                 if found:
                     source = src
                     break
@@ -288,12 +289,12 @@ def bottleneck(df: pd.DataFrame, peaks: dict[int, float] | None = None, dimms: d
             out["payload_share_of_peak"] = out["payload_MB_per_s"] / peak
         if dimms:
             out["dimms"] = nodes.map(lambda ns: "+".join(str(dimms[n]) for n in ns if n in dimms) or None)
-    pc = counters if counters is not None else point_counters([])
+    pc = counters if counters is not None else point_counters(pd.DataFrame())
     cnt, why = counted(pc[pc["threads"] == d["threads"].max()], facts, peaks or {})
     out = out.merge(cnt.assign(read=True), on=KEYS, how="left")
     unread = sorted({_name(r) for r in out[out["read"].isna()][KEYS].to_dict("records")})
     if unread:
-        why["the point's meta.json was not read"] = unread
+        why["the point is not in the counters table (counters.csv)"] = unread
     out = out.drop(columns=["read"])
     out = out.drop(columns=["value_bytes"])
     out["ops_per_s"] = out["ops_per_s"] / 1e3
@@ -372,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="characterize's measurements.csv on this host: memchar's peak bandwidth per node")
     ap.add_argument("--dimms", default="{}", help="JSON {node: dimms} from the host profile's tiers")
     ap.add_argument("--facts", type=Path, default=None, help="results/<host>/host_facts.json: each node's sockets")
-    ap.add_argument("metas", nargs="*", type=Path, help="the family's points' meta.json (counters.csv beside them)")
+    ap.add_argument("--counter-table", type=Path, default=None,
+                    help="results/<host>/counters.csv: every point's counters (analysis/counters.py)")
     args = ap.parse_args(argv)
     df = frame.load(args.measurements)
     peaks = node_peaks(frame.load(args.characterize)) if args.characterize else {}
@@ -381,7 +383,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "kv_throughput.md").write_text("# Key-value stores: YCSB throughput\n\n" + throughput(df))
     facts = json.loads(args.facts.read_text()) if args.facts else None
-    b = bottleneck(df, peaks, dimms, point_counters(args.metas), facts)
+    table = counter_table.load(args.counter_table) if args.counter_table else pd.DataFrame()
+    b = bottleneck(df, peaks, dimms, point_counters(table), facts)
     (args.out / "kv_bottleneck.md").write_text("# Key-value stores: bottleneck table\n\n" + b)
     (args.out / "kv_reference.md").write_text("# Seed 002's published numbers (reference only)\n\n" + reference_table(ref))
     return 0

@@ -3,8 +3,10 @@ applications with their DRAM limited to F/R of their demand and swap behind it.
 
 Each point runs its workload inside its own memory cgroup ``tierbench/<workload>-R<R>`` (cgroup v2
 or v1; workflows/harness/memcg.py) with the memory limit F/R and swap unlimited, with a swap area
-enabled for the point and disabled after it (a swapfile it makes and removes, or the device the
-config names), vm.swappiness / vm.page-cluster / zswap set and restored by the settings journal.
+enabled for the point and disabled after it (a swapfile made and removed, or the device the
+config names). The cgroup and the swap area are resources of the point's scenario
+(``scenario(..., swap=..., cgroup=...)``): made, journaled and undone with its settings
+(vm.swappiness / vm.page-cluster / zswap) by the core's one settings journal.
 
 F, the workload's swap-backed footprint (peak anon + shmem, not page cache), is measured by the
 R = 1 point, which runs unlimited and is also the baseline: each R > 1 point of repetition k has
@@ -48,9 +50,9 @@ def point_dir(host: Host, workload: str, ratio: float, rep: int = 0) -> str:
     return f"{host.results}/{NAME}/{EXPERIMENT}/{workload}/R{ratio:g}/rep{rep}"
 
 
-def _check(config: dict, host: Host) -> tuple[dict, list[str], dict]:
-    """Bad input -> one ConfigError naming the key; returns the cgroup facts, the swap arguments
-    and the settings."""
+def _check(config: dict, host: Host) -> tuple[dict, dict, dict]:
+    """Bad input -> one ConfigError naming the key; returns the cgroup facts, the swap area
+    (``{"target", "size_mib"}``, a scenario resource) and the settings."""
     oc = config[NAME]
     key = f"experiment config: {NAME}"
     bad = [r for r in oc["ratios"] if r < 1]
@@ -77,8 +79,7 @@ def _check(config: dict, host: Host) -> tuple[dict, list[str], dict]:
     if device:
         if not host.job:
             memcg.check_device(device, what)
-        swap = ["--swap-device", device]
-        target = device
+        swap = {"target": device, "size_mib": None}
     else:
         directory = sw["directory"] or f"{host.results}/{NAME}-swap"
         target = f"{directory}/tierbench.swap"
@@ -86,13 +87,13 @@ def _check(config: dict, host: Host) -> tuple[dict, list[str], dict]:
             memcg.check_swapfile_room(directory, sw["size_mib"], f"{key}/swap/size_mib")
         if not host.job and os.path.realpath(target) in {os.path.realpath(s) for s in memcg.active_swaps()}:
             raise ConfigError(f"{key}/swap/directory: {target} is already an active swap area (in use)")
-        swap = ["--swapfile", target, "--swap-mib", str(sw["size_mib"])]
+        swap = {"target": target, "size_mib": sw["size_mib"]}
     settings = {SETTINGS["swappiness"]: str(oc["swappiness"]), SETTINGS["page_cluster"]: str(oc["page_cluster"])}
     if Path(ZSWAP).exists():
         settings[ZSWAP] = "Y" if oc["zswap"] else "N"
     elif oc["zswap"]:
         raise ConfigError(f"{key}/zswap: this kernel has no zswap ({ZSWAP} is missing)")
-    return info, swap + ["--swap-target-label", target], settings
+    return info, swap, settings
 
 
 def far_node(host: Host) -> int | None:
@@ -122,17 +123,17 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     info, swap, settings = _check(config, host)
     cpus = host.profile["cpus"]["app"]
     node = far_node(host)
-    journal = f"{host.results}/{memcg.JOURNAL}"
-    target = swap[swap.index("--swap-target-label") + 1]
-    swap = swap[: swap.index("--swap-target-label")]
+    target = swap["target"]
+    swap_args = ["--swap", target, *(["--swap-mib", str(swap["size_mib"])] if swap["size_mib"] else [])]
     rows = []
     for name in oc["workloads"]:
         spec = wl.spec(name, oc, host, cpus)
         for ratio in sorted(oc["ratios"]):
             base = None if ratio == 1 else f"{point_dir(host, name, 1)}/result.csv"
-            argv = ["python", "-m", "workflows.harness.memcg", "run", "--name", f"{name}-R{ratio:g}",
-                    "--ratio", f"{ratio:g}", "--journal", journal, "--interval-ms", str(oc["interval_ms"]),
-                    *swap, *(["--footprint-from", base] if base else []), *spec["runner_args"]]
+            cgroup = f"{name}-R{ratio:g}"
+            argv = ["python", "-m", "workflows.harness.memcg", "run", "--name", cgroup,
+                    "--ratio", f"{ratio:g}", "--interval-ms", str(oc["interval_ms"]),
+                    *swap_args, *(["--footprint-from", base] if base else []), *spec["runner_args"]]
             if spec.get("server"):  # a server in the cgroup (bound), its driver outside (not)
                 argv += ["--server", wl.dumps(bind(spec["server"], node, cpus))]
                 prog = [*spec["argv"], *wl.per_ratio_args(name, point_dir(host, name, 1), ratio)]
@@ -145,7 +146,9 @@ def plan(config: dict, host: Host) -> FamilyPlan:
             r = role(name, argv, output="memcg.csv", output_flag="--series", parse="families.overcommit.parse:rows",
                      opts={"native": spec["native"], "ratio": ratio, "baseline": base, "cost": dict(oc["cost"]),
                            "files": wl.FILES, "info": spec.get("info", {})})
-            sc = scenario(r, settings=settings, timeout_s=oc["timeout_s"] + (oc["prepare_timeout_s"] if prepares else 0))
+            # the point's cgroup and swap area: resources of its scenario, journaled with its settings
+            sc = scenario(r, settings=settings, swap=swap, cgroup=cgroup,
+                          timeout_s=oc["timeout_s"] + (oc["prepare_timeout_s"] if prepares else 0))
             ctx = {"host": host.name, "backend": "numa", "workload": name, "system": "linux-swap", "ratio": ratio,
                    "cgroup": info["version"], "swap_target": target, "target": f"node:{node}" if node is not None
                    else "local", "mem_node": node, **spec["context"]}

@@ -12,6 +12,8 @@ import pandas as pd
 from analysis import fleet, frame, style
 from analysis.tables import md as _md
 
+FIGURES = ["colloid_gain"]  # what sections() writes beside the comparison (analysis/registry.py)
+
 
 def _gain(df: pd.DataFrame) -> pd.DataFrame:
     """Colloid's steady-state gain per host, system and intensity (mean over repetitions)."""
@@ -55,7 +57,7 @@ def _figure_gain(gain: pd.DataFrame, out: Path, fids: dict) -> list[Path]:
             ax.legend(fontsize=5)
         axes[0, 0].set_ylabel("throughput with / without Colloid")
         fig = style.finish(fig, title, gain)
-    return fleet.save(fig, out / "colloid_gain")
+    return fleet.save(fig, out / FIGURES[0])
 
 
 def sections(df: pd.DataFrame, out: Path, fidelity: dict | None = None) -> tuple[list[str], list[Path]]:

@@ -1,8 +1,8 @@
 """Set up what `make run` / `make test` need, using only the standard library.
 
 1. System packages (Debian names): C and C++ compilers (g++ with OpenMP builds GAPBS),
-   make, libnuma headers, numactl, fio, python3-venv, ffmpeg and postgresql-15 (overcommit family), libpmemobj-dev (kv family's
-   pmdk), and what Silo's build needs (jemalloc,
+   make, libnuma headers, numactl, fio, python3-venv, ffmpeg (workloads/ffmpeg), postgresql-15
+   (workloads/pgtpcc), libpmemobj-dev (workloads/kvpmem), and what Silo's build needs (jemalloc,
    Berkeley DB C++, libaio, OpenSSL, zlib headers; patch, autoconf, automake, libtool). Missing ones are installed with apt-get when we are root;
    otherwise the exact command is printed and we stop.
 2. Measurement tools, where this CPU can use them (each one skipped is named, with why):
@@ -54,17 +54,18 @@ SYSTEM = [
     (lambda: shutil.which("automake"), "automake"),
     (lambda: shutil.which("libtoolize"), "libtool"),
     (lambda: _has_ensurepip(), "python3-venv"),
-    # kv family (workloads/ycsb): the YCSB driver is built with Maven and runs on a JDK; Redis is a
+    # workloads/ycsb: the YCSB driver is built with Maven and runs on a JDK; Redis is a
     # private instance per point (the package's system service is never used)
     (lambda: shutil.which("javac"), "default-jdk-headless"),
     (lambda: shutil.which("mvn"), "maven"),
     (lambda: shutil.which("redis-server"), "redis-server"),
     (lambda: shutil.which("memcached"), "memcached"),
-    # kv family, system pmdk: kv-pmem (workloads/kvpmem) is built against PMDK's libpmemobj and runs on it
+    # workloads/kvpmem: kv-pmem is built against PMDK's libpmemobj and runs on it
     (lambda: Path("/usr/include/libpmemobj.h").exists(), "libpmemobj-dev"),
     (lambda: any(Path("/usr/lib").glob("*/libpmemobj.so.1")) or Path("/usr/lib/libpmemobj.so.1").exists(), "libpmemobj1"),
-    # overcommit family: FFmpeg (x264); PostgreSQL 15 and pgbench for TPC-C (a private cluster per
-    # point, the package's system service is never used); mkswap/swapon/swapoff/setpriv (util-linux)
+    # workloads/ffmpeg: FFmpeg (x264); workloads/pgtpcc: PostgreSQL 15 and pgbench (a private cluster
+    # per point, the package's system service is never used); mkswap/swapon/swapoff/setpriv
+    # (util-linux: swap areas of a scenario, workflows/harness/memcg.py)
     (lambda: shutil.which("ffmpeg"), "ffmpeg"),
     (lambda: any(Path("/usr/lib/postgresql").glob("*/bin/pgbench")), "postgresql-15"),
     (lambda: shutil.which("swapon") and shutil.which("setpriv"), "util-linux"),

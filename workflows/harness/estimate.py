@@ -50,7 +50,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 # Defaults where neither an earlier run nor the point's arguments say (seconds). The per-point
 # and unknown-role costs are this 2-core VM's averages from issue 27's fresh `make run` (707 s:
-# overcommit 225 s for 12 points, kv 119 s for 18 points, modelled points ~1.2 s of CPU each);
+# one family's 12 memory-limited points 225 s, another's 18 key-value points 119 s, modelled
+# points ~1.2 s of CPU each);
 # any earlier run's benchmark files replace them family by family.
 POINT_OVERHEAD_S = 2.0      # start the point's processes, check the node, parse, write result.csv
 UNKNOWN_ROLE_S = 15.0       # a role whose argv names no length (ffmpeg frames, a TPC-H round...)

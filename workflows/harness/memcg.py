@@ -1,5 +1,6 @@
-"""Memory overcommit mechanism: a memory cgroup per point under a ``tierbench`` parent, and a swap
-area for the point, both journaled so that a killed run is repaired by the next one.
+"""A program under a memory limit with swap behind it: a memory cgroup per point under a
+``tierbench`` parent, and a swap area for the point, both journaled so that a killed run is
+repaired by the next one.
 
 - :func:`detect`: which memory controller this host has (cgroup v2: ``memory.max``,
   ``memory.swap.max``, ``memory.stat``, ``memory.peak``, PSI; cgroup v1: ``memory.limit_in_bytes``,
@@ -7,17 +8,18 @@ area for the point, both journaled so that a killed run is repaired by the next 
 - :class:`Cgroup`: create, limit, enter (a shell shim writes the child's pid into ``cgroup.procs``
   before it execs the program), read (normalised counters), remove (any process still in it is
   ours: it is ended by pid, then the directory removed);
-- swap: a swapfile made (``fallocate`` + ``mkswap``) and enabled for the point, disabled and
-  removed after it; or a device a config names (checked: it exists, is a block device, is not
-  mounted and is not already a swap area);
-- :class:`Journal`: every resource is written to ``results/<host>/.memcg-journal.json`` *before* it
-  is acquired; :func:`repair` undoes what a killed run left (cgroups removed, swap areas disabled,
-  swapfiles removed). workflows/harness/point.py calls it under the measurement lock beside the
-  settings journal.
+- swap: a swapfile made (``fallocate`` + ``mkswap``) and enabled, or a device a config names
+  (checked: it exists, is a block device, is not mounted and is not already a swap area).
 
-``python -m workflows.harness.memcg run ... -- PROGRAM ARGS`` is the workload role of an
-overcommit point: it sets everything up, runs the program inside the cgroup (and, optionally, a
-server inside and a driver outside), samples the cgroup into a time series, writes a summary and
+A point's cgroup and swap area are resources of its scenario (``scenario(..., swap=...,
+cgroup=...)``): made before its roles start, journaled in the host's one settings journal before
+each is made, and undone with its settings (workflows/harness/settings.py: ``Settings.cgroup``,
+``Settings.swap_on``; a killed run is repaired by the next measured point).
+
+``python -m workflows.harness.memcg run ... -- PROGRAM ARGS`` is the workload role of a point
+that runs a program with its memory limited to its footprint F over a ratio R: it sets
+everything up, runs the program inside the cgroup (and, optionally, a server inside and a driver
+outside), samples the cgroup into a time series, writes a summary and
 cleans up on success, failure and SIGINT/SIGTERM.
 
 What upstream Linux can and cannot limit per tier: a memory cgroup limits a group's total
@@ -47,7 +49,6 @@ from . import ConfigError
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PARENT = "tierbench"
-JOURNAL = ".memcg-journal.json"  # in results/<host>/, beside the settings journal
 # what the runner writes beside its time series (--series)
 FILES = {"summary": "memcg.json", "stdout": "workload.out", "stderr": "workload.err", "server_log": "server.log",
          "prepare_log": "prepare.log"}
@@ -309,79 +310,6 @@ def make_swapfile(path: Path, size_bytes: int) -> None:
     _run(["mkswap", str(path)])
 
 
-def swapon(path: str) -> None:
-    _run(["swapon", str(path)])
-
-
-def swapoff(path: str) -> None:
-    if os.path.realpath(path) in {os.path.realpath(s) for s in active_swaps()}:
-        _run(["swapoff", str(path)])
-
-
-# ---- the journal ----------------------------------------------------------------------------
-
-class Journal:
-    """Resources of one point, written down before each is acquired: ``[{"kind": "swap", "path":
-    ..., "remove": bool}, {"kind": "cgroup", "path": ...}]``; released in reverse order."""
-
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self.items: list[dict] = []
-
-    def add(self, item: dict) -> None:
-        self.items.append(item)
-        self._sync()
-
-    def _sync(self) -> None:
-        if self.items:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(self.items, indent=1))
-            os.replace(tmp, self.path)
-        else:
-            self.path.unlink(missing_ok=True)
-
-    def release(self) -> list[str]:
-        """Undo every resource (reverse order); what could not be undone stays in the journal."""
-        errors = []
-        for item in reversed(list(self.items)):
-            try:
-                undo(item)
-                self.items.remove(item)
-            except (OSError, RuntimeError) as e:
-                errors.append(f"{item['kind']} {item['path']}: {e}")
-        self._sync()
-        return errors
-
-
-def undo(item: dict) -> None:
-    if item["kind"] == "cgroup":
-        remove_cgroup(Path(item["path"]))
-    elif item["kind"] == "swap":
-        swapoff(item["path"])
-        if item.get("remove"):
-            Path(item["path"]).unlink(missing_ok=True)
-        if item.get("rmdir"):  # the directory we made for it, once empty
-            try:
-                os.rmdir(item["rmdir"])
-            except OSError:
-                pass
-    else:
-        raise RuntimeError(f"unknown journal item {item}")
-
-
-def repair(journal: Path) -> list[str]:
-    """Release what a killed run left (cgroups, swap areas, swapfiles); returns what was released."""
-    journal = Path(journal)
-    if not journal.exists():
-        return []
-    j = Journal(journal)
-    j.items = json.loads(journal.read_text())
-    done = [f"{i['kind']} {i['path']}" for i in j.items]
-    errors = j.release()
-    if errors:
-        raise ConfigError(f"could not undo what {journal} records: {'; '.join(errors)}")
-    return done
 
 
 # ---- the runner: python -m workflows.harness.memcg run ... -- PROGRAM ARGS ----------------------
@@ -431,14 +359,16 @@ def run(args: argparse.Namespace) -> int:
         need = fp - limit
         if args.swap_mib and need > args.swap_mib * 2**20 * 0.9:
             print(f"tierbench: error: the swap area ({args.swap_mib} MiB) is too small for {need / 2**20:.0f} MiB "
-                  f"swapped out at R = {args.ratio:g}: raise overcommit/swap/size_mib", file=sys.stderr)
+                  f"swapped out at R = {args.ratio:g}: give the point a larger swap area", file=sys.stderr)
             return 2
     summary["limit_bytes"] = limit
-    journal = Journal(Path(args.journal))
-    repaired = repair(journal.path)
-    if repaired:
-        print(f"tierbench: released what a killed run left: {repaired}", file=sys.stderr)
+    if args.swap:
+        summary["swap"] = args.swap
     cg = Cgroup(info, args.name)
+    if not cg.path.is_dir():
+        print(f"tierbench: error: memory cgroup {cg.path} does not exist: the point's scenario makes it "
+              "(scenario(..., cgroup=NAME))", file=sys.stderr)
+        return 2
     series_f = open(args.series, "w", newline="")
     cols = ["t_s", "anon", "shmem", "file", "swap", "usage", "pgfault", "pgmajfault", "swapin"]
     w = csv.writer(series_f)
@@ -449,21 +379,10 @@ def run(args: argparse.Namespace) -> int:
         with Supervisor(grace_s=1.0) as sup:
             server = None
             try:
-                if args.swapfile or args.swap_device:
-                    target = args.swap_device or args.swapfile
-                    made_dir = bool(args.swapfile) and not Path(args.swapfile).parent.exists()
-                    journal.add({"kind": "swap", "path": target, "remove": not args.swap_device,
-                                 "rmdir": str(Path(target).parent) if made_dir else None})
-                    if args.swapfile:
-                        make_swapfile(Path(args.swapfile), args.swap_mib << 20)
-                    swapon(target)
-                    summary["swap"] = target
                 if args.prepare_json:  # before the limit: loading is not measured
                     prep = sup.spawn("prepare", _python(json.loads(args.prepare_json)), stdout=Path(args.prepare_log))
                     if sup.wait(prep, timeout=args.prepare_timeout_s) != 0:
                         raise RuntimeError("the preparation failed; see the log")
-                journal.add({"kind": "cgroup", "path": str(cg.path)})
-                cg.create()
                 cg.limit(limit)
                 vm0 = _vmstat()
                 if args.server:
@@ -523,7 +442,8 @@ def run(args: argparse.Namespace) -> int:
                 if server is not None and server.alive():
                     sup.stop(server, sig=getattr(signal, f"SIG{args.server_signal}"))
     except Interrupted as e:
-        print(f"tierbench: {e}; the workload was stopped, cgroup and swap released", file=sys.stderr)
+        print(f"tierbench: {e}; the workload was stopped (its cgroup and swap area go with the point's settings)",
+              file=sys.stderr)
         rc = 128 + e.signum
     except (OSError, RuntimeError, ConfigError) as e:
         print(f"tierbench: error: {e}", file=sys.stderr)
@@ -532,14 +452,17 @@ def run(args: argparse.Namespace) -> int:
         series_f.close()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # release whatever arrives now
             signal.signal(sig, signal.SIG_IGN)
-        errors = journal.release()
+        errors = []
+        try:
+            cg.kill_all()  # what the program left in its cgroup, before its cleanup runs
+        except RuntimeError as e:
+            errors.append(str(e))
         if args.cleanup_json:
             r = subprocess.run(_python(json.loads(args.cleanup_json)), capture_output=True, text=True)
             if r.returncode != 0:
                 errors.append(f"cleanup: {r.stderr.strip()}")
         if errors:
-            print(f"tierbench: error: could not release: {errors} (the next run repairs from {journal.path})",
-                  file=sys.stderr)
+            print(f"tierbench: error: could not clean up: {errors}", file=sys.stderr)
             rc = rc or 1
     if rc == 0:
         tmp = Path(args.summary + ".tmp")
@@ -562,13 +485,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="run a program in a memory cgroup limited to F/R, with swap behind")
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
-    r.add_argument("--name", required=True, help="the cgroup: <controller>/tierbench/NAME")
-    r.add_argument("--ratio", type=float, required=True, help="overcommit ratio R (1: unlimited)")
+    r.add_argument("--name", required=True, help="the cgroup, made by the point's scenario: <controller>/tierbench/NAME")
+    r.add_argument("--ratio", type=float, required=True, help="ratio R = memory demand / memory given (1: unlimited)")
     r.add_argument("--footprint-from", help="the R = 1 point's result.csv (its footprint row is F)")
-    r.add_argument("--journal", required=True)
-    r.add_argument("--swapfile", help="a swapfile to make and enable for the run")
-    r.add_argument("--swap-mib", type=int, default=0)
-    r.add_argument("--swap-device", help="a swap device to enable for the run (made with mkswap beforehand)")
+    r.add_argument("--swap", help="the point's swap area (its scenario's), for the summary")
+    r.add_argument("--swap-mib", type=int, default=0, help="its size, to refuse an R it cannot hold (0: not checked)")
     r.add_argument("--interval-ms", type=int, default=200)
     r.add_argument("--prepare-timeout-s", type=float, default=1800)
     r.add_argument("--series", required=True, help="the time series (CSV); the other files go beside it")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -121,6 +122,29 @@ def replicate(rows: list[dict], reps: int, reseed: Callable[[dict, int], None] |
 
 def key(row: dict) -> str:
     return f"{row['family']}/{row['experiment']}/{row['point']}/rep{row['rep']}"
+
+
+def keys_regex(keys) -> str:
+    """A regular expression matching exactly ``keys`` (point keys, :func:`key`), as a trie of their
+    ``/``-separated parts (a few hundred keys stay a cheap match); ``(?!)`` (matches nothing)
+    where there are none. The workflow routes each point's job by its row's executor with it."""
+    trie: dict = {}
+    for k in keys:
+        node = trie
+        for part in k.split("/"):
+            node = node.setdefault(part, {})
+        node[None] = {}
+
+    def alts(node: dict) -> str:
+        out = []
+        for part in sorted(p for p in node if p is not None):
+            child = node[part]
+            rest = alts(child) if len(child) > (None in child) else ""
+            tail = "" if not rest else f"(?:/{rest})?" if None in child else f"/{rest}"
+            out.append(re.escape(part) + tail)
+        return out[0] if len(out) == 1 else f"(?:{'|'.join(out)})"
+
+    return alts(trie) if trie else "(?!)"
 
 
 def row_json(row: dict) -> str:

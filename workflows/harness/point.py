@@ -172,8 +172,6 @@ def run_model(row: dict, outdir: Path, scale: str | None) -> int:
 
 def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: str | None) -> int:
     from .counters import Collectors  # noqa: PLC0415 - pandas: only measured points pay for it
-    from .memcg import JOURNAL as MEMCG_JOURNAL
-    from .memcg import repair as memcg_repair
     from .scenario import HostRun
     from .settings import Settings, restore_journal
 
@@ -189,14 +187,10 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
     # before this point saves any; on the way out children are stopped, then settings restored,
     # then the lock released, so the next point never sees this one's settings.
     with host_lock(results / ".measure.lock") as waited:
-        repaired = restore_journal(journal)
+        repaired = restore_journal(journal)  # settings, and resources a scenario made (cgroups, swap areas)
         if repaired:
             print(f"tierbench: put back settings a killed run left changed: {repaired}", file=sys.stderr)
             meta["settings_repaired"] = repaired
-        released = memcg_repair(results / MEMCG_JOURNAL)  # memory cgroups and swap areas a killed run left
-        if released:
-            print(f"tierbench: released what a killed run left: {released}", file=sys.stderr)
-            meta["memcg_repaired"] = released
         hr = None
         try:
             with Settings(journal) as settings, Supervisor(registry=outdir / "children") as sup:

@@ -15,6 +15,11 @@ protocol, as its workload module declares it (``workloads/<name>/workload.py``):
 - ``scratch``: a directory made before the point, and files in it removed after it;
 - ``swap_off``: every swap area off for the point (journaled and restored like a setting;
   a guest has none, and its point fails if it has one);
+- ``swap``: a swap area on for the point (``{"target": path, "size_mib": N}``: a swapfile made and
+  removed after it; ``size_mib`` null: a device, switched off after it), journaled like a setting;
+- ``cgroup``: a memory cgroup ``<controller>/tierbench/<name>`` made for the point (cgroup v1 or
+  v2, unlimited: the program in it sets its own limit, workflows/harness/memcg.py), journaled like
+  a setting and removed after the point, whatever still runs in it ended by pid;
 - ``vmstat``: /proc/vmstat saved just before the workload starts and just after it ends
   (``vmstat_before.txt`` / ``vmstat_after.txt``), each with every node's meminfo beside it
   (``.nodes``: what earlier points or other processes left on each tier, e.g. page cache that
@@ -90,10 +95,12 @@ def role(tool: str, argv: list, *, parse: str, output: str | None = None, output
 def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: list[dict] | tuple = (),
              probes: list[dict] | tuple = (), settings: dict | None = None, scratch: dict | None = None,
              warmup_s: float = 0, timeout_s: float = 900, start_after_s: dict | None = None,
-             swap_off: bool = False, vmstat: dict | None = None, damon: dict | None = None) -> dict:
+             swap_off: bool = False, vmstat: dict | None = None, damon: dict | None = None, swap: dict | None = None,
+             cgroup: str | None = None) -> dict:
     """A scenario (see the module docstring). ``start_after_s``: background role name -> seconds
     after the workload is ready to start it (the others start before the workload); ``vmstat``:
-    {"expect": "promote" | "demote" | ""} records the kernel's page moves over the point."""
+    {"expect": "promote" | "demote" | ""} records the kernel's page moves over the point; ``swap``
+    ({"target", "size_mib"}) and ``cgroup`` (a name): resources made for the point."""
     roles = [{**r, "kind": "background"} for r in background] + [{**workload, "kind": "workload"}]
     roles += [{**r, "kind": "attach"} for r in attach] + [{**r, "kind": "probe"} for r in probes]
     names = [r["name"] for r in roles]
@@ -113,6 +120,10 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
         sc["vmstat"] = {"expect": vmstat.get("expect", "")}
     if damon is not None:
         sc["damon"] = damon
+    if swap is not None:
+        sc["swap"] = {"target": str(swap["target"]), "size_mib": swap.get("size_mib")}
+    if cgroup is not None:
+        sc["cgroup"] = str(cgroup)
     return sc
 
 
@@ -133,6 +144,10 @@ def ops(sc: dict) -> list[tuple]:
     out: list[tuple] = [("set", k, str(v)) for k, v in sc["settings"].items()]
     if sc.get("swap_off"):
         out.append(("swapoff",))
+    if sc.get("swap"):
+        out.append(("swapon", sc["swap"]["target"], int(sc["swap"].get("size_mib") or 0)))
+    if sc.get("cgroup"):
+        out.append(("cgroup", sc["cgroup"]))
     if sc.get("scratch"):
         out.append(("mkdir", sc["scratch"]["dir"]))
     bg = roles_of(sc, "background")
@@ -251,6 +266,13 @@ class HostRun:
 
     def op_swapoff(self) -> None:
         self.meta["swap_off"] = self.settings.swap_off()
+
+    def op_swapon(self, target: str, size_mib: int) -> None:
+        self.settings.swap_on(target, size_mib or None)
+        self.meta["swap_on"] = target
+
+    def op_cgroup(self, name: str) -> None:
+        self.meta["cgroup"] = str(self.settings.cgroup(name))
 
     def op_vmstat(self, name: str) -> None:
         self.path(name).write_text(Path("/proc/vmstat").read_text())
@@ -441,6 +463,10 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
             guard(f"settings_set {q(path)} {q(op[2])} 2>>\"$D/guest.log\" || fail settings_set_{name}")
         elif kind == "swapoff":  # the guest boots without swap; one there would be someone's change
             guard("[ \"$(grep -vc '^Filename' /proc/swaps)\" = 0 ] || fail swap_on_in_guest")
+        elif kind == "swapon":  # lib.sh: journaled like a setting, undone by settings_restore
+            guard(f"resource_swapon {q(name)} {int(op[2])} 2>>\"$D/guest.log\" || fail swapon")
+        elif kind == "cgroup":
+            guard(f"resource_cgroup {q(name)} 2>>\"$D/guest.log\" || fail cgroup")
         elif kind == "vmstat":
             guard(f"cat /proc/vmstat >\"$D/{name}\"; cat /sys/devices/system/node/node*/meminfo >\"$D/{name}.nodes\"")
         elif kind == "mkdir":

@@ -7,9 +7,17 @@
 Setting numa_balancing to memory-tiering mode (2) always passes through a value without that bit,
 so the kernel starts its adaptive promotion threshold afresh for every point (RESET_ON_SET_BIT).
 
-Swap areas are settings too (``s.swap_off()``: every active swap area off, each journaled as
-``swap:<area>`` = ``on`` and switched on again on restore), for points that must not swap
-(kernel TPP: its demotion is reclaim, and a swap area would let reclaim swap instead).
+The other resources a scenario sets up for a point are journaled the same way, in the same
+journal, as ``<kind>:<path>`` = the state to put back:
+
+- ``swap:<area>`` = ``on``/``off``: ``s.swap_off()`` switches every active swap area off (for
+  points that must not swap: kernel TPP's demotion is reclaim, and a swap area would let reclaim
+  swap instead); ``s.swap_on(target, size_mib)`` switches one on for the point (a swapfile it makes,
+  ``swapfile:<path>`` = ``absent``, and its directory where it made it, ``dir:<path>`` =
+  ``absent``; or a device the config names);
+- ``cgroup:<path>`` = ``absent``: ``s.cgroup(name)``, a memory cgroup ``tierbench/<name>`` made for
+  the point (cgroup v1 or v2, workflows/harness/memcg.py), removed on restore once whatever still
+  runs in it (ours: we made it) is ended by pid.
 
 Each original value is written to a journal file *before* the change, so a run
 killed with SIGKILL is repaired by :func:`restore_journal`, which every measured point
@@ -55,7 +63,11 @@ def _read_file_value(path: str) -> str:
     return text
 
 
-SWAP = "swap:"  # journal key prefix of a swap area switched off
+SWAP = "swap:"  # journal key prefix of a swap area switched off (or on)
+SWAPFILE = "swapfile:"  # a swapfile made for a point
+DIR = "dir:"  # a directory made for a swapfile (removed when empty)
+CGROUP = "cgroup:"  # a memory cgroup made for a point
+PRESENCE = (SWAPFILE, DIR, CGROUP)  # resources whose state is "present" or "absent"
 
 
 def active_swaps(proc_swaps: str = "/proc/swaps") -> list[str]:
@@ -74,18 +86,48 @@ def _swap(cmd: str, area: str) -> None:
         raise OSError(r.returncode, f"{cmd} {area}: {(r.stderr or r.stdout).strip()}")
 
 
+def _resource(key: str) -> tuple[str, str] | None:
+    for prefix in (SWAP, *PRESENCE):
+        if key.startswith(prefix):
+            return prefix, key[len(prefix):]
+    return None
+
+
 def read_value(path: str) -> str:
-    if path.startswith(SWAP):
-        return "on" if path[len(SWAP):] in active_swaps() else "off"
-    return _read_file_value(path)
+    res = _resource(path)
+    if res is None:
+        return _read_file_value(path)
+    kind, where = res
+    if kind == SWAP:
+        return "on" if os.path.realpath(where) in {os.path.realpath(a) for a in active_swaps()} else "off"
+    return "present" if os.path.exists(where) else "absent"
 
 
 def _write(path: str, value: str) -> None:
-    if path.startswith(SWAP):
-        _swap("swapon" if value == "on" else "swapoff", path[len(SWAP):])
+    res = _resource(path)
+    if res is None:
+        with open(path, "w") as f:
+            f.write(str(value))
         return
-    with open(path, "w") as f:
-        f.write(str(value))
+    kind, where = res
+    if kind == SWAP:
+        _swap("swapon" if value == "on" else "swapoff", where)
+    elif value != "absent":  # a resource is made by its Settings method, never by a restore
+        raise OSError(22, f"{path}: cannot restore to {value!r}")
+    elif kind == SWAPFILE:
+        os.unlink(where)
+    elif kind == DIR:
+        try:
+            os.rmdir(where)
+        except OSError:  # not empty: something else is in it now, and it stays
+            pass
+    else:
+        from .memcg import remove_cgroup  # noqa: PLC0415
+
+        try:
+            remove_cgroup(Path(where))
+        except RuntimeError as e:  # a process in it that would not end
+            raise OSError(16, str(e)) from None
 
 
 class Settings:
@@ -131,6 +173,43 @@ class Settings:
             except OSError as e:
                 raise ConfigError(f"setting swap off: {e.strerror}") from None
         return areas
+
+    def _save(self, key: str, original: str) -> None:
+        if key not in self.saved:
+            self.saved[key] = original
+            self._sync_journal()
+
+    def swap_on(self, target: str, size_mib: int | None = None) -> None:
+        """A swap area on for the point: ``size_mib`` given, a swapfile ``target`` made (and its
+        directory, where missing) and removed on restore; else the device ``target`` (a config's,
+        checked before the run by its family). Each step journaled before it is taken."""
+        from . import memcg  # noqa: PLC0415
+
+        try:
+            if size_mib:
+                parent = os.path.dirname(os.path.abspath(target))
+                if not os.path.isdir(parent):
+                    self._save(DIR + parent, "absent")
+                    os.makedirs(parent)
+                self._save(SWAPFILE + target, "absent")
+                memcg.make_swapfile(Path(target), int(size_mib) << 20)
+            self._save(SWAP + target, read_value(SWAP + target))
+            _write(SWAP + target, "on")
+        except (OSError, RuntimeError) as e:
+            raise ConfigError(f"swap area {target}: {e}") from None
+
+    def cgroup(self, name: str) -> Path:
+        """A memory cgroup ``<controller>/tierbench/<name>`` made for the point (journaled first),
+        removed on restore; its path."""
+        from . import memcg  # noqa: PLC0415
+
+        cg = memcg.Cgroup(memcg.detect(), name)
+        self._save(CGROUP + str(cg.path), "absent")
+        try:
+            cg.create()
+        except OSError as e:
+            raise ConfigError(f"memory cgroup {cg.path}: {e}") from None
+        return cg.path
 
     def restore(self) -> list[str]:
         errors = []

@@ -69,6 +69,7 @@ try:
         HOSTS[prof["name"]] = HostRun(arg, prof, ARG_FACTS[arg], RUNNERS[arg], pl, figs, active,
                                       [f for f in active if families.get(f).SCORED], NODE_EXTRA.get(arg))
     FIGURE_INFO = figure_registry.discover()
+    FLEET_FIGURES = figure_registry.fleet_figures()  # the figures the families' fleet sections declare
     BUILD = tools.recipes()
     PINS = upstream.pins()
 except ConfigError as e:
@@ -93,7 +94,7 @@ onstart:
         fail(f"host profile {next(iter(NODE_EXTRA))} is measured on its SLURM node (cluster/slurm_extra): "
              "run with --profile profiles/slurm (or -n for a dry run)")
     identity.write(ARG_FACTS)
-    n_model = sum(1 for h in HOSTS.values() for r in h.plan.points.values() if r["experiment"] in MODEL_EXPERIMENTS)
+    n_model = sum(1 for h in HOSTS.values() for r in h.plan.points.values() if r["executor"] == "model")
     if not workflow.local_exec and MODEL_BATCH == 1 and n_model > 50:
         print(f"tierbench: {n_model} modelled points go to the cluster in jobs (or group jobs) of one point each; "
               "--config model_batch=40 runs them 40 to a job (workflows/config/model.yaml sets it; docs/cluster.md)",
@@ -122,19 +123,21 @@ wildcard_constraints:
     rep=r"\d+",
 
 
-def _experiments(executor):
-    return {r["experiment"] for h in HOSTS.values() for r in h.plan.points.values() if r["executor"] == executor}
+def route(hosts, executors):
+    """The {host} wildcard of a point rule: one of ``hosts`` followed by the key of one of its
+    points whose row names one of ``executors`` ("(?!)" matches nothing). Each point's job is
+    routed by the executor its row names, never by its family or experiment."""
+    return "|".join(f"{re.escape(h)}(?=/{planning.keys_regex(k for k, r in HOSTS[h].plan.points.items() if r['executor'] in executors)}/[^/]+$)"
+                    for h in hosts) or "(?!)"
 
 
-# Experiments whose points are all modelled (tiersim): their jobs may run anywhere (rule
-# model_point, or batches of model_batch points: rule model_batch); every other point is measured
-# where it is planned (rule point, a local rule).
-MODEL_EXPERIMENTS = sorted(_experiments("model") - _experiments("host") - _experiments("guest"))
-MODEL_RE = "|".join(re.escape(e) for e in MODEL_EXPERIMENTS) or "(?!)"
-# Hosts measured where snakemake runs (rule point) and fleet hosts measured on their SLURM node
-# (rule node_point); "(?!)" matches nothing.
-LOCAL_HOSTS_RE = "|".join(re.escape(h) for h, r in HOSTS.items() if not r.slurm_extra) or "(?!)"
-NODE_HOSTS_RE = "|".join(re.escape(h) for h, r in HOSTS.items() if r.slurm_extra) or "(?!)"
+# Modelled points (executor model, tiersim) may run anywhere: rule model_point, or batches of
+# model_batch points (rule model_batch). Measured points (executor host or guest) run where they
+# are planned: where snakemake runs (rule point, a local rule), or for a fleet host measured on
+# its SLURM node, on that node (rule node_point).
+MODEL_POINTS_RE = route(HOSTS, ("model",))
+LOCAL_POINTS_RE = route([h for h, r in HOSTS.items() if not r.slurm_extra], ("host", "guest"))
+NODE_POINTS_RE = route([h for h, r in HOSTS.items() if r.slurm_extra], ("host", "guest"))
 
 # Modelled points per job (config model_batch): 1, a job per point (rule model_point runs it);
 # N > 1, rule model_batch runs N in one job (workflows/harness/modelbatch.py) and each
@@ -142,7 +145,7 @@ NODE_HOSTS_RE = "|".join(re.escape(h) for h, r in HOSTS.items() if r.slurm_extra
 # sorted point keys of each host, so a changed sweep regroups (and reruns) the batches after the change.
 MODEL_BATCH = config["model_batch"]
 MODEL_CHUNKS = {h: {k: i // MODEL_BATCH for i, k in enumerate(sorted(k for k, r in HOSTS[h].plan.points.items()
-                                                                     if r["experiment"] in MODEL_EXPERIMENTS))}
+                                                                     if r["executor"] == "model"))}
                 for h in HOSTS} if MODEL_BATCH > 1 else {}
 
 

@@ -32,8 +32,7 @@ rule point:
     benchmark:
         "results/{host}/benchmarks/{family}/{experiment}/{point}/rep{rep}.tsv"
     wildcard_constraints:
-        host=LOCAL_HOSTS_RE,
-        experiment=rf"(?!(?:{MODEL_RE})(?:/|$))[^/]+",
+        host=LOCAL_POINTS_RE,
         point=r".+",
     resources:
         measure=lambda wc: 1 if row_of(wc)["executor"] == "host" else 0,
@@ -49,7 +48,7 @@ if MODEL_BATCH == 1:
 
     use rule point as model_point with:
         wildcard_constraints:
-            experiment=MODEL_RE,
+            host=MODEL_POINTS_RE,
             point=r".+",
         resources:
             measure=0,
@@ -102,7 +101,7 @@ else:
             result="results/{host}/{family}/{experiment}/{point}/rep{rep}/result.csv",
             meta="results/{host}/{family}/{experiment}/{point}/rep{rep}/meta.json",
         wildcard_constraints:
-            experiment=MODEL_RE,
+            host=MODEL_POINTS_RE,
             point=r".+",
         params:
             src=lambda wc, input: f"{input.batch}/{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}",
@@ -115,8 +114,7 @@ use rule point as node_point with:
     # a measured point of a fleet host on its SLURM node (host profile cluster/slurm_extra); the
     # host's lock (results/{host}/.measure.lock) keeps its points from overlapping there
     wildcard_constraints:
-        host=NODE_HOSTS_RE,
-        experiment=rf"(?!(?:{MODEL_RE})(?:/|$))[^/]+",
+        host=NODE_POINTS_RE,
         point=r".+",
     resources:
         measure=0,

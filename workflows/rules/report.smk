@@ -9,6 +9,7 @@ localrules:
     figure,
     tables,
     fidelity_report,
+    counter_table,
     scorecard,
     fleet_comparison,
 
@@ -75,10 +76,27 @@ rule figure:
         "--out results/{wildcards.host}/figures/{wildcards.figure} > {log} 2>&1"
 
 
+rule counter_table:
+    """Every point's counters (its meta.json's counter status and the counters.csv beside it, which
+    the point writes only where a source counted) in one table, which the counters table and the
+    families' own tables read (analysis/counters.py)."""
+    input:
+        metas=lambda wc: point_metas(wc.host),
+        code=ANALYSIS_SOURCES,
+    output:
+        "results/{host}/counters.csv",
+    conda:
+        "../../environment.yml"
+    log:
+        "results/{host}/logs/counter_table.log",
+    shell:
+        "python -m analysis.counters --out {output} {input.metas} > {log} 2>&1"
+
+
 rule tables:
     input:
         csv=lambda wc: expand("results/{host}/{family}/measurements.csv", host=wc.host, family=HOSTS[wc.host].active),
-        metas=lambda wc: point_metas(wc.host),
+        counters="results/{host}/counters.csv",
         fidelity=lambda wc: fidelity_csv(wc.host),
         code=ANALYSIS_SOURCES + SUMMARY_SOURCES,
     output:
@@ -93,7 +111,7 @@ rule tables:
         fidelity=lambda wc: fidelity_args(wc.host),
     shell:
         "python -m analysis.tables --measurements {input.csv} --summary {output.summary} "
-        "--counters {output.counters} --absent {params.absent:q} {params.fidelity} {input.metas} > {log} 2>&1"
+        "--counters {output.counters} --absent {params.absent:q} {params.fidelity} --counter-table {input.counters} > {log} 2>&1"
 
 
 rule fidelity_report:
@@ -154,7 +172,8 @@ rule fleet_comparison:
         code=ANALYSIS_SOURCES + FLEET_SOURCES,
     output:
         md=report("results/fleet/{fleet}/comparison.md", caption="../report/fleet.rst", category="Fleet"),
-        png=report(multiext("results/fleet/{fleet}/", "tier_curves.png", "colloid_gain.png"), category="Fleet"),
+        png=report(multiext("results/fleet/{fleet}/", "tier_curves.png", *[f"{n}.png" for n in FLEET_FIGURES]),
+                   category="Fleet"),
     conda:
         "../../environment.yml"
     log:

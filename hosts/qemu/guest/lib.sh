@@ -69,9 +69,35 @@ SETTINGS_JOURNAL=${SETTINGS_JOURNAL:-/tmp/settings-journal.json}
 _SETTINGS_SAVED=${_SETTINGS_SAVED:-/tmp/settings-saved.tsv}
 
 # settings_read PATH: the value; for sysfs choice lists ("always [madvise]
-# never") the selected choice.
+# never") the selected choice. The resources a scenario makes are journaled the
+# same way (settings.py): swap:AREA (on/off), swapfile:PATH, dir:PATH and
+# cgroup:PATH (present/absent).
 settings_read() {
-	sed -n '1{s/^.*\[\(.*\)\].*$/\1/;p;}' "$1"
+	case "$1" in
+	swap:*) if tail -n +2 /proc/swaps | cut -d' ' -f1 | grep -qxF "${1#swap:}"; then echo on; else echo off; fi ;;
+	swapfile:* | dir:* | cgroup:*) if [ -e "${1#*:}" ]; then echo present; else echo absent; fi ;;
+	*) sed -n '1{s/^.*\[\(.*\)\].*$/\1/;p;}' "$1" ;;
+	esac
+}
+
+# _settings_write KEY VALUE: a value written, or a resource put back.
+_settings_write() {
+	case "$1" in
+	swap:*) if [ "$2" = on ]; then swapon "${1#swap:}"; else swapoff "${1#swap:}"; fi ;;
+	swapfile:*) rm -f "${1#swapfile:}" ;;
+	dir:*) rmdir "${1#dir:}" 2>/dev/null || true ;;
+	cgroup:*) cgroup_remove "${1#cgroup:}" ;;
+	*) echo "$2" >"$1" ;;
+	esac
+}
+
+# _settings_save KEY: journal KEY's current state, once, before its first change.
+_settings_save() {
+	touch "$_SETTINGS_SAVED"
+	if ! cut -f1 "$_SETTINGS_SAVED" | grep -qxF "$1"; then
+		printf '%s\t%s\n' "$1" "$(settings_read "$1")" >>"$_SETTINGS_SAVED"
+		_settings_sync_journal
+	fi
 }
 
 _settings_sync_journal() {
@@ -92,11 +118,7 @@ settings_set() {
 		echo "setting: $1 does not exist on this kernel" >&2
 		return 1
 	fi
-	touch "$_SETTINGS_SAVED"
-	if ! cut -f1 "$_SETTINGS_SAVED" | grep -qxF "$1"; then
-		printf '%s\t%s\n' "$1" "$(settings_read "$1")" >>"$_SETTINGS_SAVED"
-		_settings_sync_journal
-	fi
+	_settings_save "$1"
 	# numa_balancing's memory-tiering bit (2) is cleared before it is set again, so
 	# the kernel resets its promotion threshold (settings.py: RESET_ON_SET_BIT)
 	if [ "$1" = /proc/sys/kernel/numa_balancing ]; then
@@ -119,7 +141,7 @@ settings_restore() {
 	awk '{ print NR "\t" $0 }' "$_SETTINGS_SAVED" | sort -rn | cut -f2- >"$_SETTINGS_SAVED.rev"
 	while IFS="$(printf '\t')" read -r _p _v; do
 		if [ "$(settings_read "$_p")" != "$_v" ]; then
-			echo "$_v" >"$_p" || _err=1
+			_settings_write "$_p" "$_v" || _err=1
 		fi
 	done <"$_SETTINGS_SAVED.rev"
 	rm -f "$_SETTINGS_SAVED.rev"
@@ -128,6 +150,66 @@ settings_restore() {
 		_settings_sync_journal
 	fi
 	return "$_err"
+}
+
+# --- resources of a scenario (mirrors settings.py's swap_on and cgroup) ------
+
+# resource_swapon TARGET SIZE_MIB: a swap area on for the point; SIZE_MIB > 0:
+# a swapfile TARGET made (and its directory where missing), else a device.
+resource_swapon() {
+	if [ "$2" -gt 0 ]; then
+		_d=$(dirname "$1")
+		if [ ! -d "$_d" ]; then
+			_settings_save "dir:$_d"
+			mkdir -p "$_d" || return 1
+		fi
+		_settings_save "swapfile:$1"
+		dd if=/dev/zero of="$1" bs=1M count="$2" 2>/dev/null && chmod 600 "$1" &&
+			mkswap "$1" >/dev/null || return 1
+	fi
+	_settings_save "swap:$1"
+	swapon "$1"
+}
+
+# resource_cgroup NAME: a memory cgroup tierbench/NAME (v2 at $CGROUP_ROOT,
+# else v1's memory controller under it), removed by settings_restore.
+CGROUP_ROOT=${CGROUP_ROOT:-/sys/fs/cgroup}
+resource_cgroup() {
+	if [ -e "$CGROUP_ROOT/cgroup.controllers" ]; then
+		_b=$CGROUP_ROOT
+		grep -qw memory "$_b/cgroup.subtree_control" || echo +memory >"$_b/cgroup.subtree_control" || return 1
+	elif [ -e "$CGROUP_ROOT/memory/memory.limit_in_bytes" ]; then
+		_b=$CGROUP_ROOT/memory
+	else
+		echo "resource_cgroup: no memory cgroup controller mounted" >&2
+		return 1
+	fi
+	_settings_save "cgroup:$_b/tierbench/$1"
+	mkdir -p "$_b/tierbench" || return 1
+	if [ "$_b" = "$CGROUP_ROOT" ]; then
+		grep -qw memory "$_b/tierbench/cgroup.subtree_control" ||
+			echo +memory >"$_b/tierbench/cgroup.subtree_control" || return 1
+	fi
+	mkdir "$_b/tierbench/$1"
+}
+
+# cgroup_remove PATH: every process still in it (ours) killed by pid, then the
+# cgroup removed, and its tierbench parent once empty.
+cgroup_remove() {
+	_n=0
+	while [ -s "$1/cgroup.procs" ] && [ "$_n" -lt 200 ]; do
+		for _p in $(cat "$1/cgroup.procs"); do kill -9 "$_p" 2>/dev/null; done
+		sleep 0.05
+		_n=$((_n + 1))
+	done
+	_n=0
+	until rmdir "$1" 2>/dev/null; do
+		[ -d "$1" ] || break
+		[ "$_n" -lt 100 ] || return 1
+		sleep 0.05
+		_n=$((_n + 1))
+	done
+	rmdir "$(dirname "$1")" 2>/dev/null || true
 }
 
 # --- processes ------------------------------------------------------------
