@@ -248,3 +248,27 @@ def test_monotone_fit_keeps_every_point_rising():
     assert all(b > a for a, b in zip(lat, lat[1:], strict=False))
     assert sum(lat) / len(lat) == pytest.approx(sum(p[1] for p in pts) / len(pts), abs=0.5)
     assert char_fidelity.monotone([(1, 100.0), (2, 110.0)]) == [(1, 100.0), (2, 110.0)]
+
+
+def test_a_raised_wall_leaves_a_curve_the_model_reads(tmp_path):
+    """A measured curve that passes the plausibility check at its own wall, with a dip within noise
+    (this 2-core VM's sweep, a make run of this branch), once its wall is raised to the bandwidth
+    experiment's peak is written as its monotone fit: without it the dip reads as implausible at the
+    new wall's scale and the host was not scored at all."""
+    host = tmp_path / "vm"
+    (host / "curves").mkdir(parents=True)
+    pd.DataFrame([(0.5, 134.5, 180.67), (0.5, 226.7, 188.9), (0.5, 854.2, 197.5), (0.5, 1107.3, 201.1),
+                  (0.5, 13834.7, 195.2), (1, 40.7, 197.7), (1, 60.4, 208.0), (1, 218.3, 200.4), (1, 1815.9, 207.6),
+                  (1, 11225.6, 255.5)], columns=["read_ratio", "bandwidth_mbps", "latency_ns"]
+                 ).to_csv(host / "curves" / "c0-m0.csv", index=False)
+    notes, walls = [], {}
+    out = char_fidelity.model_curve(host, "c0-m0", notes, walls, {0.5: (34765.5, "tiering/x/i3"), 1.0: (16396.5, "p")})
+    assert out is not None and set(walls) == {"wall_mbps_c0-m0_r0.5", "wall_mbps_c0-m0_r1"}
+    df = pd.read_csv(out)
+    for _, g in df.groupby("read_ratio"):
+        lat = list(g.sort_values("bandwidth_mbps")["latency_ns"])
+        assert all(b > a for a, b in zip(lat, lat[1:], strict=False)), lat
+    assert df["bandwidth_mbps"].max() == pytest.approx(34765.5)
+    tiers = char_fidelity.tiers(host, facts("vm"), notes, {}, [{"mem_node": 0, "read_ratio": 0.5, "mbps": 34765.5,
+                                                                 "point": "tiering/x/i3"}])
+    assert tiers and tiers[0]["curve"] == "model-curves/c0-m0.csv", notes
