@@ -1004,11 +1004,14 @@ def test_pmdk_emulated_only_when_asked_and_labelled_everywhere(tmp_path, libpmem
     dax = {**ctx, "placement": "pmem", "mem_nodes": "dax:/mnt/pmem0", "placement_note": "", "backend": "dax"}
     d = tmp_path / "pt"
     d.mkdir()
-    (d / "meta.json").write_text(json.dumps({"point": {**{k: dax[k] for k in ("system", "placement", "mem_nodes")},
+    frame = pmdk_frame(dax)
+    pt = frame[frame["system"] == "pmdk"].iloc[0]
+    (d / "meta.json").write_text(json.dumps({"point": {"family": "kv", "experiment": pt["experiment"], "point": pt["point"],
+                                                       "rep": 0, **{k: dax[k] for k in ("system", "placement", "mem_nodes")},
                                                        "key_type": "int", "threads": 4}, "counters": {"perf_uncore": PERF_OK}}))
     pd.DataFrame([(*r, "MB/s") for r in PERF_ROWS], columns=["t_s", "source", "scope", "metric", "value",
                                                              "unit"]).to_csv(d / "counters.csv", index=False)
-    b = tables.bottleneck(pmdk_frame(dax), counters=tables.point_counters(counter_table([d / "meta.json"])), facts=TWO_SOCKETS)
+    b = tables.bottleneck(frame, counters=tables.point_counters(counter_table([d / "meta.json"])), facts=TWO_SOCKETS)
     pm = [r for r in table_rows(b[: b.index("Counted columns empty")]) if r["system"] == "pmdk"]
     assert pm and {(r["counted_read_MB_per_s"], r["counted_on"]) for r in pm} == {("–", "–")}
     assert "pool file on a DAX path (pmdk), not on a NUMA node" in b
