@@ -26,43 +26,7 @@
 #define PERF_MEM_LVLNUM_CXL 0x09	/* include/uapi/linux/perf_event.h, 6.7 */
 #endif
 
-static int failures;
-static char root[256];
-
-#define CHECK(cond, ...) do { if (!(cond)) { failures++; \
-	fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
-
-static void put(const char *rel, const char *text)
-{
-	char path[512], dir[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (char *p = dir + strlen(root) + 1; (slash = strchr(p, '/')); p = slash + 1) {
-		*slash = '\0';
-		mkdir(dir, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		exit(1);
-	}
-	fprintf(f, "%s\n", text);
-	fclose(f);
-}
-
-static void fresh(const char *name)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s/*", root);
-	if (system(cmd) != 0)
-		exit(1);
-	printf("-- %s\n", name);
-}
+#include "sysfs_tree.h"
 
 static void intel_core(const char *pmu, int aux)
 {
