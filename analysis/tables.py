@@ -63,7 +63,8 @@ def beyond_curve(df: pd.DataFrame) -> list[str]:
     from the saturation wall): a section listing them, or saying there are none."""
     if "beyond_curve" not in df.columns or df[df["backend"] == "model"].empty:
         return []
-    flag = df["beyond_curve"].fillna("").astype(str).replace("nan", "")
+    # text, empty where not flagged (a column read as all-NaN floats must not be filled with text)
+    flag = df["beyond_curve"].astype(object).where(df["beyond_curve"].notna(), "").astype(str).replace("nan", "")
     past = df[flag != ""].assign(tiers=flag[flag != ""]).drop_duplicates(["family", "experiment", "point"])
     head = "\n## Modelled points past the end of a tier's curve\n"
     if past.empty:
