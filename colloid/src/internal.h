@@ -574,6 +574,16 @@ static inline bool hot_walk(struct colloid_ctx *ctx, unsigned int t, unsigned in
 #define SAMPLE_PREFETCH 16u
 #define SAMPLE_PREFETCH_NB 8u
 
+/* In a run over @pages[0..n), before sample @k: prefetch the page node
+ * SAMPLE_PREFETCH samples ahead and the list neighbours SAMPLE_PREFETCH_NB ahead. */
+COLLOID_HOT void run_prefetch(const struct sample_run *sr, const uint32_t *pages, size_t k, size_t n)
+{
+	if (k + SAMPLE_PREFETCH < n)
+		__builtin_prefetch(&sr->pages[pages[k + SAMPLE_PREFETCH]], 1);
+	if (k + SAMPLE_PREFETCH_NB < n)
+		run_prefetch_nb(sr, pages[k + SAMPLE_PREFETCH_NB]);
+}
+
 /*
  * Define `static void fn##_many(...)`, a sample_many hook that applies
  * policy sample function @fn (static, same file) to each sample in order,

@@ -106,10 +106,7 @@ COLLOID_HOT void memtis_run(struct colloid_ctx *ctx, const uint32_t *pages, size
 		uint32_t i = pages[k];
 		unsigned int b;
 
-		if (k + SAMPLE_PREFETCH < n)
-			__builtin_prefetch(&sr.pages[pages[k + SAMPLE_PREFETCH]], 1);
-		if (k + SAMPLE_PREFETCH_NB < n)
-			run_prefetch_nb(&sr, pages[k + SAMPLE_PREFETCH_NB]);
+		run_prefetch(&sr, pages, k, n);
 		b = run_counts_add(&sr, i, is_write, w, false);
 		run_set_hot(&sr, &sr.pages[i], bin_pow2(b) >= thr);
 		since_cool += w;

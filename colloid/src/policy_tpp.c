@@ -123,10 +123,7 @@ COLLOID_HOT void tpp_run(struct colloid_ctx *ctx, const uint32_t *pages, size_t 
 		uint32_t i = pages[k];
 		struct cpage *pg = &sr.pages[i];
 
-		if (k + SAMPLE_PREFETCH < n)
-			__builtin_prefetch(&sr.pages[pages[k + SAMPLE_PREFETCH]], 1);
-		if (k + SAMPLE_PREFETCH_NB < n)
-			run_prefetch_nb(&sr, pages[k + SAMPLE_PREFETCH_NB]);
+		run_prefetch(&sr, pages, k, n);
 		run_counts_add(&sr, i, is_write, w, true);
 		run_set_hot(&sr, pg, pg->reads || pg->writes);	/* tpp_is_hot() */
 	}

@@ -58,11 +58,8 @@ int main(void)
 	char why[TIERD_WHY], dir[300];
 	int ret;
 
-	snprintf(root, sizeof(root), "%s/tierd-l3-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
+	if (tree_begin("tierd-l3"))
 		return 1;
-	}
 	snprintf(dir, sizeof(dir), "%s/pmu", root);
 	pmu_set_root(dir);
 	snprintf(dir, sizeof(dir), "%s/sys", root);
@@ -121,17 +118,5 @@ int main(void)
 	ret = amdl3_plan(&p, 2, 0x19, 0x11, 0, 1, why);
 	CHECK(ret == -ENOENT, "%d %s", ret, why);
 
-	{
-		char cmd[512];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-		if (system(cmd) != 0)
-			failures++;
-	}
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return tree_end();
 }

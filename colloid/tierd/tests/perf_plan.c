@@ -98,11 +98,8 @@ int main(void)
 	char why[TIERD_WHY];
 	int ret;
 
-	snprintf(root, sizeof(root), "%s/tierd-pmu-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
+	if (tree_begin("tierd-pmu"))
 		return 1;
-	}
 	pmu_set_root(root);
 
 	fresh("Ice Lake SP: mem-loads alone");
@@ -201,17 +198,5 @@ int main(void)
 		CHECK(!perf_src_cache_hit(ds.val), "CXL taken for a cache hit");
 	}
 
-	{
-		char cmd[512];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-		if (system(cmd) != 0)
-			failures++;
-	}
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return tree_end();
 }

@@ -1,7 +1,8 @@
 /*
  * A stand-in sysfs tree for tierd's planning tests (perf_plan.c, amdl3_plan.c):
- * files written under a scratch root, emptied between cases, and a CHECK that
- * counts failures.  Header-only: each test is one translation unit.
+ * files written under a scratch root (tree_begin), emptied between cases
+ * (fresh), a CHECK that counts failures, and tree_end to remove it and
+ * report.  Header-only: each test is one translation unit.
  */
 #ifndef TIERD_TEST_SYSFS_TREE_H
 #define TIERD_TEST_SYSFS_TREE_H
@@ -49,6 +50,33 @@ static void fresh(const char *name)
 	if (system(cmd) != 0)
 		exit(1);
 	printf("-- %s\n", name);
+}
+
+/* make the scratch root, $TMPDIR/@stem-XXXXXX: 0, or -1 with a message */
+static int tree_begin(const char *stem)
+{
+	snprintf(root, sizeof(root), "%s/%s-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", stem);
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	return 0;
+}
+
+/* remove the root and report: the test's exit status */
+static int tree_end(void)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	if (system(cmd) != 0)
+		failures++;
+	if (failures) {
+		fprintf(stderr, "%d failure(s)\n", failures);
+		return 1;
+	}
+	printf("ok\n");
+	return 0;
 }
 
 #endif
