@@ -588,3 +588,37 @@ def test_a_failed_point_stops_the_feeder_and_removes_damon(tmp_path, monkeypatch
     assert not feeder.alive() and not journal.exists()
     assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == "0"
     assert all((admin / f"kdamonds/{k}/state").read_text().strip() == "off" for k in (0, 1))
+
+
+def test_a_busy_sysfs_write_is_tried_again_and_other_errors_are_not(tmp_path, monkeypatch):
+    """DAMON's sysfs files return EBUSY while a running kdamond holds damon_sysfs_lock
+    (mm/damon/sysfs.c: mutex_trylock in state_store): settings.write_file tries such a write
+    again (what the guest's lib.sh sysfs_write does too), a lasting EBUSY and any other error
+    still fail."""
+    import builtins
+    import errno
+
+    from workflows.harness import settings
+
+    refusals = {"busy": 3, "stuck": 10**6, "bad": 0}
+    real = builtins.open
+
+    def fake(path, mode="r", *a, **k):
+        name = Path(path).name
+        if "w" in mode and name == "bad":
+            raise OSError(errno.EINVAL, "Invalid argument")
+        if "w" in mode and refusals.get(name, 0) > 0:
+            refusals[name] -= 1
+            raise OSError(errno.EBUSY, "Device or resource busy")
+        return real(path, mode, *a, **k)
+
+    monkeypatch.setattr(settings, "open", fake, raising=False)
+    monkeypatch.setattr(settings, "BUSY_WAIT_S", 0)
+    settings.write_file(tmp_path / "busy", "on")
+    assert (tmp_path / "busy").read_text() == "on" and refusals["busy"] == 0
+    with pytest.raises(OSError) as e:
+        settings.write_file(tmp_path / "stuck", "on")
+    assert e.value.errno == errno.EBUSY and refusals["stuck"] == 10**6 - settings.BUSY_TRIES - 1
+    with pytest.raises(OSError) as e:
+        settings.write_file(tmp_path / "bad", "on")
+    assert e.value.errno == errno.EINVAL

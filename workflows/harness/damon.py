@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ConfigError
+from .settings import write_file
 
 ADMIN = Path("/sys/kernel/mm/damon/admin")
 SYS = Path("/sys")
@@ -270,7 +271,7 @@ def apply_setup(steps: list, settings, admin: Path = ADMIN, sys_root: Path = SYS
 
 def _write(path: Path, value: str) -> None:
     try:
-        path.write_text(value)
+        write_file(path, value)
     except OSError as e:
         raise ConfigError(f"DAMON: writing {value!r} to {path} failed: {e.strerror}") from None
 

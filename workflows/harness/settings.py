@@ -26,9 +26,11 @@ calls under the host's measurement lock before it changes anything (workflows/ha
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 from . import ConfigError
@@ -103,11 +105,29 @@ def read_value(path: str) -> str:
     return "present" if os.path.exists(where) else "absent"
 
 
+# A write refused with EBUSY is tried again, BUSY_TRIES times BUSY_WAIT_S apart: DAMON's sysfs
+# files take damon_sysfs_lock with mutex_trylock and return -EBUSY while a running kdamond's
+# callback holds it (mm/damon/sysfs.c state_store, nr_*_store).
+BUSY_TRIES, BUSY_WAIT_S = 20, 0.05
+
+
+def write_file(path: str | Path, value: str) -> None:
+    """``value`` written to a sysfs/procfs file, a busy refusal tried again (see BUSY_TRIES)."""
+    for n in range(BUSY_TRIES + 1):
+        try:
+            with open(path, "w") as f:
+                f.write(str(value))
+            return
+        except OSError as e:
+            if e.errno != errno.EBUSY or n == BUSY_TRIES:
+                raise
+            time.sleep(BUSY_WAIT_S)
+
+
 def _write(path: str, value: str) -> None:
     res = _resource(path)
     if res is None:
-        with open(path, "w") as f:
-            f.write(str(value))
+        write_file(path, value)
         return
     kind, where = res
     if kind == SWAP:

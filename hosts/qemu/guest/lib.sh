@@ -80,6 +80,27 @@ settings_read() {
 	esac
 }
 
+# sysfs_write PATH VALUE: VALUE written to PATH; a write refused as busy is tried
+# again, up to 20 times 0.05 s apart (DAMON's sysfs files take damon_sysfs_lock
+# with mutex_trylock and return -EBUSY while a running kdamond's callback holds
+# it: mm/damon/sysfs.c state_store, nr_*_store); the last error on stderr.
+sysfs_write() {
+	_sw_n=0
+	while ! _sw_err=$( { echo "$2" >"$1"; } 2>&1 ); do
+		case $_sw_err in
+		*[Bb]usy*)
+			if [ "$_sw_n" -lt 20 ]; then
+				_sw_n=$((_sw_n + 1))
+				sleep 0.05
+				continue
+			fi
+			;;
+		esac
+		echo "$_sw_err" >&2
+		return 1
+	done
+}
+
 # _settings_write KEY VALUE: a value written, or a resource put back.
 _settings_write() {
 	case "$1" in
@@ -87,7 +108,7 @@ _settings_write() {
 	swapfile:*) rm -f "${1#swapfile:}" ;;
 	dir:*) rmdir "${1#dir:}" 2>/dev/null || true ;;
 	cgroup:*) cgroup_remove "${1#cgroup:}" ;;
-	*) echo "$2" >"$1" ;;
+	*) sysfs_write "$1" "$2" ;;
 	esac
 }
 
@@ -127,7 +148,7 @@ settings_set() {
 			echo $((_now & ~2)) >"$1" || return 1
 		fi
 	fi
-	if ! echo "$2" >"$1"; then
+	if ! sysfs_write "$1" "$2"; then
 		echo "setting: writing '$2' to $1 failed" >&2
 		return 1
 	fi
@@ -294,7 +315,7 @@ damon_set_regions() {
 
 # damon_write REL VALUE: one plain write below $DAMON_ADMIN, one line on failure.
 damon_write() {
-	if ! echo "$2" >"$DAMON_ADMIN/$1" 2>/dev/null; then
+	if ! sysfs_write "$DAMON_ADMIN/$1" "$2" 2>/dev/null; then
 		echo "damon: writing '$2' to $DAMON_ADMIN/$1 failed" >&2
 		return 1
 	fi
