@@ -47,7 +47,10 @@ def test_durations_then_an_earlier_runs_benchmarks_calibrate_the_family(tmp_path
     assert by["fam/e/a/rep0"].seconds == pytest.approx(said) and by["fam/e/a/rep0"].source == "durations"
     assert by["mod/e/m/rep0"].seconds == pytest.approx(2 * estimate.MODEL_POINT_S)  # 200 simulated s
     assert fresh.workflow_s == estimate.WORKFLOW_START_S + 2 * estimate.PER_FAMILY_S  # (no figures planned)
-    assert fresh.wall_s == pytest.approx(2 * said + 2 * estimate.MODEL_POINT_S / 2 + fresh.workflow_s)
+    # measured points one at a time; the modelled CPU fits beside them on the other core
+    assert fresh.wall_s == pytest.approx(2 * said + fresh.workflow_s)
+    one_core = estimate.estimate(_plan(rows), "h", cores=1, results=tmp_path, probe=False)
+    assert one_core.wall_s == pytest.approx(2 * said + 2 * estimate.MODEL_POINT_S + one_core.workflow_s)
 
     bench = tmp_path / "benchmarks/fam/e/a/rep0.tsv"
     bench.parent.mkdir(parents=True)
@@ -70,6 +73,18 @@ localrule point:
     wildcards: host=h, family=fam, experiment=e, point=b/x, rep=0
 Finished jobid: 9 (Rule: point)
 """
+
+
+def test_wall_time_is_the_longer_of_the_measured_row_and_all_work_over_the_cores(tmp_path):
+    measured = [_row("fam", f"p{i}", MEMCHAR_BW) for i in range(2)]
+    modelled = [_row("mod", f"m{i}", ["build/bin/tiersim", "--duration", "100"], executor="model") for i in range(40)]
+    est = estimate.estimate(_plan(measured + modelled), "h", cores=4, results=tmp_path, probe=False)
+    serial = sum(p.seconds for p in est.points if p.executor != "model")
+    cpu = 40 * estimate.MODEL_POINT_S
+    assert est.serial_s == pytest.approx(serial) and est.shared_s == pytest.approx(cpu)
+    assert cpu / 4 > serial  # the modelled points dominate: spread over the 4 cores with the measured ones
+    assert est.wall_s == pytest.approx((serial + cpu) / 4 + est.workflow_s)
+    assert "measured points one at a time" in est.text("plan")
 
 
 def test_follow_echoes_the_run_and_says_points_done_and_time_left(tmp_path):
