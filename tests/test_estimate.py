@@ -18,6 +18,7 @@ FIO = ["/usr/bin/fio", "--runtime=2", "--name=qd1", "--iodepth=1", "--name=qd4",
 @pytest.mark.parametrize("argv, seconds", [
     (MEMCHAR_BW, 1.0),                                                        # one run per thread count
     (["build/bin/ycsb", "--max-seconds", "0.5", "--phases", "a,c,d,e"], 2.0),  # one per phase
+    (["build/bin/ycsb", "--max-seconds", "1", "--phases", "a,c", "--warmup-seconds", "1"], 4.0),  # a warm-up each
     (FIO, 4.0),                                                               # one runtime per fio job
     (["python", "-m", "workflows.harness.memcg", "run", "--argv-json", json.dumps(["pgbench", "-c", "2", "-T", "10"])], 10.0),
     (["/usr/bin/ffmpeg", "-frames:v", "150"], None),                          # a length its argv does not say

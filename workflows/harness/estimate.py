@@ -69,7 +69,9 @@ WORKFLOW_START_S = 15.0     # Snakemake parses, plans, writes host_facts before 
 PER_FAMILY_S = 3.0          # a family's measurements.csv and points table
 PER_FIGURE_S = 3.0          # one figure rendered (a Python process with matplotlib)
 
-DURATION_FLAGS = {"--duration", "--max-seconds", "--runtime", "--duration-s", "-T", "--seconds", "--pipeline-seconds"}
+# (--warmup-seconds: the kv driver's untimed warm-up before each timed phase, workloads/ycsb's Runner.java)
+DURATION_FLAGS = {"--duration", "--max-seconds", "--runtime", "--duration-s", "-T", "--seconds", "--pipeline-seconds",
+                  "--warmup-seconds"}
 SWEEP_FLAGS = {"--threads", "--delays", "--sizes", "--shares", "--phases", "--pipeline-depths"}
 STEP_RE = re.compile(r"^(\d+) of (\d+) steps \((?:\d+(?:\.\d+)?)%\) done")
 FINISHED_RE = re.compile(r"Finished job(?:id)?:? (\d+)\b")  # Snakemake 9: "Finished jobid: 12 (Rule: point)"
