@@ -35,7 +35,9 @@ Delivery), 5.5-5.6 and 8-9; 5.2.4.2 (the 23-card deck) in CMU NoisePage's TPC-C 
 text as quoted by several implementations ("If this is the last item on the order and rbk = 1 (see
 Clause 2.4.1.4), then the item number is set to an unused value"). Not verified: which sub-clause of
 5.4 defines tpmC (one derived kit cites 5.4.3) and whether it counts rolled-back New-Orders; hence
-both counts are reported.
+both counts are reported. (The kits disagree: DBT-2's src/scripts/dbt2-post-process.r computes its
+NOTPM from every New-Order of the steady state, its rolled-back ones, status "R", included; ours
+excludes them, as an order rolled back processes no order.)
 """
 
 from __future__ import annotations
