@@ -144,7 +144,7 @@ def test_a_failing_or_hanging_setup_fails_the_point_and_is_undone(tree, monkeypa
     assert ran(tree) == ["undo", "undo"]
 
 
-def test_a_killed_run_is_repaired_by_the_journal(tree, monkeypatch):
+def test_a_killed_run_is_repaired_by_the_journal(tree, monkeypatch, capfd):
     """A run killed after setup (no restore): the next point's repair runs the undo."""
     journal = tree["tmp"] / "journal.json"
     monkeypatch.setenv("JOURNAL", str(journal))
@@ -153,9 +153,11 @@ def test_a_killed_run_is_repaired_by_the_journal(tree, monkeypatch):
     assert tiers_now(tree) == {4: [0], 22: [1]}
     assert restore_journal(journal) == {f"undo:30:{tree['undo']}": "done"}
     assert tiers_now(tree) == {4: [0, 1]} and not journal.exists()
-    # an undo that fails stays journaled: the next point refuses to start until it succeeds
-    s = Settings(journal)
-    s.command("true", "exit 1", 30)
+    # an undo that fails stays journaled (and said in the point's log): the next point refuses to
+    # start until it succeeds
+    with Settings(journal) as s:
+        s.command("true", "exit 1", 30)
+    assert "tierbench: could not restore undo:30:exit 1: 'exit 1' exited with status 1" in capfd.readouterr().err
     with pytest.raises(settings.ConfigError, match="could not restore settings.*'exit 1' exited with status 1"):
         restore_journal(journal)
     assert journal.exists()

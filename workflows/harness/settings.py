@@ -34,6 +34,7 @@ import errno
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -195,7 +196,10 @@ class Settings:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.restore()
+        errors = self.restore()
+        if errors:  # kept in the journal: the next point repairs them before it starts, or refuses to start
+            print(f"tierbench: could not restore {'; '.join(errors)} (kept in {self.journal or 'no journal'})",
+                  file=sys.stderr)
 
     def set(self, key_or_path: str, value: str) -> None:
         path = KNOWN.get(key_or_path, key_or_path)
