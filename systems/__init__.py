@@ -47,13 +47,20 @@ class Kernel:
     then not be bound to a node (GUPS drops its policy after the first touch; an application bound
     with numactl cannot). A kernel mechanism's points run under the same conditions as tierd's
     systems: swap off, the default tier held to the same capacity (a filler), and the kernel's page
-    moves counted from /proc/vmstat (systems/sweep.py, ``Real.kernel``)."""
+    moves counted from /proc/vmstat (systems/sweep.py, ``Real.kernel``).
+
+    ``tier_setup``: what the preflight refuses is the kernel's placement of the nodes in memory
+    tiers, which a host profile's ``tier_setup`` (a command of the user's) may change: with one in
+    the profile the mechanism is planned anyway (where the kernel has memory tiers at all), and
+    each of its points runs that setup first and checks the tiers it made
+    (workflows/harness/scenario.py)."""
 
     settings: dict
     note: str
     needs: str = ""
     preflight: Callable[[dict, int, int], str | None] | None = None
     unbound: bool = False
+    tier_setup: bool = False
 
 
 @dataclass(frozen=True)

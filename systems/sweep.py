@@ -183,9 +183,33 @@ class Real:
 
     def left_out(self, system: str, colloid: bool) -> str | None:
         """Why this system's kernel mechanism cannot move pages between the host's two tiers
-        (its registry entry's ``preflight``), or None."""
+        (its registry entry's ``preflight``), or None. A mechanism that takes the host profile's
+        ``tier_setup`` (:meth:`tier_setup`) is planned whatever the kernel's tiers are now, unless
+        the kernel has no memory tiers at all (no command of the user's adds that interface)."""
         k = self.kernel(system, colloid)
-        return k.preflight(self.host.facts, *self.nodes) if k and k.preflight else None
+        why = k.preflight(self.host.facts, *self.nodes) if k and k.preflight else None
+        if why and self.tier_setup(k):
+            if self.host.facts.get("memory_tiers"):
+                return None
+            return f"{why} (the profile's tier_setup cannot give a kernel memory tiers)"
+        return why
+
+    def tier_setup(self, mech: systems.Kernel | None) -> dict | None:
+        """The host profile's ``tier_setup`` where this kernel mechanism takes it, else None."""
+        ts = self.host.profile.get("tier_setup")
+        return ts if ts and isinstance(mech, systems.Kernel) and mech.tier_setup else None
+
+    def tier_setup_notes(self, names: list[str], family: str) -> list[str]:
+        """One line per kernel mechanism of ``names`` that runs after the profile's tier setup
+        (said by validate and before any job)."""
+        out = []
+        for s in names:
+            for c in modes(s):
+                k = self.kernel(s, c)
+                if self.tier_setup(k) and not self.left_out(s, c):
+                    out.append(f"{family}: kernel {systems.get(s).label}: runs after the profile's tier setup "
+                               f"({self.host.profile['tier_setup']['setup']})")
+        return out
 
     def knobs_needed(self, names: list[str], out: dict[tuple[str, bool], str]) -> list[str]:
         """The systems whose kernel knobs must exist: all but those whose every kernel mechanism is
@@ -205,7 +229,9 @@ class Real:
         Colloid, whose promotion rightly stays at its floor while the default tier is the slower
         one (DAMON's
         moves are migrate_pages(..., MR_DAMON) calls, counted there and not in pgpromote_*/pgdemote_*:
-        mm/damon/paddr.c, mm/migrate.c). Returns (scenario keywords, a note for the point's meta)."""
+        mm/damon/paddr.c, mm/migrate.c). A mechanism that takes the host profile's ``tier_setup``
+        (:meth:`tier_setup`): the scenario's ``tier_setup`` resource, run before everything else.
+        Returns (scenario keywords, a note for the point's meta)."""
         d, a = self.nodes
         if isinstance(mech, systems.Damon):
             from workflows.harness import damon  # noqa: PLC0415 - only real points need the driver
@@ -221,7 +247,12 @@ class Real:
         expect = "promote" if start == a else ("demote" if fill and working_set_mib > mib(default_capacity) else "")
         note = (f"; default tier held to {default_capacity} by a filler on node {d}" if fill else
                 "; default_capacity: auto, so no filler: the kernel may use all of the default node")
-        return {"swap_off": True, "vmstat": {"expect": expect}}, note
+        kw: dict = {"swap_off": True, "vmstat": {"expect": expect}}
+        ts = self.tier_setup(mech)
+        if ts:
+            kw["tier_setup"] = {**ts, "nodes": [d, a]}
+            note += f"; runs after the profile's tier setup ({ts['setup']}), undone after the point ({ts['undo']})"
+        return kw, note
 
     def filler(self, default_capacity: str, late_mib: float = 0, mech: systems.Kernel | None = None) -> list[dict]:
         """The background role that holds the default node's free memory but ``default_capacity``

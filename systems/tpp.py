@@ -16,7 +16,8 @@ SYSTEM = System(
     real=Kernel({"numa_balancing": "2", "demotion_enabled": "true"}, note="kernel TPP (numa_balancing=2)",
                 needs="Linux >= 5.18 with NUMA balancing",
                 # the default node must be in a higher memory tier than the alternate, and NUMA
-                # balancing never scans a range bound with mbind (workflows/harness/memtiers.py)
-                preflight=kernel_tpp_preconditions, unbound=True),
+                # balancing never scans a range bound with mbind (workflows/harness/memtiers.py);
+                # a host profile's tier_setup may place the nodes (hosts/README.md)
+                preflight=kernel_tpp_preconditions, unbound=True, tier_setup=True),
     real_colloid=Tierd(note="tierd's TPP with Colloid's sign-only control (the kernel's TPP cannot take Colloid's signal)"),
 )

@@ -27,7 +27,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     measured = real.points(config, host)
     if measured:  # a system whose kernel mechanism cannot work here: left out, said before any job
         fp.absent.update(real.absent(config, host))
-        fp.notes += [f"left out: {what}: {why}" for what, why in fp.absent.items()]
+        fp.notes += [f"left out: {what}: {why}" for what, why in fp.absent.items()] + real.notes(config, host)
     rows = contention + measured
     if tc["enabled"] and not measured and not host.runner:
         # no two real tiers here (or a model profile): the family runs on modelled tiers

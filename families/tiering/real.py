@@ -48,6 +48,16 @@ def absent(config: dict, host: Host) -> dict[str, str]:
     return dict(line(s, c, why) for (s, c), why in out.items())
 
 
+def notes(config: dict, host: Host) -> list[str]:
+    """What runs only after the host profile's tier setup (said by validate and before any job)."""
+    tc, numa = config["tiering"], numa_tiers(host.profile)
+    if not (tc["enabled"] and tc["real"]["enabled"]) or host.profile["backend"] != "numa" or len(numa) < 2:
+        return []
+    r = sweep.Real("tiering", config, host, (numa[0]["node"], numa[1]["node"]), tc["real"]["antagonist_buffer"], COLUMNS,
+                   where="experiment config: tiering/intensities")
+    return r.tier_setup_notes(tc["systems"], "tiering")
+
+
 def check_guest(config: dict, host: Host) -> None:
     """A guest host runs only the real tiering family, sized for the guest."""
     kind = host.runner["kind"]

@@ -214,6 +214,7 @@ def systems_text(pl: plan.Plan) -> list[str]:
             out.append(f"runs: {f}: {system}{c} ({where}, {n} points){': ' + note if note else ''}")
         for what, why in sorted(fp.absent.items()):
             out.append(f"left out: {what}: {why}")
+        out += [n for n in fp.notes if not n.startswith("left out: ")]  # e.g. what runs after a profile's tier setup
     return out
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from . import cpulist
 
 TIERS_DIR = "devices/virtual/memory_tiering"
+SYS = Path("/sys")  # where a point reads the tiers again after a profile's tier setup (tests: a stand-in tree)
 
 # /proc/vmstat counters of kernel TPP's moves (mm/vmstat.c vmstat_text: "pgpromote_success",
 # "pgpromote_candidate" (6.1+), "pgdemote_kswapd", "pgdemote_direct", "pgdemote_khugepaged" (6.2+),
@@ -99,6 +100,23 @@ def kernel_tpp_preconditions(facts: dict, default_node: int, alternate_node: int
         return f"nodes {d} and {a} are in the same memory tier (memory_tier{td}): {why}"
     return (f"the default node {d} (memory_tier{td}) is in a lower memory tier than the alternate node {a} "
             f"(memory_tier{ta}): kernel TPP would promote the other way")
+
+
+def tiers_text(tiers: dict[int, list[int]]) -> str:
+    """The memory tiers as one line: ``memory_tier4: 0-1, memory_tier22: 2``."""
+    return ", ".join(f"memory_tier{t}: {cpulist.format(n) or 'no node'}" for t, n in sorted(tiers.items())) or \
+        f"no memory tiers under /sys/{TIERS_DIR}"
+
+
+def placed(tiers: dict[int, list[int]], default_node: int, alternate_node: int) -> str | None:
+    """None when the default node is in a strictly higher memory tier (smaller N) than the
+    alternate (what kernel TPP needs, see :func:`kernel_tpp_preconditions`); else what was found,
+    in one line (after a host profile's ``tier_setup``, which is to have put them so)."""
+    td, ta = tier_of(tiers, default_node), tier_of(tiers, alternate_node)
+    if td is not None and ta is not None and td < ta:
+        return None
+    return (f"the default node {default_node} is not in a higher memory tier than the alternate node {alternate_node} "
+            f"({tiers_text(tiers)})")
 
 
 # ---- what kernel TPP moved --------------------------------------------------------------------

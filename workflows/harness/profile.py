@@ -229,6 +229,8 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     prof["source"] = str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
     if prof["name"] == "auto":
         prof["name"] = facts["hostname"]
+    if not (prof.get("tier_setup") or {}).get("setup"):  # absent (filling defaults made it {timeout_s})
+        prof.pop("tier_setup", None)
 
     tiers = list(prof.get("tiers") or [])
     nodes = {int(k): v for k, v in facts["nodes"].items()}
@@ -287,6 +289,10 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     if twice:
         raise ConfigError(f"{src}: tiers: NUMA node {', '.join(map(str, twice))} is given to more than one tier")
     prof["backend"] = "model" if kinds == {"model"} else "numa"
+    if prof.get("tier_setup") and (prof["backend"] != "numa" or prof.get("runner")):
+        what = "a guest host places its nodes itself (hosts/qemu/guest.py --topology)" if prof.get("runner") else \
+            "a profile of modelled tiers has no kernel memory tiers"
+        raise ConfigError(f"{src}: tier_setup: {what}; tier_setup is for a host whose points run on it")
     variants = {}
     for ns, c in (prof.get("alternate_variants") or {}).items():
         if prof["backend"] != "model":

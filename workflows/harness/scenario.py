@@ -3,6 +3,11 @@
 A scenario is plain data (it travels in the point's row) made of roles, each a program with its
 protocol, as its workload module declares it (``workloads/<name>/workload.py``):
 
+- ``tier_setup``: a host profile's tier setup (``{"setup", "undo", "timeout_s", "nodes": [default,
+  alternate]}``), first of all: its undo journaled, its setup run (a shell command, its own process
+  group, output to the point's log), then the kernel's memory tiers read again; unless the default
+  node is now in a strictly higher tier than the alternate, the point fails with what was found.
+  Undone with the settings, whatever ended the point (this host only: a guest host has none);
 - ``settings``: sysctl/sysfs values set for the point and restored after it (journaled);
 - ``background``: programs that run for the whole point, e.g. the memory antagonist, started
   before the workload (and waited for until ready, then ``warmup_s``), or ``start_after_s``
@@ -53,7 +58,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import ConfigError
+from . import ConfigError, memtiers
 from . import damon as damon_
 from .procs import Child, Supervisor
 from .settings import KNOWN, Settings
@@ -96,11 +101,12 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
              probes: list[dict] | tuple = (), settings: dict | None = None, scratch: dict | None = None,
              warmup_s: float = 0, timeout_s: float = 900, start_after_s: dict | None = None,
              swap_off: bool = False, vmstat: dict | None = None, damon: dict | None = None, swap: dict | None = None,
-             cgroup: str | None = None) -> dict:
+             cgroup: str | None = None, tier_setup: dict | None = None) -> dict:
     """A scenario (see the module docstring). ``start_after_s``: background role name -> seconds
     after the workload is ready to start it (the others start before the workload); ``vmstat``:
     {"expect": "promote" | "demote" | ""} records the kernel's page moves over the point; ``swap``
-    ({"target", "size_mib"}) and ``cgroup`` (a name): resources made for the point."""
+    ({"target", "size_mib"}) and ``cgroup`` (a name): resources made for the point; ``tier_setup``
+    ({"setup", "undo", "timeout_s", "nodes"}): a host profile's tier setup, run first."""
     roles = [{**r, "kind": "background"} for r in background] + [{**workload, "kind": "workload"}]
     roles += [{**r, "kind": "attach"} for r in attach] + [{**r, "kind": "probe"} for r in probes]
     names = [r["name"] for r in roles]
@@ -124,6 +130,9 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
         sc["swap"] = {"target": str(swap["target"]), "size_mib": swap.get("size_mib")}
     if cgroup is not None:
         sc["cgroup"] = str(cgroup)
+    if tier_setup is not None:
+        sc["tier_setup"] = {"setup": str(tier_setup["setup"]), "undo": str(tier_setup["undo"]),
+                            "timeout_s": float(tier_setup["timeout_s"]), "nodes": [int(n) for n in tier_setup["nodes"]]}
     return sc
 
 
@@ -141,7 +150,8 @@ def workload_of(sc: dict) -> dict:
 
 def ops(sc: dict) -> list[tuple]:
     """The scenario as one ordered list of operations (what both backends execute)."""
-    out: list[tuple] = [("set", k, str(v)) for k, v in sc["settings"].items()]
+    out: list[tuple] = [("tier_setup",)] if sc.get("tier_setup") else []
+    out += [("set", k, str(v)) for k, v in sc["settings"].items()]
     if sc.get("swap_off"):
         out.append(("swapoff",))
     if sc.get("swap"):
@@ -260,6 +270,22 @@ class HostRun:
     def execute(self) -> None:
         for op in ops(self.sc):
             getattr(self, "op_" + op[0])(*op[1:])
+
+    def op_tier_setup(self) -> None:
+        """The profile's tier setup (undo journaled first), then the tiers it must have made."""
+        ts = self.sc["tier_setup"]
+        d, a = ts["nodes"]
+        self.meta["tier_setup"] = {"setup": ts["setup"], "undo": ts["undo"]}
+        try:
+            self.settings.command(ts["setup"], ts["undo"], ts["timeout_s"], self.sup)
+        except ConfigError as e:
+            raise PointFailed(f"the profile's tier setup failed: {e}") from None
+        tiers = memtiers.read_tiers(memtiers.SYS)
+        self.meta["tier_setup"]["memory_tiers"] = {str(t): n for t, n in sorted(tiers.items())}
+        why = memtiers.placed(tiers, d, a)
+        if why:
+            raise PointFailed(f"the profile's tier setup ({ts['setup']}) ran, but {why}: the kernel would move no page between them, "
+                              f"so the point stops here and its undo ({ts['undo']}) runs")
 
     def op_set(self, key: str, value: str) -> None:
         self.settings.set(key, value)
@@ -433,6 +459,8 @@ def damon_setup_sh(steps: list) -> list[str]:
 def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
     """The scenario's operations as busybox sh, raw output in ``outdir`` (in the guest), pid and
     ready files in ``ctl_dir`` (emptied first)."""
+    if sc.get("tier_setup"):  # refused for guest hosts before any job (workflows/harness/profile.py)
+        raise ValueError("a guest host runs no host profile tier_setup")
     roles = {r["name"]: r for r in sc["roles"]}
     q = shlex.quote
     ctl = f"{ctl_dir}/"

@@ -17,7 +17,11 @@ journal, as ``<kind>:<path>`` = the state to put back:
   ``absent``; or a device the config names);
 - ``cgroup:<path>`` = ``absent``: ``s.cgroup(name)``, a memory cgroup ``tierbench/<name>`` made for
   the point (cgroup v1 or v2, workflows/harness/memcg.py), removed on restore once whatever still
-  runs in it (ours: we made it) is ended by pid.
+  runs in it (ours: we made it) is ended by pid;
+- ``undo:<timeout_s>:<command>`` = ``done``: ``s.command(setup, undo, timeout_s)``, a shell command of
+  the user's that changes the host (a host profile's ``tier_setup``: its undo is journaled, then
+  its setup runs); restoring runs the undo command (its own process group, stopped past
+  ``timeout_s``), and a failed undo is a restore error like any other.
 
 Each original value is written to a journal file *before* the change, so a run
 killed with SIGKILL is repaired by :func:`restore_journal`, which every measured point
@@ -30,6 +34,7 @@ import errno
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -69,6 +74,7 @@ SWAP = "swap:"  # journal key prefix of a swap area switched off (or on)
 SWAPFILE = "swapfile:"  # a swapfile made for a point
 DIR = "dir:"  # a directory made for a swapfile (removed when empty)
 CGROUP = "cgroup:"  # a memory cgroup made for a point
+UNDO = "undo:"  # a user's command that undoes a setup command run for a point ("undo:<timeout_s>:<command>")
 PRESENCE = (SWAPFILE, DIR, CGROUP)  # resources whose state is "present" or "absent"
 
 
@@ -88,8 +94,31 @@ def _swap(cmd: str, area: str) -> None:
         raise OSError(r.returncode, f"{cmd} {area}: {(r.stderr or r.stdout).strip()}")
 
 
+def shell_argv(cmd: str) -> list[str]:
+    """A user's shell command as argv, its standard output sent to standard error (the point's log)."""
+    return ["sh", "-c", 'exec 1>&2; eval "$1"', "tierbench-command", cmd]
+
+
+def run_command(name: str, cmd: str, timeout_s: float, sup=None) -> int:
+    """A user's shell command (:func:`shell_argv`) in its own process group, waited for up to
+    ``timeout_s``; its exit status. Past the limit its group is stopped and OSError(ETIME) raised.
+    ``sup``: the point's Supervisor (an interrupt stops it with the point's children); a private
+    one otherwise."""
+    from .procs import Supervisor  # noqa: PLC0415
+
+    own = sup is None
+    sup = sup or Supervisor()
+    try:
+        return sup.run(name, shell_argv(cmd), timeout=timeout_s)
+    except TimeoutError:
+        raise OSError(errno.ETIME, f"{cmd!r} ran past its {timeout_s:g} s limit; its process group was stopped") from None
+    finally:
+        if own:
+            sup.stop_all()
+
+
 def _resource(key: str) -> tuple[str, str] | None:
-    for prefix in (SWAP, *PRESENCE):
+    for prefix in (SWAP, UNDO, *PRESENCE):
         if key.startswith(prefix):
             return prefix, key[len(prefix):]
     return None
@@ -100,6 +129,8 @@ def read_value(path: str) -> str:
     if res is None:
         return _read_file_value(path)
     kind, where = res
+    if kind == UNDO:
+        return "pending"  # what a command changed cannot be read back: restoring runs its undo
     if kind == SWAP:
         return "on" if os.path.realpath(where) in {os.path.realpath(a) for a in active_swaps()} else "off"
     return "present" if os.path.exists(where) else "absent"
@@ -130,6 +161,12 @@ def _write(path: str, value: str) -> None:
         write_file(path, value)
         return
     kind, where = res
+    if kind == UNDO:
+        timeout, _, cmd = where.partition(":")
+        rc = run_command("undo", cmd, float(timeout))
+        if rc != 0:
+            raise OSError(rc, f"{cmd!r} exited with status {rc}")
+        return
     if kind == SWAP:
         _swap("swapon" if value == "on" else "swapoff", where)
     elif value != "absent":  # a resource is made by its Settings method, never by a restore
@@ -159,7 +196,10 @@ class Settings:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.restore()
+        errors = self.restore()
+        if errors:  # kept in the journal: the next point repairs them before it starts, or refuses to start
+            print(f"tierbench: could not restore {'; '.join(errors)} (kept in {self.journal or 'no journal'})",
+                  file=sys.stderr)
 
     def set(self, key_or_path: str, value: str) -> None:
         path = KNOWN.get(key_or_path, key_or_path)
@@ -230,6 +270,18 @@ class Settings:
         except OSError as e:
             raise ConfigError(f"memory cgroup {cg.path}: {e}") from None
         return cg.path
+
+    def command(self, setup: str, undo: str, timeout_s: float, sup=None) -> None:
+        """Run ``setup`` (a user's shell command, :func:`run_command`) for the point, ``undo``
+        journaled before it starts: restoring runs ``undo`` whether setup succeeded, failed or was
+        interrupted. ConfigError when setup fails or runs past ``timeout_s``."""
+        self._save(f"{UNDO}{timeout_s:g}:{undo}", "done")
+        try:
+            rc = run_command("setup", setup, timeout_s, sup)
+        except OSError as e:
+            raise ConfigError(f"setup {e.strerror}") from None
+        if rc != 0:
+            raise ConfigError(f"setup {setup!r} exited with status {rc}; see the log")
 
     def restore(self) -> list[str]:
         errors = []
