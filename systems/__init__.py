@@ -60,7 +60,7 @@ class Kernel:
 class Damon(Kernel):
     """The kernel's DAMON-based tiering (DAMOS ``migrate_hot``/``migrate_cold``, Linux >= 6.11),
     set up through DAMON's sysfs interface for the point and removed after it (the driver:
-    workflows/harness/damon.py; the scenario's ``damon`` resource). A kernel mechanism whose one
+    systems/damon/kernel.py, the hooks of the scenario's ``mechanism`` resource). A kernel mechanism whose one
     knob is NUMA balancing off; its kdamonds are journaled like settings. Its points run under the
     kernel-mechanism conditions (swap off, /proc/vmstat moves) but without the filler: DAMON's
     demotion scheme would move the filler's pages too (paddr migration ignores mempolicy and

@@ -199,7 +199,7 @@ class Real:
         kernel may use the whole node), and the kernel's page moves counted from /proc/vmstat, the
         point failing when it should have moved pages and moved none: starting on the alternate tier
         it must promote; starting on a default tier held below the working set it must demote.
-        ``mech`` a :class:`systems.Damon`: its kdamonds for the point (the scenario's ``damon``),
+        ``mech`` a :class:`systems.Damon`: its kdamonds for the point (the scenario's ``mechanism``, systems/damon/kernel.py),
         DAMOS stats as rows, no filler (see :meth:`filler`); starting on the alternate tier its
         promotion scheme must move bytes and /proc/vmstat's pgmigrate_success must rise, except with
         Colloid, whose promotion rightly stays at its floor while the default tier is the slower
@@ -208,7 +208,7 @@ class Real:
         mm/damon/paddr.c, mm/migrate.c). Returns (scenario keywords, a note for the point's meta)."""
         d, a = self.nodes
         if isinstance(mech, systems.Damon):
-            from workflows.harness import damon  # noqa: PLC0415 - only real points need the driver
+            from systems.damon import kernel as damon  # noqa: PLC0415 - only real points need the driver
 
             # with Colloid, promoting nothing is right while the default tier is the slower one
             expect = "promote" if start == a and not mech.colloid else ""
@@ -216,7 +216,7 @@ class Real:
                                        feed_csv=tierd.OUTPUT if mech.colloid else None)
             note = (f"; no filler: DAMON's demotion scheme would move it too (paddr migration ignores mempolicy and "
                     f"mlock), so the default tier is not held to {default_capacity}")
-            return {"swap_off": True, "vmstat": {"expect": "migrate" if expect else ""}, "damon": spec}, note
+            return {"swap_off": True, "vmstat": {"expect": "migrate" if expect else ""}, "mechanism": spec}, note
         fill = default_capacity != "auto"
         expect = "promote" if start == a else ("demote" if fill and working_set_mib > mib(default_capacity) else "")
         note = (f"; default tier held to {default_capacity} by a filler on node {d}" if fill else

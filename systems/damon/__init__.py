@@ -5,7 +5,7 @@ against it: the scorecard marks it unscored.
 On modelled tiers: libcolloid's ``damon`` policy (colloid/src/policy_damon.c: DAMON's monitor with
 adaptive regions, the two schemes with their quotas, prioritization and quota goals).
 
-On real tiers: the kernel's own (workflows/harness/damon.py, docs/damon.md); with Colloid the
+On real tiers: the kernel's own (its driver: systems/damon/kernel.py; docs/damon.md); with Colloid the
 promotion quota follows a DAMOS ``user_input`` quota goal fed with the per-tier latency ratio that
 tierd measures (Linux >= 6.9 for the goals' target_metric, 6.11 for the actions).
 """
@@ -13,7 +13,7 @@ tierd measures (Linux >= 6.9 for the goals' target_metric, 6.11 for the actions)
 from functools import partial
 
 from systems import Damon, System
-from workflows.harness.damon import preconditions
+from systems.damon.kernel import preconditions
 
 SYSTEM = System(
     "damon", "DAMON", color="#ca9161", marker="X", policy="damon", baseline=False,
