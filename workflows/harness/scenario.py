@@ -60,7 +60,7 @@ from .procs import Child, Supervisor
 from .settings import KNOWN, Settings
 
 KINDS = ("background", "workload", "attach", "probe")
-FEEDER = "feeder"  # a kernel mechanism's feeder's name among a point's children
+FEEDER = "mechanism_feeder"  # a kernel mechanism's feeder's name among a point's children
 # lib.sh: the guest's shell helpers; on this host a kernel mechanism's feeder runs from it too
 HOST_LIB = Path(__file__).resolve().parents[2] / "hosts" / "qemu" / "guest" / "lib.sh"
 READY_TIMEOUT_S = 120
