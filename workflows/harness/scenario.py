@@ -28,9 +28,10 @@ protocol, as its workload module declares it (``workloads/<name>/workload.py``):
   ("promote"/"demote"/"migrate") a point that moved nothing fails (workflows/harness/memtiers.py);
 - ``mechanism``: a kernel tiering mechanism that a tiering system sets up for the point (plain
   data the system's own module makes, docs/extending.md), with ``module`` naming the module
-  whose hooks both executors call; this module knows none by name. Set up once the background is ready, just before the workload (``host_start(spec, settings)`` here,
-  journaled through the settings so that restoring them removes it; ``sh_start(spec)``: lib.sh
-  commands in a guest); its state read after the workload ends into ``STATS_FILE``
+  whose hooks both executors call; this module knows none by name. Set up once the background
+  is ready, just before the workload (``host_start(spec, settings)`` here, journaled through the
+  settings so that restoring them removes it, ConfigError failing the point; ``sh_start(spec)``:
+  lib.sh commands in a guest); its state read after the workload ends into ``STATS_FILE``
   (``host_stats(spec)`` / ``sh_stats(spec, shell word of the file)``), and its rows from the
   point's files (``rows(spec, outdir)``, raising PointFailed for a point that must fail);
   ``feeder(spec, path)``: None, or a lib.sh function run while the workload runs (its own process
