@@ -445,6 +445,25 @@ def feed_rows(text: str) -> list[dict]:
     return rows
 
 
+def real_point(nodes: tuple[int, int], release: str, colloid: bool, start_alternate: bool, *,
+               feed_csv: str | None, default_capacity: str) -> tuple[dict, str]:
+    """A real point of DAMON tiering (systems/sweep.py ``Real.kernel_scenario``): swap off, the
+    kdamonds as the scenario's ``mechanism``, DAMOS stats as rows. Starting on the alternate tier
+    its promotion scheme must move bytes and /proc/vmstat's pgmigrate_success must rise, except
+    with Colloid, whose promotion rightly stays at its floor while the default tier is the slower
+    one (DAMON's moves are migrate_pages() calls, counted there and not in pgpromote_*/pgdemote_*:
+    mm/damon/paddr.c, mm/migrate.c). No filler (systems/damon/__init__.py): its demotion scheme
+    would move it too (mm/damon/paddr.c damon_pa_migrate: isolated LRU folios go to migrate_pages,
+    "Migration ignores all cpuset and mempolicy settings"). Returns (scenario keywords, a note)."""
+    d, a = nodes
+    # with Colloid, promoting nothing is right while the default tier is the slower one
+    expect = "promote" if start_alternate and not colloid else ""
+    spec = scenario_spec(d, a, release, colloid, expect=expect, feed_csv=feed_csv)
+    note = (f"; no filler: DAMON's demotion scheme would move it too (paddr migration ignores mempolicy and "
+            f"mlock), so the default tier is not held to {default_capacity}")
+    return {"swap_off": True, "vmstat": {"expect": "migrate" if expect else ""}, "mechanism": spec}, note
+
+
 # ---- the hooks the scenario executors call for a ``mechanism`` resource of this module ---------
 
 def host_start(spec: dict, settings) -> None:
