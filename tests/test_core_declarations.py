@@ -152,3 +152,26 @@ def test_a_system_named_in_the_core_is_found(tmp_path):
     assert unexplained(hits) == ['workflows/harness/point.py: names the system \'tpp\': if system == "tpp":']
     (tmp_path / "colloid/sim/src/sim.c").write_text('/* mm/damon/paddr.c */\nif (!strcmp(sys, "damon"))\n')
     assert unexplained(system_names_in_core(tmp_path, systems.names()))[1].startswith("colloid/sim/src/sim.c: 2 lines")
+
+
+# Quoted words of the core that are a family's name but mean something else: file -> (word, why).
+NOT_A_FAMILY = {"workflows/harness/profile.py": ("storage", "the host profile's storage block (a host fact)")}
+
+
+def test_the_core_names_no_family():
+    """No string of the core is a family's name (the core runs whatever families/ registers)."""
+    import families  # noqa: PLC0415
+
+    rx = re.compile(r"[\"'](" + "|".join(map(re.escape, families.FAMILIES)) + r")[\"']")
+    bad = []
+    for top in CORE:
+        base = REPO / top
+        for f in sorted([base] if base.is_file() else base.rglob("*")):
+            rel = f.relative_to(REPO).as_posix()
+            if f.suffix not in (".py", ".smk", "") or not f.is_file() or rel.startswith(NOT_CORE):
+                continue
+            for i, line in enumerate(f.read_text(errors="replace").splitlines(), 1):
+                for m in rx.finditer(line):
+                    if NOT_A_FAMILY.get(rel, ("", ""))[0] != m.group(1):
+                        bad.append(f"{rel}:{i}: {line.strip()}")
+    assert not bad, "\n".join(bad[:20])
