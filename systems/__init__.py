@@ -3,7 +3,7 @@
 A system module (``systems/<name>.py``) defines ``SYSTEM = System(...)``: its name (what configs,
 rows and point ids say), display label, colour and marker, whether it is one of the baselines the
 published numbers compare against, the libcolloid policy that models it (tiersim ``--system``) and
-that tierd runs, and how it runs on real tiers (:class:`Tierd`, :class:`Kernel`, :class:`Damon` or :class:`Command`,
+that tierd runs, and how it runs on real tiers (:class:`Tierd`, :class:`Kernel`, :class:`Driven` or :class:`Command`,
 each with and without Colloid). What the model needs to know of the system's monitor (sampling
 periods, scan rates, quantum) is its policy's own, stated by libcolloid's
 ``colloid_policy_info()``: the registry does not repeat it. Schema enums (``families/*/schema.yaml`` through :func:`fill_schema`),
@@ -64,21 +64,20 @@ class Kernel:
 
 
 @dataclass(frozen=True)
-class Damon(Kernel):
-    """The kernel's DAMON-based tiering (DAMOS ``migrate_hot``/``migrate_cold``, Linux >= 6.11),
-    set up through DAMON's sysfs interface for the point and removed after it (the driver:
-    workflows/harness/damon.py; the scenario's ``damon`` resource). A kernel mechanism whose one
-    knob is NUMA balancing off; its kdamonds are journaled like settings. Its points run under the
-    kernel-mechanism conditions (swap off, /proc/vmstat moves) but without the filler: DAMON's
-    demotion scheme would move the filler's pages too (paddr migration ignores mempolicy and
-    mlock), see docs/damon.md. ``colloid``: the promotion quota follows a user_input quota goal
-    whose current value is the per-tier latency ratio tierd measures (tierd ``--dry-run`` running
-    ``meter``, the system's own policy when None, moves nothing) fed by lib.sh's damon_feed."""
+class Driven(Kernel):
+    """A kernel mechanism that a driver module of the system's own sets up for each point and
+    removes after it, journaled (the scenario's ``mechanism`` resource; docs/extending.md, "A
+    kernel mechanism"; e.g. systems/damon/). Its points run under the kernel-mechanism conditions
+    (swap off, /proc/vmstat moves). ``driver``: that module, whose
+    ``real_point(nodes, release, colloid, start_alternate, feed_csv, default_capacity)`` returns
+    the point's scenario keywords and a note for its meta (systems/sweep.py ``Real.kernel_scenario``).
+    ``filler``: False for a mechanism that would move a filler's pages too, so that the default
+    tier is not held to a capacity. ``colloid``: Colloid's signal reaches the mechanism through the
+    driver's feeder from tierd's per-tier latencies (tierd ``--dry-run`` running ``meter``, the
+    system's own policy when None, moves nothing)."""
 
-    # NUMA balancing off, as for tierd: in its default mode it would move the workload's pages to
-    # the accessing CPU's node itself (the first guest run promoted through it, not DAMON)
-    settings: dict = field(default_factory=lambda: {"numa_balancing": "0"})
-    note: str = "the kernel's DAMON tiering (DAMOS migrate_hot/migrate_cold)"
+    driver: str = ""
+    filler: bool = True
     colloid: bool = False
     meter: str | None = None
 
@@ -93,7 +92,7 @@ class Command:
     note: str = ""
 
 
-Mechanism = Tierd | Kernel | Damon | Command
+Mechanism = Tierd | Kernel | Driven | Command
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 
 import systems
 from antagonists import workload as antagonist
@@ -223,26 +224,16 @@ class Real:
         kernel may use the whole node), and the kernel's page moves counted from /proc/vmstat, the
         point failing when it should have moved pages and moved none: starting on the alternate tier
         it must promote; starting on a default tier held below the working set it must demote.
-        ``mech`` a :class:`systems.Damon`: its kdamonds for the point (the scenario's ``damon``),
-        DAMOS stats as rows, no filler (see :meth:`filler`); starting on the alternate tier its
-        promotion scheme must move bytes and /proc/vmstat's pgmigrate_success must rise, except with
-        Colloid, whose promotion rightly stays at its floor while the default tier is the slower
-        one (DAMON's
-        moves are migrate_pages(..., MR_DAMON) calls, counted there and not in pgpromote_*/pgdemote_*:
-        mm/damon/paddr.c, mm/migrate.c). A mechanism that takes the host profile's ``tier_setup``
+        ``mech`` a :class:`systems.Driven`: its driver's ``real_point`` says what the point runs
+        under (its own resource for the point, its rows, what it must have moved: e.g.
+        systems/damon/kernel.py). A mechanism that takes the host profile's ``tier_setup``
         (:meth:`tier_setup`): the scenario's ``tier_setup`` resource, run before everything else.
         Returns (scenario keywords, a note for the point's meta)."""
         d, a = self.nodes
-        if isinstance(mech, systems.Damon):
-            from workflows.harness import damon  # noqa: PLC0415 - only real points need the driver
-
-            # with Colloid, promoting nothing is right while the default tier is the slower one
-            expect = "promote" if start == a and not mech.colloid else ""
-            spec = damon.scenario_spec(d, a, self.host.facts.get("kernel", ""), mech.colloid, expect=expect,
-                                       feed_csv=tierd.OUTPUT if mech.colloid else None)
-            note = (f"; no filler: DAMON's demotion scheme would move it too (paddr migration ignores mempolicy and "
-                    f"mlock), so the default tier is not held to {default_capacity}")
-            return {"swap_off": True, "vmstat": {"expect": "migrate" if expect else ""}, "damon": spec}, note
+        if isinstance(mech, systems.Driven):
+            return import_module(mech.driver).real_point(
+                self.nodes, self.host.facts.get("kernel", ""), mech.colloid, start == a,
+                feed_csv=tierd.OUTPUT if mech.colloid else None, default_capacity=default_capacity)
         fill = default_capacity != "auto"
         expect = "promote" if start == a else ("demote" if fill and working_set_mib > mib(default_capacity) else "")
         note = (f"; default tier held to {default_capacity} by a filler on node {d}" if fill else
@@ -257,12 +248,10 @@ class Real:
     def filler(self, default_capacity: str, late_mib: float = 0, mech: systems.Kernel | None = None) -> list[dict]:
         """The background role that holds the default node's free memory but ``default_capacity``
         (and ``late_mib`` that a background role started later will take), started after the
-        antagonists have their buffers; none for ``auto``, and none for DAMON (``mech`` a
-        :class:`systems.Damon`): its cold-demotion scheme watches the default node's physical
-        memory and would demote the filler's idle pages as well, mlock and node binding
-        notwithstanding (mm/damon/paddr.c damon_pa_migrate: isolated LRU folios go to
-        migrate_pages, "Migration ignores all cpuset and mempolicy settings")."""
-        if default_capacity == "auto" or isinstance(mech, systems.Damon):
+        antagonists have their buffers; none for ``auto``, and none for a mechanism that would move
+        the filler's pages as well (``mech`` a :class:`systems.Driven` with ``filler=False``, e.g.
+        DAMON's cold-demotion scheme: systems/damon/)."""
+        if default_capacity == "auto" or (isinstance(mech, systems.Driven) and not mech.filler):
             return []
         leave = f"{round(mib(default_capacity) + late_mib)}M"
         return [antagonist.filler_role(antagonist.filler_argv(node=self.nodes[0], leave=leave))]

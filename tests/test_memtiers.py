@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
+from systems import tpp
 from workflows.harness import hostdetect, memtiers, scenario, settings
 
 
@@ -47,7 +48,7 @@ def facts(tiers, cpus2=False):
     ({}, 0, 1, False, "kernel 6.12.9 shows no memory tiers"),
 ])
 def test_kernel_tpp_preconditions(tiers, d, a, cpus2, needle):
-    why = memtiers.kernel_tpp_preconditions(facts(tiers, cpus2), d, a)
+    why = tpp.kernel_preconditions(facts(tiers, cpus2), d, a)
     if needle is None:
         assert why is None
     else:

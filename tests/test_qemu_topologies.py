@@ -18,6 +18,7 @@ import pytest
 from conftest import guest_built_or_skip, guest_facts_or_skip
 from test_qemu_guest import BOOT_TIMEOUT_S, GUEST_DIR, _context, guest
 
+from systems import tpp
 from workflows.harness import memtiers, profile
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,7 +45,7 @@ def check_two_socket(facts: dict) -> None:
     split gives one thread per core: CPU 0 to the application, CPU 2 to the antagonists, never
     CPU 1 (CPU 0's sibling)."""
     assert facts["memory_tiers"] == {"4": [0, 1]}
-    why = memtiers.kernel_tpp_preconditions(facts, 0, 1)
+    why = tpp.kernel_preconditions(facts, 0, 1)
     assert why and "both nodes have CPUs" in why and "\n" not in why
     assert facts["smt_siblings"]["0"] == [0, 1] and facts["nodes"]["1"]["sockets"] == [1]
     prof = profile.resolve("auto", {**facts, "privileges": {"root": True}, "tools": {}})
@@ -78,7 +79,7 @@ def vmstat_delta(res) -> dict[str, int]:
 def test_cxl_guest_kernel_tpp_promotes_unbound_gups(tmp_path_factory):
     res = boot(tmp_path_factory, "cxl", GUEST_DIR / "guest" / "tpp.sh")
     facts = guest.guest_facts(Path(res.files["facts.txt"]).read_text())
-    assert memtiers.kernel_tpp_preconditions(facts, 0, 1) is None, facts.get("memory_tiers")
+    assert tpp.kernel_preconditions(facts, 0, 1) is None, facts.get("memory_tiers")
     assert "problem.txt" not in res.files, Path(res.files["problem.txt"]).read_text()
     assert Path(res.files["gups.rc"]).read_text().strip() == "0", Path(res.files["gups.err"]).read_text()
     delta = vmstat_delta(res)
@@ -110,7 +111,7 @@ def test_kernel_tpp_points_in_the_cxl_guest(tmp_path):
     from workflows.harness.point import run_guest
 
     r, facts = guest_facts_or_skip()
-    assert memtiers.kernel_tpp_preconditions(facts, 0, 1) is None, facts.get("memory_tiers")
+    assert tpp.kernel_preconditions(facts, 0, 1) is None, facts.get("memory_tiers")
     cfg = profile.validate_config(yaml.safe_load((REPO / "workflows/config/qemu.yaml").read_text()))
     host = plan.Host(profile.resolve("qemu-numa", facts), facts, r)
     rows = [x for x in real.points(cfg, host) if x["experiment"] == "steady_state" and x["point"].startswith("numa-tpp-c0")]

@@ -22,7 +22,7 @@
  * The same loop can be written once against struct colloid_ops (an
  * operations table in the style of DAMON's) and run by colloid_step().
  *
- * Policies are chosen by name at run time ("hemem", "tpp", "memtis", "damon"), each
+ * Policies are chosen by name at run time (colloid_policy_name() lists them), each
  * with Colloid on or off.  A policy never knows which mechanism runs it.
  *
  * Units: pages are indices 0..npages-1 of equally sized regions (page_size
@@ -122,7 +122,7 @@ struct colloid_tier_config {
 
 /**
  * struct colloid_config - everything colloid_new() needs.
- * @policy:     "hemem", "tpp" or "memtis" (see colloid_policy_name()).
+ * @policy:     a registered policy's name (colloid_policy_name() lists them).
  * @colloid:    0 = baseline policy alone, 1 = Colloid balancing on top.
  * @ntiers:     number of tiers, 2..COLLOID_MAX_TIERS.
  * @tiers:      per-tier description, @ntiers entries used.

@@ -2,7 +2,8 @@
 /*
  * io.c - what tiersim and tierd share at their edges: the --param
  * NAME=VALUE argument, checked against libcolloid's names and ranges, and
- * the t_s,metric,value,unit row both write.
+ * the t_s,metric,value,unit row both write; the list of libcolloid's
+ * policies both print.
  */
 #include <errno.h>
 #include <math.h>
@@ -62,4 +63,16 @@ int mech_row(FILE *f, const char *t, const char *metric, double v, const char *u
 	else
 		ret = fprintf(f, "%s,%s,%.6g,%s\n", t, metric, v == 0 ? 0.0 : v, unit); /* no "-0" */
 	return ret < 0 ? -EIO : 0;
+}
+
+const char *mech_policy_names(void)
+{
+	static char buf[256];
+	size_t n = 0;
+	const char *name;
+
+	buf[0] = 0;
+	for (unsigned int i = 0; (name = colloid_policy_name(i)) && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? ", " : "", name);
+	return buf;
 }

@@ -143,4 +143,11 @@ int mech_params_apply(struct colloid_params *p, const struct mech_param *par, in
  */
 int mech_row(FILE *f, const char *t, const char *metric, double v, const char *unit);
 
+/**
+ * mech_policy_names() - libcolloid's registered policies, comma-separated
+ * (colloid_policy_name()), for help texts and errors: tiersim and tierd
+ * never list a system themselves.  Return: a static buffer.
+ */
+const char *mech_policy_names(void);
+
 #endif /* COLLOID_MECH_H */

@@ -29,7 +29,7 @@
  *   usage.rst: the same, and the defaults of damon_new_ctx() (sampling
  *   5 ms, aggregation 100 ms, 10 .. 1000 regions).
  * - samples/damon/mtier.c: the tiering setup modelled here (also
- *   workflows/harness/damon.py, docs/damon.md): one monitor on the
+ *   systems/damon/kernel.py, docs/damon.md): one monitor on the
  *   alternate node's memory with migrate_hot -> default node for regions
  *   with >= 1 access per aggregation, one on the default node's memory with
  *   migrate_cold -> alternate node for regions with none; apply interval

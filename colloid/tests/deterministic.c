@@ -27,7 +27,7 @@ int main(void)
 {
 	static struct colloid_move m1[CAP], m2[CAP];
 	struct colloid_ctx *a = NULL, *b = NULL;
-	struct colloid_state sa, sb;
+	struct colloid_state sa;
 
 	for (int k = 0; k < T_NPOLICIES; k++) {
 		for (int col = 0; col <= 1; col++) {
@@ -41,15 +41,11 @@ int main(void)
 
 				CHECK(quantum(a, s, now, m1, &n1, (q / 10) & 1) == 0);
 				CHECK(quantum(b, s, now, m2, &n2, (q / 10) & 1) == 0);
-				CHECKF(n1 == n2, "%s colloid=%d q %d: %zu vs %zu moves", t_policies[k],
-				       col, q, n1, n2);
-				for (size_t i = 0; i < n1; i++)
-					CHECK(m1[i].page == m2[i].page && m1[i].from == m2[i].from &&
-					      m1[i].to == m2[i].to);
+				CHECKF(t_same_plan(m1, n1, m2, n2), "%s colloid=%d q %d: plans differ (%zu, %zu moves)",
+				       t_policies[k], col, q, n1, n2);
 				total += n1;
 			}
-			CHECK(colloid_get_state(a, &sa) == 0 && colloid_get_state(b, &sb) == 0);
-			CHECK(memcmp(&sa, &sb, sizeof(sa)) == 0);
+			CHECKF(t_same_state(a, b, &sa), "%s colloid=%d: state differs", t_policies[k], col);
 			CHECKF(total > 0, "%s colloid=%d: no moves at all", t_policies[k], col);
 			colloid_destroy(a);
 			colloid_destroy(b);

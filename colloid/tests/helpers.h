@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * helpers.h - shared by the libcolloid tests: a two-tier context factory, a
- * latency feed, a plan checker and a deterministic random generator (the
+ * latency feed, plan checkers, a state comparison and a deterministic random generator (the
  * golden hashes depend on it).  Assertions and exit codes: lib/include/check.h.
  */
 #ifndef COLLOID_TEST_HELPERS_H
@@ -91,6 +91,27 @@ static inline int t_apply(const struct colloid_move *m, size_t n, unsigned char 
 			return -1;
 	}
 	return 0;
+}
+
+/* two plans are the same moves in the same order */
+static inline int t_same_plan(const struct colloid_move *m1, size_t n1,
+			      const struct colloid_move *m2, size_t n2)
+{
+	if (n1 != n2)
+		return 0;
+	for (size_t i = 0; i < n1; i++)
+		if (m1[i].page != m2[i].page || m1[i].from != m2[i].from || m1[i].to != m2[i].to)
+			return 0;
+	return 1;
+}
+
+/* two contexts report the same state, bit for bit; @a's goes to @sa */
+static inline int t_same_state(struct colloid_ctx *a, struct colloid_ctx *b, struct colloid_state *sa)
+{
+	struct colloid_state sb;
+
+	return colloid_get_state(a, sa) == 0 && colloid_get_state(b, &sb) == 0 &&
+	       memcmp(sa, &sb, sizeof(sb)) == 0;
 }
 
 #endif

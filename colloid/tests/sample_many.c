@@ -88,19 +88,14 @@ int main(void)
 				size_t n1, n2;
 
 				CHECK(quantum(a, b, s, now, m1, m2, &n1, &n2, (q / 10) & 1) == 0);
-				CHECKF(n1 == n2, "%s colloid=%d q %d: %zu vs %zu moves", t_policies[k],
-				       col, q, n1, n2);
-				for (size_t i = 0; i < n1; i++)
-					CHECK(m1[i].page == m2[i].page && m1[i].from == m2[i].from &&
-					      m1[i].to == m2[i].to);
+				CHECKF(t_same_plan(m1, n1, m2, n2), "%s colloid=%d q %d: plans differ (%zu, %zu moves)",
+				       t_policies[k], col, q, n1, n2);
 				total += n1;
 				if (q % 20 == 19)
 					CHECKF(same_pages(a, b), "%s colloid=%d q %d: page state differs",
 					       t_policies[k], col, q);
 			}
-			CHECK(colloid_get_state(a, &sa) == 0 && colloid_get_state(b, &sb) == 0);
-			CHECKF(memcmp(&sa, &sb, sizeof(sa)) == 0, "%s colloid=%d: state differs",
-			       t_policies[k], col);
+			CHECKF(t_same_state(a, b, &sa), "%s colloid=%d: state differs", t_policies[k], col);
 			CHECKF(sa.quanta == 60 && sa.samples_total > 0, "%s: no samples", t_policies[k]);
 			CHECKF(total > 0, "%s colloid=%d: no moves at all", t_policies[k], col);
 

@@ -27,8 +27,10 @@ APP_BOUND = ("the application is bound with numactl --membind, and NUMA balancin
              "memory (mm/mempolicy.c: no MPOL_F_MOF), so the kernel mechanism could move none of it")
 
 
-# DAMON's kdamonds are a scenario resource that only the tiering family's points set up so far.
-APP_DAMON = "the apps family does not yet set up DAMON's kdamonds for an application (the tiering family's points do)"
+# A kernel mechanism with a per-point driver (systems.Driven) is set up only by the tiering family's
+# points so far.
+APP_DRIVEN = ("the apps family does not yet set up a kernel mechanism's per-point driver for an application "
+              "(the tiering family's points do)")
 
 
 def _real(config: dict, host: Host, columns: dict) -> sweep.Real | None:
@@ -46,7 +48,7 @@ def left_out(r: sweep.Real, names: list[str]) -> dict[tuple[str, bool], str]:
     for s in names:
         for c in sweep.modes(s):
             k = r.kernel(s, c)
-            why = k and (r.left_out(s, c) or (APP_DAMON if isinstance(k, systems.Damon) else None)
+            why = k and (r.left_out(s, c) or (APP_DRIVEN if isinstance(k, systems.Driven) else None)
                          or (APP_BOUND if k.unbound else None))
             if why:
                 out[s, c] = why

@@ -95,8 +95,10 @@ def _kernel_version(release: str) -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
-# DAMON's sysfs interface is /sys/kernel/mm/damon/admin (Documentation/admin-guide/mm/damon/usage.rst,
-# Linux 5.18+); tierd's DAMON observation needs 6.2+ (the kernel where the sysfs interface gained the
+# DAMON, the kernel's data access monitor, as an interface of the kernel (a fact of the host, like
+# NUMA balancing): tierd reads it as an access observation source, and a tiering system that drives
+# it checks these facts in its own preflight (systems/). Its sysfs interface is
+# /sys/kernel/mm/damon/admin (Documentation/admin-guide/mm/damon/usage.rst, Linux 5.18+); tierd's DAMON observation needs 6.2+ (the kernel where the sysfs interface gained the
 # access-pattern schemes' tried regions that it reads: mm/damon/sysfs-schemes.c, "tried_regions").
 DAMON_MIN_KERNEL = (6, 2)
 
@@ -114,7 +116,7 @@ def damon(sys_root: Path = SYS, release: str | None = None) -> dict:
                "needs the schemes' tried regions (6.2+)")
     else:
         why = "DAMON sysfs interface present"
-    # for DAMON tiering (workflows/harness/damon.py preconditions): kdamonds someone runs already
+    # for a system that drives DAMON itself (its preflight): kdamonds someone runs already
     # (read only: nr_kdamonds), and CONFIG_DAMON_PADDR where the kernel's config is readable
     n = (_read(admin / "kdamonds/nr_kdamonds") or "") if present else ""
     return {"sysfs": present, "usable_by_tierd": present and new_enough, "reason": why,

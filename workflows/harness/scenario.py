@@ -29,15 +29,18 @@ protocol, as its workload module declares it (``workloads/<name>/workload.py``):
   (``vmstat_before.txt`` / ``vmstat_after.txt``), each with every node's meminfo beside it
   (``.nodes``: what earlier points or other processes left on each tier, e.g. page cache that
   reclaim demoted and nothing promoted back); the kernel's page moves (pgpromote_*,
-  pgdemote_*) over the point become rows, and with ``expect`` ("promote"/"demote") a point
-  that moved nothing fails (workflows/harness/memtiers.py);
-- ``damon``: the kernel's DAMON tiering (workflows/harness/damon.py ``scenario_spec``): its
-  kdamonds set up through sysfs (``nr_kdamonds`` and each ``state`` journaled like a setting, so
-  restoring the settings turns them off and removes them) once the background is ready, just
-  before the workload; each scheme's DAMOS stats read after the workload ends
-  (``damon_stats.txt``, rows ``damos_<scheme>_<stat>``); with ``feed`` (the Colloid variant) a
-  feeder (lib.sh ``damon_feed``, its own process group, stopped by pid) writes the per-tier
-  latency ratio from tierd's rows into the schemes' user_input quota goals while the workload runs;
+  pgdemote_*, pgmigrate_*) over the point become rows, and with ``expect``
+  ("promote"/"demote"/"migrate") a point that moved nothing fails (workflows/harness/memtiers.py);
+- ``mechanism``: a kernel tiering mechanism that a tiering system sets up for the point (plain
+  data the system's own module makes, docs/extending.md), with ``module`` naming the module
+  whose hooks both executors call; this module knows none by name. Set up once the background
+  is ready, just before the workload (``host_start(spec, settings)`` here, journaled through the
+  settings so that restoring them removes it, ConfigError failing the point; ``sh_start(spec)``:
+  lib.sh commands in a guest); its state read after the workload ends into ``STATS_FILE``
+  (``host_stats(spec)`` / ``sh_stats(spec, shell word of the file)``), and its rows from the
+  point's files (``rows(spec, outdir)``, raising PointFailed for a point that must fail);
+  ``feeder(spec, path)``: None, or a lib.sh function run while the workload runs (its own process
+  group, stopped by pid) as (function, arguments, environment on this host);
 - counter collectors (this host only, workflows/harness/counters.py) around all of it.
 
 :func:`ops` turns a scenario into ONE ordered list of operations. :class:`HostRun` executes the
@@ -59,13 +62,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import ConfigError, memtiers
-from . import damon as damon_
 from .procs import Child, Supervisor
 from .settings import KNOWN, Settings
 
 KINDS = ("background", "workload", "attach", "probe")
-FEEDER = "damon_feed"  # the DAMON feeder's name among a point's children
-# lib.sh: the guest's shell helpers; on this host the DAMON feeder runs its damon_feed too
+FEEDER = "mechanism_feeder"  # a kernel mechanism's feeder's name among a point's children
+# lib.sh: the guest's shell helpers; on this host a kernel mechanism's feeder runs from it too
 HOST_LIB = Path(__file__).resolve().parents[2] / "hosts" / "qemu" / "guest" / "lib.sh"
 READY_TIMEOUT_S = 120
 PID_TIMEOUT_S = 300
@@ -100,13 +102,14 @@ def role(tool: str, argv: list, *, parse: str, output: str | None = None, output
 def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: list[dict] | tuple = (),
              probes: list[dict] | tuple = (), settings: dict | None = None, scratch: dict | None = None,
              warmup_s: float = 0, timeout_s: float = 900, start_after_s: dict | None = None,
-             swap_off: bool = False, vmstat: dict | None = None, damon: dict | None = None, swap: dict | None = None,
+             swap_off: bool = False, vmstat: dict | None = None, mechanism: dict | None = None, swap: dict | None = None,
              cgroup: str | None = None, tier_setup: dict | None = None) -> dict:
     """A scenario (see the module docstring). ``start_after_s``: background role name -> seconds
     after the workload is ready to start it (the others start before the workload); ``vmstat``:
-    {"expect": "promote" | "demote" | ""} records the kernel's page moves over the point; ``swap``
-    ({"target", "size_mib"}) and ``cgroup`` (a name): resources made for the point; ``tier_setup``
-    ({"setup", "undo", "timeout_s", "nodes"}): a host profile's tier setup, run first."""
+    {"expect": "promote" | "demote" | "migrate" | ""} records the kernel's page moves over the point;
+    ``mechanism`` (a kernel mechanism's data, with its ``module``), ``swap`` ({"target", "size_mib"})
+    and ``cgroup`` (a name): resources made for the point; ``tier_setup`` ({"setup", "undo",
+    "timeout_s", "nodes"}): a host profile's tier setup, run first."""
     roles = [{**r, "kind": "background"} for r in background] + [{**workload, "kind": "workload"}]
     roles += [{**r, "kind": "attach"} for r in attach] + [{**r, "kind": "probe"} for r in probes]
     names = [r["name"] for r in roles]
@@ -124,8 +127,10 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
         sc["swap_off"] = True
     if vmstat is not None:
         sc["vmstat"] = {"expect": vmstat.get("expect", "")}
-    if damon is not None:
-        sc["damon"] = damon
+    if mechanism is not None:
+        if not mechanism.get("module"):
+            raise ValueError("a scenario's mechanism names the module of its hooks ('module')")
+        sc["mechanism"] = mechanism
     if swap is not None:
         sc["swap"] = {"target": str(swap["target"]), "size_mib": swap.get("size_mib")}
     if cgroup is not None:
@@ -148,6 +153,17 @@ def workload_of(sc: dict) -> dict:
     return w
 
 
+def mechanism_of(sc: dict):
+    """(the hooks' module, its data) of the scenario's kernel mechanism, or None."""
+    m = sc.get("mechanism")
+    return (importlib.import_module(m["module"]), m) if m else None
+
+
+def has_feeder(sc: dict) -> bool:
+    mech = mechanism_of(sc)
+    return bool(mech) and mech[0].feeder(mech[1], str) is not None
+
+
 def ops(sc: dict) -> list[tuple]:
     """The scenario as one ordered list of operations (what both backends execute)."""
     out: list[tuple] = [("tier_setup",)] if sc.get("tier_setup") else []
@@ -167,16 +183,16 @@ def ops(sc: dict) -> list[tuple]:
     if early and sc["warmup_s"]:
         out.append(("sleep", float(sc["warmup_s"])))
     w = workload_of(sc)
-    dm = sc.get("damon")
-    if dm:
-        out.append(("damon_start",))
+    mech, feed = mechanism_of(sc), has_feeder(sc)
+    if mech:
+        out.append(("mech_start",))
     if sc.get("vmstat"):
         out.append(("vmstat", VMSTAT_BEFORE))
     out.append(("spawn", w["name"]))
     for a in roles_of(sc, "attach"):
         out += [("pid", w["name"], PID_TIMEOUT_S), ("spawn", a["name"])]
-    if dm and dm.get("feed"):
-        out.append(("damon_feed",))
+    if feed:
+        out.append(("mech_feed",))
     for r in bg:
         if r.get("start_after_s") is not None:  # e.g. a contention change while the workload runs
             out += [("ready", w["name"], WORKLOAD_READY_TIMEOUT_S), ("sleep", r["start_after_s"]), ("alive", w["name"]),
@@ -184,10 +200,10 @@ def ops(sc: dict) -> list[tuple]:
     out.append(("wait", w["name"], float(sc["timeout_s"])))
     if sc.get("vmstat"):
         out.append(("vmstat", VMSTAT_AFTER))
-    if dm:
-        out.append(("damon_stats", damon_.STATS_FILE))
-        if dm.get("feed"):
-            out.append(("damon_feed_stop",))
+    if mech:
+        out.append(("mech_stats", mech[0].STATS_FILE))
+        if feed:
+            out.append(("mech_feed_stop",))
     for a in roles_of(sc, "attach"):
         out.append(("stop", a["name"], True))  # it ends with the workload; a non-zero exit fails the point
     for p in roles_of(sc, "probe"):
@@ -305,24 +321,26 @@ class HostRun:
         nodes = sorted(Path("/sys/devices/system/node").glob("node[0-9]*/meminfo"))
         self.path(name + ".nodes").write_text("".join(n.read_text() for n in nodes))
 
-    def op_damon_start(self) -> None:
+    def op_mech_start(self) -> None:
+        hooks, spec = mechanism_of(self.sc)
         try:
-            damon_.apply_setup(self.sc["damon"]["setup"], self.settings, damon_.ADMIN, damon_.SYS)
+            hooks.host_start(spec, self.settings)
         except ConfigError as e:
             raise PointFailed(str(e)) from None
 
-    def op_damon_feed(self) -> None:
-        f = self.sc["damon"]["feed"]
-        goals = [":".join(str(x) for x in g) for g in f["goals"]]
-        argv = ["sh", "-c", f'DAMON_ADMIN={shlex.quote(str(damon_.ADMIN))}; . "$0" && damon_feed "$@"', str(HOST_LIB), str(self.path(f["csv"])), str(f["period_s"]),
-                str(self.path(f["log"])), *goals]
+    def op_mech_feed(self) -> None:
+        hooks, spec = mechanism_of(self.sc)
+        fn, args, env = hooks.feeder(spec, lambda f: str(self.path(f)))
+        sets = "".join(f"{k}={shlex.quote(v)}; " for k, v in env.items())
+        argv = ["sh", "-c", f'{sets}. "$0" && {fn} "$@"', str(HOST_LIB), *map(str, args)]
         self.meta["argv"][FEEDER] = argv
         self.children[FEEDER] = self.sup.spawn(FEEDER, argv)
 
-    def op_damon_stats(self, name: str) -> None:
-        self.path(name).write_text(damon_.read_stats(self.sc["damon"], damon_.ADMIN))
+    def op_mech_stats(self, name: str) -> None:
+        hooks, spec = mechanism_of(self.sc)
+        self.path(name).write_text(hooks.host_stats(spec))
 
-    def op_damon_feed_stop(self) -> None:
+    def op_mech_feed_stop(self) -> None:
         self.meta["exit"][FEEDER] = self.sup.stop(self.children[FEEDER])
 
     def op_mkdir(self, path: str) -> None:
@@ -441,21 +459,6 @@ def _var(name: str) -> str:
     return "P_" + "".join(c if c.isalnum() else "_" for c in name)
 
 
-def damon_setup_sh(steps: list) -> list[str]:
-    """workflows/harness/damon.py ``setup`` steps as lib.sh commands (journaled ones through
-    settings_set, regions found in the guest by damon_set_regions)."""
-    q = shlex.quote
-    out = []
-    for step, rel, value in steps:
-        if step == "journal":
-            out.append(f"settings_set \"$DAMON_ADMIN\"/{q(rel)} {q(value)}")
-        elif step == "regions":
-            out.append(f"damon_set_regions \"$DAMON_ADMIN\"/{q(rel)} {q(value)}")
-        else:
-            out.append(f"damon_write {q(rel)} {q(value)}")
-    return out
-
-
 def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
     """The scenario's operations as busybox sh, raw output in ``outdir`` (in the guest), pid and
     ready files in ``ctl_dir`` (emptied first)."""
@@ -499,18 +502,18 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
             guard(f"cat /proc/vmstat >\"$D/{name}\"; cat /sys/devices/system/node/node*/meminfo >\"$D/{name}.nodes\"")
         elif kind == "mkdir":
             guard(f"mkdir -p {q(name)}")
-        elif kind == "damon_start":
-            for cmd in damon_setup_sh(sc["damon"]["setup"]):
-                guard(f"{cmd} 2>>\"$D/guest.log\" || fail damon_setup")
-        elif kind == "damon_feed":
-            f = sc["damon"]["feed"]
-            goals = " ".join(q(":".join(str(x) for x in g)) for g in f["goals"])
-            guard(f"damon_feed \"$D/{f['csv']}\" {f['period_s']:g} \"$D/{f['log']}\" {goals} 2>>\"$D/guest.log\" & "
-                  f"{_var(FEEDER)}=$!")
-        elif kind == "damon_stats":
-            ks = " ".join(f"{k}:{s}" for k, s, _ in sc["damon"]["schemes"])
-            lines.append(f"damon_stats \"$D/{name}\" {ks}")  # also after a failure: what DAMON did
-        elif kind == "damon_feed_stop":
+        elif kind == "mech_start":
+            hooks, spec = mechanism_of(sc)
+            for cmd in hooks.sh_start(spec):
+                guard(f"{cmd} 2>>\"$D/guest.log\" || fail mechanism_setup")
+        elif kind == "mech_feed":
+            hooks, spec = mechanism_of(sc)
+            fn, args, _ = hooks.feeder(spec, lambda f: _Expr(f"$D/{f}"))  # the guest's lib.sh has its defaults
+            guard(f"{fn} {_sh_argv(args)} 2>>\"$D/guest.log\" & {_var(FEEDER)}=$!")
+        elif kind == "mech_stats":
+            hooks, spec = mechanism_of(sc)
+            lines.append(hooks.sh_stats(spec, f"\"$D/{name}\""))  # also after a failure: what the mechanism did
+        elif kind == "mech_feed_stop":
             v = _var(FEEDER)
             lines.append(f"if [ -n \"${v}\" ]; then stop_pid \"${v}\"; {v}=; fi")
         elif kind == "spawn":
@@ -539,7 +542,7 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
         else:
             raise AssertionError(kind)
     # cleanup, whatever happened: stop what still runs (reverse order), restore, remove scratch
-    if (sc.get("damon") or {}).get("feed"):
+    if has_feeder(sc):
         lines.append(f"if [ -n \"${_var(FEEDER)}\" ]; then stop_pid \"${_var(FEEDER)}\"; {_var(FEEDER)}=; fi")
     for name in reversed(list(roles)):
         v = _var(name)
@@ -602,28 +605,9 @@ def parse_rows(sc: dict, outdir: Path, opts: dict, usage: dict | None = None) ->
         rows += got + usage_rows(r, (usage or {}).get(r["name"]))
     if sc.get("vmstat"):
         rows += vmstat_rows(sc, outdir)
-    if sc.get("damon"):
-        rows += damon_rows(sc, outdir)
-    return rows
-
-
-def damon_rows(sc: dict, outdir: Path) -> list[dict]:
-    """DAMON's scheme stats over the point (and the Colloid feeder's goal values) as rows; a point
-    expected to promote whose promotion scheme moved nothing fails."""
-    try:
-        text = (outdir / damon_.STATS_FILE).read_text()
-    except OSError:
-        raise PointFailed(f"the point's DAMON stats are missing ({outdir / damon_.STATS_FILE})") from None
-    rows, why = damon_.stats_rows(sc["damon"], text)
-    if why:
-        raise PointFailed(why)
-    feed = sc["damon"].get("feed")
-    if feed:
-        log = outdir / feed["log"]
-        fed = damon_.feed_rows(log.read_text()) if log.exists() else []
-        if not fed:
-            raise PointFailed("DAMON + Colloid: the feeder wrote no quota goal (no latency rows from tierd?)")
-        rows += fed
+    mech = mechanism_of(sc)
+    if mech:
+        rows += mech[0].rows(mech[1], outdir)
     return rows
 
 

@@ -11,8 +11,7 @@ The other resources a scenario sets up for a point are journaled the same way, i
 journal, as ``<kind>:<path>`` = the state to put back:
 
 - ``swap:<area>`` = ``on``/``off``: ``s.swap_off()`` switches every active swap area off (for
-  points that must not swap: kernel TPP's demotion is reclaim, and a swap area would let reclaim
-  swap instead); ``s.swap_on(target, size_mib)`` switches one on for the point (a swapfile it makes,
+  points that must not swap: a kernel mechanism that demotes through reclaim would swap instead); ``s.swap_on(target, size_mib)`` switches one on for the point (a swapfile it makes,
   ``swapfile:<path>`` = ``absent``, and its directory where it made it, ``dir:<path>`` =
   ``absent``; or a device the config names);
 - ``cgroup:<path>`` = ``absent``: ``s.cgroup(name)``, a memory cgroup ``tierbench/<name>`` made for
@@ -136,8 +135,9 @@ def read_value(path: str) -> str:
     return "present" if os.path.exists(where) else "absent"
 
 
-# A write refused with EBUSY is tried again, BUSY_TRIES times BUSY_WAIT_S apart: DAMON's sysfs
-# files take damon_sysfs_lock with mutex_trylock and return -EBUSY while a running kdamond's
+# A write refused with EBUSY is tried again, BUSY_TRIES times BUSY_WAIT_S apart: some kernel
+# interfaces refuse a write while they are busy, e.g. DAMON's sysfs files (a kernel interface, not
+# a tiering system here) take damon_sysfs_lock with mutex_trylock and return -EBUSY while a running kdamond's
 # callback holds it (mm/damon/sysfs.c state_store, nr_*_store).
 BUSY_TRIES, BUSY_WAIT_S = 20, 0.05
 

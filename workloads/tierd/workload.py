@@ -76,9 +76,9 @@ def system(name: str, colloid: bool, *, nodes: tuple[int, int], default_capacity
     m = s.mechanism(colloid)
     if m is None:
         raise ConfigError(f"tiering system {name!r} does not run on real tiers{' with Colloid' if colloid else ''}")
-    if isinstance(m, systems.Damon) and m.colloid:
+    if isinstance(m, systems.Driven) and m.colloid:
         # tierd measures the per-tier latencies (its CHA or probe source) and moves nothing
-        # (--dry-run, --observe none); the DAMON feeder reads its rows (workflows/harness/damon.py)
+        # (--dry-run, --observe none); the mechanism driver's feeder reads its rows
         meter = argv(policy=m.meter or s.policy, colloid=True, nodes=nodes, default_capacity="auto", observe="none") + ["--dry-run"]
         return [role(meter)], dict(m.settings), m.note
     if isinstance(m, systems.Kernel):

@@ -31,19 +31,6 @@ static const char *const prog = cli_prog;
 #define DEF_ANTAG_MLP 17.0
 #define DEF_ANTAG_THINK_NS 20.0
 
-/* the registered libcolloid policies, "hemem, memtis, tpp" */
-static const char *policy_names(void)
-{
-	static char buf[256];
-	size_t n = 0;
-	const char *name;
-
-	buf[0] = 0;
-	for (unsigned int i = 0; (name = colloid_policy_name(i)) && n < sizeof(buf); i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? ", " : "", name);
-	return buf;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -105,21 +92,21 @@ static void usage(FILE *f)
 "  --seed N                  random seed (default 1)\n"
 "observation models:\n"
 "  --cha-poll-us US          CHA monitor poll interval (default: the system's own\n"
-"                            monitor, colloid_policy_info(): hemem once per policy\n"
-"                            quantum with EWMA 1/16, as released HeMem; tpp/memtis\n"
-"                            200, colloid-mon's loop)\n"
+"                            monitor, colloid_policy_info(): its poll interval, or\n"
+"                            once per policy quantum)\n"
 "  --cha-noise S             lognormal sigma of one poll's latency (default 0.05)\n"
 "  --cha-share F             share of the application's reads the monitor's\n"
 "                            arrival counts report, 0..1 (default: the system's\n"
-"                            monitor: hemem 18/32, released HeMem scales one CHA\n"
-"                            box by 18 of 32; else 1)\n"
-"  --pebs-max-rate N         a system whose sampler bounds its rate (MEMTIS;\n"
-"                            colloid_policy_info()): most sample calls per second\n"
-"                            (its sampler raises its period) (default 100000)\n"
-"  --tpp-ref-rate N          a system fed by hint faults (TPP): accessed-bit\n"
-"                            references reported per second, drawn\n"
-"                            from the true access probabilities; they order TPP's LRU\n"
-"                            (kswapd demotes its tail); 0 = none (default 100000)\n"
+"                            monitor, colloid_policy_info(); else 1)\n"
+"  --pebs-max-rate N         a system whose sampler bounds its rate\n"
+"                            (colloid_policy_info(): sample_rate_bounded): most\n"
+"                            sample calls per second (its sampler raises its\n"
+"                            period) (default 100000)\n"
+"  --ref-rate N              a system fed by hint faults (colloid_policy_info():\n"
+"                            hint_faults): accessed-bit references reported per\n"
+"                            second, drawn from the true access probabilities;\n"
+"                            they order its LRU (reclaim demotes the tail); 0 =\n"
+"                            none (default 100000)\n"
 "output:\n"
 "  --timeseries FILE         per-second metrics (- = stdout)\n"
 "  --summary FILE            averages of the last --average-last s, convergence_time_s\n"
@@ -147,7 +134,7 @@ static void usage(FILE *f)
 "the tier's demand was past its curve's last point: latency extrapolated from the\n"
 "closed-loop wall, not read from the curve).\n"
 "exit: 0 done, 1 runtime failure, 2 bad arguments, 130/143 interrupted.\n",
-		prog, prog, policy_names(), MAX_INTENSITY, DEF_APP_MLP, DEF_APP_STREAM_MLP, DEF_APP_THINK_NS,
+		prog, prog, mech_policy_names(), MAX_INTENSITY, DEF_APP_MLP, DEF_APP_STREAM_MLP, DEF_APP_THINK_NS,
 		DEF_ANTAG_MLP, DEF_ANTAG_THINK_NS);
 }
 
@@ -284,7 +271,7 @@ enum {
 	O_SYSTEM = 256, O_COLLOID, O_DELTAP, O_TIER, O_WORKLOAD, O_WS, O_HOT, O_SHARE, O_THETA,
 	O_OBJ, O_OP, O_APPC, O_ANTU, O_INT, O_SHF, O_REGION, O_DUR, O_QUANT, O_AVG, O_FREEZE,
 	O_EVENT, O_PARAM, O_SEED, O_TS, O_SUM, O_NOTIME, O_AMLP, O_ASMLP, O_ATHINK,
-	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_CHASHARE, O_PEBSMAX, O_TPPREF, O_CHECK,
+	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_CHASHARE, O_PEBSMAX, O_REFRATE, O_CHECK,
 	O_CHECKCURVE,
 };
 
@@ -337,7 +324,7 @@ static const struct num_opt {
 	{ O_CHASHARE, "--cha-share", offsetof(struct sim_cfg, cha_share), 0, 1, CLI_OPEN_LO },
 	{ O_CHANOISE, "--cha-noise", offsetof(struct sim_cfg, cha_noise), 0, 2, 0 },
 	{ O_PEBSMAX, "--pebs-max-rate", offsetof(struct sim_cfg, pebs_max_rate), 1, INFINITY, 0 },
-	{ O_TPPREF, "--tpp-ref-rate", offsetof(struct sim_cfg, tpp_ref_rate), 0, 1e9, 0 },
+	{ O_REFRATE, "--ref-rate", offsetof(struct sim_cfg, ref_rate), 0, 1e9, 0 },
 };
 
 /* sets the number of option @id from optarg; 0 if @id is not one of them */
@@ -393,7 +380,7 @@ int main(int argc, char **argv)
 		{ "cha-noise", required_argument, NULL, O_CHANOISE },
 		{ "cha-share", required_argument, NULL, O_CHASHARE },
 		{ "pebs-max-rate", required_argument, NULL, O_PEBSMAX },
-		{ "tpp-ref-rate", required_argument, NULL, O_TPPREF },
+		{ "ref-rate", required_argument, NULL, O_REFRATE },
 		{ "check", no_argument, NULL, O_CHECK },
 		{ "check-curve", required_argument, NULL, O_CHECKCURVE },
 		{ "help", no_argument, NULL, 'h' },
@@ -435,7 +422,7 @@ int main(int argc, char **argv)
 	c.cha_noise = 0.05;
 	c.cha_share = -1;	/* the system's own monitor (sim.c) */
 	c.pebs_max_rate = 100000;
-	c.tpp_ref_rate = 100000;
+	c.ref_rate = 100000;
 	c.timing = 1;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -451,7 +438,7 @@ int main(int argc, char **argv)
 				c.policy = NULL;
 			else if (colloid_policy_info(optarg, NULL, &(struct colloid_policy_info){ 0 }))
 				cli_bad_arg("unknown system '%s' (a libcolloid policy: %s; or static)",
-					    optarg, policy_names());
+					    optarg, mech_policy_names());
 			else
 				c.policy = optarg;
 			break;

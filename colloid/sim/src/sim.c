@@ -7,12 +7,12 @@
  *   2. the traffic fixed point is solved with the current placement (p) and
  *      the previous quantum's migration traffic;
  *   3. colloid_step() runs the policy through tiersim's operations table:
- *      observe feeds what the policy's mechanism would see (PEBS-like
- *      samples for HeMem and MEMTIS; for TPP, hint faults from Linux's
- *      scanner, shared with tierd in colloid/mech/, and accessed-bit
- *      references; for DAMON, the accessed-bit checks of the pages its
- *      monitor sampled; CHA-style per-tier occupancy/arrivals polled every
- *      cha_poll_ns); the library ticks; migrate applies the plan, and the
+ *      observe feeds what the policy's mechanism would see, as its
+ *      colloid_policy_info() says (PEBS-like samples; with hint_faults,
+ *      hint faults from Linux's scanner, shared with tierd in colloid/mech/,
+ *      and accessed-bit references; with access_checks, the accessed-bit
+ *      checks of the pages its monitor sampled; CHA-style per-tier
+ *      occupancy/arrivals polled every cha_poll_ns); the library ticks; migrate applies the plan, and the
  *      bytes moved load both tiers in the next quantum.
  * The policy's quantum and sampling periods come from libcolloid
  * (colloid_policy_info()).  Metrics are averaged over the quanta of each
@@ -113,7 +113,7 @@ struct sim {
 	size_t sbuf_cap;
 	double cha_poll_ns;	/* CHA read interval: --cha-poll-us or the system's monitor */
 	double cha_share;	/* share of the app's reads its arrival counts report */
-	/* TPP scanner (colloid/mech) and the faults it has armed */
+	/* hint-fault scanner (colloid/mech) and the faults it has armed */
 	struct mech_scan scan;
 	uint64_t scan_t0;	/* start of the quantum being scanned */
 	double scan_qns;
@@ -123,7 +123,7 @@ struct sim {
 	size_t fbuf_cap;
 	double *cbuf;		/* CHA polls of one quantum */
 	size_t cbuf_cap;
-	/* DAMON-style accessed-bit checks of one quantum (colloid_access_checks()) */
+	/* accessed-bit checks of one quantum (colloid_access_checks()) */
 	uint64_t *kbuf;
 	size_t kbuf_cap;
 
@@ -277,7 +277,7 @@ static int policy_params(struct sim *s)
 	if (c->dp_mode >= 0)
 		s->prm.dp_mode = c->dp_mode;
 	/* the system's own monitor smooths with its own weight
-	 * (colloid_policy_info(): e.g. HeMem 1/16, colloid-mon 1/32) */
+	 * (colloid_policy_info(): cha_ewma_alpha, e.g. colloid-mon's 1/32) */
 	if (s->info.cha_ewma_alpha > 0)
 		s->prm.ewma_alpha = s->info.cha_ewma_alpha;
 	if (mech_params_apply(&s->prm, c->par, c->npar, &i)) {
@@ -394,7 +394,7 @@ static int policy_init(struct sim *s, struct colloid_config *cc)
 		       s->info.cha_share > 0 ? s->info.cha_share : 1.0;
 	if (s->info.hint_faults &&
 	    mech_scan_init(&s->scan, &s->info, s->nreg, s->region, c->working_set, c->colloid))
-		return fail(s, "%s", "cannot set up the TPP scanner");
+		return fail(s, "%s", "cannot set up the hint-fault scanner");
 	s->plan_cap = mech_plan_cap(&s->prm, policy_quantum_ns(s), s->region);
 	s->plan = malloc(s->plan_cap * sizeof(*s->plan));
 	if (!s->plan)
@@ -420,13 +420,12 @@ static int sbuf_reserve(struct sim *s, size_t n)
 /* PEBS-like samples: one load event and (RMW) one store event per object
  * access (the first line of an object misses; the prefetched rest does not
  * count as a miss), taken every load_period / store_period events and drawn
- * from the true probabilities.  HeMem's period is fixed, so every sample is
- * delivered.  MEMTIS's sampler raises its period to bound its CPU use: it
+ * from the true probabilities.  A fixed period delivers every sample.  A
+ * sampler that raises its period to bound its CPU use
+ * (colloid_policy_info(): sample_rate_bounded; the policy file says whose)
  * is modelled by thinning the samples to at most pebs_max_rate per second.
- * Each delivered sample counts one, as in MEMTIS (update_pginfo() adds one
- * per record; cooling and threshold adaptation run every
- * htmm_cooling_period / htmm_adaptation_period *records*), so a raised
- * period also stretches MEMTIS's cooling and adaptation in time. */
+ * Each delivered sample counts one, so a raised period also stretches a
+ * policy's per-sample cooling and adaptation in time. */
 static int feed_samples(struct sim *s, double qns)
 {
 	double acc = s->tr.xa * qns;
@@ -455,14 +454,15 @@ static int feed_samples(struct sim *s, double qns)
 	return 0;
 }
 
-/* TPP: the accessed bits that reclaim's LRU aging reads.  Linux demotes
+/* A hint-fault system (colloid_policy_info(): hint_faults): the accessed
+ * bits that reclaim's LRU aging reads.  Linux demotes
  * only default-tier pages that were not referenced since their last check
  * (folio_referenced() tests and clears the accessed bit); referenced ones
  * are rotated or activated.  The pages kswapd finds idle are therefore those
  * with the longest idle times: reclaim approximates an LRU by last access.
  * Without these references the library's LRU would only know when each page
  * entered the default tier, and kswapd would demote hot and cold pages alike.
- * The model reports tpp_ref_rate references per second, each drawn from the
+ * The model reports ref_rate references per second, each drawn from the
  * true access probabilities: a thinned access stream.  Each reference moves
  * its page to the head of its tier's LRU, so a page's place follows its last
  * reported access; for two resident pages with access rates a < b the
@@ -471,7 +471,7 @@ static int feed_samples(struct sim *s, double qns)
  * (rate x its share of accesses x its residence >> 1; docs/tier-model.md). */
 static int feed_refs(struct sim *s, double qns)
 {
-	double mean = s->cfg->tpp_ref_rate * qns * 1e-9;
+	double mean = s->cfg->ref_rate * qns * 1e-9;
 	uint64_t n, i;
 	int ret;
 
@@ -489,9 +489,10 @@ static int feed_refs(struct sim *s, double qns)
 }
 
 /*
- * TPP: Linux's scanner (colloid/mech: task_numa_work() with the window
- * period of task_scan_min()) walks the address space in order; baseline TPP
- * leaves default-tier pages mapped, TPP+Colloid unmaps both tiers.  The
+ * A hint-fault system: Linux's scanner (colloid/mech: task_numa_work() with
+ * the window period of task_scan_min()) walks the address space in order;
+ * without Colloid it leaves default-tier pages mapped, with Colloid it
+ * unmaps both tiers (mech_scan_init()).  The
  * first access to an unmapped region takes a hint fault after an
  * exponential time with the region's true access rate; the walk is spread
  * over the quantum.
@@ -575,9 +576,10 @@ static int redraw_faults(struct sim *s, uint64_t now)
 }
 
 /*
- * DAMON: the accessed-bit checks (mm/damon/paddr.c, damon_pa_mkold() at the
- * start of a sampling interval, damon_pa_young() at its end) of the pages the
- * policy sampled, one per monitoring region.  A check covers
+ * Accessed-bit checks (colloid_policy_info(): access_checks) of the pages the
+ * policy sampled, one per monitoring region, as the kernel's monitor does
+ * (mm/damon/paddr.c: damon_pa_mkold(), damon_pa_young()): cleared at the
+ * start of a sampling interval, read at its end.  A check covers
  * access_check_bytes of its region (a base page of a 2 MiB region; objects
  * spread uniformly over a region): it finds the page accessed with the
  * probability of at least one access in the quantum, 1 - exp(-rate x
@@ -619,8 +621,7 @@ static int feed_checks(struct sim *s, double qns)
 /* CHA-style latency: every cha_poll_ns the monitor reads per-tier TOR
  * occupancy and inserts of the application's demand reads (cha_share of
  * them: what the system's monitor counts); the library smooths both with
- * its EWMA and divides (Little's law), as colloid-mon and released HeMem
- * do.  Latency varies around the true loaded latency by a lognormal factor
+ * its EWMA and divides (Little's law), as colloid-mon does.  Latency varies around the true loaded latency by a lognormal factor
  * of sigma cha_noise per poll. */
 static int feed_cha(struct sim *s, double qns)
 {
@@ -950,8 +951,8 @@ static int write_summary(struct sim *s, double sim_s)
 		write_row(f, "", "convergence_time_s",
 			  convergence_time(s, t_ev, avg[M_THROUGHPUT]), "s");
 	/* modelled: the cores the system's latency monitor occupies on its own
-	 * with Colloid on (colloid_policy_info(); TPP's colloid-mon spin-polls on
-	 * a core of its own) */
+	 * with Colloid on (colloid_policy_info(): colloid_monitor_cores, e.g. a
+	 * colloid-mon that spin-polls on a core of its own) */
 	mon = c->colloid ? s->info.colloid_monitor_cores : 0.0;
 	write_row(f, "", "monitor_cpu_share", mon / c->app_cores, "fraction");
 	if (c->timing) {

@@ -54,7 +54,7 @@ struct sim_cfg {
 
 	/* observation models */
 	double cha_poll_us, cha_noise, cha_share, pebs_max_rate;
-	double tpp_ref_rate;	/* TPP: accessed-bit references reported per second */
+	double ref_rate;	/* a hint-fault system: accessed-bit references per second */
 
 	const char *timeseries, *summary;
 	int timing;

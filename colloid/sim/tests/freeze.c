@@ -140,7 +140,7 @@ int main(void)
 	c.cha_noise = 0.05;
 	c.cha_share = -1;
 	c.pebs_max_rate = 100000;
-	c.tpp_ref_rate = 100000;
+	c.ref_rate = 100000;
 	c.timeseries = ts;
 	c.summary = "/dev/null";
 	c.timing = 0;

@@ -5,8 +5,10 @@
  * Attaches to a running process by pid, cuts its large anonymous mappings
  * into regions (libcolloid "pages"), and per quantum runs colloid_step()
  * through tierd's operations table, as tiersim does on model tiers:
- *   observe: access observations, PEBS / IBS samples (perf) or DAMON
- *      nr_accesses -> colloid_sample(); for TPP, Linux's scanner (shared
+ *   observe: access observations, PEBS / IBS samples (perf) or the
+ *      kernel's DAMON monitor's nr_accesses (an observation source, not a
+ *      system) -> colloid_sample(); for a policy fed by hint faults
+ *      (colloid_policy_info(): hint_faults), Linux's scanner (shared
  *      with tiersim in colloid/mech/) "unmaps" regions and the first
  *      observed access after that becomes colloid_hint_fault(); per-tier
  *      latency, CHA TOR occupancy/inserts or probe chases ->
@@ -78,7 +80,7 @@ static void usage(FILE *f)
 "move_pages(2)), or moves all its pages between two nodes and verifies them.\n"
 "\n"
 "  --pid PID              target process (required)\n"
-"  --policy NAME          a libcolloid policy, e.g. hemem, tpp, memtis (required\n"
+"  --policy NAME          a libcolloid policy: %s (required\n"
 "                         unless --move-test)\n"
 "  --colloid on|off       Colloid latency balancing on top (default off)\n"
 "  --tiers D,A            NUMA node of the default tier, then of the alternate\n"
@@ -86,8 +88,8 @@ static void usage(FILE *f)
 "  --region-size 2M|4K    bytes per region, the policy's page (default 2M)\n"
 "  --min-mapping SIZE     only anonymous writable mappings at least this large\n"
 "                         (default 64M); SIZE takes K/M/G (binary)\n"
-"  --quantum-ms Q         policy quantum in ms (default: the policy's own:\n"
-"                         hemem_quantum_ms, tpp_quantum_ms, memtis_quantum_ms)\n"
+"  --quantum-ms Q         policy quantum in ms (default: the policy's own,\n"
+"                         its parameter <policy>_quantum_ms)\n"
 "  --duration S           stop after S seconds (default 0: until the target\n"
 "                         exits or SIGINT/SIGTERM)\n"
 "  --param NAME=VALUE     set a libcolloid parameter (repeatable), e.g.\n"
@@ -122,7 +124,7 @@ static void usage(FILE *f)
 "                         exit 1 if a page is not on TO\n"
 "  --help                 this text\n"
 "Exit: 0 done (duration, target exit, SIGINT/SIGTERM), 1 runtime failure,\n"
-"2 bad argument or unusable host (one line 'tierd: error: ...').\n");
+"2 bad argument or unusable host (one line 'tierd: error: ...').\n", mech_policy_names());
 }
 
 /* a node number of option @opt */
@@ -381,7 +383,7 @@ struct run {
 	uint64_t now;
 	double acc_w[2];	/* accesses per tier in this quantum (weight x scale) */
 	uint64_t samples;	/* sink calls in this report interval */
-	/* TPP: Linux's scanner (colloid/mech) and the regions it "unmapped" */
+	/* hint faults: Linux's scanner (colloid/mech) and the regions it "unmapped" */
 	struct mech_scan scan;
 	uint64_t *scan_ns;
 	uint8_t *pending;
@@ -426,10 +428,11 @@ static void on_sample(void *priv, size_t r, int is_write, uint32_t weight, uint3
 	}
 }
 
-/* TPP: the scanner (colloid/mech: Linux's task_numa_work() budgets and
+/* A policy fed by hint faults (colloid_policy_info(): hint_faults): the
+ * scanner (colloid/mech: Linux's task_numa_work() budgets and
  * task_scan_min() window period, as tiersim) walks the regions in address
- * order; baseline TPP leaves default-tier regions mapped, TPP+Colloid
- * unmaps both.  An "unmapped" region's next observed access is its hint
+ * order; without Colloid it leaves default-tier regions mapped, with
+ * Colloid it unmaps both (mech_scan_init()).  An "unmapped" region's next observed access is its hint
  * fault; one already unmapped keeps its scan time, as a PROT_NONE PTE
  * does. */
 static int scan_tier(void *priv, uint64_t r)
@@ -735,7 +738,7 @@ static int tierd_observe(void *priv, struct colloid_ctx *ctx, uint64_t now, uint
 
 	R->now = now;
 	R->acc_w[0] = R->acc_w[1] = 0;
-	/* 1. accesses; for TPP the scanner first */
+	/* 1. accesses; for a hint-fault policy the scanner first */
 	if (R->info.hint_faults)
 		mech_scan_quantum(&R->scan, (double)q, scan_tier, scan_visit, R);
 	if (R->obs) {
@@ -908,7 +911,7 @@ int main(int argc, char **argv)
 				cli_bad_arg("--tiers: node %d does not exist or has no memory", o.nodes[i]);
 		ret = colloid_params_default(&R.prm, o.policy);
 		if (ret == -ENOENT)
-			cli_bad_arg("--policy: unknown policy '%s' (not a libcolloid policy)", o.policy);
+			cli_bad_arg("--policy: unknown policy '%s' (libcolloid's policies: %s)", o.policy, mech_policy_names());
 		if (ret)
 			cli_bad_arg("libcolloid: colloid_params_default failed: %s", strerror(-ret));
 	}

@@ -279,7 +279,7 @@ stop_pid() {
 	wait "$1"
 }
 
-# --- DAMON (mirrors workflows/harness/damon.py; files as in the kernel's
+# --- DAMON (mirrors systems/damon/kernel.py; files as in the kernel's
 # Documentation/admin-guide/mm/damon/usage.rst) ---------------------------
 DAMON_ADMIN=${DAMON_ADMIN:-/sys/kernel/mm/damon/admin}
 DAMON_SYS=${DAMON_SYS:-/sys}

@@ -7,7 +7,9 @@ watching the alternate node's memory and promoting what is accessed to the defau
 watching the default node's memory and demoting what is not accessed to the alternate node.
 
 In a measured point (the ``damon`` system's points, systems/sweep.py) the plan travels as plain
-data, :func:`scenario_spec`, and each executor runs it (workflows/harness/scenario.py: here
+data, :func:`scenario_spec` (the scenario's ``mechanism`` resource, naming this module), and each
+executor of workflows/harness/scenario.py runs it through this module's hooks (:func:`host_start`,
+:func:`host_stats`, :func:`sh_start`, :func:`sh_stats`, :func:`feeder`, :func:`rows`): here
 :func:`apply_setup` / :func:`read_stats`; in a guest the same steps through
 hosts/qemu/guest/lib.sh's ``damon_*`` functions, which also hold the Colloid feeder
 ``damon_feed``). :func:`preconditions` is the preflight from a host's facts. Directly:
@@ -63,12 +65,13 @@ The cold-demotion scheme keeps its capacity role, as in the kernel's variant.
 from __future__ import annotations
 
 import re
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ConfigError
-from .settings import write_file
+from workflows.harness import ConfigError
+from workflows.harness.settings import write_file
 
 ADMIN = Path("/sys/kernel/mm/damon/admin")
 SYS = Path("/sys")
@@ -367,7 +370,7 @@ def scenario_spec(default: int, alternate: int, release: str, colloid: bool, exp
     the data file of tierd's latency rows). ``expect`` "promote": the point fails unless the
     promotion scheme moved some bytes (sz_applied)."""
     plan = tiering_plan(default, alternate, None, release, colloid)
-    spec = {"setup": [list(x) for x in setup(plan)], "schemes": [list(x) for x in schemes_of(plan)],
+    spec = {"module": __name__, "setup": [list(x) for x in setup(plan)], "schemes": [list(x) for x in schemes_of(plan)],
             "expect": expect}
     if colloid:
         if not feed_csv:
@@ -440,6 +443,94 @@ def feed_rows(text: str) -> list[dict]:
             rows.append({"t_s": float(parts[0]), "metric": f"damon_goal_{parts[1]}", "value": int(parts[2]),
                          "unit": "bp", "tool": "damon"})
     return rows
+
+
+def real_point(nodes: tuple[int, int], release: str, colloid: bool, start_alternate: bool, *,
+               feed_csv: str | None, default_capacity: str) -> tuple[dict, str]:
+    """A real point of DAMON tiering (systems/sweep.py ``Real.kernel_scenario``): swap off, the
+    kdamonds as the scenario's ``mechanism``, DAMOS stats as rows. Starting on the alternate tier
+    its promotion scheme must move bytes and /proc/vmstat's pgmigrate_success must rise, except
+    with Colloid, whose promotion rightly stays at its floor while the default tier is the slower
+    one (DAMON's moves are migrate_pages() calls, counted there and not in pgpromote_*/pgdemote_*:
+    mm/damon/paddr.c, mm/migrate.c). No filler (systems/damon/__init__.py): its demotion scheme
+    would move it too (mm/damon/paddr.c damon_pa_migrate: isolated LRU folios go to migrate_pages,
+    "Migration ignores all cpuset and mempolicy settings"). Returns (scenario keywords, a note)."""
+    d, a = nodes
+    # with Colloid, promoting nothing is right while the default tier is the slower one
+    expect = "promote" if start_alternate and not colloid else ""
+    spec = scenario_spec(d, a, release, colloid, expect=expect, feed_csv=feed_csv)
+    note = (f"; no filler: DAMON's demotion scheme would move it too (paddr migration ignores mempolicy and "
+            f"mlock), so the default tier is not held to {default_capacity}")
+    return {"swap_off": True, "vmstat": {"expect": "migrate" if expect else ""}, "mechanism": spec}, note
+
+
+# ---- the hooks the scenario executors call for a ``mechanism`` resource of this module ---------
+
+def host_start(spec: dict, settings) -> None:
+    """Set the kdamonds up on this host, journaled through ``settings`` (ConfigError: one line)."""
+    apply_setup(spec["setup"], settings, ADMIN, SYS)
+
+
+def sh_start(spec: dict) -> list[str]:
+    """The point's setup as lib.sh commands for a guest (:func:`setup_sh`)."""
+    return setup_sh(spec["setup"])
+
+
+def setup_sh(steps: list) -> list[str]:
+    """:func:`setup`'s steps as lib.sh commands (journaled ones through settings_set, regions
+    found in the guest by damon_set_regions)."""
+    q = shlex.quote
+    out = []
+    for step, rel, value in steps:
+        if step == "journal":
+            out.append(f"settings_set \"$DAMON_ADMIN\"/{q(rel)} {q(value)}")
+        elif step == "regions":
+            out.append(f"damon_set_regions \"$DAMON_ADMIN\"/{q(rel)} {q(value)}")
+        else:
+            out.append(f"damon_write {q(rel)} {q(value)}")
+    return out
+
+
+def feeder(spec: dict, path) -> tuple[str, list, dict] | None:
+    """The Colloid variant's feeder (lib.sh ``damon_feed``) as (function, arguments, environment on
+    this host); ``path`` maps a file of the point to where the executor keeps it. None without Colloid."""
+    f = spec.get("feed")
+    if not f:
+        return None
+    goals = [":".join(str(x) for x in g) for g in f["goals"]]
+    return "damon_feed", [path(f["csv"]), f"{f['period_s']:g}", path(f["log"]), *goals], {"DAMON_ADMIN": str(ADMIN)}
+
+
+def host_stats(spec: dict) -> str:
+    return read_stats(spec, ADMIN)
+
+
+def sh_stats(spec: dict, out: str) -> str:
+    """lib.sh's damon_stats writing the same text as :func:`read_stats` to ``out`` (a shell word)."""
+    ks = " ".join(f"{k}:{s}" for k, s, _ in spec["schemes"])
+    return f"damon_stats {out} {ks}"
+
+
+def rows(spec: dict, outdir: Path) -> list[dict]:
+    """DAMON's scheme stats over the point (and the Colloid feeder's goal values) as rows; a point
+    expected to promote whose promotion scheme moved nothing fails."""
+    from workflows.harness.scenario import PointFailed  # noqa: PLC0415 - the executor imports this module
+
+    try:
+        text = (outdir / STATS_FILE).read_text()
+    except OSError:
+        raise PointFailed(f"the point's DAMON stats are missing ({outdir / STATS_FILE})") from None
+    out, why = stats_rows(spec, text)
+    if why:
+        raise PointFailed(why)
+    feed = spec.get("feed")
+    if feed:
+        log = outdir / feed["log"]
+        fed = feed_rows(log.read_text()) if log.exists() else []
+        if not fed:
+            raise PointFailed("DAMON + Colloid: the feeder wrote no quota goal (no latency rows from tierd?)")
+        out += fed
+    return out
 
 
 def preconditions(facts: dict, default: int, alternate: int, colloid: bool = False) -> str | None:
