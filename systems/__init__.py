@@ -62,9 +62,10 @@ class Damon(Kernel):
     set up through DAMON's sysfs interface for the point and removed after it (the driver:
     workflows/harness/damon.py; the scenario's ``damon`` resource). A kernel mechanism whose one
     knob is NUMA balancing off; its kdamonds are journaled like settings. Its points run under the
-    kernel-mechanism conditions (swap off, /proc/vmstat moves) but without the filler: DAMON's
-    demotion scheme would move the filler's pages too (paddr migration ignores mempolicy and
-    mlock), see docs/damon.md. ``colloid``: the promotion quota follows a user_input quota goal
+    kernel-mechanism conditions (swap off, /proc/vmstat moves); DAMON's demotion scheme would move
+    a filler's pages too (paddr migration ignores mempolicy and mlock), so the filler runs in its
+    own memory cgroup that a DAMOS memcg filter leaves out, where the host has a memory cgroup
+    controller, and there is none elsewhere, see docs/damon.md. ``colloid``: the promotion quota follows a user_input quota goal
     whose current value is the per-tier latency ratio tierd measures (tierd ``--dry-run`` running
     ``meter``, the system's own policy when None, moves nothing) fed by lib.sh's damon_feed."""
 

@@ -200,7 +200,9 @@ class Real:
         point failing when it should have moved pages and moved none: starting on the alternate tier
         it must promote; starting on a default tier held below the working set it must demote.
         ``mech`` a :class:`systems.Damon`: its kdamonds for the point (the scenario's ``damon``),
-        DAMOS stats as rows, no filler (see :meth:`filler`); starting on the alternate tier its
+        DAMOS stats as rows, its filler in its own memory cgroup that the demotion scheme's memcg
+        filter leaves out where the host has a memory controller, else none (see :meth:`filler`;
+        the note says which); starting on the alternate tier its
         promotion scheme must move bytes and /proc/vmstat's pgmigrate_success must rise, except with
         Colloid, whose promotion rightly stays at its floor while the default tier is the slower
         one (DAMON's
@@ -212,11 +214,22 @@ class Real:
 
             # with Colloid, promoting nothing is right while the default tier is the slower one
             expect = "promote" if start == a and not mech.colloid else ""
+            why = damon.filler_memcg(self.host.facts) if default_capacity != "auto" else None
+            keep = default_capacity != "auto" and why is None
             spec = damon.scenario_spec(d, a, self.host.facts.get("kernel", ""), mech.colloid, expect=expect,
-                                       feed_csv=tierd.OUTPUT if mech.colloid else None)
-            note = (f"; no filler: DAMON's demotion scheme would move it too (paddr migration ignores mempolicy and "
-                    f"mlock), so the default tier is not held to {default_capacity}")
-            return {"swap_off": True, "vmstat": {"expect": "migrate" if expect else ""}, "damon": spec}, note
+                                       feed_csv=tierd.OUTPUT if mech.colloid else None,
+                                       demote_memcg=(damon.FILLER_MEMCG, False) if keep else None)
+            kw = {"swap_off": True, "vmstat": {"expect": "migrate" if expect else ""}, "damon": spec}
+            if keep:
+                kw["cgroup"] = damon.FILLER_CGROUP
+                note = (f"; default tier held to {default_capacity} by a filler on node {d} in its own memory cgroup, "
+                        "left out of DAMON's demotion by a DAMOS memcg filter")
+            elif default_capacity == "auto":
+                note = "; default_capacity: auto, so no filler: the kernel may use all of the default node"
+            else:
+                note = (f"; no filler: {why}; DAMON's demotion scheme would move it too (paddr migration ignores "
+                        f"mempolicy and mlock), so the default tier is not held to {default_capacity}")
+            return kw, note
         fill = default_capacity != "auto"
         expect = "promote" if start == a else ("demote" if fill and working_set_mib > mib(default_capacity) else "")
         note = (f"; default tier held to {default_capacity} by a filler on node {d}" if fill else
@@ -226,15 +239,26 @@ class Real:
     def filler(self, default_capacity: str, late_mib: float = 0, mech: systems.Kernel | None = None) -> list[dict]:
         """The background role that holds the default node's free memory but ``default_capacity``
         (and ``late_mib`` that a background role started later will take), started after the
-        antagonists have their buffers; none for ``auto``, and none for DAMON (``mech`` a
-        :class:`systems.Damon`): its cold-demotion scheme watches the default node's physical
+        antagonists have their buffers; none for ``auto``. For DAMON (``mech`` a
+        :class:`systems.Damon`) its cold-demotion scheme watches the default node's physical
         memory and would demote the filler's idle pages as well, mlock and node binding
         notwithstanding (mm/damon/paddr.c damon_pa_migrate: isolated LRU folios go to
-        migrate_pages, "Migration ignores all cpuset and mempolicy settings")."""
-        if default_capacity == "auto" or isinstance(mech, systems.Damon):
+        migrate_pages, "Migration ignores all cpuset and mempolicy settings"): the filler runs in
+        its own memory cgroup, which the scheme's memcg filter leaves out (:meth:`kernel_scenario`),
+        where the host has a memory cgroup controller, and there is none elsewhere."""
+        if default_capacity == "auto":
             return []
+        damon_ = isinstance(mech, systems.Damon)
+        if damon_:
+            from workflows.harness import damon  # noqa: PLC0415 - only real points need the driver
+
+            if damon.filler_memcg(self.host.facts):
+                return []
         leave = f"{round(mib(default_capacity) + late_mib)}M"
-        return [antagonist.filler_role(antagonist.filler_argv(node=self.nodes[0], leave=leave))]
+        role = antagonist.filler_role(antagonist.filler_argv(node=self.nodes[0], leave=leave))
+        if damon_:
+            role["cgroup"] = damon.FILLER_CGROUP  # started inside it: its pages are charged there
+        return [role]
 
     def point(self, experiment: str, point_id: str, context: dict, sc: dict, *, note: str, parse: dict | None = None,
               event: float | None = None, inputs: list[str] | None = None) -> dict:

@@ -473,6 +473,23 @@ def feed_rows(text: str) -> list[dict]:
     return rows
 
 
+FILLER_CGROUP = "damon-filler"  # a DAMON point's filler's memory cgroup: <controller>/tierbench/damon-filler
+FILLER_MEMCG = f"/tierbench/{FILLER_CGROUP}"  # its path from the hierarchy's root (the memcg filter's memcg_path)
+
+
+def filler_memcg(facts: dict) -> str | None:
+    """Why a filler cannot be kept out of DAMON's cold demotion on a host with these facts (one
+    line), or None: it can, started in its own memory cgroup (the scenario's ``cgroup`` resource,
+    FILLER_CGROUP) that the demotion scheme's memcg filter leaves out (``demote_memcg=(FILLER_MEMCG,
+    False)``; the memcg filter is Linux >= 6.3, below the 6.11 the actions need). The memory cgroup
+    controller is hostdetect's ``damon.memcg`` fact (v1 or v2 mounted); a guest reports none."""
+    d = facts.get("damon") or {}
+    if not d.get("memcg"):
+        return ("no memory cgroup controller mounted here: the filler cannot have its own cgroup for a DAMOS memcg "
+                "filter to leave out of DAMON's demotion")
+    return None
+
+
 def preconditions(facts: dict, default: int, alternate: int, colloid: bool = False) -> str | None:
     """Why DAMON tiering (``colloid``: with its user_input quota goals) cannot run between the two
     nodes of a host with these facts (hostdetect's, or a guest's), in one line, or None. What the
