@@ -513,8 +513,8 @@ def test_debian12_leaves_damon_out_before_any_job(with_damon):
 
 GUPS_S = 30  # each GUPS's timed phase in the guest
 # at their ends: A's pages on node 0 at least half of its 8192, B's on node 1 at least half of its
-# 30720 cold ones (120 MiB) and B's on node 0 at least half of its 2048 hot ones (8 MiB). Four
-# runs (TCG, this loaded 2-core VM) reached 8192, 27136-31232 and 1536-5632 (docs/damon.md)
+# 30720 cold ones (120 MiB) and B's on node 0 at least half of its 2048 hot ones (8 MiB). Three
+# runs as the test is now (TCG, this loaded 2-core VM): 7168-8192, 30720 and 2048 (docs/damon.md)
 A_PROMOTED_MIN, B_DEMOTED_MIN, B_HOT_KEPT_MIN = 8192 // 2, 30720 // 2, 2048 // 2
 FEED_STEPS = 12  # quota samples per fed ratio, FEED_PERIOD_S apart
 FEED_PERIOD_S = 0.5
@@ -551,13 +551,6 @@ settings_set /proc/sys/kernel/numa_balancing 0 || echo numa_balancing >>"$OUT/pr
 # before DAMON starts (the filter's path is resolved then) and removed after it (the journal's order)
 [ -e /sys/fs/cgroup/cgroup.controllers ] || mount -t cgroup2 none /sys/fs/cgroup || echo cgroup2 >>"$OUT/problem.txt"
 resource_cgroup {B_CGROUP} 2>>"$OUT/damon.err" || echo cgroup >>"$OUT/problem.txt"
-cat /proc/vmstat >"$OUT/vmstat_before.txt"
-{setup(plain)}
-for k in 0 1; do
-	cat $DAMON_ADMIN/kdamonds/$k/state >>"$OUT/states_on.txt"
-	r=$DAMON_ADMIN/kdamonds/$k/contexts/0/targets/0/regions
-	for i in $(seq 0 $(($(cat $r/nr_regions) - 1))); do echo "$k $(cat $r/$i/start) $(cat $r/$i/end)" >>"$OUT/regions.txt"; done
-done
 {g} --cpus 0 --mem-node 1 --working-set 32M --hot-set 0 --pid-file /tmp/ga.pid >"$OUT/ga.csv" 2>"$OUT/ga.err" &
 ga=$!
 # B joins its cgroup before it allocates (a page is charged to the memcg of the task faulting it)
@@ -565,7 +558,18 @@ sh -c 'echo $$ >"$0" && exec "$@"' "$CGROUP_ROOT/tierbench/{B_CGROUP}/cgroup.pro
 	{g} --cpus 1 --mem-node 0 --working-set 128M --hot-set 8M --hot-share 1 --pid-file /tmp/gb.pid >"$OUT/gb.csv" 2>"$OUT/gb.err" &
 gb=$!
 wait_for_file /tmp/ga.pid 120 "$ga" && wait_for_file /tmp/gb.pid 120 "$gb" || echo gups_not_ready >>"$OUT/problem.txt"
+# DAMON starts once both have first-touched their memory. Started before (one run), it demoted
+# B's pages while B was still touching them (12288 on node 1 when B was ready; all cold until its
+# timed phase) and B's count on node 1 then stuck at half its cold pages, presumably as its hot
+# pages came back to node 0 scattered among its cold ones, whose regions then stayed "accessed"
 cat "/proc/$ga/numa_maps" >"$OUT/ga_start.txt"; cat "/proc/$gb/numa_maps" >"$OUT/gb_start.txt"
+cat /proc/vmstat >"$OUT/vmstat_before.txt"
+{setup(plain)}
+for k in 0 1; do
+	cat $DAMON_ADMIN/kdamonds/$k/state >>"$OUT/states_on.txt"
+	r=$DAMON_ADMIN/kdamonds/$k/contexts/0/targets/0/regions
+	for i in $(seq 0 $(($(cat $r/nr_regions) - 1))); do echo "$k $(cat $r/$i/start) $(cat $r/$i/end)" >>"$OUT/regions.txt"; done
+done
 # the last readable numa_maps of each while it runs (a zombie's is empty)
 running() {{ s=$(awk '{{ print $3 }}' "/proc/$1/stat" 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ]; }}
 while running "$ga" || running "$gb"; do
@@ -575,9 +579,9 @@ while running "$ga" || running "$gb"; do
 			{{ echo "@ $(cut -d' ' -f1 /proc/uptime)"; cat /tmp/nm; }} >>"$OUT/${{p%%:*}}_series.txt"
 		fi
 	done
-	# B's cgroup's own count of its anonymous memory per node, while B has any (bytes)
-	grep '^anon ' "$CGROUP_ROOT/tierbench/{B_CGROUP}/memory.numa_stat" 2>/dev/null | grep -qv 'N0=0 N1=0' &&
-		grep '^anon ' "$CGROUP_ROOT/tierbench/{B_CGROUP}/memory.numa_stat" >"$OUT/gb_numa_stat.txt"
+	# B's cgroup's own count of its anonymous memory per node (bytes), each second while B runs
+	# (a sample taken while it exits would show its memory half freed: the test takes the largest)
+	running "$gb" && grep '^anon ' "$CGROUP_ROOT/tierbench/{B_CGROUP}/memory.numa_stat" >>"$OUT/gb_numa_stat.txt"
 	sleep 1
 done
 wait "$ga"; echo "$?" >"$OUT/ga.rc"
@@ -650,10 +654,16 @@ def test_damon_tiering_and_its_colloid_quota_in_the_cxl_guest(tmp_path_factory, 
     # memory (no reclaim demotion, pgdemote_*): every move is DAMON's
     assert not any(v for k, v in delta.items() if k.startswith(("pgpromote_", "pgdemote_"))), delta
     # A was placed on node 1 and B on node 0 by their binding before the unbind: a page of A on
-    # node 0 was promoted, a page of B on node 1 demoted (first snapshot 1 s after each was ready,
-    # the last one before it exited)
-    a0, a1 = node_pages(f["ga_start.txt"].read_text(), 0), node_pages(f["ga_end.txt"].read_text(), 0)
-    b0, b1 = node_pages(f["gb_start.txt"].read_text(), 1), node_pages(f["gb_end.txt"].read_text(), 1)
+    # node 0 was promoted, a page of B on node 1 demoted (first snapshot once both were ready,
+    # before DAMON started; the last whole one before each exited)
+    def last_whole(name: str, node: int, pages: int) -> tuple[int, int]:
+        """The last snapshot of the series showing the whole mapping (one taken while the process
+        exits can show it partly unmapped), else the last one."""
+        snaps = [node_pages(x, node) for x in f[f"{name}_series.txt"].read_text().split("@")[1:]]
+        return next((x for x in reversed(snaps) if x[1] == pages), snaps[-1] if snaps else (0, 0))
+
+    a0, a1 = node_pages(f["ga_start.txt"].read_text(), 0), last_whole("ga", 0, 8192)
+    b0, b1 = node_pages(f["gb_start.txt"].read_text(), 1), last_whole("gb", 1, 32768)
     b_series = [node_pages(x, 1)[0] for x in f["gb_series.txt"].read_text().split("@")[1:]]
     assert a1[1] == 8192 and a1[0] >= A_PROMOTED_MIN and b1[1] == 32768, (a0, a1, b0, b1)
     # B's own cold pages reached node 1. Before, its young filter was written inverted (it kept
@@ -663,8 +673,9 @@ def test_damon_tiering_and_its_colloid_quota_in_the_cxl_guest(tmp_path_factory, 
     assert b1[1] - b1[0] >= B_HOT_KEPT_MIN, (b0, b1, b_series)  # its hot pages (young) stayed
     # every page of B that reached node 1 went there through the demotion scheme (NUMA balancing off)
     assert got["damos_demote_sz_applied"] >= (b1[0] - b0[0]) * 4096, (got, b0, b1)
-    anon = dict(kv.split("=") for kv in f["gb_numa_stat.txt"].read_text().split()[1:])
-    assert int(anon["N1"]) >= B_DEMOTED_MIN * 4096, anon  # the cgroup's own count agrees
+    anon_n1 = [int(dict(kv.split("=") for kv in ln.split()[1:]).get("N1", 0))
+               for ln in f["gb_numa_stat.txt"].read_text().splitlines()]
+    assert max(anon_n1) >= B_DEMOTED_MIN * 4096, anon_n1  # the cgroup's own count agrees
     assert f["nr_kdamonds_after.txt"].read_text().split() == ["0", "0"]  # removed after each part
     # (2) the Colloid variant: fed L_D/L_A = 0.5 the promotion quota grows and the relieving one
     # stays at its floor; fed 2 the promotion quota falls back and the relieving one grows
@@ -679,7 +690,7 @@ def test_damon_tiering_and_its_colloid_quota_in_the_cxl_guest(tmp_path_factory, 
     print(f"damon guest: {time.monotonic() - t0:.0f} s; promote {got['damos_promote_sz_applied'] >> 10} KiB "
           f"({a0[0]}->{a1[0]} of {a1[1]} pages of A on node 0), demote {got['damos_demote_sz_applied'] >> 10} KiB "
           f"({b0[0]}->{b1[0]} of {b1[1]} pages of B on node 1; each second: {b_series}; B's cgroup anon "
-          f"N1 {int(anon['N1']) >> 20} MiB), pgmigrate_success +{delta.get('pgmigrate_success')}; "
+          f"N1 at most {max(anon_n1) >> 20} MiB), pgmigrate_success +{delta.get('pgmigrate_success')}; "
           f"promote quota below 1: {below[0][0]} -> {peak_p} B, above 1: -> {above[-1][0]} B; "
           f"relieve quota above 1: {above[0][1]} -> {peak_r} B")
 
