@@ -72,7 +72,9 @@ class Driven(Kernel):
     ``real_point(nodes, release, colloid, start_alternate, feed_csv, default_capacity)`` returns
     the point's scenario keywords and a note for its meta (systems/sweep.py ``Real.kernel_scenario``).
     ``filler``: False for a mechanism that would move a filler's pages too, so that the default
-    tier is not held to a capacity. ``colloid``: Colloid's signal reaches the mechanism through the
+    tier is not held to a capacity; a driver whose mechanism can leave a filler alone where it runs
+    in a cgroup of its own says which with ``filler_cgroup(facts) -> (cgroup, why)`` (the cgroup
+    the filler runs in, or why there can be no filler on this host; systems/sweep.py ``filler``). ``colloid``: Colloid's signal reaches the mechanism through the
     driver's feeder from tierd's per-tier latencies (tierd ``--dry-run`` running ``meter``, the
     system's own policy when None, moves nothing)."""
 

@@ -233,7 +233,8 @@ class Real:
         if isinstance(mech, systems.Driven):
             return import_module(mech.driver).real_point(
                 self.nodes, self.host.facts.get("kernel", ""), mech.colloid, start == a,
-                feed_csv=tierd.OUTPUT if mech.colloid else None, default_capacity=default_capacity)
+                feed_csv=tierd.OUTPUT if mech.colloid else None, default_capacity=default_capacity,
+                facts=self.host.facts)
         fill = default_capacity != "auto"
         expect = "promote" if start == a else ("demote" if fill and working_set_mib > mib(default_capacity) else "")
         note = (f"; default tier held to {default_capacity} by a filler on node {d}" if fill else
@@ -249,12 +250,23 @@ class Real:
         """The background role that holds the default node's free memory but ``default_capacity``
         (and ``late_mib`` that a background role started later will take), started after the
         antagonists have their buffers; none for ``auto``, and none for a mechanism that would move
-        the filler's pages as well (``mech`` a :class:`systems.Driven` with ``filler=False``, e.g.
-        DAMON's cold-demotion scheme: systems/damon/)."""
-        if default_capacity == "auto" or (isinstance(mech, systems.Driven) and not mech.filler):
+        the filler's pages as well (``mech`` a :class:`systems.Driven` with ``filler=False``); a
+        driver with a ``filler_cgroup`` hook says the cgroup the filler runs in, which its mechanism
+        leaves alone (e.g. DAMON's cold demotion with a DAMOS memcg filter: systems/damon/), or why
+        there can be none on this host."""
+        cgroup = None
+        if isinstance(mech, systems.Driven):
+            hook = getattr(import_module(mech.driver), "filler_cgroup", None) if mech.filler else None
+            cgroup, why = hook(self.host.facts) if hook else (None, None)
+            if not mech.filler or why:
+                return []
+        if default_capacity == "auto":
             return []
         leave = f"{round(mib(default_capacity) + late_mib)}M"
-        return [antagonist.filler_role(antagonist.filler_argv(node=self.nodes[0], leave=leave))]
+        role = antagonist.filler_role(antagonist.filler_argv(node=self.nodes[0], leave=leave))
+        if cgroup:
+            role["cgroup"] = cgroup  # started inside it: its pages are charged there
+        return [role]
 
     def point(self, experiment: str, point_id: str, context: dict, sc: dict, *, note: str, parse: dict | None = None,
               event: float | None = None, inputs: list[str] | None = None) -> dict:

@@ -49,12 +49,38 @@ def test_plan_follows_the_upstream_sample():
     assert w["kdamonds/nr_kdamonds"] == "2"
     assert w["kdamonds/0/contexts/0/operations"] == "paddr"
     assert w["kdamonds/0/contexts/0/targets/0/regions/0/start"] == str(1 << 32)
-    assert w["kdamonds/1/contexts/0/schemes/0/filters/0/matching"] == "N"  # demote only non-young pages
+    # a filter's matching Y excludes what matches (usage.rst): promotion excludes non-young
+    # pages, demotion young ones (mtier.c's allow/reject filters; lru_sort.c's reject filters)
+    assert w["kdamonds/0/contexts/0/schemes/0/filters/0/type"] == "young"
+    assert w["kdamonds/0/contexts/0/schemes/0/filters/0/matching"] == "N"
+    assert w["kdamonds/1/contexts/0/schemes/0/filters/0/matching"] == "Y"
+    assert w["kdamonds/1/contexts/0/schemes/0/filters/nr_filters"] == "1"
     assert w["kdamonds/0/contexts/0/schemes/0/quotas/goals/0/target_metric"] == "node_mem_used_bp"
     # on 6.12 (trixie, bookworm-backports) there are no node-memory goals: fixed quotas, said so
     plan = damon.tiering_plan(0, 1, RANGES, "6.12.48+deb13-amd64")
     assert plan.contexts[0].schemes[0].node_goal is None and plan.notes
     assert "quotas/goals/nr_goals" not in " ".join(dict(damon.writes(plan)))
+
+
+def test_demotion_memcg_filter_only_or_except_a_cgroup():
+    """A memcg filter on the demotion scheme, before its young filter: 'only' excludes every page
+    outside the cgroup (matching N), 'except' the cgroup's own pages (matching Y); promotion has none."""
+    for only, matching in ((True, "N"), (False, "Y")):
+        plan = damon.tiering_plan(0, 1, RANGES, "6.12.1", demote_memcg=("/tierbench/b", only))
+        w = damon.writes(plan)
+        d = dict(w)
+        f = "kdamonds/1/contexts/0/schemes/0/filters"
+        assert d[f"{f}/nr_filters"] == "2" and d[f"{f}/0/type"] == "memcg" and d[f"{f}/0/matching"] == matching
+        assert d[f"{f}/0/memcg_path"] == "/tierbench/b"
+        assert d[f"{f}/1/type"] == "young" and d[f"{f}/1/matching"] == "Y"
+        # each filter's type first: the kernel keeps memcg_path and matching per filter directory
+        rels = [r for r, _ in w]
+        assert rels.index(f"{f}/0/type") < rels.index(f"{f}/0/memcg_path") < rels.index(f"{f}/1/type")
+        assert d["kdamonds/0/contexts/0/schemes/0/filters/nr_filters"] == "1"
+    with pytest.raises(ConfigError, match="hierarchy's root"):
+        damon.tiering_plan(0, 1, RANGES, "6.12.1", demote_memcg=("sys/fs/cgroup/b", True))
+    spec = damon.scenario_spec(0, 1, "6.12.1", False, demote_memcg=("/b", True))
+    assert ["write", "kdamonds/1/contexts/0/schemes/0/filters/0/memcg_path", "/b"] in spec["setup"]
 
 
 def test_colloid_variant_feeds_user_input_goals():
@@ -150,7 +176,7 @@ def guest_facts(text: str) -> dict:
 
 @pytest.fixture
 def with_damon(monkeypatch):
-    """The damon system registered (systems/damon.py), whether or not systems.ORDER names it yet."""
+    """The damon system registered (systems/damon/), whether or not systems.ORDER names it yet."""
     from systems import damon as damon_system
 
     monkeypatch.setitem(systems.SYSTEMS, "damon", damon_system.SYSTEM)
@@ -359,6 +385,120 @@ def test_real_points_run_damon_as_the_kernel_mechanism(with_damon):
     assert names.index("wait") < names.index("mech_stats") < names.index("mech_feed_stop")
 
 
+def test_a_damon_point_keeps_its_filler_out_of_demotion_where_the_host_has_memcg(with_damon):
+    """With a memory cgroup controller (hostdetect's damon.memcg) a DAMON point holds the default
+    tier to default_capacity like kernel TPP's: the filler runs in its own cgroup (the scenario's
+    resource) and the demotion scheme's memcg filter leaves that cgroup out (matching Y). Without
+    one (a guest's facts) there is no filler and the point's note says why."""
+    from families.tiering import real
+
+    base = guest_facts(FACTS_61.replace("6.1.0-27-amd64", "6.12.95+deb12-amd64"))
+    for memcg_version in ("v1", None):
+        facts = {**base, "damon": {**base["damon"], "memcg": memcg_version}}
+        cfg, host = qemu_host(facts)
+        cfg["tiering"]["real"].update(start_tier="alternate", default_capacity="64M")
+        rows = {r["point"]: r for r in real.points(cfg, host)}
+        for pid in ("numa-damon-c0-i0", "numa-damon-c1-i0"):
+            run = rows[pid]["run"]
+            sc = run["scenario"]
+            fillers = [r for r in sc["roles"] if r["tool"] == "filler"]
+            setup = {rel: v for kind, rel, v in sc["mechanism"]["setup"] if kind == "write"}
+            f = "kdamonds/1/contexts/0/schemes/0/filters"
+            if memcg_version:
+                (filler,) = fillers
+                assert filler["cgroup"] == damon.FILLER_CGROUP == sc["cgroup"]
+                assert "--leave" in filler["argv"] or any("64" in a for a in filler["argv"])
+                assert setup[f"{f}/0/type"] == "memcg" and setup[f"{f}/0/memcg_path"] == damon.FILLER_MEMCG
+                assert setup[f"{f}/0/matching"] == "Y" and setup[f"{f}/1/type"] == "young"
+                assert "left out of DAMON's demotion by a DAMOS memcg filter" in str(run)
+            else:
+                assert not fillers and "cgroup" not in sc and setup[f"{f}/nr_filters"] == "1"
+                assert "no memory cgroup controller" in str(run)
+    assert damon.filler_memcg({"damon": {"memcg": "v2"}}) is None
+
+
+def test_host_facts_name_the_memory_cgroup_controller(tmp_path):
+    from workflows.harness import hostdetect
+
+    assert hostdetect.damon(tmp_path, "6.12.1")["memcg"] is None
+    (tmp_path / "fs/cgroup").mkdir(parents=True)
+    (tmp_path / "fs/cgroup/cgroup.controllers").write_text("cpu memory pids\n")
+    assert hostdetect.damon(tmp_path, "6.12.1")["memcg"] == "v2"
+
+
+def filler_point(tmp_path: Path, version: str = "v2") -> tuple[dict, dict, Path, Path]:
+    """A DAMON point with a filler in its own cgroup, against stand-ins: DAMON's sysfs (standin)
+    and a cgroup hierarchy at tmp_path/cg (v2: a directory with cgroup.controllers; v1: one with
+    memory/memory.limit_in_bytes). The stand-in filler checks that its pid is in its cgroup's
+    cgroup.procs, writes its ready file and waits; at its end it takes itself out of cgroup.procs
+    (removes the file), as the kernel does for a task that exits."""
+    spec = damon.scenario_spec(0, 1, "6.12.1", False, demote_memcg=(damon.FILLER_MEMCG, False))
+    admin, sys_root = standin(tmp_path, spec, {0: [0, 1], 1: [8]})
+    cg_root = tmp_path / "cg"
+    base = cg_root if version == "v2" else cg_root / "memory"
+    base.mkdir(parents=True)
+    if version == "v2":
+        (cg_root / "cgroup.controllers").write_text("cpu memory pids\n")
+        (cg_root / "cgroup.subtree_control").write_text("\n")
+    else:
+        (base / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    procs = base / "tierbench" / damon.FILLER_CGROUP / "cgroup.procs"
+    # its arguments: --out FILE --ready-file FILE ($1..$4, the role's protocol)
+    body = (f'grep -qx "$$" {procs} && echo in >"$2"; sleep 60 & s=$!; trap "kill $s; rm -f {procs}; exit 0" TERM; '
+            'touch "$4"; wait')
+    filler = scenario.role("filler", ["sh", "-c", body, "filler"], output="seen.txt", output_flag="--out",
+                           ready_file="filler.ready", parse="tests.test_memtiers:one_row")
+    filler["cgroup"] = damon.FILLER_CGROUP
+    w = scenario.role("w", ["sleep", "0.5"], parse="tests.test_memtiers:one_row")
+    sc = scenario.scenario(w, background=[filler], mechanism=spec, cgroup=damon.FILLER_CGROUP)
+    return sc, spec, admin, sys_root
+
+
+def check_filler_point(out: Path, admin: Path, tmp_path: Path) -> None:
+    assert (out / "seen.txt").read_text().strip() == "in"  # the filler ran inside its cgroup
+    f = admin / "kdamonds/1/contexts/0/schemes/0/filters"
+    assert (f / "0/memcg_path").read_text().strip() == damon.FILLER_MEMCG and (f / "0/matching").read_text().strip() == "Y"
+    assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == "0"  # DAMON removed
+    assert not list((tmp_path / "cg").rglob(damon.FILLER_CGROUP))  # the cgroup removed
+    assert not (tmp_path / "journal.json").exists()
+
+
+def test_host_run_runs_the_filler_in_its_cgroup_beside_damon(tmp_path, monkeypatch):
+    """The same point through this host's executor (HostRun, Settings.cgroup, the journal) on a
+    cgroup v1 stand-in: the filler is started inside the cgroup, both are undone after the point."""
+    from workflows.harness import memcg
+    from workflows.harness.procs import Supervisor
+    from workflows.harness.settings import Settings
+
+    sc, spec, admin, sys_root = filler_point(tmp_path, "v1")
+    real_detect = memcg.detect
+    monkeypatch.setattr(memcg, "detect", lambda root=None: real_detect(tmp_path / "cg"))
+    monkeypatch.setattr(damon, "ADMIN", admin)
+    monkeypatch.setattr(damon, "SYS", sys_root)
+    out = tmp_path / "out"
+    out.mkdir()
+    with Settings(tmp_path / "journal.json") as s, Supervisor() as sup:
+        hr = scenario.HostRun(sc, out, sup, s)
+        hr.execute()
+        assert hr.meta["argv"]["filler"][:2] == ["sh", "-c"] and hr.meta["argv"]["filler"][3].endswith(
+            f"memory/tierbench/{damon.FILLER_CGROUP}/cgroup.procs")
+    check_filler_point(out, admin, tmp_path)
+
+
+def test_guest_rendering_runs_the_filler_in_its_cgroup_beside_damon(tmp_path):
+    sc, spec, admin, sys_root = filler_point(tmp_path)
+    out = tmp_path / "out"
+    text = scenario.render_batch([(str(out), sc)], bin_dir=str(REPO / "build/bin"), lib=str(GUEST_LIB),
+                                 ctl_dir=str(tmp_path / "ctl"))
+    (tmp_path / "run.sh").write_text(text)
+    env = {**os.environ, "SETTINGS_JOURNAL": str(tmp_path / "journal.json"), "_SETTINGS_SAVED": str(tmp_path / "saved.tsv"),
+           "DAMON_ADMIN": str(admin), "DAMON_SYS": str(sys_root), "CGROUP_ROOT": str(tmp_path / "cg")}
+    p = subprocess.run(["sh", str(tmp_path / "run.sh")], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    st = scenario.read_status(out / "status")
+    assert st["status"] == "ok", (st, p.stdout, p.stderr, (out / "guest.log").read_text())
+    check_filler_point(out, admin, tmp_path)
+
+
 def test_debian12_leaves_damon_out_before_any_job(with_damon):
     from families.tiering import real
 
@@ -373,18 +513,28 @@ def test_debian12_leaves_damon_out_before_any_job(with_damon):
 # ---- the kernel's DAMON in the >= 6.12 QEMU guest (cxl topology, TCG: behaviour only) ----------
 
 GUPS_S = 30  # each GUPS's timed phase in the guest
+# at their ends: A's pages on node 0 at least half of its 8192, B's on node 1 at least half of its
+# 30720 cold ones (120 MiB) and B's on node 0 at least half of its 2048 hot ones (8 MiB). Four
+# runs as the test is now (TCG, this loaded 2-core VM): 7168-8192, 30720-31232, 1536-2048 (docs/damon.md)
+A_PROMOTED_MIN, B_DEMOTED_MIN, B_HOT_KEPT_MIN = 8192 // 2, 30720 // 2, 2048 // 2
 FEED_STEPS = 12  # quota samples per fed ratio, FEED_PERIOD_S apart
 FEED_PERIOD_S = 0.5
 
 
+B_CGROUP = "gupsb"  # lib.sh resource_cgroup: /sys/fs/cgroup/tierbench/gupsb (cgroup v2)
+B_MEMCG = f"/tierbench/{B_CGROUP}"  # its path from the hierarchy's root: the memcg filter's memcg_path
+
+
 def guest_script() -> str:
-    """One boot: (1) DAMON tiering as a point sets it up (NUMA balancing off, as the mechanism's setting) (damon.setup, lib.sh) with two unbound
-    GUPS: A's 32 MiB, all of it hot, first touched on the CPU-less node 1 (to promote), B's 128 MiB
-    on node 0 with all accesses in its first 8 MiB (the rest cold: to demote); numa_maps,
-    /proc/vmstat and the DAMOS stats before/after; removed. (2) The Colloid variant's kdamonds fed
-    a latency ratio L_D/L_A of 0.5 and then 2 by lib.sh's damon_feed from a stand-in of tierd's
-    rows, each scheme's effective quota sampled every FEED_PERIOD_S; removed."""
-    plain = damon.tiering_plan(0, 1, None, "6.12", colloid=False)
+    """One boot: (1) DAMON tiering as a point sets it up (NUMA balancing off, as the mechanism's
+    setting) (damon.setup, lib.sh) with two unbound GUPS: A's 32 MiB, all of it hot, first touched
+    on the CPU-less node 1 (to promote), B's 128 MiB on node 0 with all accesses in its first 8 MiB
+    (the rest cold: to demote), B in its own memory cgroup and the demotion scheme filtered to that
+    cgroup's pages (a memcg filter: the guest's other cold memory of node 0 stays); numa_maps every
+    second, /proc/vmstat and the DAMOS stats before/after; removed. (2) The Colloid variant's
+    kdamonds fed a latency ratio L_D/L_A of 0.5 and then 2 by lib.sh's damon_feed from a stand-in
+    of tierd's rows, each scheme's effective quota sampled every FEED_PERIOD_S; removed."""
+    plain = damon.tiering_plan(0, 1, None, "6.12", colloid=False, demote_memcg=(B_MEMCG, True))
     coll = damon.tiering_plan(0, 1, None, "6.12", colloid=True)
     spec = damon.scenario_spec(0, 1, "6.12", True, feed_csv="lat.csv")
     goals = " ".join(":".join(str(x) for x in g) for g in spec["feed"]["goals"])
@@ -398,6 +548,22 @@ def guest_script() -> str:
 BIN=/opt/tierbench/bin
 echo "$(cat $DAMON_ADMIN/kdamonds/nr_kdamonds)" >"$OUT/nr_kdamonds_before.txt"
 settings_set /proc/sys/kernel/numa_balancing 0 || echo numa_balancing >>"$OUT/problem.txt"
+# B's memory cgroup (cgroup v2: the guest kernel has CONFIG_MEMCG, not CONFIG_MEMCG_V1), made
+# before DAMON starts (the filter's path is resolved then) and removed after it (the journal's order)
+[ -e /sys/fs/cgroup/cgroup.controllers ] || mount -t cgroup2 none /sys/fs/cgroup || echo cgroup2 >>"$OUT/problem.txt"
+resource_cgroup {B_CGROUP} 2>>"$OUT/damon.err" || echo cgroup >>"$OUT/problem.txt"
+{g} --cpus 0 --mem-node 1 --working-set 32M --hot-set 0 --pid-file /tmp/ga.pid >"$OUT/ga.csv" 2>"$OUT/ga.err" &
+ga=$!
+# B joins its cgroup before it allocates (a page is charged to the memcg of the task faulting it)
+sh -c 'echo $$ >"$0" && exec "$@"' "$CGROUP_ROOT/tierbench/{B_CGROUP}/cgroup.procs" \\
+	{g} --cpus 1 --mem-node 0 --working-set 128M --hot-set 8M --hot-share 1 --pid-file /tmp/gb.pid >"$OUT/gb.csv" 2>"$OUT/gb.err" &
+gb=$!
+wait_for_file /tmp/ga.pid 120 "$ga" && wait_for_file /tmp/gb.pid 120 "$gb" || echo gups_not_ready >>"$OUT/problem.txt"
+# DAMON starts once both have first-touched their memory. Started before (one run), it demoted
+# B's pages while B was still touching them (12288 on node 1 when B was ready; all cold until its
+# timed phase) and B's count on node 1 then stuck at half its cold pages, presumably as its hot
+# pages came back to node 0 scattered among its cold ones, whose regions then stayed "accessed"
+cat "/proc/$ga/numa_maps" >"$OUT/ga_start.txt"; cat "/proc/$gb/numa_maps" >"$OUT/gb_start.txt"
 cat /proc/vmstat >"$OUT/vmstat_before.txt"
 {setup(plain)}
 for k in 0 1; do
@@ -405,18 +571,18 @@ for k in 0 1; do
 	r=$DAMON_ADMIN/kdamonds/$k/contexts/0/targets/0/regions
 	for i in $(seq 0 $(($(cat $r/nr_regions) - 1))); do echo "$k $(cat $r/$i/start) $(cat $r/$i/end)" >>"$OUT/regions.txt"; done
 done
-{g} --cpus 0 --mem-node 1 --working-set 32M --hot-set 0 --pid-file /tmp/ga.pid >"$OUT/ga.csv" 2>"$OUT/ga.err" &
-ga=$!
-{g} --cpus 1 --mem-node 0 --working-set 128M --hot-set 8M --hot-share 1 --pid-file /tmp/gb.pid >"$OUT/gb.csv" 2>"$OUT/gb.err" &
-gb=$!
-wait_for_file /tmp/ga.pid 120 "$ga" && wait_for_file /tmp/gb.pid 120 "$gb" || echo gups_not_ready >>"$OUT/problem.txt"
-cat "/proc/$ga/numa_maps" >"$OUT/ga_start.txt"; cat "/proc/$gb/numa_maps" >"$OUT/gb_start.txt"
 # the last readable numa_maps of each while it runs (a zombie's is empty)
 running() {{ s=$(awk '{{ print $3 }}' "/proc/$1/stat" 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ]; }}
 while running "$ga" || running "$gb"; do
 	for p in ga:$ga gb:$gb; do
-		cat "/proc/${{p#*:}}/numa_maps" >/tmp/nm 2>/dev/null && [ -s /tmp/nm ] && cp /tmp/nm "$OUT/${{p%%:*}}_end.txt"
+		if cat "/proc/${{p#*:}}/numa_maps" >/tmp/nm 2>/dev/null && [ -s /tmp/nm ]; then
+			cp /tmp/nm "$OUT/${{p%%:*}}_end.txt"
+			{{ echo "@ $(cut -d' ' -f1 /proc/uptime)"; cat /tmp/nm; }} >>"$OUT/${{p%%:*}}_series.txt"
+		fi
 	done
+	# B's cgroup's own count of its anonymous memory per node (bytes), each second while B runs
+	# (a sample taken while it exits would show its memory half freed: the test takes the largest)
+	running "$gb" && grep '^anon ' "$CGROUP_ROOT/tierbench/{B_CGROUP}/memory.numa_stat" >>"$OUT/gb_numa_stat.txt"
 	sleep 1
 done
 wait "$ga"; echo "$?" >"$OUT/ga.rc"
@@ -489,16 +655,28 @@ def test_damon_tiering_and_its_colloid_quota_in_the_cxl_guest(tmp_path_factory, 
     # memory (no reclaim demotion, pgdemote_*): every move is DAMON's
     assert not any(v for k, v in delta.items() if k.startswith(("pgpromote_", "pgdemote_"))), delta
     # A was placed on node 1 and B on node 0 by their binding before the unbind: a page of A on
-    # node 0 was promoted, a page of B on node 1 demoted (first snapshot 1 s after each was ready,
-    # the last one before it exited)
-    a0, a1 = node_pages(f["ga_start.txt"].read_text(), 0), node_pages(f["ga_end.txt"].read_text(), 0)
-    b0, b1 = node_pages(f["gb_start.txt"].read_text(), 1), node_pages(f["gb_end.txt"].read_text(), 1)
-    assert a1[1] == 8192 and a1[0] > 0 and b1[1] == 32768, (a0, a1, b0, b1)
-    # B's own cold pages on node 1 are reported, not asserted: the demotion scheme takes node 0's
-    # coldest regions first (damon_hot_score: age), and in a loaded TCG guest those were once all
-    # other memory of node 0 (boot-time pages) within B's 30 s (make test, 2026-11-26: 0 of B's
-    # pages while damos_demote_sz_applied > 0); the demotion itself is asserted above from the
-    # kernel's own counts
+    # node 0 was promoted, a page of B on node 1 demoted (first snapshot once both were ready,
+    # before DAMON started; the last whole one before each exited)
+    def last_whole(name: str, node: int, pages: int) -> tuple[int, int]:
+        """The last snapshot of the series showing the whole mapping (one taken while the process
+        exits can show it partly unmapped), else the last one."""
+        snaps = [node_pages(x, node) for x in f[f"{name}_series.txt"].read_text().split("@")[1:]]
+        return next((x for x in reversed(snaps) if x[1] == pages), snaps[-1] if snaps else (0, 0))
+
+    a0, a1 = node_pages(f["ga_start.txt"].read_text(), 0), last_whole("ga", 0, 8192)
+    b0, b1 = node_pages(f["gb_start.txt"].read_text(), 1), last_whole("gb", 1, 32768)
+    b_series = [node_pages(x, 1)[0] for x in f["gb_series.txt"].read_text().split("@")[1:]]
+    assert a1[1] == 8192 and a1[0] >= A_PROMOTED_MIN and b1[1] == 32768, (a0, a1, b0, b1)
+    # B's own cold pages reached node 1. Before, its young filter was written inverted (it kept
+    # only young pages: B's cold ones never qualified, other recently touched memory of node 0
+    # did); the memcg filter now also keeps the scheme on B's pages alone
+    assert b1[0] >= B_DEMOTED_MIN, (b0, b1, b_series, got)
+    assert b1[1] - b1[0] >= B_HOT_KEPT_MIN, (b0, b1, b_series)  # its hot pages (young) stayed
+    # every page of B that reached node 1 went there through the demotion scheme (NUMA balancing off)
+    assert got["damos_demote_sz_applied"] >= (b1[0] - b0[0]) * 4096, (got, b0, b1)
+    anon_n1 = [int(dict(kv.split("=") for kv in ln.split()[1:]).get("N1", 0))
+               for ln in f["gb_numa_stat.txt"].read_text().splitlines()]
+    assert max(anon_n1) >= B_DEMOTED_MIN * 4096, anon_n1  # the cgroup's own count agrees
     assert f["nr_kdamonds_after.txt"].read_text().split() == ["0", "0"]  # removed after each part
     # (2) the Colloid variant: fed L_D/L_A = 0.5 the promotion quota grows and the relieving one
     # stays at its floor; fed 2 the promotion quota falls back and the relieving one grows
@@ -512,7 +690,8 @@ def test_damon_tiering_and_its_colloid_quota_in_the_cxl_guest(tmp_path_factory, 
     assert max(r for _, r in below) < peak_r / 100 and peak_r > 100 * max(above[0][1], 1), (below, above)
     print(f"damon guest: {time.monotonic() - t0:.0f} s; promote {got['damos_promote_sz_applied'] >> 10} KiB "
           f"({a0[0]}->{a1[0]} of {a1[1]} pages of A on node 0), demote {got['damos_demote_sz_applied'] >> 10} KiB "
-          f"({b0[0]}->{b1[0]} of {b1[1]} pages of B on node 1), pgmigrate_success +{delta.get('pgmigrate_success')}; "
+          f"({b0[0]}->{b1[0]} of {b1[1]} pages of B on node 1; each second: {b_series}; B's cgroup anon "
+          f"N1 at most {max(anon_n1) >> 20} MiB), pgmigrate_success +{delta.get('pgmigrate_success')}; "
           f"promote quota below 1: {below[0][0]} -> {peak_p} B, above 1: -> {above[-1][0]} B; "
           f"relieve quota above 1: {above[0][1]} -> {peak_r} B")
 

@@ -18,11 +18,13 @@ from systems.damon.kernel import preconditions
 
 def _damon(**kw) -> Driven:
     """The kernel's DAMON tiering, set up by systems/damon/kernel.py for each point (its kdamonds
-    journaled like settings). No filler: DAMON's demotion scheme would move the filler's pages too
-    (paddr migration ignores mempolicy and mlock), see docs/damon.md. NUMA balancing off, as for
+    journaled like settings). DAMON's demotion scheme would move a filler's pages too (paddr
+    migration ignores mempolicy and mlock), so the filler runs in a memory cgroup of its own that a
+    DAMOS memcg filter leaves out, where the host has a memory cgroup controller, and there is none
+    elsewhere (kernel.py ``filler_cgroup``; docs/damon.md). NUMA balancing off, as for
     tierd: in its default mode it would move the workload's pages to the accessing CPU's node
     itself (the first guest run promoted through it, not DAMON)."""
-    return Driven(settings={"numa_balancing": "0"}, driver="systems.damon.kernel", filler=False,
+    return Driven(settings={"numa_balancing": "0"}, driver="systems.damon.kernel", filler=True,
                   needs="Linux >= 6.11 with CONFIG_DAMON_PADDR and CONFIG_DAMON_SYSFS", unbound=True, **kw)
 
 

@@ -40,6 +40,22 @@ Sources (every file name, keyword and unit below is from these):
   filter (promotion: only young pages; demotion: only non-young ones), and, on kernels that
   have them, the goals node_mem_used_bp 9970 (promotion) and node_mem_free_bp 50 (demotion) on
   the default node.
+- DAMOS filters through sysfs (usage.rst, "filters directory"; mm/damon/sysfs-schemes.c): a
+  filter's ``matching`` Y *excludes* the memory of its ``type`` and N the rest ("You can write Y
+  or N to matching file to filter out pages that does or does not match to the type", usage.rst
+  6.3-6.13; from 6.14 a filter also has ``allow``, which starts at N -- kzalloc in
+  damon_sysfs_scheme_filter_alloc -- keeping that meaning). mtier.c's in-kernel filters say the
+  same through damos_new_filter(type, matching, allow): promotion allows young pages, demotion
+  rejects them; mm/damon/lru_sort.c writes the equivalent reject filters (young, matching false)
+  for its hot scheme and (young, matching true) for its cold one. So promotion writes matching N
+  (exclude non-young pages) and demotion matching Y (exclude young ones).
+- The ``memcg`` filter (Linux >= 6.3, "mm/damon/sysfs-schemes: implement filter directory"):
+  ``memcg_path`` is the memory cgroup's path from its hierarchy's root (what ``cgroup_path()``
+  gives, e.g. ``/tierbench/b`` for /sys/fs/cgroup/tierbench/b under cgroup v2); it is turned
+  into the memcg's id when the kdamond starts and a path that names no memcg makes the start
+  fail with EINVAL (damon_sysfs_memcg_path_to_id); paddr matches a folio by the memcg it is
+  charged to (mm/damon/paddr.c, 6.12's __damos_pa_filter_out: folio_memcg_check; a folio is
+  filtered out where ``matched == filter->matching``, and by any one of the scheme's filters).
 
 Kernel features by version (``FEATURES``): migrate_hot/migrate_cold and target_nid 6.11
 ("mm/damon/paddr: introduce DAMOS_MIGRATE_HOT/COLD action", its usage.rst patch), the ``young``
@@ -115,7 +131,7 @@ class Scheme:
     action: str  # migrate_hot | migrate_cold
     target_nid: int
     nr_accesses: tuple[int, int]  # per aggregation interval
-    young: bool  # the young filter's matching (True: only young pages; False: only old ones)
+    young: bool  # True: only young pages (promotion); False: only non-young ones (demotion)
     goal: str | None = None  # a user_input goal fed by name (Damon.feed), or None
     node_goal: tuple[str, int, int] | None = None  # (metric, nid, target) where the kernel has it
     quota_bytes: int = 200 << 20  # per reset interval
@@ -128,6 +144,9 @@ class Scheme:
     # matches -- the first guest run of the plan, without them, applied nothing.
     sz: tuple[int, int] = (4096, 2**64 - 1)
     age: tuple[int, int] = (0, 2**32 - 1)
+    # (memory cgroup path from its hierarchy's root, only): a memcg filter before the young one;
+    # only True: the scheme acts on that cgroup's pages alone, False: never on them
+    memcg: tuple[str, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -151,10 +170,11 @@ class Plan:
 
 
 def tiering_plan(default: int, alternate: int, ranges: dict[int, list[tuple[int, int]]] | None, release: str,
-                 colloid: bool = False) -> Plan:
+                 colloid: bool = False, demote_memcg: tuple[str, bool] | None = None) -> Plan:
     """The kdamonds of DAMON tiering between two nodes (samples/damon/mtier.c's shape). ``ranges``
     None: each node's memory is found where the plan runs (:func:`node_ranges`, or lib.sh's
-    ``damon_set_regions`` in a guest)."""
+    ``damon_set_regions`` in a guest). ``demote_memcg`` (path, only): a memcg filter on the
+    cold-demotion scheme (``Scheme.memcg``): demote only that cgroup's pages, or never them."""
     f = features_of(release)
     notes = []
     if not f["young_filter"]:
@@ -173,8 +193,11 @@ def tiering_plan(default: int, alternate: int, ranges: dict[int, list[tuple[int,
     fed = {"quota_bytes": 20 << 20, "reset_interval_ms": 100, "apply_interval_us": 100_000} if colloid else {}
     promote = Scheme("migrate_hot", default, (1, 2**32 - 1), True, goal="promote" if colloid else None,
                      node_goal=("node_mem_used_bp", default, 9970) if node_goals else None, name="promote", **fed)
+    if demote_memcg is not None and not demote_memcg[0].startswith("/"):
+        raise ConfigError(f"DAMON: memcg filter path {demote_memcg[0]!r} must start at its hierarchy's root ('/')")
     demote = Scheme("migrate_cold", alternate, (0, 0), False,
-                    node_goal=("node_mem_free_bp", default, 50) if node_goals else None, name="demote")
+                    node_goal=("node_mem_free_bp", default, 50) if node_goals else None, name="demote",
+                    memcg=demote_memcg)
     default_schemes: tuple[Scheme, ...] = (demote,)
     if colloid:
         default_schemes += (Scheme("migrate_hot", alternate, (1, 2**32 - 1), True, goal="relieve", name="relieve",
@@ -221,10 +244,17 @@ def setup(plan: Plan) -> list[tuple[str, str, str]]:
                  (f"{sd}/quotas/reset_interval_ms", str(s.reset_interval_ms)),
                  (f"{sd}/quotas/weights/sz_permil", "0"),
                  (f"{sd}/quotas/weights/nr_accesses_permil", "100"),
-                 (f"{sd}/quotas/weights/age_permil", "100"),
-                 (f"{sd}/filters/nr_filters", "1"),
-                 (f"{sd}/filters/0/type", "young"),
-                 (f"{sd}/filters/0/matching", "Y" if s.young else "N")]
+                 (f"{sd}/quotas/weights/age_permil", "100")]
+            # matching Y excludes what matches (module docstring): young pages from demotion,
+            # non-young ones from promotion; a memcg filter excludes the rest (only) or the cgroup
+            filters = [("memcg", s.memcg[0], "N" if s.memcg[1] else "Y")] if s.memcg else []
+            filters.append(("young", None, "N" if s.young else "Y"))
+            w.append((f"{sd}/filters/nr_filters", str(len(filters))))
+            for f_i, (ftype, path, matching) in enumerate(filters):
+                w.append((f"{sd}/filters/{f_i}/type", ftype))
+                if path is not None:
+                    w.append((f"{sd}/filters/{f_i}/memcg_path", path))
+                w.append((f"{sd}/filters/{f_i}/matching", matching))
             goals = [g for g in (("user_input", None, GOAL_TARGET) if s.goal else None, s.node_goal) if g]
             if goals:
                 w.append((f"{sd}/quotas/goals/nr_goals", str(len(goals))))
@@ -363,13 +393,14 @@ SENSE = {"promote": "da", "relieve": "ad"}
 
 
 def scenario_spec(default: int, alternate: int, release: str, colloid: bool, expect: str = "",
-                  feed_csv: str | None = None, feed_period_s: float = 1.0) -> dict:
+                  feed_csv: str | None = None, feed_period_s: float = 1.0,
+                  demote_memcg: tuple[str, bool] | None = None) -> dict:
     """What a point running DAMON tiering carries in its scenario (plain data): the setup steps
     (:func:`setup`, regions found where it runs), the schemes whose stats become rows, and for
     the Colloid variant the goals a feeder writes from tierd's per-tier latencies (``feed_csv``:
     the data file of tierd's latency rows). ``expect`` "promote": the point fails unless the
     promotion scheme moved some bytes (sz_applied)."""
-    plan = tiering_plan(default, alternate, None, release, colloid)
+    plan = tiering_plan(default, alternate, None, release, colloid, demote_memcg)
     spec = {"module": __name__, "setup": [list(x) for x in setup(plan)], "schemes": [list(x) for x in schemes_of(plan)],
             "expect": expect}
     if colloid:
@@ -446,22 +477,34 @@ def feed_rows(text: str) -> list[dict]:
 
 
 def real_point(nodes: tuple[int, int], release: str, colloid: bool, start_alternate: bool, *,
-               feed_csv: str | None, default_capacity: str) -> tuple[dict, str]:
+               feed_csv: str | None, default_capacity: str, facts: dict) -> tuple[dict, str]:
     """A real point of DAMON tiering (systems/sweep.py ``Real.kernel_scenario``): swap off, the
     kdamonds as the scenario's ``mechanism``, DAMOS stats as rows. Starting on the alternate tier
     its promotion scheme must move bytes and /proc/vmstat's pgmigrate_success must rise, except
     with Colloid, whose promotion rightly stays at its floor while the default tier is the slower
     one (DAMON's moves are migrate_pages() calls, counted there and not in pgpromote_*/pgdemote_*:
-    mm/damon/paddr.c, mm/migrate.c). No filler (systems/damon/__init__.py): its demotion scheme
-    would move it too (mm/damon/paddr.c damon_pa_migrate: isolated LRU folios go to migrate_pages,
-    "Migration ignores all cpuset and mempolicy settings"). Returns (scenario keywords, a note)."""
+    mm/damon/paddr.c, mm/migrate.c). The demotion scheme would move a filler's pages too
+    (mm/damon/paddr.c damon_pa_migrate: isolated LRU folios go to migrate_pages, "Migration ignores
+    all cpuset and mempolicy settings"): the filler runs in its own memory cgroup that the scheme's
+    memcg filter leaves out (:func:`filler_cgroup`), where the host has a memory cgroup controller,
+    and there is none elsewhere. Returns (scenario keywords, a note)."""
     d, a = nodes
     # with Colloid, promoting nothing is right while the default tier is the slower one
     expect = "promote" if start_alternate and not colloid else ""
-    spec = scenario_spec(d, a, release, colloid, expect=expect, feed_csv=feed_csv)
-    note = (f"; no filler: DAMON's demotion scheme would move it too (paddr migration ignores mempolicy and "
-            f"mlock), so the default tier is not held to {default_capacity}")
-    return {"swap_off": True, "vmstat": {"expect": "migrate" if expect else ""}, "mechanism": spec}, note
+    cgroup, why = filler_cgroup(facts) if default_capacity != "auto" else (None, None)
+    spec = scenario_spec(d, a, release, colloid, expect=expect, feed_csv=feed_csv,
+                         demote_memcg=(FILLER_MEMCG, False) if cgroup else None)
+    kw = {"swap_off": True, "vmstat": {"expect": "migrate" if expect else ""}, "mechanism": spec}
+    if cgroup:
+        kw["cgroup"] = cgroup
+        note = (f"; default tier held to {default_capacity} by a filler on node {d} in its own memory cgroup, "
+                "left out of DAMON's demotion by a DAMOS memcg filter")
+    elif default_capacity == "auto":
+        note = "; default_capacity: auto, so no filler: the kernel may use all of the default node"
+    else:
+        note = (f"; no filler: {why}; DAMON's demotion scheme would move it too (paddr migration ignores "
+                f"mempolicy and mlock), so the default tier is not held to {default_capacity}")
+    return kw, note
 
 
 # ---- the hooks the scenario executors call for a ``mechanism`` resource of this module ---------
@@ -531,6 +574,28 @@ def rows(spec: dict, outdir: Path) -> list[dict]:
             raise PointFailed("DAMON + Colloid: the feeder wrote no quota goal (no latency rows from tierd?)")
         out += fed
     return out
+FILLER_CGROUP = "damon-filler"  # a DAMON point's filler's memory cgroup: <controller>/tierbench/damon-filler
+FILLER_MEMCG = f"/tierbench/{FILLER_CGROUP}"  # its path from the hierarchy's root (the memcg filter's memcg_path)
+
+
+def filler_cgroup(facts: dict) -> tuple[str | None, str | None]:
+    """The driver's filler hook (systems/__init__.py ``Driven``): (FILLER_CGROUP, None) where a
+    filler can be kept out of DAMON's demotion, else (None, why): :func:`filler_memcg`."""
+    why = filler_memcg(facts)
+    return (None, why) if why else (FILLER_CGROUP, None)
+
+
+def filler_memcg(facts: dict) -> str | None:
+    """Why a filler cannot be kept out of DAMON's cold demotion on a host with these facts (one
+    line), or None: it can, started in its own memory cgroup (the scenario's ``cgroup`` resource,
+    FILLER_CGROUP) that the demotion scheme's memcg filter leaves out (``demote_memcg=(FILLER_MEMCG,
+    False)``; the memcg filter is Linux >= 6.3, below the 6.11 the actions need). The memory cgroup
+    controller is hostdetect's ``damon.memcg`` fact (v1 or v2 mounted); a guest reports none."""
+    d = facts.get("damon") or {}
+    if not d.get("memcg"):
+        return ("no memory cgroup controller mounted here: the filler cannot have its own cgroup for a DAMOS memcg "
+                "filter to leave out of DAMON's demotion")
+    return None
 
 
 def preconditions(facts: dict, default: int, alternate: int, colloid: bool = False) -> str | None:

@@ -119,8 +119,13 @@ def damon(sys_root: Path = SYS, release: str | None = None) -> dict:
     # for a system that drives DAMON itself (its preflight): kdamonds someone runs already
     # (read only: nr_kdamonds), and CONFIG_DAMON_PADDR where the kernel's config is readable
     n = (_read(admin / "kdamonds/nr_kdamonds") or "") if present else ""
+    # the memory cgroup controller mounted here (v1/v2, None): a memcg filter can keep a filler in
+    # a cgroup of its own out of a scheme's demotion (the mechanism driver's filler_cgroup)
+    from . import memcg  # noqa: PLC0415
+
     return {"sysfs": present, "usable_by_tierd": present and new_enough, "reason": why,
-            "kdamonds": int(n) if n.isdigit() else None, "paddr": kernel_config(release).get("CONFIG_DAMON_PADDR")}
+            "kdamonds": int(n) if n.isdigit() else None, "paddr": kernel_config(release).get("CONFIG_DAMON_PADDR"),
+            "memcg": memcg.detect(sys_root / "fs/cgroup").get("version")}
 
 
 def kernel_config(release: str, boot: Path = Path("/boot")) -> dict[str, bool]:

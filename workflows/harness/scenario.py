@@ -24,7 +24,10 @@ protocol, as its workload module declares it (``workloads/<name>/workload.py``):
   removed after it; ``size_mib`` null: a device, switched off after it), journaled like a setting;
 - ``cgroup``: a memory cgroup ``<controller>/tierbench/<name>`` made for the point (cgroup v1 or
   v2, unlimited: the program in it sets its own limit, workflows/harness/memcg.py), journaled like
-  a setting and removed after the point, whatever still runs in it ended by pid;
+  a setting and removed after the point, whatever still runs in it ended by pid; a role whose
+  ``cgroup`` names it is started inside it (a shell shim writes its pid into ``cgroup.procs``,
+  then execs it: memcg.SHIM), so the memory it touches is charged there (e.g. a filler
+  that a kernel mechanism's memcg filter then leaves out);
 - ``vmstat``: /proc/vmstat saved just before the workload starts and just after it ends
   (``vmstat_before.txt`` / ``vmstat_after.txt``), each with every node's meminfo beside it
   (``.nodes``: what earlier points or other processes left on each tier, e.g. page cache that
@@ -121,6 +124,9 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
             r["start_after_s"] = float(late.pop(r["name"]))
     if late:
         raise ValueError(f"start_after_s names no background role: {sorted(late)}")
+    for r in roles:
+        if r.get("cgroup") and r["cgroup"] != cgroup:
+            raise ValueError(f"role {r['name']} runs in cgroup {r['cgroup']!r}, which the scenario does not make")
     sc = {"settings": dict(settings or {}), "scratch": scratch, "warmup_s": warmup_s, "timeout_s": timeout_s,
           "roles": roles}
     if swap_off:
@@ -349,6 +355,10 @@ class HostRun:
     def op_spawn(self, name: str) -> None:
         r = self.roles[name]
         argv = self.argv(r)
+        if r.get("cgroup"):  # enter the point's cgroup (made by op_cgroup), then exec
+            from .memcg import SHIM  # noqa: PLC0415
+
+            argv = ["sh", "-c", SHIM, str(Path(self.meta["cgroup"]) / "cgroup.procs"), *argv]
         self.meta["argv"][name] = argv
         if r.get("start_after_s") is not None:
             self.meta.setdefault("started_after_s", {})[name] = r["start_after_s"]
@@ -484,6 +494,11 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
         pid = f"$(cat {ctl}{w['pid_file']})" if w["pid_file"] else f"${_var(w['name'])}"
         argv = role_argv(r, lambda f: _Expr(f"$D/{f}"), lambda f: _Expr(f"{ctl}{f}"), _Expr(pid))
         out = f" >\"$D/{r['stdout']}\"" if r["stdout"] else ""
+        if r.get("cgroup"):  # enter the point's cgroup (lib.sh resource_cgroup made it), then exec
+            from .memcg import SHIM  # noqa: PLC0415
+
+            return (f"sh -c {q(SHIM)} \"$(cgroup_path {q(r['cgroup'])})/cgroup.procs\" {_sh_argv(argv)}{out} "
+                    "2>>\"$D/guest.log\"")
         return f"{_sh_argv(argv)}{out} 2>>\"$D/guest.log\""
 
     for op in ops(sc):

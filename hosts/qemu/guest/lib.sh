@@ -195,6 +195,14 @@ resource_swapon() {
 # resource_cgroup NAME: a memory cgroup tierbench/NAME (v2 at $CGROUP_ROOT,
 # else v1's memory controller under it), removed by settings_restore.
 CGROUP_ROOT=${CGROUP_ROOT:-/sys/fs/cgroup}
+# cgroup_path NAME: the directory resource_cgroup NAME makes (v2, else v1's memory controller).
+cgroup_path() {
+	if [ -e "$CGROUP_ROOT/cgroup.controllers" ]; then
+		echo "$CGROUP_ROOT/tierbench/$1"
+	else
+		echo "$CGROUP_ROOT/memory/tierbench/$1"
+	fi
+}
 resource_cgroup() {
 	if [ -e "$CGROUP_ROOT/cgroup.controllers" ]; then
 		_b=$CGROUP_ROOT
