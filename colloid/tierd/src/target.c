@@ -255,6 +255,18 @@ long target_find(const struct target *t, uintptr_t addr)
 	return -1;
 }
 
+/*
+ * The error of a whole move_pages() call.  Its flags here are always valid (0
+ * or MPOL_MF_MOVE), so EINVAL means the target has no mm any more: it is
+ * exiting (mm/migrate.c find_mm_struct: get_task_mm() gives NULL and the call
+ * returns -EINVAL), which to the caller is the target gone, -ESRCH.  A bad
+ * node would be -ENODEV or -EACCES (do_pages_move), never EINVAL.
+ */
+static int call_error(void)
+{
+	return errno == EINVAL ? -ESRCH : -errno;
+}
+
 /* status query of n pages starting at page index @first of region @i */
 static int query(struct target *t, size_t i, size_t first, size_t n)
 {
@@ -263,7 +275,7 @@ static int query(struct target *t, size_t i, size_t first, size_t n)
 	for (size_t k = 0; k < n; k++)
 		t->pages[k] = (void *)(r->start + (first + k) * BASE_PAGE);
 	if (move_pages(t->pid, n, t->pages, NULL, t->status, 0) < 0)
-		return -errno;
+		return call_error();
 	return 0;
 }
 
@@ -298,7 +310,7 @@ int target_first_nodes(struct target *t, int *out)
 		for (k = 0; k < n; k++)
 			t->pages[k] = (void *)t->reg[done + k].start;
 		if (move_pages(t->pid, n, t->pages, NULL, t->status, 0) < 0)
-			return -errno;
+			return call_error();
 		for (k = 0; k < n; k++)
 			out[done + k] = t->status[k] >= 0 ? t->status[k] : -ENOENT;
 	}
@@ -327,11 +339,11 @@ static int move_batch(struct target *t, size_t n, int node, const uint32_t *slot
 		t->status[k] = 0;
 	}
 	if (move_pages(t->pid, n, t->pages, t->nodes, t->status, MPOL_MF_MOVE) < 0) {
-		int e = errno;
+		int e = call_error();
 
 		st->ns += now_ns() - t0;
 		st->calls++;
-		return -e;	/* whole call: the target is gone, or no permission */
+		return e;	/* whole call: the target is gone, or no permission */
 	}
 	for (k = 0; k < n; k++) {
 		int s = t->status[k];
