@@ -27,6 +27,8 @@ PYTHON := $$(cat build/python)
 # C components, in dependency order (libcolloid before what links it).
 C_DIRS := lib colloid colloid/sim colloid/tierd workloads/memchar workloads/gups antagonists
 C_PRESENT = $(foreach d,$(C_DIRS),$(if $(wildcard $(d)/Makefile),$(d)))
+# each component's objects compiled JOBS at a time (its tests still run one by one)
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
 .PHONY: help bench run test build setup setup-cachebench lint report clean distclean c-test py-test test-vm
 
@@ -42,7 +44,7 @@ setup-cachebench:
 build: setup
 	@for d in $(C_PRESENT); do \
 		echo "[build] $$d"; \
-		$(MAKE) --no-print-directory -C $$d BUILD=$(BUILD) || exit 1; \
+		$(MAKE) -j$(JOBS) --no-print-directory -C $$d BUILD=$(BUILD) || exit 1; \
 	done
 
 run: build
@@ -62,7 +64,7 @@ report: setup
 c-test: build
 	@for d in $(C_PRESENT); do \
 		echo "[test] $$d"; \
-		$(MAKE) --no-print-directory -C $$d BUILD=$(BUILD) test || exit 1; \
+		$(MAKE) -j$(JOBS) --no-print-directory -C $$d BUILD=$(BUILD) test || exit 1; \
 	done
 
 lint: setup
