@@ -70,8 +70,11 @@ def write_point(host: Path, family: str, exp: str, pid: str, rows: list[dict], a
     (d / "meta.json").write_text(json.dumps({"point": ctx, "argv": argv, **(meta or {})}))
 
 
-def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth", shares: dict | None = None) -> Path:
-    """results/<host>/ of a one-node host whose contention points tiersim made with APP_MLP/ANT_MLP."""
+def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth", shares: dict | None = None,
+                   window_shares: dict | None = None) -> Path:
+    """results/<host>/ of a one-node host whose contention points tiersim made with APP_MLP/ANT_MLP.
+    ``shares``: the CPU share GUPS got over its whole run (meta.json's usage); ``window_shares``: over
+    its measured window (GUPS's own cpu_share row), which the model then reads instead."""
     host = tmp / name
     host.mkdir(parents=True)
     (host / "host_facts.json").write_text(json.dumps(facts(name)))
@@ -87,9 +90,14 @@ def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth"
         g = model.single_node(workload=tiering_fidelity.gups_workload(GUPS), app_cores=1, antagonist_threads=t, extra=true)
         probe = model.single_node(workload=tiering_fidelity.probe_workload(p["argv"]), app_cores=1, antagonist_threads=t,
                                   extra=["--antagonist-mlp", str(ANT_MLP), "--app-mlp", "1", "--app-think-ns", "0"])
-        share = (shares or {}).get(t, 1.0)
+        share = (window_shares or shares or {}).get(t, 1.0)
         rows = [{"workload": "gups", "metric": "throughput", "value": g["throughput"] * share, "unit": "Mops/s"},
-                {"workload": "gups", "metric": "latency_default", "value": probe["latency_default"], "unit": "ns"}]
+                {"workload": "gups", "metric": "latency_default", "value": probe["latency_default"], "unit": "ns"},
+                # GUPS's own traffic, a per-second row (what the antagonist's fit reads beside its own)
+                {"workload": "gups", "metric": "app_bandwidth", "t_s": 1.0,
+                 "value": g["bandwidth_default"] - g["antagonist_bandwidth"], "unit": "MB/s"}]
+        if window_shares:
+            rows.append({"workload": "gups", "metric": "cpu_share", "value": share, "unit": "fraction"})
         if t:
             rows.append({"workload": "gups", "metric": "antagonist_bandwidth", "value": g["antagonist_bandwidth"],
                          "unit": "MB/s"})
@@ -129,6 +137,35 @@ def test_the_cpu_share_a_workload_got_scales_its_prediction(tmp_path):
     assert len(v) == 3 and v["rel_error"].abs().max() < 2e-3
     prof = yaml.safe_load((host / "model-profile.yaml").read_text())
     assert prof["calibration"]["app_mlp"]["value"] == pytest.approx(APP_MLP, rel=2e-3)
+
+
+def test_the_cpu_share_of_the_measured_window_is_read_before_the_whole_runs(tmp_path):
+    """GUPS's own cpu_share row (its CPU time over the seconds its throughput is averaged on) scales
+    the prediction; the whole run's share (meta.json, start-up included) is then not used: here it
+    says 1.0 everywhere and would leave the throughputs off by the window's shares."""
+    host = synthetic_host(tmp_path, window_shares={0: 0.5, 1: 1.0, 2: 0.25, 3: 0.8})
+    for t in range(4):
+        meta = host / "tiering" / "contention_single_node" / f"i{t}-t{t}" / "rep0" / "meta.json"
+        m = json.loads(meta.read_text())
+        meta.write_text(json.dumps({**m, "usage": {"gups": {"user_s": 4, "system_s": 0, "wall_s": 4}}}))
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host).query("role == 'validation' and metric == 'throughput_mops'")
+    assert len(v) == 3 and v["rel_error"].abs().max() < 2e-3
+    cal = read(host).query("role == 'calibration' and metric == 'throughput_mops'")
+    assert "the measured window" in cal["reason"].iloc[0]
+    fidelity.run(host, [], tiersim=TIERSIM, ablate=("process-share",))
+    v = read(host).query("role == 'validation' and metric == 'throughput_mops'")
+    assert v["rel_error"].abs().max() > 0.5  # the i2 point (a quarter of its CPU) read at the whole run's 1.0
+
+
+def test_the_antagonists_lines_in_flight_come_from_littles_law(tmp_path):
+    """antagonist_mlp = its measured lines per ns x (think time + the curve's latency at the traffic
+    measured there) per core: the true value back, its source said in the profile."""
+    host = synthetic_host(tmp_path)
+    fidelity.run(host, [], tiersim=TIERSIM)
+    cal = yaml.safe_load((host / "model-profile.yaml").read_text())["calibration"]["antagonist_mlp"]
+    assert cal["value"] == pytest.approx(ANT_MLP, rel=2e-3)
+    assert "Little's law" in cal["source"] and "20 ns" in cal["source"]
 
 
 def test_a_wrong_curve_shows_as_error(tmp_path):

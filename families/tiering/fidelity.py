@@ -26,7 +26,7 @@ import math
 import pandas as pd
 
 import systems
-from workflows.harness import cpulist
+from workflows.harness import cpulist, curvecheck
 from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, row
 from workflows.harness.plan import size_bytes
 
@@ -34,6 +34,7 @@ NAME = "tiering"
 # tiersim's antagonist: 64 B lines, read-modify-write (every line read and written back: 50 % of
 # the accesses writes), docs/tier-model.md "Traffic fixed point" (s_b = 128 bytes per line)
 MODEL_ANTAGONIST = {"--write-fraction": "50", "--access-size": "64"}
+LINE_BYTES = 128  # bytes per antagonist line in tiersim's traffic: 64 read + 64 written back
 PROBE = "probe"
 
 
@@ -94,10 +95,22 @@ def points(df: pd.DataFrame, model: Model) -> list[dict]:
         else:
             why = antagonist_problem(argv)
         p = {"point": pid, "threads": int(g["threads"].iloc[0]), "intensity": float(g["intensity"].iloc[0]),
-             "argv": argv, "why": why, "rows": g, "share": 1.0}
+             "argv": argv, "why": why, "rows": g, "share": 1.0, "share_of": "none"}
         if why is None:
-            reps = sorted({int(r) for r in g["rep"].dropna()}) or [0]
-            p["share"] = cpu_share(model, NAME, "contention_single_node", pid, reps, "gups", app_cores(p)) or 1.0
+            series = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["point"] == pid)
+                        & df["t_s"].notna() & (df["metric"] == "app_bandwidth")]
+            if len(series):  # GUPS's own traffic: its per-second rows, averaged per repetition, then over them
+                p["app_mbps"] = float(series.groupby("rep")["value"].mean().mean())
+        if why is None and model.cpu_share:
+            window = mean(g, pid, "cpu_share")
+            if window is not None and "process-share" not in model.ablate:
+                # GUPS's own: its CPU time over the seconds its throughput is averaged on
+                p["share"], p["share_of"] = min(1.0, window), "the measured window"
+            else:
+                reps = sorted({int(r) for r in g["rep"].dropna()}) or [0]
+                share = cpu_share(model, NAME, "contention_single_node", pid, reps, "gups", app_cores(p))
+                if share is not None:
+                    p["share"], p["share_of"] = share, "the whole run, start-up included"
         out.append(p)
     return sorted(out, key=lambda p: p["threads"])
 
@@ -154,26 +167,58 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
         f.rows = [row(point=base["point"], experiment="contention_single_node", family=NAME, workload="gups",
                       metric="throughput_mops", unit="Mops/s", measured=x0, predicted=pred, role="calibration",
                       reason=f"fitted app_mlp = {v:.3g} lines in flight per GUPS core from this point "
-                             f"(GUPS had {base['share']:.0%} of its CPU time)")]
+                             f"(GUPS had {base['share']:.0%} of its CPU time over {base['share_of']})")]
         fits.append(f)
         model.calibration[f.name] = f
     loaded = [p for p in pts if p["threads"] > 0 and mean(p["rows"], p["point"], "antagonist_bandwidth")]
     if loaded and base:
         top = loaded[-1]
         bw = mean(top["rows"], top["point"], "antagonist_bandwidth")
-        v = bisect(lambda m: predict_gups(model, top, ("antagonist_mlp",),
-                                          ["--antagonist-mlp", f"{m:.6g}"])["antagonist_bandwidth"], bw, 0.05, 1024)
+        if "antagonist-wall" in model.ablate:
+            v = bisect(lambda m: predict_gups(model, top, ("antagonist_mlp",),
+                                              ["--antagonist-mlp", f"{m:.6g}"])["antagonist_bandwidth"], bw, 0.05, 1024)
+            how = "the antagonist's own measured bandwidth beside GUPS at the highest intensity, matched by tiersim"
+        else:
+            v, how = little(model, top, bw)
         f = Fit("antagonist_mlp", "--antagonist-mlp", v, "lines", [f"{NAME}/contention_single_node/{top['point']}"],
-                "the antagonist's own measured bandwidth beside GUPS at the highest intensity")
+                how)
         pred = predict_gups(model, top, ("antagonist_mlp",), ["--antagonist-mlp", f"{v:.6g}"])["antagonist_bandwidth"]
         past = (f"; the measured bandwidth is past the model curve's wall, so the fit stops where the antagonist "
-                f"reaches it ({pred:.4g} MB/s)") if pred < 0.95 * bw else ""
+                f"reaches it ({pred:.4g} MB/s)") if "antagonist-wall" in model.ablate and pred < 0.95 * bw else ""
         f.how += past
         f.rows = [row(point=top["point"], experiment="contention_single_node", family=NAME, workload="antagonist",
                       metric="antagonist_bandwidth_mbps", unit="MB/s", measured=bw, predicted=pred, role="calibration",
                       reason=f"fitted antagonist_mlp = {v:.3g} lines in flight per antagonist core from this point{past}")]
         fits.append(f)
     return fits
+
+
+def traffic(p: dict) -> float:
+    """The memory traffic measured at a contention point (MB/s): the antagonist's bandwidth and
+    GUPS's (its per-second rows), each the mean over the repetitions."""
+    s = p["rows"]
+    ant = mean(s, p["point"], "antagonist_bandwidth") or 0.0
+    return ant + (p.get("app_mbps") or 0.0)
+
+
+def little(model: Model, p: dict, bw: float) -> tuple[float, str]:
+    """``antagonist_mlp`` from Little's law on measured quantities only: the antagonist's lines per
+    ns (its measured bandwidth over tiersim's 128 B per line, 64 read + 64 written back:
+    MODEL_ANTAGONIST) times its time per line (tiersim's antagonist think time plus the latency the
+    default tier's curve gives at the traffic measured there, antagonist and GUPS together, at the
+    1:1 read ratio of both), per antagonist core. Each input is measured, so the fit does not swing
+    with where the fixed point sits near the curve's wall (docs/fidelity.md)."""
+    curve = curvecheck.load_for_tiersim(model.tiers["default"]["curve"])
+    total = traffic(p)
+    wall = max(r.wall_mbps for r in curve.ratios.values())
+    lat = curvecheck.latency_at(curve, 0.5, min(total, wall))
+    z = model.default("antagonist-think-ns")
+    lines_per_ns = bw * 1e6 / LINE_BYTES / 1e9
+    v = lines_per_ns * (z + lat) / max(p["threads"], 1)
+    how = (f"Little's law on the highest intensity: the antagonist's measured {bw:.4g} MB/s over {LINE_BYTES} B per "
+           f"line, times (its think time {z:g} ns + {lat:.4g} ns, the default tier's 1:1 curve at the {total:.4g} MB/s "
+           f"measured there with GUPS), over its {p['threads']} cores")
+    return v, how
 
 
 def calibration_points(model: Model) -> set[tuple[str, str]]:
