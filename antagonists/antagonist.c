@@ -28,6 +28,8 @@ struct opts {
 	enum stream_mode mode;
 	unsigned int access;
 	double rate_mbps;	/* per thread, 0: unlimited */
+	double duty;		/* share of each period streamed, (0, 1] */
+	double period;		/* seconds of one on/off period */
 	double duration;	/* 0: until SIGINT/SIGTERM */
 	double interval;
 	enum huge_mode huge;
@@ -57,6 +59,11 @@ static void usage(FILE *f)
 "  --access-size 16|64    bytes per access; default 64\n"
 "  --rate MBPS            limit per thread in MB/s (10^6 bytes of traffic:\n"
 "                         reads plus writes); default: unlimited\n"
+"  --duty F               stream only the first F (0 < F <= 1) of every\n"
+"                         period, idle the rest (every thread on the same\n"
+"                         clock): on average F of the free-running load;\n"
+"                         default 1\n"
+"  --period-ms MS         length of one --duty period; default 100\n"
 "  --huge auto|on|off     transparent huge pages for the buffers: system\n"
 "                         default, or MADV_HUGEPAGE / MADV_NOHUGEPAGE;\n"
 "                         default auto\n"
@@ -73,6 +80,7 @@ static void usage(FILE *f)
 
 enum {
 	OPT_CPUS = 256, OPT_NODE, OPT_BUFFER, OPT_WF, OPT_ACCESS, OPT_RATE,
+	OPT_DUTY, OPT_PERIOD,
 	OPT_HUGE, OPT_DURATION, OPT_INTERVAL, OPT_OUTPUT, OPT_READY,
 };
 
@@ -83,6 +91,8 @@ static const struct option longopts[] = {
 	{ "write-fraction", required_argument, NULL, OPT_WF },
 	{ "access-size", required_argument, NULL, OPT_ACCESS },
 	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "duty", required_argument, NULL, OPT_DUTY },
+	{ "period-ms", required_argument, NULL, OPT_PERIOD },
 	{ "huge", required_argument, NULL, OPT_HUGE },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "report-interval", required_argument, NULL, OPT_INTERVAL },
@@ -103,6 +113,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		.mode = STREAM_RMW,
 		.access = 64,
 		.interval = 1,
+		.duty = 1,
+		.period = 0.1,
 		.huge = HUGE_AUTO,
 	};
 	opterr = 0;
@@ -147,6 +159,16 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_RATE:
 			o->rate_mbps = cli_number("--rate", optarg, 0, 1e9, 0);
+			break;
+		case OPT_DUTY:
+			o->duty = cli_number("--duty", optarg, 0, 1, 0);
+			if (!(o->duty > 0))
+				cli_bad_arg("--duty: '%s' is not in (0, 1]",
+					    optarg);
+			break;
+		case OPT_PERIOD:
+			o->period = cli_number("--period-ms", optarg, 1, 1e6,
+					       0) / 1e3;
 			break;
 		case OPT_HUGE:
 			o->huge = cli_huge(optarg);
@@ -326,6 +348,8 @@ int main(int argc, char **argv)
 		.mode = r->o.mode,
 		.access = r->o.access,
 		.rate = r->o.rate_mbps * 1e6,
+		.duty = r->o.duty,
+		.period = r->o.period,
 		.huge = r->o.huge,
 		.nodes = r->o.node >= 0 ? &r->o.node : NULL,
 		.nnodes = r->o.node >= 0 ? 1 : 0,

@@ -19,9 +19,12 @@ _RECIPE = {"libs": ["lib"], "make": ["antagonists"], "sources": ["antagonists/Ma
 BUILDS = {NAME: _RECIPE, FILLER: _RECIPE}
 
 
-def argv(*, cpus: list[int], node: int, buffer: str, write_fraction: int = 50, access_size: int = 64) -> list[str]:
+def argv(*, cpus: list[int], node: int, buffer: str, write_fraction: int = 50, access_size: int = 64,
+         duty: float = 1.0) -> list[str]:
+    """``duty`` < 1: stream that share of every 100 ms period (``--duty``), idle the rest."""
     return ["build/bin/antagonist", "--cpus", cpulist.format(cpus), "--mem-node", str(node), "--buffer", buffer,
-            "--write-fraction", str(write_fraction), "--access-size", str(access_size)]
+            "--write-fraction", str(write_fraction), "--access-size", str(access_size)] + \
+        (["--duty", f"{duty:.6g}"] if duty < 1 else [])
 
 
 def role(argv_: list[str]) -> dict:

@@ -168,6 +168,51 @@ def test_the_antagonists_lines_in_flight_come_from_littles_law(tmp_path):
     assert "Little's law" in cal["source"] and "20 ns" in cal["source"]
 
 
+def test_a_duty_cycled_antagonist_is_the_time_weighted_mix_of_its_two_states(tmp_path):
+    """A 2-core host's 1x and 2x: the one antagonist CPU streaming 1/3 and 2/3 of the time
+    (--duty). Measurements made as the mix of tiersim's on and off states are predicted within
+    the tolerance (throughput by time, the probe's latency by loads), and the calibration stays
+    on the point where the antagonist streams all the time."""
+    host = tmp_path / "duty"
+    host.mkdir()
+    (host / "host_facts.json").write_text(json.dumps(facts("duty")))
+    write_curve(host / "curves" / "c0-m0.csv")
+    model = fidelity.Model({"default": {"curve": str(host / "curves" / "c0-m0.csv"), "capacity_gib": 16}}, tiersim=TIERSIM)
+    true = ["--app-mlp", str(APP_MLP), "--antagonist-mlp", str(ANT_MLP)]
+    lat = {"latency": ["build/bin/memchar", "latency", "--buffer-mib", "256"]}
+
+    def run(t: int) -> tuple[dict, dict]:
+        g = model.single_node(workload=tiering_fidelity.gups_workload(GUPS), app_cores=1, antagonist_threads=t, extra=true)
+        probe = model.single_node(workload=tiering_fidelity.probe_workload(lat), app_cores=1, antagonist_threads=t,
+                                  extra=["--antagonist-mlp", str(ANT_MLP), "--app-mlp", "1", "--app-think-ns", "0"])
+        return g, probe
+
+    (g0, p0), (g1, p1) = run(0), run(1)
+    for k in range(4):
+        f = k / 3
+        ant = ["build/bin/antagonist", "--cpus", "1", "--write-fraction", "50", "--access-size", "64"]
+        argv = {"gups": GUPS, **lat, **({"antagonist": ant + (["--duty", f"{f:.6g}"] if k < 3 else [])} if k else {})}
+        x = f * g1["throughput"] + (1 - f) * g0["throughput"]
+        latency = 1 / (f / p1["latency_default"] + (1 - f) / p0["latency_default"])
+        rows = [{"workload": "gups", "metric": "throughput", "value": x, "unit": "Mops/s"},
+                {"workload": "gups", "metric": "latency_default", "value": latency, "unit": "ns"},
+                {"workload": "gups", "metric": "app_bandwidth", "t_s": 1.0,
+                 "value": (g1["bandwidth_default"] - g1["antagonist_bandwidth"]) if k == 3 else x * 128, "unit": "MB/s"}]
+        if k:
+            rows.append({"workload": "gups", "metric": "antagonist_bandwidth", "value": f * g1["antagonist_bandwidth"],
+                         "unit": "MB/s"})
+        write_point(host, "tiering", "contention_single_node", f"i{k}-t{min(k, 1)}", rows, argv,
+                    {"workload": "gups", "intensity": k, "threads": min(k, 1)})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    df = read(host)
+    v = df[df["role"] == "validation"]
+    assert set(v[v["metric"] == "throughput_mops"]["point"]) == {"i1-t1", "i2-t1", "i3-t1"}
+    assert set(v[v["metric"] == "antagonist_bandwidth_mbps"]["point"]) == {"i1-t1", "i2-t1"}
+    assert v["rel_error"].abs().max() < 2e-3, v[["point", "metric", "rel_error"]]
+    cal = df[df["role"] == "calibration"]
+    assert set(cal[cal["metric"] == "antagonist_bandwidth_mbps"]["point"]) == {"i3-t1"}
+
+
 def test_a_wrong_curve_shows_as_error(tmp_path):
     """The score can fail: the same measurements against a device twice as slow are far off."""
     host = synthetic_host(tmp_path)

@@ -69,6 +69,26 @@ def antagonist_problem(argv: dict) -> str | None:
     return None
 
 
+def duty_of(argv: dict) -> float:
+    """The share of each period the point's antagonist streamed (its ``--duty``; 1 without it)."""
+    return float(opt(argv.get("antagonist") or [], "--duty", "1"))
+
+
+def mixed(on: dict[str, float], off: dict[str, float], duty: float) -> dict[str, float]:
+    """tiersim's summary for a duty-cycled antagonist: the time-weighted mix of its two steady
+    states (streaming ``duty`` of each period, idle the rest; a period of 100 ms is long beside the
+    memory's time scales, so each part is a steady state). Rates (throughput, bandwidths) average
+    over time; a latency is averaged over the loads, which complete at 1/L in each part:
+    1 / (duty / L_on + (1 - duty) / L_off)."""
+    if duty >= 1:
+        return on
+    out = {k: duty * v + (1 - duty) * off.get(k, 0.0) for k, v in on.items()}
+    for k in ("latency_default", "latency_alternate"):
+        if on.get(k) and off.get(k):
+            out[k] = 1 / (duty / on[k] + (1 - duty) / off[k])
+    return out
+
+
 def gups_workload(g: list[str]) -> list[str]:
     return ["--workload", "gups", "--working-set", opt(g, "--working-set"), "--hot-set", opt(g, "--hot-set"),
             "--hot-share", opt(g, "--hot-share", "0.9"), "--object-size", opt(g, "--object-size", "64"),
@@ -95,7 +115,7 @@ def points(df: pd.DataFrame, model: Model) -> list[dict]:
         else:
             why = antagonist_problem(argv)
         p = {"point": pid, "threads": int(g["threads"].iloc[0]), "intensity": float(g["intensity"].iloc[0]),
-             "argv": argv, "why": why, "rows": g, "share": 1.0, "share_of": "none"}
+             "argv": argv, "why": why, "rows": g, "share": 1.0, "share_of": "none", "duty": duty_of(argv)}
         if why is None:
             series = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["point"] == pid)
                         & df["t_s"].notna() & (df["metric"] == "app_bandwidth")]
@@ -112,7 +132,7 @@ def points(df: pd.DataFrame, model: Model) -> list[dict]:
                 if share is not None:
                     p["share"], p["share_of"] = share, "the whole run, start-up included"
         out.append(p)
-    return sorted(out, key=lambda p: p["threads"])
+    return sorted(out, key=lambda p: (p["threads"], p["intensity"]))
 
 
 def app_cores(p: dict) -> int:
@@ -120,16 +140,23 @@ def app_cores(p: dict) -> int:
 
 
 def predict_gups(model: Model, p: dict, skip: tuple[str, ...] = (), extra: list[str] = ()) -> dict[str, float]:
-    """tiersim's summary for a GUPS point, its throughput scaled by the CPU share GUPS got there."""
-    out = model.single_node(workload=gups_workload(p["argv"]["gups"]), app_cores=app_cores(p),
-                            antagonist_threads=p["threads"], extra=[*model.options(skip, "gups"), *extra])
+    """tiersim's summary for a GUPS point (a duty-cycled antagonist: :func:`mixed`), its throughput
+    scaled by the CPU share GUPS got there."""
+    def at(threads: int) -> dict[str, float]:
+        return model.single_node(workload=gups_workload(p["argv"]["gups"]), app_cores=app_cores(p),
+                                 antagonist_threads=threads, extra=[*model.options(skip, "gups"), *extra])
+
+    out = mixed(at(p["threads"]), at(0), p["duty"]) if p["duty"] < 1 else at(p["threads"])
     return {**out, "throughput": out["throughput"] * p["share"]}
 
 
 def predict_probe(model: Model, p: dict) -> dict[str, float]:
-    return model.single_node(workload=probe_workload(p["argv"]), app_cores=1, antagonist_threads=p["threads"],
-                             extra=[*model.options(("app_mlp", "app_think_ns"), PROBE), "--app-mlp", "1",
-                                    "--app-think-ns", "0"])
+    def at(threads: int) -> dict[str, float]:
+        return model.single_node(workload=probe_workload(p["argv"]), app_cores=1, antagonist_threads=threads,
+                                 extra=[*model.options(("app_mlp", "app_think_ns"), PROBE), "--app-mlp", "1",
+                                        "--app-think-ns", "0"])
+
+    return mixed(at(p["threads"]), at(0), p["duty"]) if p["duty"] < 1 else at(p["threads"])
 
 
 def observed(df: pd.DataFrame, host_dir) -> list[dict]:
@@ -137,7 +164,7 @@ def observed(df: pd.DataFrame, host_dir) -> list[dict]:
     antagonist's own bandwidth and GUPS's beside it, both 64 B lines read and written back (read
     ratio 0.5), what the default node was measured to carry."""
     model = Model({}, host_dir=host_dir)
-    pts = [p for p in points(df, model) if p["why"] is None and p["threads"] > 0
+    pts = [p for p in points(df, model) if p["why"] is None and p["threads"] > 0 and p["duty"] == 1
            and mean(p["rows"], p["point"], "antagonist_bandwidth")]
     if not pts:
         return []
@@ -170,7 +197,7 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
                              f"(GUPS had {base['share']:.0%} of its CPU time over {base['share_of']})")]
         fits.append(f)
         model.calibration[f.name] = f
-    loaded = [p for p in pts if p["threads"] > 0 and mean(p["rows"], p["point"], "antagonist_bandwidth")]
+    loaded = [p for p in pts if p["threads"] > 0 and p["duty"] == 1 and mean(p["rows"], p["point"], "antagonist_bandwidth")]
     if loaded and base:
         top = loaded[-1]
         bw = mean(top["rows"], top["point"], "antagonist_bandwidth")
