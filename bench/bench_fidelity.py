@@ -22,8 +22,8 @@ fidelity driver (workflows/harness/fidelity.py) on copies of it, three ways:
   and the Little's-law fit);
 - ``sweep only``: the curves' walls as the loaded sweep's injectors reached them (no bandwidth
   experiment, no traffic seen at the antagonist's calibration point);
-- ``as first built``: the sweep's own walls and no CPU share together (the model before this
-  host's misses were fixed).
+- ``as first built``: the sweep's own walls, no CPU share, the mix1:1 curve and the fit at the
+  wall together (the model before this host's misses were fixed).
 
 Printed per way: per metric N, median and worst |error| of the validation rows (and the point),
 the calibration rows, the unrepresented rows with their reasons, the largest errors, and the
@@ -114,7 +114,8 @@ def main(argv: list[str]) -> int:
             "antagonist fit at the wall": (None, ["antagonist-wall"]),
             "mix1:1 curve": (mix_curve, []),
             "as last built": (mix_curve, ["process-share", "antagonist-wall"]),
-            "sweep only": (sweep_only, ["observed"]), "as first built": (sweep_only, ["observed", "cpu-share"])}
+            "sweep only": (sweep_only, ["observed"]),
+            "as first built": (lambda h: (sweep_only(h), mix_curve(h)), ["observed", "cpu-share", "antagonist-wall"])}
     with tempfile.TemporaryDirectory(prefix="bench-fidelity-") as tmp:
         for name, (change, ablate) in ways.items():
             host = Path(tmp) / name.replace(" ", "-") / src.name
