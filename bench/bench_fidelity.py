@@ -1,6 +1,6 @@
 """The model's error on this host: fidelity.csv's score, and what each model input changes.
 
-    python -m bench fidelity [--host-dir results/HOST]
+    python -m bench fidelity [-- --host-dir results/HOST]
 
 Reads a results directory that ``make run`` wrote here (default: results/<this host's profile
 name>/; the measured points, host_facts.json, the curves and the points' meta.json) and runs the
