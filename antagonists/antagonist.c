@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROG "antagonist"
@@ -43,7 +44,8 @@ static void usage(FILE *f)
 "Usage: " PROG " [OPTION]...\n"
 "Memory-bandwidth antagonist: one pinned thread per CPU streams\n"
 "sequentially over its own buffer until --duration ends or SIGINT/SIGTERM.\n"
-"Writes one CSV row per report interval: t_s,bytes,mbytes_per_s,threads.\n"
+"Writes one CSV row per report interval: t_s,bytes,mbytes_per_s,threads,\n"
+"cpu_share (the process's CPU time in the interval over interval x threads).\n"
 "\n"
 "  --cpus LIST            CPUs to run one streaming thread each on, e.g.\n"
 "                         0-4,10; default: the CPUs this process may use\n"
@@ -214,7 +216,18 @@ struct run {
 	unsigned int started;
 	FILE *out;
 	sigset_t sigs;
+	double last_cpu;	/* process CPU seconds at the last row */
 };
+
+/* CPU seconds of the whole process (its threads' user + system time). */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static uint64_t total_bytes(const struct run *r)
 {
@@ -227,12 +240,18 @@ static uint64_t total_bytes(const struct run *r)
 	return b;
 }
 
+/* One report row; cpu_share: the process's CPU time in the interval over
+ * the interval times its threads (the share of its CPUs it ran on). */
 static void row(struct run *r, double t, double dt, uint64_t db)
 {
+	double cpu = cpu_s(), share;
+
 	if (dt <= 0)
 		dt = 1e-9;
-	fprintf(r->out, "%.3f,%" PRIu64 ",%.1f,%u\n", t, db, db / dt / 1e6,
-		r->started);
+	share = (cpu - r->last_cpu) / (dt * (r->started ? r->started : 1));
+	r->last_cpu = cpu;
+	fprintf(r->out, "%.3f,%" PRIu64 ",%.1f,%u,%.4f\n", t, db,
+		db / dt / 1e6, r->started, share);
 	fflush(r->out);
 }
 
@@ -297,6 +316,7 @@ static int stream(struct run *r, double *seconds, uint64_t *bytes, int *sig)
 		}
 	}
 
+	r->last_cpu = cpu_s();
 	t0 = now_s();
 	last_t = t0;
 	last_b = total_bytes(r);
@@ -367,7 +387,7 @@ int main(int argc, char **argv)
 		r->th[i].ctr = &r->ctr[i];
 	}
 
-	fprintf(r->out, "t_s,bytes,mbytes_per_s,threads\n");
+	fprintf(r->out, "t_s,bytes,mbytes_per_s,threads,cpu_share\n");
 	fflush(r->out);
 	ret = stream(r, &seconds, &bytes, &sig);
 	atomic_store(&r->cfg.stop, 1);

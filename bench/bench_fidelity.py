@@ -16,9 +16,12 @@ fidelity driver (workflows/harness/fidelity.py) on copies of it, three ways:
 - ``antagonist fit at the wall``: ``antagonist_mlp`` fitted by matching tiersim's antagonist
   bandwidth to the measured one (ill-determined where that sits at the curve's wall) instead of
   Little's law on the measured bandwidth and curve;
+- ``antagonist share unscaled``: the antagonist's fitted lines in flight used as they are at
+  every point, not scaled by the CPU share it got there (its ``antagonist_cpu_share``);
 - ``mix1:1 curve``: the 1:1 curve made of memchar's mix1:1 injector's points (stores to lines it
   did not read: its write-allocate reads are not counted) instead of rmw's (curves/injectors/);
-- ``as last built``: those three together (the model before the rmw sweep, the window's CPU share
+- ``as last built``: the mix1:1 curve, the whole-run CPU share, the fit at the wall and the
+  unscaled antagonist together (the model before the rmw sweep, the window's CPU share
   and the Little's-law fit);
 - ``sweep only``: the curves' walls as the loaded sweep's injectors reached them (no bandwidth
   experiment, no traffic seen at the antagonist's calibration point);
@@ -112,10 +115,12 @@ def main(argv: list[str]) -> int:
     ways = {"model": (None, []), "read-only curve": (read_only, []), "no CPU share": (None, ["cpu-share"]),
             "whole-run CPU share": (None, ["process-share"]),
             "antagonist fit at the wall": (None, ["antagonist-wall"]),
+            "antagonist share unscaled": (None, ["antagonist-share"]),
             "mix1:1 curve": (mix_curve, []),
-            "as last built": (mix_curve, ["process-share", "antagonist-wall"]),
+            "as last built": (mix_curve, ["process-share", "antagonist-wall", "antagonist-share"]),
             "sweep only": (sweep_only, ["observed"]),
-            "as first built": (lambda h: (sweep_only(h), mix_curve(h)), ["observed", "cpu-share", "antagonist-wall"])}
+            "as first built": (lambda h: (sweep_only(h), mix_curve(h)),
+                               ["observed", "cpu-share", "antagonist-wall", "antagonist-share"])}
     with tempfile.TemporaryDirectory(prefix="bench-fidelity-") as tmp:
         for name, (change, ablate) in ways.items():
             host = Path(tmp) / name.replace(" ", "-") / src.name

@@ -71,17 +71,20 @@ def write_point(host: Path, family: str, exp: str, pid: str, rows: list[dict], a
 
 
 def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth", shares: dict | None = None,
-                   window_shares: dict | None = None) -> Path:
+                   window_shares: dict | None = None, ant_shares: dict | None = None) -> Path:
     """results/<host>/ of a one-node host whose contention points tiersim made with APP_MLP/ANT_MLP.
     ``shares``: the CPU share GUPS got over its whole run (meta.json's usage); ``window_shares``: over
-    its measured window (GUPS's own cpu_share row), which the model then reads instead."""
+    its measured window (GUPS's own cpu_share row), which the model then reads instead;
+    ``ant_shares``: the antagonist's CPU share per point (its lines in flight in proportion:
+    ANT_MLP at the highest intensity's share)."""
     host = tmp / name
     host.mkdir(parents=True)
     (host / "host_facts.json").write_text(json.dumps(facts(name)))
     write_curve(host / "curves" / "c0-m0.csv")
     model = fidelity.Model({"default": {"curve": str(host / "curves" / "c0-m0.csv"), "capacity_gib": 16}}, tiersim=TIERSIM)
-    true = ["--app-mlp", str(APP_MLP), "--antagonist-mlp", str(ANT_MLP)]
     for t in (0, 1, 2, 3):
+        mlp = ANT_MLP * (ant_shares[t] / ant_shares[3] if ant_shares and t else 1.0)
+        true = ["--app-mlp", str(APP_MLP), "--antagonist-mlp", f"{mlp:.6g}"]
         pid = f"i{t}-t{t}"
         p = {"argv": {"gups": GUPS, "latency": ["build/bin/memchar", "latency", "--buffer-mib", "256"]}, "threads": t}
         if t:
@@ -89,7 +92,7 @@ def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth"
                                        write_fraction if t == 2 else "50", "--access-size", "64"]
         g = model.single_node(workload=tiering_fidelity.gups_workload(GUPS), app_cores=1, antagonist_threads=t, extra=true)
         probe = model.single_node(workload=tiering_fidelity.probe_workload(p["argv"]), app_cores=1, antagonist_threads=t,
-                                  extra=["--antagonist-mlp", str(ANT_MLP), "--app-mlp", "1", "--app-think-ns", "0"])
+                                  extra=["--antagonist-mlp", f"{mlp:.6g}", "--app-mlp", "1", "--app-think-ns", "0"])
         share = (window_shares or shares or {}).get(t, 1.0)
         rows = [{"workload": "gups", "metric": "throughput", "value": g["throughput"] * share, "unit": "Mops/s"},
                 {"workload": "gups", "metric": "latency_default", "value": probe["latency_default"], "unit": "ns"},
@@ -98,6 +101,8 @@ def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth"
                  "value": g["bandwidth_default"] - g["antagonist_bandwidth"], "unit": "MB/s"}]
         if window_shares:
             rows.append({"workload": "gups", "metric": "cpu_share", "value": share, "unit": "fraction"})
+        if ant_shares and t:
+            rows.append({"workload": "gups", "metric": "antagonist_cpu_share", "value": ant_shares[t], "unit": "fraction"})
         if t:
             rows.append({"workload": "gups", "metric": "antagonist_bandwidth", "value": g["antagonist_bandwidth"],
                          "unit": "MB/s"})
@@ -211,6 +216,21 @@ def test_a_duty_cycled_antagonist_is_the_time_weighted_mix_of_its_two_states(tmp
     assert v["rel_error"].abs().max() < 2e-3, v[["point", "metric", "rel_error"]]
     cal = df[df["role"] == "calibration"]
     assert set(cal[cal["metric"] == "antagonist_bandwidth_mbps"]["point"]) == {"i3-t1"}
+
+
+def test_the_antagonists_lines_in_flight_follow_its_cpu_share(tmp_path):
+    """An antagonist that got 30 % and 60 % of its CPU at 1x and 2x against 90 % at its
+    calibration point (3x) keeps lines in flight in proportion: predicted within the tolerance from
+    its antagonist_cpu_share rows; unscaled (the ablation) its bandwidth is far off."""
+    host = synthetic_host(tmp_path, ant_shares={1: 0.3, 2: 0.6, 3: 0.9})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host).query("role == 'validation'")
+    assert v["rel_error"].abs().max() < 2e-3, v[["point", "metric", "rel_error"]]
+    prof = yaml.safe_load((host / "model-profile.yaml").read_text())
+    assert "90% of its CPU time" in prof["calibration"]["antagonist_mlp"]["source"]
+    fidelity.run(host, [], tiersim=TIERSIM, ablate=("antagonist-share",))
+    v = read(host).query("role == 'validation' and metric == 'antagonist_bandwidth_mbps'")
+    assert v["rel_error"].abs().min() > 0.2
 
 
 def test_a_wrong_curve_shows_as_error(tmp_path):

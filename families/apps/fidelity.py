@@ -53,6 +53,12 @@ def duty_of(argv: dict) -> float:
     return same(argv)
 
 
+def antagonist_options(model: Model, share: float | None, duty: float, skip: tuple[str, ...]):
+    from families.tiering.fidelity import antagonist_options as same  # noqa: PLC0415 - one antagonist model
+
+    return same(model, share, duty, skip)
+
+
 def workload(m: dict) -> list[str]:
     ws = access_models.gib(m["working_set"])
     hot = f"{max(1, round(ws * 1024 * m['hot_fraction']))}M"
@@ -138,9 +144,11 @@ def rows(df: pd.DataFrame, model: Model) -> list[dict]:
                 out.append(row(**common, measured=measured, predicted=None, role="unrepresented", reason=why))
                 continue
             w = workload(table[app])
-            opts = model.options(("app_mlp",), app)
-            x = [model.single_node(workload=w, app_cores=n, antagonist_threads=t, extra=opts)["throughput"] for t in (0, k)]
             duty = duty_of(argv)  # a duty-cycled antagonist: the time-weighted mix of its two states
+            ant_share = g[(g["point"] == pid) & (g["metric"] == "antagonist_cpu_share")]["value"]
+            skip, ant = antagonist_options(model, float(ant_share.mean()) if len(ant_share) else None, duty, ("app_mlp",))
+            opts = [*model.options(skip, app), *ant]
+            x = [model.single_node(workload=w, app_cores=n, antagonist_threads=t, extra=opts)["throughput"] for t in (0, k)]
             x[1] = duty * x[1] + (1 - duty) * x[0]
             # each run's throughput scaled by the CPU share the application got there (docs/fidelity.md)
             share = [share_of(model, g, q, app, n) for q in (base.index[0], pid)]

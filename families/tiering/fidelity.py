@@ -115,7 +115,8 @@ def points(df: pd.DataFrame, model: Model) -> list[dict]:
         else:
             why = antagonist_problem(argv)
         p = {"point": pid, "threads": int(g["threads"].iloc[0]), "intensity": float(g["intensity"].iloc[0]),
-             "argv": argv, "why": why, "rows": g, "share": 1.0, "share_of": "none", "duty": duty_of(argv)}
+             "argv": argv, "why": why, "rows": g, "share": 1.0, "share_of": "none", "duty": duty_of(argv),
+             "ant_share": mean(g, pid, "antagonist_cpu_share")}
         if why is None:
             series = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["point"] == pid)
                         & df["t_s"].notna() & (df["metric"] == "app_bandwidth")]
@@ -139,22 +140,41 @@ def app_cores(p: dict) -> int:
     return len(cpulist.parse(opt(p["argv"]["gups"], "--cpus")))
 
 
+def antagonist_options(model: Model, share: float | None, duty: float, skip: tuple[str, ...] = ()) -> \
+        tuple[tuple[str, ...], list[str]]:
+    """(names to leave out of the fitted options, options to add) for a point whose antagonist got
+    the CPU share ``share`` (its ``antagonist_cpu_share``, over its whole duty cycle): the fitted
+    lines in flight scaled by its share while streaming (``share / duty``, at most 1) over the share
+    it had at the calibration point. A program that ran on half its CPU keeps half as many lines in
+    flight on average. Unscaled where either share is not measured, or ablated."""
+    fit = model.calibration.get("antagonist_mlp")
+    ref = fit.basis.get("antagonist_cpu_share") if fit else None
+    if "antagonist_mlp" in skip or not ref or share is None or "antagonist-share" in model.ablate:
+        return skip, []
+    scaled = fit.value * min(1.0, share / duty) / ref
+    return (*skip, "antagonist_mlp"), ["--antagonist-mlp", f"{scaled:.6g}"]
+
+
 def predict_gups(model: Model, p: dict, skip: tuple[str, ...] = (), extra: list[str] = ()) -> dict[str, float]:
     """tiersim's summary for a GUPS point (a duty-cycled antagonist: :func:`mixed`), its throughput
-    scaled by the CPU share GUPS got there."""
+    scaled by the CPU share GUPS got there (the antagonist's lines in flight by its own:
+    :func:`antagonist_options`)."""
+    skip, ant = antagonist_options(model, p.get("ant_share"), p["duty"], skip)
+
     def at(threads: int) -> dict[str, float]:
         return model.single_node(workload=gups_workload(p["argv"]["gups"]), app_cores=app_cores(p),
-                                 antagonist_threads=threads, extra=[*model.options(skip, "gups"), *extra])
+                                 antagonist_threads=threads, extra=[*model.options(skip, "gups"), *ant, *extra])
 
     out = mixed(at(p["threads"]), at(0), p["duty"]) if p["duty"] < 1 else at(p["threads"])
     return {**out, "throughput": out["throughput"] * p["share"]}
 
 
 def predict_probe(model: Model, p: dict) -> dict[str, float]:
+    skip, ant = antagonist_options(model, p.get("ant_share"), p["duty"], ("app_mlp", "app_think_ns"))
+
     def at(threads: int) -> dict[str, float]:
         return model.single_node(workload=probe_workload(p["argv"]), app_cores=1, antagonist_threads=threads,
-                                 extra=[*model.options(("app_mlp", "app_think_ns"), PROBE), "--app-mlp", "1",
-                                        "--app-think-ns", "0"])
+                                 extra=[*model.options(skip, PROBE), *ant, "--app-mlp", "1", "--app-think-ns", "0"])
 
     return mixed(at(p["threads"]), at(0), p["duty"]) if p["duty"] < 1 else at(p["threads"])
 
@@ -209,6 +229,10 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
             v, how = little(model, top, bw)
         f = Fit("antagonist_mlp", "--antagonist-mlp", v, "lines", [f"{NAME}/contention_single_node/{top['point']}"],
                 how)
+        if top.get("ant_share"):
+            f.basis["antagonist_cpu_share"] = top["ant_share"]
+            f.how += (f"; the antagonist had {top['ant_share']:.0%} of its CPU time there, and at another point its "
+                      "lines in flight are scaled by the share it had there")
         pred = predict_gups(model, top, ("antagonist_mlp",), ["--antagonist-mlp", f"{v:.6g}"])["antagonist_bandwidth"]
         past = (f"; the measured bandwidth is past the model curve's wall, so the fit stops where the antagonist "
                 f"reaches it ({pred:.4g} MB/s)") if "antagonist-wall" in model.ablate and pred < 0.95 * bw else ""

@@ -65,6 +65,7 @@ class Fit:
     how: str
     rows: list[dict] = field(default_factory=list)
     scope: str = ""  # what it applies to (a workload), empty for the whole host
+    basis: dict = field(default_factory=dict)  # measured inputs of the calibration point it is relative to
 
     def entry(self) -> dict:
         return {"value": float(f"{self.value:.6g}"), "unit": self.unit,
