@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(not TIERSIM.exists(), reason="build/bin/tiersim 
 
 APP_MLP, ANT_MLP = 3.0, 8.0  # the synthetic host's true lines in flight
 COLS = ["host", "backend", "family", "experiment", "workload", "system", "colloid", "intensity", "rep", "t_s", "metric",
-        "value", "unit", "tool", "target", "point", "threads"]
+        "value", "unit", "tool", "target", "point", "threads", "app_threads"]
 GUPS = ["build/bin/gups", "--cpus", "0", "--mem-node", "0", "--working-set", "512M", "--hot-set", "128M",
         "--hot-share", "0.9", "--object-size", "64", "--op", "rmw", "--duration", "5", "--seed", "1"]
 
@@ -231,6 +231,40 @@ def test_the_antagonists_lines_in_flight_follow_its_cpu_share(tmp_path):
     fidelity.run(host, [], tiersim=TIERSIM, ablate=("antagonist-share",))
     v = read(host).query("role == 'validation' and metric == 'antagonist_bandwidth_mbps'")
     assert v["rel_error"].abs().min() > 0.2
+
+
+def test_an_applications_slowdown_is_predicted_from_its_access_model(tmp_path):
+    """The apps family's hook: Silo's throughput beside the antagonist (streaming all the time, and
+    1/3 of the time) relative to its 0x run, each "measured" as tiersim's run of its access model
+    times the CPU share Silo got there (meta.json) with the antagonist's lines in flight at the share
+    it had: predicted within the tolerance; the 0x row is the reference (calibration)."""
+    from families.apps import fidelity as apps_fidelity  # noqa: PLC0415
+
+    host = synthetic_host(tmp_path, ant_shares={1: 0.9, 2: 0.9, 3: 0.9})
+    model = fidelity.Model({"default": {"curve": str(host / "curves" / "c0-m0.csv"), "capacity_gib": 16}}, tiersim=TIERSIM)
+    w = apps_fidelity.workload(apps_fidelity.access_models.models()["silo"])
+    silo = ["build/bin/silo-dbtest", "--num-threads", "1"]
+    for pid, t, duty, cpu, ant_share in (("silo-i0-t0", 0, 1.0, 0.8, None), ("silo-i1-t1", 1, 1 / 3, 0.5, 0.3),
+                                         ("silo-i3-t1", 1, 1.0, 0.6, 0.45)):
+        mlp = ANT_MLP * (ant_share / duty / 0.9 if ant_share else 1.0)
+        x = [model.single_node(workload=w, app_cores=1, antagonist_threads=k, extra=["--antagonist-mlp", f"{mlp:.6g}"])
+             ["throughput"] for k in (0, t)]
+        measured = cpu * (duty * x[1] + (1 - duty) * x[0])
+        ant = ["build/bin/antagonist", "--cpus", "1", "--write-fraction", "50", "--access-size", "64"]
+        argv = {"silo": silo, **({"antagonist": ant + (["--duty", f"{duty:.6g}"] if duty < 1 else [])} if t else {})}
+        rows = [{"workload": "silo", "metric": "throughput", "value": measured, "unit": "ops/s"}]
+        if ant_share:
+            rows.append({"workload": "silo", "metric": "antagonist_cpu_share", "value": ant_share, "unit": "fraction"})
+        write_point(host, "apps", "contention_single_node", pid, rows, argv,
+                    {"workload": "silo", "intensity": 3 * duty if t else 0, "threads": t, "app_threads": 1},
+                    {"usage": {"silo": {"user_s": 4 * cpu, "system_s": 0, "wall_s": 4}}})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    df = read(host)
+    a = df[df["family"] == "apps"]
+    assert set(a[a["role"] == "calibration"]["point"]) == {"silo-i0-t0"}
+    v = a[a["role"] == "validation"]
+    assert set(v["point"]) == {"silo-i1-t1", "silo-i3-t1"} and (v["metric"] == "slowdown_vs_0x").all()
+    assert v["rel_error"].abs().max() < 2e-3, v[["point", "rel_error"]]
 
 
 def test_a_wrong_curve_shows_as_error(tmp_path):
