@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROG "antagonist"
@@ -28,6 +29,8 @@ struct opts {
 	enum stream_mode mode;
 	unsigned int access;
 	double rate_mbps;	/* per thread, 0: unlimited */
+	double duty;		/* share of each period streamed, (0, 1] */
+	double period;		/* seconds of one on/off period */
 	double duration;	/* 0: until SIGINT/SIGTERM */
 	double interval;
 	enum huge_mode huge;
@@ -41,7 +44,8 @@ static void usage(FILE *f)
 "Usage: " PROG " [OPTION]...\n"
 "Memory-bandwidth antagonist: one pinned thread per CPU streams\n"
 "sequentially over its own buffer until --duration ends or SIGINT/SIGTERM.\n"
-"Writes one CSV row per report interval: t_s,bytes,mbytes_per_s,threads.\n"
+"Writes one CSV row per report interval: t_s,bytes,mbytes_per_s,threads,\n"
+"cpu_share (the process's CPU time in the interval over interval x threads).\n"
 "\n"
 "  --cpus LIST            CPUs to run one streaming thread each on, e.g.\n"
 "                         0-4,10; default: the CPUs this process may use\n"
@@ -57,6 +61,11 @@ static void usage(FILE *f)
 "  --access-size 16|64    bytes per access; default 64\n"
 "  --rate MBPS            limit per thread in MB/s (10^6 bytes of traffic:\n"
 "                         reads plus writes); default: unlimited\n"
+"  --duty F               stream only the first F (0 < F <= 1) of every\n"
+"                         period, idle the rest (every thread on the same\n"
+"                         clock): on average F of the free-running load;\n"
+"                         default 1\n"
+"  --period-ms MS         length of one --duty period; default 100\n"
 "  --huge auto|on|off     transparent huge pages for the buffers: system\n"
 "                         default, or MADV_HUGEPAGE / MADV_NOHUGEPAGE;\n"
 "                         default auto\n"
@@ -73,6 +82,7 @@ static void usage(FILE *f)
 
 enum {
 	OPT_CPUS = 256, OPT_NODE, OPT_BUFFER, OPT_WF, OPT_ACCESS, OPT_RATE,
+	OPT_DUTY, OPT_PERIOD,
 	OPT_HUGE, OPT_DURATION, OPT_INTERVAL, OPT_OUTPUT, OPT_READY,
 };
 
@@ -83,6 +93,8 @@ static const struct option longopts[] = {
 	{ "write-fraction", required_argument, NULL, OPT_WF },
 	{ "access-size", required_argument, NULL, OPT_ACCESS },
 	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "duty", required_argument, NULL, OPT_DUTY },
+	{ "period-ms", required_argument, NULL, OPT_PERIOD },
 	{ "huge", required_argument, NULL, OPT_HUGE },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "report-interval", required_argument, NULL, OPT_INTERVAL },
@@ -103,6 +115,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		.mode = STREAM_RMW,
 		.access = 64,
 		.interval = 1,
+		.duty = 1,
+		.period = 0.1,
 		.huge = HUGE_AUTO,
 	};
 	opterr = 0;
@@ -148,6 +162,16 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_RATE:
 			o->rate_mbps = cli_number("--rate", optarg, 0, 1e9, 0);
 			break;
+		case OPT_DUTY:
+			o->duty = cli_number("--duty", optarg, 0, 1, 0);
+			if (!(o->duty > 0))
+				cli_bad_arg("--duty: '%s' is not in (0, 1]",
+					    optarg);
+			break;
+		case OPT_PERIOD:
+			o->period = cli_number("--period-ms", optarg, 1, 1e6,
+					       0) / 1e3;
+			break;
 		case OPT_HUGE:
 			o->huge = cli_huge(optarg);
 			break;
@@ -192,7 +216,18 @@ struct run {
 	unsigned int started;
 	FILE *out;
 	sigset_t sigs;
+	double last_cpu;	/* process CPU seconds at the last row */
 };
+
+/* CPU seconds of the whole process (its threads' user + system time). */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static uint64_t total_bytes(const struct run *r)
 {
@@ -205,12 +240,18 @@ static uint64_t total_bytes(const struct run *r)
 	return b;
 }
 
+/* One report row; cpu_share: the process's CPU time in the interval over
+ * the interval times its threads (the share of its CPUs it ran on). */
 static void row(struct run *r, double t, double dt, uint64_t db)
 {
+	double cpu = cpu_s(), share;
+
 	if (dt <= 0)
 		dt = 1e-9;
-	fprintf(r->out, "%.3f,%" PRIu64 ",%.1f,%u\n", t, db, db / dt / 1e6,
-		r->started);
+	share = (cpu - r->last_cpu) / (dt * (r->started ? r->started : 1));
+	r->last_cpu = cpu;
+	fprintf(r->out, "%.3f,%" PRIu64 ",%.1f,%u,%.4f\n", t, db,
+		db / dt / 1e6, r->started, share);
 	fflush(r->out);
 }
 
@@ -275,6 +316,7 @@ static int stream(struct run *r, double *seconds, uint64_t *bytes, int *sig)
 		}
 	}
 
+	r->last_cpu = cpu_s();
 	t0 = now_s();
 	last_t = t0;
 	last_b = total_bytes(r);
@@ -326,6 +368,8 @@ int main(int argc, char **argv)
 		.mode = r->o.mode,
 		.access = r->o.access,
 		.rate = r->o.rate_mbps * 1e6,
+		.duty = r->o.duty,
+		.period = r->o.period,
 		.huge = r->o.huge,
 		.nodes = r->o.node >= 0 ? &r->o.node : NULL,
 		.nnodes = r->o.node >= 0 ? 1 : 0,
@@ -343,7 +387,7 @@ int main(int argc, char **argv)
 		r->th[i].ctr = &r->ctr[i];
 	}
 
-	fprintf(r->out, "t_s,bytes,mbytes_per_s,threads\n");
+	fprintf(r->out, "t_s,bytes,mbytes_per_s,threads,cpu_share\n");
 	fflush(r->out);
 	ret = stream(r, &seconds, &bytes, &sig);
 	atomic_store(&r->cfg.stop, 1);

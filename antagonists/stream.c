@@ -2,6 +2,7 @@
 #include "stream.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -178,6 +179,17 @@ void *stream_main(void *arg)
 		if (off == len) {
 			off = 0;
 			pass++;
+		}
+		if (cfg->duty > 0 && cfg->duty < 1) {
+			/* on for the first duty x period of every period of
+			 * the monotonic clock (the same periods in every
+			 * thread), idle to the next period's start after */
+			double in = fmod(now_s(), cfg->period);
+
+			if (in >= cfg->duty * cfg->period)
+				pause_for(cfg, cfg->period - in);
+			if (cfg->rate > 0)
+				last = now_s();	/* no tokens for the idle */
 		}
 		if (cfg->rate > 0) {
 			/* token bucket: rate bytes/s, depth of two chunks */

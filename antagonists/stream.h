@@ -35,6 +35,8 @@ struct stream_cfg {
 	enum stream_mode mode;
 	unsigned int access;	/* 16 or 64 */
 	double rate;		/* bytes/s per thread; 0 = unlimited */
+	double duty;		/* share of each period streamed; 1 = always */
+	double period;		/* seconds per duty period */
 	enum huge_mode huge;
 	const int *nodes;	/* 0 or 1 node to bind the buffers to */
 	int nnodes;

@@ -19,9 +19,12 @@ _RECIPE = {"libs": ["lib"], "make": ["antagonists"], "sources": ["antagonists/Ma
 BUILDS = {NAME: _RECIPE, FILLER: _RECIPE}
 
 
-def argv(*, cpus: list[int], node: int, buffer: str, write_fraction: int = 50, access_size: int = 64) -> list[str]:
+def argv(*, cpus: list[int], node: int, buffer: str, write_fraction: int = 50, access_size: int = 64,
+         duty: float = 1.0) -> list[str]:
+    """``duty`` < 1: stream that share of every 100 ms period (``--duty``), idle the rest."""
     return ["build/bin/antagonist", "--cpus", cpulist.format(cpus), "--mem-node", str(node), "--buffer", buffer,
-            "--write-fraction", str(write_fraction), "--access-size", str(access_size)]
+            "--write-fraction", str(write_fraction), "--access-size", str(access_size)] + \
+        (["--duty", f"{duty:.6g}"] if duty < 1 else [])
 
 
 def role(argv_: list[str]) -> dict:
@@ -30,13 +33,19 @@ def role(argv_: list[str]) -> dict:
 
 
 def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
-    """Per-second bandwidth and its mean over the run (a summary row)."""
+    """Per-second bandwidth and its mean over the run (a summary row), with the CPU share it got
+    over the same seconds (``antagonist_cpu_share``)."""
     series = read_series(outdir / role_["output"][1])
     out = [{"t_s": a["t_s"], "metric": "antagonist_bandwidth", "value": a["mbytes_per_s"], "unit": "MB/s",
             "tool": "antagonist"} for a in series]
     if series:
         mean = sum(float(a["mbytes_per_s"]) for a in series) / len(series)
         out.append({"metric": "antagonist_bandwidth", "value": f"{mean:.6g}", "unit": "MB/s", "tool": "antagonist"})
+        if all(a.get("cpu_share") not in (None, "") for a in series):
+            # the share of its CPUs it ran on over the same seconds (its fitted lines in flight scale with it)
+            share = sum(float(a["cpu_share"]) for a in series) / len(series)
+            out.append({"metric": "antagonist_cpu_share", "value": f"{share:.4g}", "unit": "fraction",
+                        "tool": "antagonist"})
     return out
 
 

@@ -2,7 +2,8 @@
 
 A benchmark prints ratios and figures of merit (points per second, seconds per family, ratios of
 paired runs), never a pass/fail verdict on a timing: speed targets are judged by reading them.
-Each module has ``main(argv) -> int``; ``NAME`` runs ``bench/bench_NAME.py`` alone.
+Each module has ``main(argv) -> int``; ``NAME`` runs ``bench/bench_NAME.py`` alone, and
+``NAME -- ARGS...`` passes ARGS to it (e.g. ``python -m bench fidelity -- --host-dir results/HOST``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ from pathlib import Path
 
 def main(argv: list[str]) -> int:
     here = Path(__file__).resolve().parent
+    args: list[str] = []
+    if "--" in argv:
+        argv, args = argv[: argv.index("--")], argv[argv.index("--") + 1:]
+        if len(argv) != 1:
+            print("tierbench: error: arguments after -- go to one benchmark: python -m bench NAME -- ARGS",
+                  file=sys.stderr)
+            return 2
     names = argv or sorted(p.stem[len("bench_"):] for p in here.glob("bench_*.py"))
     if not names:
         print("bench: no benchmarks (bench/bench_*.py)")
@@ -26,7 +34,7 @@ def main(argv: list[str]) -> int:
             return 2
         print(f"== bench {name}", flush=True)
         t0 = time.monotonic()
-        rc = importlib.import_module(f"bench.bench_{name}").main([])
+        rc = importlib.import_module(f"bench.bench_{name}").main(args)
         print(f"== bench {name}: exit {rc} after {time.monotonic() - t0:.0f} s", flush=True)
         worst = max(worst, rc)
     return worst

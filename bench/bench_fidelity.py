@@ -1,6 +1,6 @@
 """The model's error on this host: fidelity.csv's score, and what each model input changes.
 
-    python -m bench fidelity [--host-dir results/HOST]
+    python -m bench fidelity [-- --host-dir results/HOST]
 
 Reads a results directory that ``make run`` wrote here (default: results/<this host's profile
 name>/; the measured points, host_facts.json, the curves and the points' meta.json) and runs the
@@ -11,10 +11,22 @@ fidelity driver (workflows/harness/fidelity.py) on copies of it, three ways:
 - ``read-only curve``: the same with only the curves' read-only points (what a model fed only
   memchar's read-only loaded-latency curve predicts: the issue's example);
 - ``no CPU share``: throughputs not scaled by the CPU share each workload got;
+- ``whole-run CPU share``: GUPS's CPU share over its whole run, start-up included (meta.json's
+  usage), instead of over the seconds its throughput is averaged on;
+- ``antagonist fit at the wall``: ``antagonist_mlp`` fitted by matching tiersim's antagonist
+  bandwidth to the measured one (ill-determined where that sits at the curve's wall) instead of
+  Little's law on the measured bandwidth and curve;
+- ``antagonist share unscaled``: the antagonist's fitted lines in flight used as they are at
+  every point, not scaled by the CPU share it got there (its ``antagonist_cpu_share``);
+- ``mix1:1 curve``: the 1:1 curve made of memchar's mix1:1 injector's points (stores to lines it
+  did not read: its write-allocate reads are not counted) instead of rmw's (curves/injectors/);
+- ``as last built``: the mix1:1 curve, the whole-run CPU share, the fit at the wall and the
+  unscaled antagonist together (the model before the rmw sweep, the window's CPU share
+  and the Little's-law fit);
 - ``sweep only``: the curves' walls as the loaded sweep's injectors reached them (no bandwidth
   experiment, no traffic seen at the antagonist's calibration point);
-- ``as first built``: the sweep's own walls and no CPU share together (the model before this
-  host's misses were fixed).
+- ``as first built``: the sweep's own walls, no CPU share, the mix1:1 curve and the fit at the
+  wall together (the model before this host's misses were fixed).
 
 Printed per way: per metric N, median and worst |error| of the validation rows (and the point),
 the calibration rows, the unrepresented rows with their reasons, the largest errors, and the
@@ -52,6 +64,20 @@ def read_only(host: Path) -> None:
             df[df["read_ratio"] == 1].to_csv(f, index=False)
 
 
+def mix_curve(host: Path) -> None:
+    """The 1:1 curve of each pair from the mix1:1 injector's points (curves/injectors/<pair>.csv)."""
+    shutil.rmtree(host / "model-curves", ignore_errors=True)
+    for f in (host / "curves" / "injectors").glob("*.csv"):
+        inj = pd.read_csv(f)
+        mix = inj[inj["op"] == "mix1:1"]
+        if mix.empty:
+            continue
+        cur = host / "curves" / f.name
+        df = pd.read_csv(cur)
+        df = pd.concat([df[df["read_ratio"] != 0.5], mix[["read_ratio", "bandwidth_mbps", "latency_ns"]]])
+        df.sort_values(["read_ratio", "bandwidth_mbps"]).to_csv(cur, index=False, float_format="%.6g")
+
+
 def sweep_only(host: Path) -> None:
     shutil.rmtree(host / "characterize" / "bandwidth", ignore_errors=True)
     shutil.rmtree(host / "model-curves", ignore_errors=True)
@@ -87,7 +113,14 @@ def main(argv: list[str]) -> int:
         print(f"bench fidelity: skipped: {src} has no measured results (run `make run` first)")
         return 0
     ways = {"model": (None, []), "read-only curve": (read_only, []), "no CPU share": (None, ["cpu-share"]),
-            "sweep only": (sweep_only, ["observed"]), "as first built": (sweep_only, ["observed", "cpu-share"])}
+            "whole-run CPU share": (None, ["process-share"]),
+            "antagonist fit at the wall": (None, ["antagonist-wall"]),
+            "antagonist share unscaled": (None, ["antagonist-share"]),
+            "mix1:1 curve": (mix_curve, []),
+            "as last built": (mix_curve, ["process-share", "antagonist-wall", "antagonist-share"]),
+            "sweep only": (sweep_only, ["observed"]),
+            "as first built": (lambda h: (sweep_only(h), mix_curve(h)),
+                               ["observed", "cpu-share", "antagonist-wall", "antagonist-share"])}
     with tempfile.TemporaryDirectory(prefix="bench-fidelity-") as tmp:
         for name, (change, ablate) in ways.items():
             host = Path(tmp) / name.replace(" ", "-") / src.name

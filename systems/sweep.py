@@ -290,16 +290,19 @@ def contention(family: str, config: dict, host: Host, cc: dict, columns: dict, w
     """``contention_single_node``: each workload (name, scenario role bound to the node, its
     parameter columns) alone and beside the antagonist on the one node of a single-node host
     (:func:`single_node`), at the intensities of ``cc`` (a family's ``contention`` block:
-    intensities, antagonist_buffer, write_fraction, access_size, warmup_s). Point ids
-    ``{workload}-i{k}-t{threads}``, or ``i{k}-t{threads}`` without ``prefix``."""
+    intensities, antagonist_buffer, write_fraction, access_size, warmup_s; a level below 3x on a
+    host with fewer than 3 antagonist CPUs is a duty-cycled antagonist: ``intensity_levels``).
+    Point ids ``{workload}-i{k}-t{threads}``, or ``i{k}-t{threads}`` without ``prefix``."""
     prof = host.profile
     node = single_node(host)
     ant = prof["cpus"]["antagonist"]
     rows = []
     for name, role, params in workloads:
-        for k, threads in intensity_levels(prof, cc["intensities"], f"experiment config: {family}/contention/intensities"):
+        for k, threads, duty in intensity_levels(prof, cc["intensities"],
+                                                 f"experiment config: {family}/contention/intensities"):
             bg = [antagonist.role(antagonist.argv(cpus=ant[:threads], node=node, buffer=cc["antagonist_buffer"],
-                                                  write_fraction=cc["write_fraction"], access_size=cc["access_size"]))] \
+                                                  write_fraction=cc["write_fraction"], access_size=cc["access_size"],
+                                                  duty=duty))] \
                 if threads else []
             sc = scenario(role, background=bg, probes=probes(prof["cpus"]["app"], node) if probes else (),
                           warmup_s=cc["warmup_s"], timeout_s=timeout_s)

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(not TIERSIM.exists(), reason="build/bin/tiersim 
 
 APP_MLP, ANT_MLP = 3.0, 8.0  # the synthetic host's true lines in flight
 COLS = ["host", "backend", "family", "experiment", "workload", "system", "colloid", "intensity", "rep", "t_s", "metric",
-        "value", "unit", "tool", "target", "point", "threads"]
+        "value", "unit", "tool", "target", "point", "threads", "app_threads"]
 GUPS = ["build/bin/gups", "--cpus", "0", "--mem-node", "0", "--working-set", "512M", "--hot-set", "128M",
         "--hot-share", "0.9", "--object-size", "64", "--op", "rmw", "--duration", "5", "--seed", "1"]
 
@@ -70,15 +70,21 @@ def write_point(host: Path, family: str, exp: str, pid: str, rows: list[dict], a
     (d / "meta.json").write_text(json.dumps({"point": ctx, "argv": argv, **(meta or {})}))
 
 
-def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth", shares: dict | None = None) -> Path:
-    """results/<host>/ of a one-node host whose contention points tiersim made with APP_MLP/ANT_MLP."""
+def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth", shares: dict | None = None,
+                   window_shares: dict | None = None, ant_shares: dict | None = None) -> Path:
+    """results/<host>/ of a one-node host whose contention points tiersim made with APP_MLP/ANT_MLP.
+    ``shares``: the CPU share GUPS got over its whole run (meta.json's usage); ``window_shares``: over
+    its measured window (GUPS's own cpu_share row), which the model then reads instead;
+    ``ant_shares``: the antagonist's CPU share per point (its lines in flight in proportion:
+    ANT_MLP at the highest intensity's share)."""
     host = tmp / name
     host.mkdir(parents=True)
     (host / "host_facts.json").write_text(json.dumps(facts(name)))
     write_curve(host / "curves" / "c0-m0.csv")
     model = fidelity.Model({"default": {"curve": str(host / "curves" / "c0-m0.csv"), "capacity_gib": 16}}, tiersim=TIERSIM)
-    true = ["--app-mlp", str(APP_MLP), "--antagonist-mlp", str(ANT_MLP)]
     for t in (0, 1, 2, 3):
+        mlp = ANT_MLP * (ant_shares[t] / ant_shares[3] if ant_shares and t else 1.0)
+        true = ["--app-mlp", str(APP_MLP), "--antagonist-mlp", f"{mlp:.6g}"]
         pid = f"i{t}-t{t}"
         p = {"argv": {"gups": GUPS, "latency": ["build/bin/memchar", "latency", "--buffer-mib", "256"]}, "threads": t}
         if t:
@@ -86,10 +92,17 @@ def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth"
                                        write_fraction if t == 2 else "50", "--access-size", "64"]
         g = model.single_node(workload=tiering_fidelity.gups_workload(GUPS), app_cores=1, antagonist_threads=t, extra=true)
         probe = model.single_node(workload=tiering_fidelity.probe_workload(p["argv"]), app_cores=1, antagonist_threads=t,
-                                  extra=["--antagonist-mlp", str(ANT_MLP), "--app-mlp", "1", "--app-think-ns", "0"])
-        share = (shares or {}).get(t, 1.0)
+                                  extra=["--antagonist-mlp", f"{mlp:.6g}", "--app-mlp", "1", "--app-think-ns", "0"])
+        share = (window_shares or shares or {}).get(t, 1.0)
         rows = [{"workload": "gups", "metric": "throughput", "value": g["throughput"] * share, "unit": "Mops/s"},
-                {"workload": "gups", "metric": "latency_default", "value": probe["latency_default"], "unit": "ns"}]
+                {"workload": "gups", "metric": "latency_default", "value": probe["latency_default"], "unit": "ns"},
+                # GUPS's own traffic, a per-second row (what the antagonist's fit reads beside its own)
+                {"workload": "gups", "metric": "app_bandwidth", "t_s": 1.0,
+                 "value": g["bandwidth_default"] - g["antagonist_bandwidth"], "unit": "MB/s"}]
+        if window_shares:
+            rows.append({"workload": "gups", "metric": "cpu_share", "value": share, "unit": "fraction"})
+        if ant_shares and t:
+            rows.append({"workload": "gups", "metric": "antagonist_cpu_share", "value": ant_shares[t], "unit": "fraction"})
         if t:
             rows.append({"workload": "gups", "metric": "antagonist_bandwidth", "value": g["antagonist_bandwidth"],
                          "unit": "MB/s"})
@@ -129,6 +142,129 @@ def test_the_cpu_share_a_workload_got_scales_its_prediction(tmp_path):
     assert len(v) == 3 and v["rel_error"].abs().max() < 2e-3
     prof = yaml.safe_load((host / "model-profile.yaml").read_text())
     assert prof["calibration"]["app_mlp"]["value"] == pytest.approx(APP_MLP, rel=2e-3)
+
+
+def test_the_cpu_share_of_the_measured_window_is_read_before_the_whole_runs(tmp_path):
+    """GUPS's own cpu_share row (its CPU time over the seconds its throughput is averaged on) scales
+    the prediction; the whole run's share (meta.json, start-up included) is then not used: here it
+    says 1.0 everywhere and would leave the throughputs off by the window's shares."""
+    host = synthetic_host(tmp_path, window_shares={0: 0.5, 1: 1.0, 2: 0.25, 3: 0.8})
+    for t in range(4):
+        meta = host / "tiering" / "contention_single_node" / f"i{t}-t{t}" / "rep0" / "meta.json"
+        m = json.loads(meta.read_text())
+        meta.write_text(json.dumps({**m, "usage": {"gups": {"user_s": 4, "system_s": 0, "wall_s": 4}}}))
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host).query("role == 'validation' and metric == 'throughput_mops'")
+    assert len(v) == 3 and v["rel_error"].abs().max() < 2e-3
+    cal = read(host).query("role == 'calibration' and metric == 'throughput_mops'")
+    assert "the measured window" in cal["reason"].iloc[0]
+    fidelity.run(host, [], tiersim=TIERSIM, ablate=("process-share",))
+    v = read(host).query("role == 'validation' and metric == 'throughput_mops'")
+    assert v["rel_error"].abs().max() > 0.5  # the i2 point (a quarter of its CPU) read at the whole run's 1.0
+
+
+def test_the_antagonists_lines_in_flight_come_from_littles_law(tmp_path):
+    """antagonist_mlp = its measured lines per ns x (think time + the curve's latency at the traffic
+    measured there) per core: the true value back, its source said in the profile."""
+    host = synthetic_host(tmp_path)
+    fidelity.run(host, [], tiersim=TIERSIM)
+    cal = yaml.safe_load((host / "model-profile.yaml").read_text())["calibration"]["antagonist_mlp"]
+    assert cal["value"] == pytest.approx(ANT_MLP, rel=2e-3)
+    assert "Little's law" in cal["source"] and "20 ns" in cal["source"]
+
+
+def test_a_duty_cycled_antagonist_is_the_time_weighted_mix_of_its_two_states(tmp_path):
+    """A 2-core host's 1x and 2x: the one antagonist CPU streaming 1/3 and 2/3 of the time
+    (--duty). Measurements made as the mix of tiersim's on and off states are predicted within
+    the tolerance (throughput by time, the probe's latency by loads), and the calibration stays
+    on the point where the antagonist streams all the time."""
+    host = tmp_path / "duty"
+    host.mkdir()
+    (host / "host_facts.json").write_text(json.dumps(facts("duty")))
+    write_curve(host / "curves" / "c0-m0.csv")
+    model = fidelity.Model({"default": {"curve": str(host / "curves" / "c0-m0.csv"), "capacity_gib": 16}}, tiersim=TIERSIM)
+    true = ["--app-mlp", str(APP_MLP), "--antagonist-mlp", str(ANT_MLP)]
+    lat = {"latency": ["build/bin/memchar", "latency", "--buffer-mib", "256"]}
+
+    def run(t: int) -> tuple[dict, dict]:
+        g = model.single_node(workload=tiering_fidelity.gups_workload(GUPS), app_cores=1, antagonist_threads=t, extra=true)
+        probe = model.single_node(workload=tiering_fidelity.probe_workload(lat), app_cores=1, antagonist_threads=t,
+                                  extra=["--antagonist-mlp", str(ANT_MLP), "--app-mlp", "1", "--app-think-ns", "0"])
+        return g, probe
+
+    (g0, p0), (g1, p1) = run(0), run(1)
+    for k in range(4):
+        f = k / 3
+        ant = ["build/bin/antagonist", "--cpus", "1", "--write-fraction", "50", "--access-size", "64"]
+        argv = {"gups": GUPS, **lat, **({"antagonist": ant + (["--duty", f"{f:.6g}"] if k < 3 else [])} if k else {})}
+        x = f * g1["throughput"] + (1 - f) * g0["throughput"]
+        latency = 1 / (f / p1["latency_default"] + (1 - f) / p0["latency_default"])
+        rows = [{"workload": "gups", "metric": "throughput", "value": x, "unit": "Mops/s"},
+                {"workload": "gups", "metric": "latency_default", "value": latency, "unit": "ns"},
+                {"workload": "gups", "metric": "app_bandwidth", "t_s": 1.0,
+                 "value": (g1["bandwidth_default"] - g1["antagonist_bandwidth"]) if k == 3 else x * 128, "unit": "MB/s"}]
+        if k:
+            rows.append({"workload": "gups", "metric": "antagonist_bandwidth", "value": f * g1["antagonist_bandwidth"],
+                         "unit": "MB/s"})
+        write_point(host, "tiering", "contention_single_node", f"i{k}-t{min(k, 1)}", rows, argv,
+                    {"workload": "gups", "intensity": k, "threads": min(k, 1)})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    df = read(host)
+    v = df[df["role"] == "validation"]
+    assert set(v[v["metric"] == "throughput_mops"]["point"]) == {"i1-t1", "i2-t1", "i3-t1"}
+    assert set(v[v["metric"] == "antagonist_bandwidth_mbps"]["point"]) == {"i1-t1", "i2-t1"}
+    assert v["rel_error"].abs().max() < 2e-3, v[["point", "metric", "rel_error"]]
+    cal = df[df["role"] == "calibration"]
+    assert set(cal[cal["metric"] == "antagonist_bandwidth_mbps"]["point"]) == {"i3-t1"}
+
+
+def test_the_antagonists_lines_in_flight_follow_its_cpu_share(tmp_path):
+    """An antagonist that got 30 % and 60 % of its CPU at 1x and 2x against 90 % at its
+    calibration point (3x) keeps lines in flight in proportion: predicted within the tolerance from
+    its antagonist_cpu_share rows; unscaled (the ablation) its bandwidth is far off."""
+    host = synthetic_host(tmp_path, ant_shares={1: 0.3, 2: 0.6, 3: 0.9})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host).query("role == 'validation'")
+    assert v["rel_error"].abs().max() < 2e-3, v[["point", "metric", "rel_error"]]
+    prof = yaml.safe_load((host / "model-profile.yaml").read_text())
+    assert "90% of its CPU time" in prof["calibration"]["antagonist_mlp"]["source"]
+    fidelity.run(host, [], tiersim=TIERSIM, ablate=("antagonist-share",))
+    v = read(host).query("role == 'validation' and metric == 'antagonist_bandwidth_mbps'")
+    assert v["rel_error"].abs().min() > 0.2
+
+
+def test_an_applications_slowdown_is_predicted_from_its_access_model(tmp_path):
+    """The apps family's hook: Silo's throughput beside the antagonist (streaming all the time, and
+    1/3 of the time) relative to its 0x run, each "measured" as tiersim's run of its access model
+    times the CPU share Silo got there (meta.json) with the antagonist's lines in flight at the share
+    it had: predicted within the tolerance; the 0x row is the reference (calibration)."""
+    from families.apps import fidelity as apps_fidelity  # noqa: PLC0415
+
+    host = synthetic_host(tmp_path, ant_shares={1: 0.9, 2: 0.9, 3: 0.9})
+    model = fidelity.Model({"default": {"curve": str(host / "curves" / "c0-m0.csv"), "capacity_gib": 16}}, tiersim=TIERSIM)
+    w = apps_fidelity.workload(apps_fidelity.access_models.models()["silo"])
+    silo = ["build/bin/silo-dbtest", "--num-threads", "1"]
+    for pid, t, duty, cpu, ant_share in (("silo-i0-t0", 0, 1.0, 0.8, None), ("silo-i1-t1", 1, 1 / 3, 0.5, 0.3),
+                                         ("silo-i3-t1", 1, 1.0, 0.6, 0.45)):
+        mlp = ANT_MLP * (ant_share / duty / 0.9 if ant_share else 1.0)
+        x = [model.single_node(workload=w, app_cores=1, antagonist_threads=k, extra=["--antagonist-mlp", f"{mlp:.6g}"])
+             ["throughput"] for k in (0, t)]
+        measured = cpu * (duty * x[1] + (1 - duty) * x[0])
+        ant = ["build/bin/antagonist", "--cpus", "1", "--write-fraction", "50", "--access-size", "64"]
+        argv = {"silo": silo, **({"antagonist": ant + (["--duty", f"{duty:.6g}"] if duty < 1 else [])} if t else {})}
+        rows = [{"workload": "silo", "metric": "throughput", "value": measured, "unit": "ops/s"}]
+        if ant_share:
+            rows.append({"workload": "silo", "metric": "antagonist_cpu_share", "value": ant_share, "unit": "fraction"})
+        write_point(host, "apps", "contention_single_node", pid, rows, argv,
+                    {"workload": "silo", "intensity": 3 * duty if t else 0, "threads": t, "app_threads": 1},
+                    {"usage": {"silo": {"user_s": 4 * cpu, "system_s": 0, "wall_s": 4}}})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    df = read(host)
+    a = df[df["family"] == "apps"]
+    assert set(a[a["role"] == "calibration"]["point"]) == {"silo-i0-t0"}
+    v = a[a["role"] == "validation"]
+    assert set(v["point"]) == {"silo-i1-t1", "silo-i3-t1"} and (v["metric"] == "slowdown_vs_0x").all()
+    assert v["rel_error"].abs().max() < 2e-3, v[["point", "rel_error"]]
 
 
 def test_a_wrong_curve_shows_as_error(tmp_path):

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from analysis import frame, schema
-from families.characterize.curves import curve_rows
+from families.characterize.curves import curve_rows, point_rows
 from workflows.harness.point import result_csv, with_context
 from workloads.fio import workload as fio
 from workloads.memchar import workload as memchar
@@ -97,6 +97,29 @@ def test_mlc_latency_matrix():
     got = {(r.cpu_node, r.mem_node): r.value for r in df.itertuples()}
     assert got == {(0, 0): 81.2, (0, 1): 135.9, (1, 0): 137.0, (1, 1): 80.7}
     assert (df["tool"] == "mlc").all() and (df["metric"] == "idle_latency").all()
+
+
+def test_the_1_1_curve_is_rmws_and_every_points_injector_is_recorded(tmp_path):
+    """Where rmw and mix1:1 both measured the 1:1 read ratio, the curve is rmw's points (its counted
+    bytes are what the memory moves); the injector table keeps every point with its op, delay,
+    injector threads and whether the curve took it."""
+    head, *_ = MEMCHAR.splitlines()
+    extra = [f"memchar,loaded,loaded_latency,{lat},ns,{op},1,0-1,0,0,node:0,,268435456,{d},{bw},x,thp:1.00,,1,0.5"
+             for op, d, bw, lat in (("mix1:1", 0, 24000.0, 280.0), ("mix1:1", 100, 4000.0, 200.0),
+                                    ("rmw", 0, 22000.0, 199.0), ("rmw", 10, 9000.0, 190.0), ("rmw", 100, 2000.0, 185.0))]
+    df = as_frame(memchar_rows(tmp_path, "\n".join([MEMCHAR.rstrip("\n"), *extra]) + "\n"))
+    cur = curve_rows(df)
+    half = cur[cur["read_ratio"] == 0.5]
+    assert list(half["bandwidth_mbps"]) == [2000.0, 9000.0, 22000.0] and list(half["latency_ns"]) == [185.0, 190.0, 199.0]
+    assert len(cur[cur["read_ratio"] == 1.0]) == 2
+    pts = point_rows(df)
+    assert list(pts.columns) == ["read_ratio", "bandwidth_mbps", "latency_ns", "op", "delay", "injectors", "in_curve"]
+    assert len(pts) == 7 and (pts["injectors"] == 1).all()
+    got = {(r.op, int(r.delay)): int(r.in_curve) for r in pts.itertuples()}
+    assert got[("mix1:1", 0)] == 0 and got[("rmw", 0)] == 1 and got[("read", 1600)] == 1
+    # without rmw, mix1:1 makes the 1:1 curve as before
+    only_mix = df[df["op"] != "rmw"]
+    assert list(curve_rows(only_mix).query("read_ratio == 0.5")["bandwidth_mbps"]) == [4000.0, 24000.0]
 
 
 def test_mlc_loaded_latency():

@@ -5,7 +5,7 @@ PROG=antagonist
 # shellcheck source=SCRIPTDIR/../../lib/testlib.sh
 . "$(dirname "$0")/../../lib/testlib.sh"
 
-HEADER='t_s,bytes,mbytes_per_s,threads'
+HEADER='t_s,bytes,mbytes_per_s,threads,cpu_share'
 CPU0=$(awk '/^Cpus_allowed_list/ { split($2, a, "[,-]"); print a[1] }' /proc/self/status)
 
 t_modes() {

@@ -47,6 +47,18 @@ def antagonist_problem(argv: dict) -> str | None:
     return same(argv)
 
 
+def duty_of(argv: dict) -> float:
+    from families.tiering.fidelity import duty_of as same  # noqa: PLC0415 - one antagonist model
+
+    return same(argv)
+
+
+def antagonist_options(model: Model, share: float | None, duty: float, skip: tuple[str, ...]):
+    from families.tiering.fidelity import antagonist_options as same  # noqa: PLC0415 - one antagonist model
+
+    return same(model, share, duty, skip)
+
+
 def workload(m: dict) -> list[str]:
     ws = access_models.gib(m["working_set"])
     hot = f"{max(1, round(ws * 1024 * m['hot_fraction']))}M"
@@ -63,9 +75,11 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
     d = summary(df)
     bw = d[d["metric"] == "antagonist_bandwidth"]
     table = access_models.models()
-    for app, g in bw.sort_values("threads", ascending=False).groupby("workload", sort=False):
+    for app, g in bw.sort_values(["threads", "intensity"], ascending=False).groupby("workload", sort=False):
         top = g.iloc[0]
         argv = model.meta(NAME, "contention_single_node", top["point"]).get("argv") or {}
+        if duty_of(argv) < 1:
+            continue
         n = cores(argv, d[d["point"] == top["point"]])
         if app not in table or n is None or antagonist_problem(argv) or int(top["threads"]) == 0:
             continue
@@ -130,8 +144,12 @@ def rows(df: pd.DataFrame, model: Model) -> list[dict]:
                 out.append(row(**common, measured=measured, predicted=None, role="unrepresented", reason=why))
                 continue
             w = workload(table[app])
-            opts = model.options(("app_mlp",), app)
+            duty = duty_of(argv)  # a duty-cycled antagonist: the time-weighted mix of its two states
+            ant_share = g[(g["point"] == pid) & (g["metric"] == "antagonist_cpu_share")]["value"]
+            skip, ant = antagonist_options(model, float(ant_share.mean()) if len(ant_share) else None, duty, ("app_mlp",))
+            opts = [*model.options(skip, app), *ant]
             x = [model.single_node(workload=w, app_cores=n, antagonist_threads=t, extra=opts)["throughput"] for t in (0, k)]
+            x[1] = duty * x[1] + (1 - duty) * x[0]
             # each run's throughput scaled by the CPU share the application got there (docs/fidelity.md)
             share = [share_of(model, g, q, app, n) for q in (base.index[0], pid)]
             out.append(row(**common, measured=measured, predicted=(x[0] * share[0]) / (x[1] * share[1]), role="validation"))

@@ -29,7 +29,7 @@ COLUMNS = {
     "uncore_khz": "number", "uncore_sockets": "text",
 }  # fmt: skip
 
-OP_SLUG = {"read": "read", "write": "write", "ntwrite": "ntwrite", "mix1:1": "mix1-1", "mix2:1": "mix2-1",
+OP_SLUG = {"read": "read", "write": "write", "ntwrite": "ntwrite", "rmw": "rmw", "mix1:1": "mix1-1", "mix2:1": "mix2-1",
            "mix3:1": "mix3-1", "write_persist": "write_persist"}
 MEMCHAR_TIMEOUT_S = 900
 MLC_TIMEOUT_S = 3600

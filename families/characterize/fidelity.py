@@ -35,7 +35,7 @@ from analysis.frame import load
 from workflows.harness import curvecheck
 
 from . import OP_SLUG
-from .curves import READ_RATIO
+from .curves import READ_RATIO, curve_ops
 
 PAIR = re.compile(r"^c(\d+)-m(\d+)\.csv$")
 
@@ -79,9 +79,10 @@ def peaks(host_dir: Path, pair: str) -> dict[float, tuple[float, str]]:
         return {}
     df = load(files)
     df = df[(df["metric"] == "bandwidth") & df["value"].notna()]
+    use = curve_ops(df["op"])  # the op that makes the ratio's curve (rmw before mix1:1)
     out = {}
     for op, g in df.groupby("op"):
-        if op in READ_RATIO:
+        if op in READ_RATIO and use.get(round(READ_RATIO[op], 4)) == op:
             out[round(READ_RATIO[op], 4)] = (float(g["value"].max()), f"characterize/bandwidth/{pair}/{OP_SLUG[op]}")
     return out
 

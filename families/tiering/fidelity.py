@@ -26,7 +26,7 @@ import math
 import pandas as pd
 
 import systems
-from workflows.harness import cpulist
+from workflows.harness import cpulist, curvecheck
 from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, row
 from workflows.harness.plan import size_bytes
 
@@ -34,6 +34,7 @@ NAME = "tiering"
 # tiersim's antagonist: 64 B lines, read-modify-write (every line read and written back: 50 % of
 # the accesses writes), docs/tier-model.md "Traffic fixed point" (s_b = 128 bytes per line)
 MODEL_ANTAGONIST = {"--write-fraction": "50", "--access-size": "64"}
+LINE_BYTES = 128  # bytes per antagonist line in tiersim's traffic: 64 read + 64 written back
 PROBE = "probe"
 
 
@@ -68,6 +69,26 @@ def antagonist_problem(argv: dict) -> str | None:
     return None
 
 
+def duty_of(argv: dict) -> float:
+    """The share of each period the point's antagonist streamed (its ``--duty``; 1 without it)."""
+    return float(opt(argv.get("antagonist") or [], "--duty", "1"))
+
+
+def mixed(on: dict[str, float], off: dict[str, float], duty: float) -> dict[str, float]:
+    """tiersim's summary for a duty-cycled antagonist: the time-weighted mix of its two steady
+    states (streaming ``duty`` of each period, idle the rest; a period of 100 ms is long beside the
+    memory's time scales, so each part is a steady state). Rates (throughput, bandwidths) average
+    over time; a latency is averaged over the loads, which complete at 1/L in each part:
+    1 / (duty / L_on + (1 - duty) / L_off)."""
+    if duty >= 1:
+        return on
+    out = {k: duty * v + (1 - duty) * off.get(k, 0.0) for k, v in on.items()}
+    for k in ("latency_default", "latency_alternate"):
+        if on.get(k) and off.get(k):
+            out[k] = 1 / (duty / on[k] + (1 - duty) / off[k])
+    return out
+
+
 def gups_workload(g: list[str]) -> list[str]:
     return ["--workload", "gups", "--working-set", opt(g, "--working-set"), "--hot-set", opt(g, "--hot-set"),
             "--hot-share", opt(g, "--hot-share", "0.9"), "--object-size", opt(g, "--object-size", "64"),
@@ -94,29 +115,68 @@ def points(df: pd.DataFrame, model: Model) -> list[dict]:
         else:
             why = antagonist_problem(argv)
         p = {"point": pid, "threads": int(g["threads"].iloc[0]), "intensity": float(g["intensity"].iloc[0]),
-             "argv": argv, "why": why, "rows": g, "share": 1.0}
+             "argv": argv, "why": why, "rows": g, "share": 1.0, "share_of": "none", "duty": duty_of(argv),
+             "ant_share": mean(g, pid, "antagonist_cpu_share")}
         if why is None:
-            reps = sorted({int(r) for r in g["rep"].dropna()}) or [0]
-            p["share"] = cpu_share(model, NAME, "contention_single_node", pid, reps, "gups", app_cores(p)) or 1.0
+            series = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["point"] == pid)
+                        & df["t_s"].notna() & (df["metric"] == "app_bandwidth")]
+            if len(series):  # GUPS's own traffic: its per-second rows, averaged per repetition, then over them
+                p["app_mbps"] = float(series.groupby("rep")["value"].mean().mean())
+        if why is None and model.cpu_share:
+            window = mean(g, pid, "cpu_share")
+            if window is not None and "process-share" not in model.ablate:
+                # GUPS's own: its CPU time over the seconds its throughput is averaged on
+                p["share"], p["share_of"] = min(1.0, window), "the measured window"
+            else:
+                reps = sorted({int(r) for r in g["rep"].dropna()}) or [0]
+                share = cpu_share(model, NAME, "contention_single_node", pid, reps, "gups", app_cores(p))
+                if share is not None:
+                    p["share"], p["share_of"] = share, "the whole run, start-up included"
         out.append(p)
-    return sorted(out, key=lambda p: p["threads"])
+    return sorted(out, key=lambda p: (p["threads"], p["intensity"]))
 
 
 def app_cores(p: dict) -> int:
     return len(cpulist.parse(opt(p["argv"]["gups"], "--cpus")))
 
 
+def antagonist_options(model: Model, share: float | None, duty: float, skip: tuple[str, ...] = ()) -> \
+        tuple[tuple[str, ...], list[str]]:
+    """(names to leave out of the fitted options, options to add) for a point whose antagonist got
+    the CPU share ``share`` (its ``antagonist_cpu_share``, over its whole duty cycle): the fitted
+    lines in flight scaled by its share while streaming (``share / duty``, at most 1) over the share
+    it had at the calibration point. A program that ran on half its CPU keeps half as many lines in
+    flight on average. Unscaled where either share is not measured, or ablated."""
+    fit = model.calibration.get("antagonist_mlp")
+    ref = fit.basis.get("antagonist_cpu_share") if fit else None
+    if "antagonist_mlp" in skip or not ref or share is None or "antagonist-share" in model.ablate:
+        return skip, []
+    scaled = fit.value * min(1.0, share / duty) / ref
+    return (*skip, "antagonist_mlp"), ["--antagonist-mlp", f"{scaled:.6g}"]
+
+
 def predict_gups(model: Model, p: dict, skip: tuple[str, ...] = (), extra: list[str] = ()) -> dict[str, float]:
-    """tiersim's summary for a GUPS point, its throughput scaled by the CPU share GUPS got there."""
-    out = model.single_node(workload=gups_workload(p["argv"]["gups"]), app_cores=app_cores(p),
-                            antagonist_threads=p["threads"], extra=[*model.options(skip, "gups"), *extra])
+    """tiersim's summary for a GUPS point (a duty-cycled antagonist: :func:`mixed`), its throughput
+    scaled by the CPU share GUPS got there (the antagonist's lines in flight by its own:
+    :func:`antagonist_options`)."""
+    skip, ant = antagonist_options(model, p.get("ant_share"), p["duty"], skip)
+
+    def at(threads: int) -> dict[str, float]:
+        return model.single_node(workload=gups_workload(p["argv"]["gups"]), app_cores=app_cores(p),
+                                 antagonist_threads=threads, extra=[*model.options(skip, "gups"), *ant, *extra])
+
+    out = mixed(at(p["threads"]), at(0), p["duty"]) if p["duty"] < 1 else at(p["threads"])
     return {**out, "throughput": out["throughput"] * p["share"]}
 
 
 def predict_probe(model: Model, p: dict) -> dict[str, float]:
-    return model.single_node(workload=probe_workload(p["argv"]), app_cores=1, antagonist_threads=p["threads"],
-                             extra=[*model.options(("app_mlp", "app_think_ns"), PROBE), "--app-mlp", "1",
-                                    "--app-think-ns", "0"])
+    skip, ant = antagonist_options(model, p.get("ant_share"), p["duty"], ("app_mlp", "app_think_ns"))
+
+    def at(threads: int) -> dict[str, float]:
+        return model.single_node(workload=probe_workload(p["argv"]), app_cores=1, antagonist_threads=threads,
+                                 extra=[*model.options(skip, PROBE), *ant, "--app-mlp", "1", "--app-think-ns", "0"])
+
+    return mixed(at(p["threads"]), at(0), p["duty"]) if p["duty"] < 1 else at(p["threads"])
 
 
 def observed(df: pd.DataFrame, host_dir) -> list[dict]:
@@ -124,7 +184,7 @@ def observed(df: pd.DataFrame, host_dir) -> list[dict]:
     antagonist's own bandwidth and GUPS's beside it, both 64 B lines read and written back (read
     ratio 0.5), what the default node was measured to carry."""
     model = Model({}, host_dir=host_dir)
-    pts = [p for p in points(df, model) if p["why"] is None and p["threads"] > 0
+    pts = [p for p in points(df, model) if p["why"] is None and p["threads"] > 0 and p["duty"] == 1
            and mean(p["rows"], p["point"], "antagonist_bandwidth")]
     if not pts:
         return []
@@ -154,26 +214,62 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
         f.rows = [row(point=base["point"], experiment="contention_single_node", family=NAME, workload="gups",
                       metric="throughput_mops", unit="Mops/s", measured=x0, predicted=pred, role="calibration",
                       reason=f"fitted app_mlp = {v:.3g} lines in flight per GUPS core from this point "
-                             f"(GUPS had {base['share']:.0%} of its CPU time)")]
+                             f"(GUPS had {base['share']:.0%} of its CPU time over {base['share_of']})")]
         fits.append(f)
         model.calibration[f.name] = f
-    loaded = [p for p in pts if p["threads"] > 0 and mean(p["rows"], p["point"], "antagonist_bandwidth")]
+    loaded = [p for p in pts if p["threads"] > 0 and p["duty"] == 1 and mean(p["rows"], p["point"], "antagonist_bandwidth")]
     if loaded and base:
         top = loaded[-1]
         bw = mean(top["rows"], top["point"], "antagonist_bandwidth")
-        v = bisect(lambda m: predict_gups(model, top, ("antagonist_mlp",),
-                                          ["--antagonist-mlp", f"{m:.6g}"])["antagonist_bandwidth"], bw, 0.05, 1024)
+        if "antagonist-wall" in model.ablate:
+            v = bisect(lambda m: predict_gups(model, top, ("antagonist_mlp",),
+                                              ["--antagonist-mlp", f"{m:.6g}"])["antagonist_bandwidth"], bw, 0.05, 1024)
+            how = "the antagonist's own measured bandwidth beside GUPS at the highest intensity, matched by tiersim"
+        else:
+            v, how = little(model, top, bw)
         f = Fit("antagonist_mlp", "--antagonist-mlp", v, "lines", [f"{NAME}/contention_single_node/{top['point']}"],
-                "the antagonist's own measured bandwidth beside GUPS at the highest intensity")
+                how)
+        if top.get("ant_share"):
+            f.basis["antagonist_cpu_share"] = top["ant_share"]
+            f.how += (f"; the antagonist had {top['ant_share']:.0%} of its CPU time there, and at another point its "
+                      "lines in flight are scaled by the share it had there")
         pred = predict_gups(model, top, ("antagonist_mlp",), ["--antagonist-mlp", f"{v:.6g}"])["antagonist_bandwidth"]
         past = (f"; the measured bandwidth is past the model curve's wall, so the fit stops where the antagonist "
-                f"reaches it ({pred:.4g} MB/s)") if pred < 0.95 * bw else ""
+                f"reaches it ({pred:.4g} MB/s)") if "antagonist-wall" in model.ablate and pred < 0.95 * bw else ""
         f.how += past
         f.rows = [row(point=top["point"], experiment="contention_single_node", family=NAME, workload="antagonist",
                       metric="antagonist_bandwidth_mbps", unit="MB/s", measured=bw, predicted=pred, role="calibration",
                       reason=f"fitted antagonist_mlp = {v:.3g} lines in flight per antagonist core from this point{past}")]
         fits.append(f)
     return fits
+
+
+def traffic(p: dict) -> float:
+    """The memory traffic measured at a contention point (MB/s): the antagonist's bandwidth and
+    GUPS's (its per-second rows), each the mean over the repetitions."""
+    s = p["rows"]
+    ant = mean(s, p["point"], "antagonist_bandwidth") or 0.0
+    return ant + (p.get("app_mbps") or 0.0)
+
+
+def little(model: Model, p: dict, bw: float) -> tuple[float, str]:
+    """``antagonist_mlp`` from Little's law on measured quantities only: the antagonist's lines per
+    ns (its measured bandwidth over tiersim's 128 B per line, 64 read + 64 written back:
+    MODEL_ANTAGONIST) times its time per line (tiersim's antagonist think time plus the latency the
+    default tier's curve gives at the traffic measured there, antagonist and GUPS together, at the
+    1:1 read ratio of both), per antagonist core. Each input is measured, so the fit does not swing
+    with where the fixed point sits near the curve's wall (docs/fidelity.md)."""
+    curve = curvecheck.load_for_tiersim(model.tiers["default"]["curve"])
+    total = traffic(p)
+    wall = max(r.wall_mbps for r in curve.ratios.values())
+    lat = curvecheck.latency_at(curve, 0.5, min(total, wall))
+    z = model.default("antagonist-think-ns")
+    lines_per_ns = bw * 1e6 / LINE_BYTES / 1e9
+    v = lines_per_ns * (z + lat) / max(p["threads"], 1)
+    how = (f"Little's law on the highest intensity: the antagonist's measured {bw:.4g} MB/s over {LINE_BYTES} B per "
+           f"line, times (its think time {z:g} ns + {lat:.4g} ns, the default tier's 1:1 curve at the {total:.4g} MB/s "
+           f"measured there with GUPS), over its {p['threads']} cores")
+    return v, how
 
 
 def calibration_points(model: Model) -> set[tuple[str, str]]:

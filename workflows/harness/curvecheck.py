@@ -428,3 +428,35 @@ def unloaded_at(curve: dict[float, float], ratio: float) -> float:
             f = (ratio - lo) / (hi - lo)
             return curve[lo] + f * (curve[hi] - curve[lo])
     raise AssertionError("unreachable")
+
+
+def latency_at(curve: Curve, rr: float, mbps: float) -> float:
+    """The latency (ns) tiersim reads off a tabulated curve at read ratio ``rr`` and ``mbps`` of
+    traffic, as colloid/sim/src/curve.c's curve_latency does: each ratio's kept points linearly
+    interpolated (the first latency below them, the last one above: the wall, where tiersim's
+    closed loop takes over); between two measured ratios, each read at the same share of its
+    wall, weighted by the distance in read ratio."""
+    if curve.param:
+        raise CurveError(f"{curve.spec}: parametric curve: no tabulated points to read")
+    rs = sorted(curve.ratios)
+
+    def one(r: Ratio, b: float) -> float:
+        pts = r.kept
+        if b <= pts[0][0]:
+            return pts[0][1]
+        if b >= pts[-1][0]:
+            return pts[-1][1]
+        for (b0, l0), (b1, l1) in zip(pts, pts[1:], strict=False):
+            if b0 <= b <= b1:
+                return l0 + (l1 - l0) * (b - b0) / (b1 - b0)
+        raise AssertionError("unreachable")
+
+    if len(rs) == 1 or rr <= rs[0]:
+        return one(curve.ratios[rs[0]], mbps)
+    if rr >= rs[-1]:
+        return one(curve.ratios[rs[-1]], mbps)
+    hi = next(i for i, r in enumerate(rs) if r >= rr)
+    a, b = curve.ratios[rs[hi - 1]], curve.ratios[rs[hi]]
+    t = (rr - a.ratio) / (b.ratio - a.ratio)
+    u = mbps / ((1 - t) * a.wall_mbps + t * b.wall_mbps)
+    return (1 - t) * one(a, u * a.wall_mbps) + t * one(b, u * b.wall_mbps)

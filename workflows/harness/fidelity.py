@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -64,6 +65,7 @@ class Fit:
     how: str
     rows: list[dict] = field(default_factory=list)
     scope: str = ""  # what it applies to (a workload), empty for the whole host
+    basis: dict = field(default_factory=dict)  # measured inputs of the calibration point it is relative to
 
     def entry(self) -> dict:
         return {"value": float(f"{self.value:.6g}"), "unit": self.unit,
@@ -119,6 +121,7 @@ class Model:
         self.tiers = tiers
         self.host_dir = host_dir
         self.cpu_share = True  # scale throughputs by the CPU share each workload got (cpu_share)
+        self.ablate: frozenset[str] = frozenset()  # model inputs left out (bench/bench_fidelity.py): the hooks read it
         self.tiersim = str(tiersim)
         self.cwd = cwd
         self.calibration: dict[str, Fit] = {}
@@ -155,6 +158,17 @@ class Model:
             if f.name not in skip and f.scope in ("", scope):
                 out += [f.option, f"{f.value:.6g}"]
         return out
+
+    def default(self, option: str) -> float:
+        """tiersim's default of one of its options (``--help`` says "(default N)"), for a fit that
+        needs a value tiersim uses but the host does not set."""
+        if not hasattr(self, "_help"):
+            p = subprocess.run([self.tiersim, "--help"], cwd=self.cwd, capture_output=True, text=True, check=False)
+            self._help = p.stdout + p.stderr
+        m = re.search(rf"--{re.escape(option)}\b[^\n]*\(default ([0-9.eE+-]+)\)", self._help)
+        if not m:
+            raise ConfigError(f"tiersim --help does not give the default of --{option}")
+        return float(m.group(1))
 
     def run(self, argv: list[str]) -> dict[str, float]:
         """tiersim's summary (metric -> value) of one run: ``argv`` without the binary."""
@@ -258,7 +272,8 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
     compare: skip, saying why) or ``csv`` (when it is skipped after all, fidelity.skipped says why and
     fidelity.csv is a header without rows). ``ablate`` (bench/bench_fidelity.py): ``observed`` (no
     wall raised by another family's measured bandwidth), ``cpu-share`` (throughputs not scaled by
-    the CPU share the workload got)."""
+    the CPU share the workload got); any other name is passed to the families' hooks as
+    ``model.ablate``."""
     facts_file = host_dir / "host_facts.json"
     if not facts_file.exists():
         raise ConfigError(f"{host_dir}: no host_facts.json (not a results directory of a host)")
@@ -294,6 +309,7 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
     model = Model({t["name"]: {"curve": str((host_dir / t["curve"]).resolve()), "capacity_gib": t["capacity_gib"]}
                    for t in tiers}, tiersim=tiersim, host_dir=host_dir)
     model.cpu_share = "cpu-share" not in ablate
+    model.ablate = frozenset(ablate)
     fits: list[Fit] = []
     for m in mods:
         if hasattr(m, "calibrate") and not df.empty:
@@ -329,8 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tiersim", default=TIERSIM, help="the tiersim binary (default build/bin/tiersim)")
     ap.add_argument("--expect", choices=("csv", "skipped"), default=None,
                     help="the file the workflow's rule needs (fidelity.csv or fidelity.skipped)")
-    ap.add_argument("--ablate", action="append", default=[], choices=("observed", "cpu-share"),
-                    help="leave out one model input (for bench/bench_fidelity.py; not for results)")
+    ap.add_argument("--ablate", action="append", default=[],
+                    help="leave out one model input (for bench/bench_fidelity.py; not for results): observed, "
+                         "cpu-share, or a name a family's hook reads (docs/fidelity.md)")
     ap.add_argument("inputs", nargs="*", type=Path, help="measured rows (result.csv or measurements.csv)")
     args = ap.parse_args(argv)
     try:

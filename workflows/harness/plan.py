@@ -213,20 +213,25 @@ def antagonist_threads(prof: dict, k: float, what: str = "experiment config: int
     return n
 
 
-def intensity_levels(prof: dict, intensities: str | list, what: str) -> list[tuple[float, int]]:
-    """(intensity, antagonist threads) for a single-node contention sweep: ``auto`` is 0x..3x
+def intensity_levels(prof: dict, intensities: str | list, what: str) -> list[tuple[float, int, float]]:
+    """(intensity, antagonist threads, duty) for a single-node contention sweep: ``auto`` is 0x..3x
     scaled to the antagonist CPUs the profile grants (3x = all of them; levels that round to the
-    same thread count are run once), or the listed intensities (k x cores_per_unit threads)."""
+    same thread count are run once), or the listed intensities (k x cores_per_unit threads). With
+    fewer than 3 antagonist CPUs, ``auto``'s 1x and 2x would round onto 0x and 3x: they run on all
+    of them with a duty cycle instead (the antagonist's ``--duty k/3``: streaming k/3 of every
+    period, so k/3 of the 3x load on average). Duty 1 everywhere else."""
     if intensities == "auto":
         n = len(prof["cpus"]["antagonist"])
+        if 0 < n < 3:
+            return [(0.0, 0, 1.0)] + [(float(k), n, k / 3) for k in (1, 2, 3)]
         levels = sorted({(round(k * n / 3), k) for k in (0, 1, 2, 3)}, key=lambda x: x[1])
         seen, chosen = set(), []
         for threads, _k in levels:
             if threads not in seen:
                 seen.add(threads)
-                chosen.append((3 * threads / n if n else 0.0, threads))
+                chosen.append((3 * threads / n if n else 0.0, threads, 1.0))
         return chosen
-    return [(float(k), antagonist_threads(prof, k, what)) for k in intensities]
+    return [(float(k), antagonist_threads(prof, k, what), 1.0) for k in intensities]
 
 
 def measured(config: dict, host: Host, sc: dict, *, note: str = "", parse: dict | None = None,

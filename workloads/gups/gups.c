@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -54,7 +55,8 @@ static void usage(FILE *f)
 "Usage: " PROG " [OPTION]...\n"
 "Random updates of fixed-size objects in a working set with a hot set.\n"
 "Writes one CSV row per report interval: t_s,updates,updates_per_s,\n"
-"gbytes_per_s,bytes,phase; a summary line goes to stderr at exit.\n"
+"gbytes_per_s,bytes,phase,cpu_share (the process's CPU time in the\n"
+"interval over interval x threads); a summary line goes to stderr at exit.\n"
 "\n"
 "Workload:\n"
 "  --working-set SIZE     bytes of memory accessed (K/M/G/T suffixes,\n"
@@ -302,7 +304,18 @@ struct run {
 	size_t len;
 	FILE *out;
 	sigset_t sigs;
+	double last_cpu;	/* process CPU seconds at the last row */
 };
+
+/* CPU seconds of the whole process (its threads' user + system time). */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* Start one function on every thread and wait for all; -errno on failure. */
 static int run_all(struct run *r, void *(*fn)(void *))
@@ -344,13 +357,22 @@ static uint64_t bytes_of(const struct run *r, uint64_t updates, uint64_t rmw)
 	return (updates + rmw) * r->o.object_size;
 }
 
+/*
+ * One report row. cpu_share: the CPU time the process got in the interval
+ * over the interval times the worker threads, the share of its CPUs it ran
+ * on while it was measured (start-up, before t = 0, is not in any row).
+ */
 static void row(struct run *r, double t, double dt, uint64_t du,
 		uint64_t dbytes, int phase)
 {
+	double cpu = cpu_s(), share;
+
 	if (dt <= 0)
 		dt = 1e-9;
-	fprintf(r->out, "%.3f,%" PRIu64 ",%.1f,%.4f,%" PRIu64 ",%d\n", t, du,
-		du / dt, dbytes / dt / 1e9, dbytes, phase);
+	share = (cpu - r->last_cpu) / (dt * r->o.threads);
+	r->last_cpu = cpu;
+	fprintf(r->out, "%.3f,%" PRIu64 ",%.1f,%.4f,%" PRIu64 ",%d,%.4f\n", t,
+		du, du / dt, dbytes / dt / 1e9, dbytes, phase, share);
 	fflush(r->out);
 }
 
@@ -363,6 +385,7 @@ static int timed(struct run *r, double *seconds, int *stop_sig)
 	unsigned int i, started;
 	int ret = 0, sig = 0;
 
+	r->last_cpu = cpu_s();
 	t0 = now_s();
 	for (started = 0; started < o->threads; started++) {
 		ret = -pthread_create(&r->th[started].tid, NULL, gups_run_main,
@@ -547,7 +570,8 @@ int main(int argc, char **argv)
 		}
 	}
 
-	fprintf(r->out, "t_s,updates,updates_per_s,gbytes_per_s,bytes,phase\n");
+	fprintf(r->out,
+		"t_s,updates,updates_per_s,gbytes_per_s,bytes,phase,cpu_share\n");
 	fflush(r->out);
 	if (timed(r, &seconds, &sig))
 		goto out;

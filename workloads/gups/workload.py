@@ -38,7 +38,8 @@ def role(argv_: list[str]) -> dict:
 
 def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
     """Per-second throughput and bandwidth, and the throughput averaged over the last
-    ``average_last_s`` seconds (a summary row: empty ``t_s``), as the paper reports it."""
+    ``average_last_s`` seconds (a summary row: empty ``t_s``), as the paper reports it; with it
+    ``cpu_share`` over the same seconds (the CPU time GUPS got there over the time times its threads)."""
     series = read_series(outdir / role_["output"][1])
     out = []
     for g in series:
@@ -49,4 +50,8 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
     if series:
         mean = tail_mean(series, "updates_per_s", opts.get("average_last_s", 30))
         out.append({"metric": "throughput", "value": f"{mean / 1e6:.6g}", "unit": "Mops/s", "tool": "gups"})
+        if all(g.get("cpu_share") not in (None, "") for g in series):
+            # the share of its CPUs GUPS ran on over the same window as its throughput
+            share = tail_mean(series, "cpu_share", opts.get("average_last_s", 30))
+            out.append({"metric": "cpu_share", "value": f"{share:.4g}", "unit": "fraction", "tool": "gups"})
     return out

@@ -6,7 +6,7 @@ PROG=gups
 # shellcheck source=SCRIPTDIR/../../../lib/testlib.sh
 . "$(dirname "$0")/../../../lib/testlib.sh"
 
-HEADER='t_s,updates,updates_per_s,gbytes_per_s,bytes,phase'
+HEADER='t_s,updates,updates_per_s,gbytes_per_s,bytes,phase,cpu_share'
 SUMHEADER='updates_total,seconds,updates_per_s,gbytes_per_s,checksum_ok'
 SMALL=(--working-set 64M --hot-set 16M)
 NT=$(( $(nproc) >= 2 ? 2 : 1 ))

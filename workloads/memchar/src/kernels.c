@@ -17,6 +17,12 @@
  *   mixR:1 64R + 64   R consecutive lines of src summed, then one line
  *                     of dst stored (regular stores); src holds R/(R+1)
  *                     of the buffer, dst the rest (MLC-style R:W ratio)
+ *   rmw    64 + 64    one 64 B line of dst read and written back in place,
+ *                     every 64-bit word + 1 (16 B vector adds on x86-64):
+ *                     the traffic of the antagonist's RMW stream
+ *                     (antagonists/stream.c rmw_chunk, counted the same
+ *                     way: 64 B read + 64 B written per line), so a
+ *                     loaded-latency curve can be measured under it
  *
  * Data is known, so results are checked after timing (as STREAM does):
  * src word i holds mc_fill_word(i) and the sum of everything read must
@@ -55,6 +61,8 @@ int mc_op_parse(const char *s, struct mc_op *op)
 		op->kind = MC_OP_WRITE;
 	} else if (!strcmp(s, "ntwrite")) {
 		op->kind = MC_OP_NTWRITE;
+	} else if (!strcmp(s, "rmw")) {
+		op->kind = MC_OP_RMW;
 	} else if (!strcmp(s, "pwrite")) {
 		op->kind = MC_OP_PWRITE;
 	} else if (sscanf(s, "mix%u:%u%n", &r, &w, &used) == 2 &&
@@ -97,6 +105,10 @@ void mc_op_bytes(const struct mc_op *op, unsigned int *rd, unsigned int *wr)
 		break;
 	case MC_OP_MIX:
 		*rd = MC_LINE * op->ratio;
+		*wr = MC_LINE;
+		break;
+	case MC_OP_RMW:
+		*rd = MC_LINE;
 		*wr = MC_LINE;
 		break;
 	}
@@ -164,6 +176,7 @@ int mc_stream_init(struct mc_stream *s, const struct mc_op *op, void *buf,
 	case MC_OP_WRITE:
 	case MC_OP_NTWRITE:
 	case MC_OP_PWRITE:
+	case MC_OP_RMW:
 		s->dst = buf;
 		s->dst_lines = lines;
 		s->iters_per_pass = lines;
@@ -318,6 +331,27 @@ static always_inline void k_pwrite(uint64_t *p, size_t n, uint64_t v,
 	}
 }
 
+/* rmw: 64 B read + 64 B written per iteration, the same line, each word + 1 */
+static always_inline void k_rmw(uint64_t *p, size_t n, unsigned int delay)
+{
+	for (size_t i = 0; i < n; i++, p += MC_LINE_WORDS) {
+#if defined(__x86_64__)
+		__m128i *q = (__m128i *)p;
+		const __m128i one = _mm_set1_epi64x(1);
+
+		_mm_store_si128(q, _mm_add_epi64(_mm_load_si128(q), one));
+		_mm_store_si128(q + 1, _mm_add_epi64(_mm_load_si128(q + 1), one));
+		_mm_store_si128(q + 2, _mm_add_epi64(_mm_load_si128(q + 2), one));
+		_mm_store_si128(q + 3, _mm_add_epi64(_mm_load_si128(q + 3), one));
+#else
+		for (unsigned int w = 0; w < MC_LINE_WORDS; w++)
+			p[w] += 1;
+#endif
+		if (delay)
+			mc_spin(delay);
+	}
+}
+
 /* mixR:1: 64R B read + 64 B written per iteration */
 static always_inline uint64_t k_mix(const uint64_t *src, uint64_t *dst,
 				    size_t n, unsigned int r, uint64_t v,
@@ -389,6 +423,15 @@ static void run_span(struct mc_stream *s, size_t at, size_t n,
 		}
 		break;
 	}
+	case MC_OP_RMW: {
+		uint64_t *p = s->dst + at * MC_LINE_WORDS;
+
+		if (delay)
+			k_rmw(p, n, delay);
+		else
+			k_rmw(p, n, 0);
+		break;
+	}
 	case MC_OP_MIX: {
 		const uint64_t *src = s->src + at * r * MC_LINE_WORDS;
 		uint64_t *dst = s->dst + at * MC_LINE_WORDS;
@@ -445,7 +488,10 @@ int mc_stream_verify(const struct mc_stream *s)
 	}
 	for (size_t l = 0; l < s->dst_lines; l++) {
 		uint64_t k = l < s->cursor ? s->pass : s->pass - 1;
-		uint64_t v = pattern(s->salt, k, l);
+		/* rmw: the fill plus one per pass over the line */
+		uint64_t v = s->op.kind == MC_OP_RMW ?
+			     pattern(s->salt, 0, l) + k :
+			     pattern(s->salt, k, l);
 		const uint64_t *p = s->dst + l * MC_LINE_WORDS;
 
 		for (size_t w = 0; w < MC_LINE_WORDS; w++)

@@ -181,6 +181,7 @@ enum mc_op_kind {
 	MC_OP_NTWRITE,
 	MC_OP_PWRITE,
 	MC_OP_MIX,
+	MC_OP_RMW,
 };
 
 struct mc_op {

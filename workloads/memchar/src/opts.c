@@ -53,8 +53,8 @@ static const char usage_text[] =
 "  -h, --help         this help\n"
 "\n"
 "bandwidth:\n"
-"  --op OP            read | write | ntwrite | pwrite | mix1:1 | mix2:1 |\n"
-"                     mix3:1 (mixR:1, R up to 8; default read)\n"
+"  --op OP            read | write | ntwrite | pwrite | rmw | mix1:1 |\n"
+"                     mix2:1 | mix3:1 (mixR:1, R up to 8; default read)\n"
 "  --threads LIST     thread counts to run, e.g. 1,2,4 (default 1)\n"
 "loaded:\n"
 "  --injectors T      injector threads, on CPUs 2..T+1 of the list\n"
@@ -92,6 +92,8 @@ static const char usage_text[] =
 "  write 0+64     8 x 64-bit regular stores to one line\n"
 "  ntwrite 0+64   4 x 16 B non-temporal stores (x86-64 only)\n"
 "  pwrite 0+64    regular stores, clwb/clflushopt/clflush, sfence per line\n"
+"  rmw 64+64      one line read and written back in place, each word + 1\n"
+"                 (the antagonist's RMW stream)\n"
 "  mixR:1 64R+64  R lines read from a source, 1 line stored to a\n"
 "                 destination (source:destination sizes R:1)\n"
 "  objsize        the object size, read or written\n"
@@ -478,7 +480,7 @@ int mc_opts_parse(int argc, char **argv, struct mc_opts *o)
 							      optarg);
 			}
 			if (mc_op_parse(optarg, &o->op))
-				return mc_usage_error("bad --op '%s' (read, write, ntwrite, pwrite, mixR:1)",
+				return mc_usage_error("bad --op '%s' (read, write, ntwrite, pwrite, rmw, mixR:1)",
 						      optarg);
 			o->op_set = true;
 			break;

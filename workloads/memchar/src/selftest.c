@@ -261,7 +261,8 @@ static void test_regions(void)
 int mc_selftest(void)
 {
 	static const char *const ops[] = { "read", "write", "ntwrite",
-					   "pwrite", "mix1:1", "mix2:1", "mix3:1" };
+					   "pwrite", "rmw", "mix1:1", "mix2:1",
+					   "mix3:1" };
 	static const size_t osz[] = { 64, 192, 4096 };
 	struct mc_op op;
 
