@@ -266,9 +266,12 @@ def prepare(datadir: Path, port: int, warehouses: int, shared_buffers: str) -> N
 def cleanup(datadir: Path, port: int) -> None:
     if (datadir / "postmaster.pid").exists():  # a server of this cluster still running: stop it
         subprocess.run(stop_argv(str(datadir)), capture_output=True, cwd="/")
-    for _ in range(50):  # a server process that was just killed may still be exiting
+    # a server process that was just ended may still be exiting, writing its last files (under load
+    # for more than the 5 s this once waited: a make test's Ctrl-C test found the cluster left)
+    deadline = time.monotonic() + 30
+    while True:
         shutil.rmtree(datadir, ignore_errors=True)
-        if not datadir.exists():
+        if not datadir.exists() or time.monotonic() > deadline:
             break
         time.sleep(0.1)
     shutil.rmtree(socket_dir(port), ignore_errors=True)
