@@ -17,11 +17,11 @@ Every point's expected time comes, in this order, from
 3. modelled points (tiersim): one point of each family is run here, timed, before the estimate
    (``probe``; ``--no-probe``: ``MODEL_POINT_S``), and scaled by each point's simulated duration.
 
-Measured points run one at a time (the ``measure`` resource), each holding one core; builds and
-modelled points share all the cores, beside them. The wall time is therefore the longer of the
-measured points in a row and all of that work spread over the cores (a list schedule's bound:
-``max(serial, (serial + shared) / cores)``), plus Snakemake's start, each family's tables and
-the figures. Absent binaries and generated inputs add their build steps (``BUILD_S``, defaults
+Measured points run one at a time (the ``measure`` resource), each holding one core; builds,
+modelled points and each family's tables and figures share all the cores, beside them. The wall
+time is therefore the longer of the measured points in a row and all of that work spread over
+the cores (a list schedule's bound: ``max(serial, (serial + shared) / cores)``), plus Snakemake's
+start. Absent binaries and generated inputs add their build steps (``BUILD_S``, defaults
 measured on a 2-core VM, upstream sources from a local directory).
 
 A projection onto another host profile (``--project hosts/icelake-2s.yaml``; by default the
@@ -129,13 +129,15 @@ class Estimate:
 
     @property
     def shared_s(self) -> float:
-        """Work spread over the cores beside it: builds and modelled points (CPU seconds)."""
-        return self.build_s + sum(f["model_cpu_s"] for f in self.families().values())
+        """Work spread over the cores beside it: builds, modelled points (CPU seconds) and each
+        family's tables and figures (jobs of their own, made as soon as a family's points are done)."""
+        return (self.build_s + sum(f["model_cpu_s"] for f in self.families().values())
+                + self.workflow_s - WORKFLOW_START_S)
 
     @property
     def wall_s(self) -> float:
         busy = max(self.serial_s, (self.serial_s + self.shared_s) / self.cores)
-        return busy + self.workflow_s
+        return busy + WORKFLOW_START_S
 
     def to_json(self) -> dict:
         """What ``follow`` needs: each point's key and seconds (wall share), and the total."""
@@ -160,8 +162,8 @@ class Estimate:
                      "(start, each family's tables, figures; defaults)")
         if self.guest_s:
             lines.append(f"  {'guest boot':<13} {1:>5} boot    ~{human(self.guest_s):>8}  (TCG default)")
-        lines.append(f"  schedule: measured points one at a time ~{human(self.serial_s)}, builds and modelled points "
-                     f"~{human(self.shared_s)} CPU beside them on {self.cores} cores")
+        lines.append(f"  schedule: measured points one at a time ~{human(self.serial_s)}; builds, modelled points, "
+                     f"tables and figures ~{human(self.shared_s)} CPU beside them on {self.cores} cores")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines) + "\n"
 
