@@ -219,16 +219,6 @@ struct run {
 	double last_cpu;	/* process CPU seconds at the last row */
 };
 
-/* CPU seconds of the whole process (its threads' user + system time). */
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
-		return 0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static uint64_t total_bytes(const struct run *r)
 {
 	uint64_t b = 0;
@@ -244,7 +234,7 @@ static uint64_t total_bytes(const struct run *r)
  * the interval times its threads (the share of its CPUs it ran on). */
 static void row(struct run *r, double t, double dt, uint64_t db)
 {
-	double cpu = cpu_s(), share;
+	double cpu = process_cpu_s(), share;
 
 	if (dt <= 0)
 		dt = 1e-9;
@@ -316,7 +306,7 @@ static int stream(struct run *r, double *seconds, uint64_t *bytes, int *sig)
 		}
 	}
 
-	r->last_cpu = cpu_s();
+	r->last_cpu = process_cpu_s();
 	t0 = now_s();
 	last_t = t0;
 	last_b = total_bytes(r);

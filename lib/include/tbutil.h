@@ -161,6 +161,8 @@ int read_text_file(const char *path, char *buf, size_t len);
 /* CLOCK_MONOTONIC in seconds, and in nanoseconds. */
 double now_s(void);
 uint64_t now_ns(void);
+/* CPU seconds of the whole process (its threads' user + system time); 0 if unreadable */
+double process_cpu_s(void);
 
 /*
  * Block SIGINT and SIGTERM in the calling thread (threads it starts later

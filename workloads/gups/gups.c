@@ -307,16 +307,6 @@ struct run {
 	double last_cpu;	/* process CPU seconds at the last row */
 };
 
-/* CPU seconds of the whole process (its threads' user + system time). */
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
-		return 0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Start one function on every thread and wait for all; -errno on failure. */
 static int run_all(struct run *r, void *(*fn)(void *))
 {
@@ -365,7 +355,7 @@ static uint64_t bytes_of(const struct run *r, uint64_t updates, uint64_t rmw)
 static void row(struct run *r, double t, double dt, uint64_t du,
 		uint64_t dbytes, int phase)
 {
-	double cpu = cpu_s(), share;
+	double cpu = process_cpu_s(), share;
 
 	if (dt <= 0)
 		dt = 1e-9;
@@ -385,7 +375,7 @@ static int timed(struct run *r, double *seconds, int *stop_sig)
 	unsigned int i, started;
 	int ret = 0, sig = 0;
 
-	r->last_cpu = cpu_s();
+	r->last_cpu = process_cpu_s();
 	t0 = now_s();
 	for (started = 0; started < o->threads; started++) {
 		ret = -pthread_create(&r->th[started].tid, NULL, gups_run_main,
