@@ -694,10 +694,11 @@ def run(timeout: float = 300, script: Path | None = None, out: Path | None = Non
     kw = dict(timeout=timeout, script=script, out=out, accel=accel, mem_mib=mem_mib, append=append,
               stream=stream, files=files, topology=topology)
     res = _boot(**kw)
-    console = res.out / "console.log"
+    if res.outcome != "crashed":
+        return res
+    console, data = res.out / "console.log", res.out / "data.log"
     panicked = console.exists() and b"Kernel panic" in console.read_bytes()
-    data = res.out / "data.log"
-    if res.outcome == "crashed" and panicked and not (data.exists() and data.read_bytes().strip()):
+    if panicked and not (data.exists() and data.read_bytes().strip()):
         shutil.copyfile(console, res.out / "console-panic.log")
         say(f"the guest kernel panicked before /init ran anything (see {_rel(res.out / 'console-panic.log')}); "
             "booting once more")
