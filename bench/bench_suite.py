@@ -87,7 +87,8 @@ def quick_run(results: Path | None, run: bool) -> int:
     if not history:
         print(f"quick run: no benchmark files in {results}/benchmarks (run `make run` or pass --run)")
         return 0
-    est = estimate.estimate(pl, prof["name"], len(os.sched_getaffinity(0)), results=Path(os.devnull), probe=True)
+    est = estimate.estimate(pl, prof["name"], len(os.sched_getaffinity(0)), results=Path(os.devnull), probe=True,
+                            model_batch=config.get("model_batch", 1))
     measured: dict[str, float] = defaultdict(float)
     n: dict[str, int] = defaultdict(int)
     for k, s in history.items():

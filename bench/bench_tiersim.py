@@ -103,6 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         ratios = []
         for name, args in points.items():
             wb, wn, cb, cn, same = [], [], [], [], True
+            try:  # a system the base predates (damon before a7f7932's successors): said, not timed
+                run_once(base, [*args, "--check"])
+            except RuntimeError as e:
+                print(f"{name:<16} {'n/a':>10}  base cannot run it: {str(e).splitlines()[-1][-120:]}")
+                continue
             for _ in range(a.reps):
                 w, c, ob = run_once(base, args)
                 wb.append(w)

@@ -65,6 +65,20 @@ def test_durations_then_an_earlier_runs_benchmarks_calibrate_the_family(tmp_path
     assert again["fam/e/b/rep0"].seconds == pytest.approx(3 * said, rel=1e-3)
 
 
+def test_a_batched_config_pays_the_harness_once_per_batch(tmp_path):
+    """A probed modelled point costs tiersim's time (scaled by its simulated seconds) plus the
+    harness; with model_batch N the harness is one per N points."""
+    rows = [_row("mod", f"m{i}", ["build/bin/tiersim", "--duration", "50"], executor="model") for i in range(32)]
+    per = {"mod": 0.4}  # tiersim CPU seconds per 100 simulated seconds
+    one = estimate.estimate(_plan(rows), "h", cores=2, results=tmp_path, probe=False, model_per_point=per)
+    batched = estimate.estimate(_plan(rows), "h", cores=2, results=tmp_path, probe=False, model_per_point=per,
+                                model_batch=16)
+    assert one.points[0].seconds == pytest.approx(0.2 + estimate.MODEL_HARNESS_S)
+    assert batched.points[0].seconds == pytest.approx(0.2 + estimate.MODEL_HARNESS_S / 16)
+    assert batched.shared_s < one.shared_s
+    assert "one per 16 points" in batched.text("plan") and "one per" not in one.text("plan")
+
+
 SNAKEMAKE_LOG = """\
 localrule point:
     output: results/h/fam/e/a/rep0/result.csv

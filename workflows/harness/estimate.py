@@ -15,7 +15,9 @@ Every point's expected time comes, in this order, from
    points with benchmark files took against what their durations said (so one earlier run, even
    a partial one, corrects the rest);
 3. modelled points (tiersim): one point of each family is run here, timed, before the estimate
-   (``probe``; ``--no-probe``: ``MODEL_POINT_S``), and scaled by each point's simulated duration.
+   (``probe``; ``--no-probe``: ``MODEL_POINT_S``), and scaled by each point's simulated duration,
+   plus the Python harness around tiersim (``MODEL_HARNESS_S``) once per job: once per point, or
+   once per ``model_batch`` points where the config batches them.
 
 Measured points run one at a time (the ``measure`` resource), each holding one core; builds,
 modelled points and each family's tables and figures share all the cores, beside them. The wall
@@ -223,10 +225,15 @@ def measured_seconds(row: dict) -> float:
     return total
 
 
-def model_seconds(row: dict, per_point: dict[str, float]) -> float:
+def model_seconds(row: dict, per_point: dict[str, float], model_batch: int = 1) -> float:
+    """One modelled point's CPU seconds: tiersim's (``per_point``: per 100 simulated seconds, probed
+    here) scaled by the point's simulated duration, plus its share of the harness (one harness per
+    job of ``model_batch`` points); ``MODEL_POINT_S``, harness included, where there is no probe."""
     argv = row["run"]["argv"]
     d = role_seconds(argv) or 100.0
-    return per_point.get(row["family"], MODEL_POINT_S) * d / 100.0
+    if row["family"] not in per_point:
+        return MODEL_POINT_S * d / 100.0
+    return per_point[row["family"]] * d / 100.0 + MODEL_HARNESS_S / max(1, model_batch)
 
 
 def probe_model(rows: list[dict], results: Path) -> dict[str, float]:
@@ -246,7 +253,7 @@ def probe_model(rows: list[dict], results: Path) -> dict[str, float]:
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             dt = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
         if rc == 0:
-            out[fam] = dt * 100.0 / (role_seconds(argv) or 100.0) + MODEL_HARNESS_S
+            out[fam] = dt * 100.0 / (role_seconds(argv) or 100.0)
     return out
 
 
@@ -293,7 +300,7 @@ def builds(rows: list[dict], recipes: dict) -> dict[str, float]:
 
 
 def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, probe: bool = True,
-             model_per_point: dict[str, float] | None = None) -> Estimate:
+             model_per_point: dict[str, float] | None = None, model_batch: int = 1) -> Estimate:
     from . import tools
 
     rows = list(pl.points.values())
@@ -307,7 +314,10 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
     est.model_per_point = per_point
     if model_rows:
         est.notes.append("modelled points: " + (", ".join(f"{f} {s:.2f} s/point" for f, s in sorted(per_point.items()))
-                                                 + " (CPU time of one tiersim point each, timed here, + the harness)" if per_point else
+                                                 + " (CPU time of one tiersim point each, timed here) + the harness "
+                                                 f"{MODEL_HARNESS_S / max(1, model_batch):.2f} s/point"
+                                                 + (f" (one per {model_batch} points: config model_batch)" if model_batch > 1 else "")
+                                                 if per_point else
                                                  f"{MODEL_POINT_S} s/point (default; not timed here)"))
     # each family's ratio of benchmark seconds to what its durations said, where both are known
     said: dict[str, list[float]] = {}
@@ -321,7 +331,7 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
         if k in history and r["executor"] != "model":
             s, src = history[k], "benchmark"
         elif r["executor"] == "model":
-            s = model_seconds(r, per_point)
+            s = model_seconds(r, per_point, model_batch)
             src = "probe" if r["family"] in per_point else "default"
         else:
             s = measured_seconds(r) * scale.get(r["family"], 1.0)

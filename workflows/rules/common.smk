@@ -10,6 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, workflow.basedir)
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import update_config
 
 import families
@@ -147,6 +148,18 @@ MODEL_BATCH = config["model_batch"]
 MODEL_CHUNKS = {h: {k: i // MODEL_BATCH for i, k in enumerate(sorted(k for k, r in HOSTS[h].plan.points.items()
                                                                      if r["executor"] == "model"))}
                 for h in HOSTS} if MODEL_BATCH > 1 else {}
+
+
+def model_batch_threads() -> int:
+    """Threads of one model_batch job: up to 8, but one core fewer than --cores, so that a measured
+    point (one core, the measure resource) never waits for a batch to end on a small host (2 cores:
+    one batch thread beside the measured points, as a job per point would run). 8 where --cores is
+    not given (a dry run)."""
+    try:
+        cores = workflow.cores
+    except WorkflowError:
+        return 8
+    return max(1, min(8, int(cores) - 1))
 
 
 def row_of(wc):

@@ -88,7 +88,7 @@ else:
             "results/{host}/benchmarks/model_batch{chunk}.tsv"
         wildcard_constraints:
             chunk=r"\d+",
-        threads: 8  # at most --cores here; profiles/slurm: set-threads
+        threads: model_batch_threads()  # profiles/slurm: set-threads
         shell:
             "python -m workflows.harness.modelbatch --jobs {threads} --out {output} {input.spec} > {log} 2>&1"
 
