@@ -1,7 +1,8 @@
 """The whole workflow on the QEMU NUMA guest (hosts/qemu-numa.yaml, a functional host).
 
 The ``vm`` test runs ``snakemake --configfile workflows/config/qemu.yaml --config
-host=qemu-numa`` in a scratch copy of the repository: the profile is resolved against the
+host=qemu-numa`` in a scratch copy of the repository, every point of qemu.yaml with shorter
+measured phases (conftest's ``qemu_test_config``): the profile is resolved against the
 guest's facts, the real tiering family and the applications (GAPBS and Silo, built here and
 shipped into the guest) run inside the guest in one boot (the scenario executor's shell
 backend), and the host parses each point's raw output into measurements.csv and figures marked

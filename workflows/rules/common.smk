@@ -274,6 +274,19 @@ def fidelity_families(host):
     return [f for f in HOSTS[host].active if Path(f"families/{f}/fidelity.py").exists()]
 
 
+def point_priority(wc):
+    """A measured point's Snakemake priority. Measured points run one at a time, and a family's
+    tables and figures start only when all its points are done, so points of one family go
+    together: first the families whose points the model's score reads (every modelled figure
+    waits for fidelity.csv), then those with more figures, so that their figures render beside the
+    points still to run rather than all at the end (issue 27: the quick run's last minute was
+    figures of every family). Modelled and guest points: 0."""
+    if row_of(wc)["executor"] != "host":
+        return 0
+    figures = sum(1 for f in HOSTS[wc.host].figures.values() if f == wc.family)
+    return (100 if wc.family in fidelity_families(wc.host) else 1) + figures
+
+
 def fidelity_not_scored(host):
     """Why the model is not scored on a host in this run ('' when it is: rule fidelity writes its
     fidelity.csv)."""

@@ -36,6 +36,7 @@ rule point:
         point=r".+",
     resources:
         measure=lambda wc: 1 if row_of(wc)["executor"] == "host" else 0,
+    priority: point_priority
     params:
         row=lambda wc: planning.row_json(row_of(wc)),
         batch=lambda wc: f"--batch results/{wc.host}/guest/batch" if row_of(wc)["executor"] == "guest" else "",
