@@ -13,8 +13,6 @@ fidelity driver (workflows/harness/fidelity.py) on copies of it, three ways:
 - ``no CPU share``: throughputs not scaled by the CPU share each workload got;
 - ``whole-run CPU share``: GUPS's CPU share over its whole run, start-up included (meta.json's
   usage), instead of over the seconds its throughput is averaged on;
-- ``unpaired``: GUPS's loaded throughput predicted from the 0x point's rate (``app_mlp``) instead
-  of each paired point's own seconds alone before its antagonist started (``contention: solo_s``);
 - ``antagonist fit at the wall``: ``antagonist_mlp`` fitted by matching tiersim's antagonist
   bandwidth to the measured one (ill-determined where that sits at the curve's wall) instead of
   Little's law on the measured bandwidth and curve;
@@ -116,14 +114,13 @@ def main(argv: list[str]) -> int:
         return 0
     ways = {"model": (None, []), "read-only curve": (read_only, []), "no CPU share": (None, ["cpu-share"]),
             "whole-run CPU share": (None, ["process-share"]),
-            "unpaired": (None, ["paired"]),
             "antagonist fit at the wall": (None, ["antagonist-wall"]),
             "antagonist share unscaled": (None, ["antagonist-share"]),
             "mix1:1 curve": (mix_curve, []),
-            "as last built": (mix_curve, ["process-share", "antagonist-wall", "antagonist-share", "paired"]),
+            "as last built": (mix_curve, ["process-share", "antagonist-wall", "antagonist-share"]),
             "sweep only": (sweep_only, ["observed"]),
             "as first built": (lambda h: (sweep_only(h), mix_curve(h)),
-                               ["observed", "cpu-share", "antagonist-wall", "antagonist-share", "paired"])}
+                               ["observed", "cpu-share", "antagonist-wall", "antagonist-share"])}
     with tempfile.TemporaryDirectory(prefix="bench-fidelity-") as tmp:
         for name, (change, ablate) in ways.items():
             host = Path(tmp) / name.replace(" ", "-") / src.name

@@ -284,8 +284,7 @@ def single_node(host: Host) -> int | None:
     return numa[0]["node"] if prof["backend"] == "numa" and len(numa) == 1 and not host.runner else None
 
 
-def contention(family: str, config: dict, host: Host, cc: dict, columns: dict,
-               workloads: list[tuple[str, dict | Callable[[float], dict], dict]],
+def contention(family: str, config: dict, host: Host, cc: dict, columns: dict, workloads: list[tuple[str, dict, dict]],
                *, timeout_s: float, prefix: bool = True, probes: Callable[[list[int], int], list[dict]] | None = None,
                parse: dict | None = None, inputs: dict | None = None) -> list[dict]:
     """``contention_single_node``: each workload (name, scenario role bound to the node, its
@@ -293,33 +292,23 @@ def contention(family: str, config: dict, host: Host, cc: dict, columns: dict,
     (:func:`single_node`), at the intensities of ``cc`` (a family's ``contention`` block:
     intensities, antagonist_buffer, write_fraction, access_size, warmup_s; a level below 3x on a
     host with fewer than 3 antagonist CPUs is a duty-cycled antagonist: ``intensity_levels``).
-    Point ids ``{workload}-i{k}-t{threads}``, or ``i{k}-t{threads}`` without ``prefix``.
-
-    ``cc["solo_s"]`` > 0 (a paired design): at each loaded point the workload runs that many
-    seconds alone before the antagonist starts (``start_after_s``), so the point measures its own
-    unloaded rate seconds before its loaded one and drift of a shared host between points cancels
-    (docs/fidelity.md); the role is then ``role(solo_s)``, a workload made that much longer, and
-    the parser gets ``solo_s``."""
+    Point ids ``{workload}-i{k}-t{threads}``, or ``i{k}-t{threads}`` without ``prefix``."""
     prof = host.profile
     node = single_node(host)
     ant = prof["cpus"]["antagonist"]
-    solo = float(cc.get("solo_s") or 0)
     rows = []
     for name, role, params in workloads:
         for k, threads, duty in intensity_levels(prof, cc["intensities"],
                                                  f"experiment config: {family}/contention/intensities"):
-            paired = solo if threads and callable(role) else 0.0
             bg = [antagonist.role(antagonist.argv(cpus=ant[:threads], node=node, buffer=cc["antagonist_buffer"],
                                                   write_fraction=cc["write_fraction"], access_size=cc["access_size"],
                                                   duty=duty))] \
                 if threads else []
-            sc = scenario(role(paired) if callable(role) else role, background=bg,
-                          probes=probes(prof["cpus"]["app"], node) if probes else (), warmup_s=cc["warmup_s"],
-                          timeout_s=timeout_s, start_after_s={"antagonist": paired} if paired else None)
+            sc = scenario(role, background=bg, probes=probes(prof["cpus"]["app"], node) if probes else (),
+                          warmup_s=cc["warmup_s"], timeout_s=timeout_s)
             ctx = {"host": host.name, "backend": "numa", "workload": name, "system": "none", "intensity": k,
                    "threads": threads, "mem_node": node, "target": f"node:{node}", **params}
             rows.append(point(family, "contention_single_node", f"{name + '-' if prefix else ''}i{k:.3g}-t{threads}",
                               executor=host.executor, context=ctx, columns=columns,
-                              run=measured(config, host, sc, parse={**(parse or {}), **({"solo_s": paired} if paired else {})}),
-                              inputs=(inputs or {}).get(name)))
+                              run=measured(config, host, sc, parse=parse), inputs=(inputs or {}).get(name)))
     return rows

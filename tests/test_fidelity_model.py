@@ -71,14 +71,12 @@ def write_point(host: Path, family: str, exp: str, pid: str, rows: list[dict], a
 
 
 def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth", shares: dict | None = None,
-                   window_shares: dict | None = None, ant_shares: dict | None = None, drift: dict | None = None) -> Path:
+                   window_shares: dict | None = None, ant_shares: dict | None = None) -> Path:
     """results/<host>/ of a one-node host whose contention points tiersim made with APP_MLP/ANT_MLP.
     ``shares``: the CPU share GUPS got over its whole run (meta.json's usage); ``window_shares``: over
     its measured window (GUPS's own cpu_share row), which the model then reads instead;
     ``ant_shares``: the antagonist's CPU share per point (its lines in flight in proportion:
-    ANT_MLP at the highest intensity's share); ``drift``: paired loaded points (GUPS alone for its
-    first SOLO_S seconds, meta.json's started_after_s) whose GUPS rate the host moved by this factor,
-    alone and loaded alike."""
+    ANT_MLP at the highest intensity's share)."""
     host = tmp / name
     host.mkdir(parents=True)
     (host / "host_facts.json").write_text(json.dumps(facts(name)))
@@ -96,24 +94,11 @@ def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth"
         probe = model.single_node(workload=tiering_fidelity.probe_workload(p["argv"]), app_cores=1, antagonist_threads=t,
                                   extra=["--antagonist-mlp", f"{mlp:.6g}", "--app-mlp", "1", "--app-think-ns", "0"])
         share = (window_shares or shares or {}).get(t, 1.0)
-        k = drift.get(t, 1.0) if drift and t else 1.0
-        paired = bool(drift and t)
-        rows = [{"workload": "gups", "metric": "throughput", "value": g["throughput"] * share * k, "unit": "Mops/s"},
+        rows = [{"workload": "gups", "metric": "throughput", "value": g["throughput"] * share, "unit": "Mops/s"},
                 {"workload": "gups", "metric": "latency_default", "value": probe["latency_default"], "unit": "ns"},
                 # GUPS's own traffic, a per-second row (what the antagonist's fit reads beside its own)
-                {"workload": "gups", "metric": "app_bandwidth", "t_s": SOLO_S + 2.0 if paired else 1.0,
+                {"workload": "gups", "metric": "app_bandwidth", "t_s": 1.0,
                  "value": g["bandwidth_default"] - g["antagonist_bandwidth"], "unit": "MB/s"}]
-        meta = {}
-        if paired:
-            alone = model.single_node(workload=tiering_fidelity.gups_workload(GUPS), app_cores=1, antagonist_threads=0,
-                                      extra=true)
-            rows += [{"workload": "gups", "metric": "throughput_solo", "value": alone["throughput"] * 0.5 * k,
-                      "unit": "Mops/s"},
-                     {"workload": "gups", "metric": "cpu_share_solo", "value": 0.5, "unit": "fraction"},
-                     # its seconds alone carry more of its own traffic: not the loaded seconds' traffic
-                     {"workload": "gups", "metric": "app_bandwidth", "t_s": 1.0, "value": 10 * alone["bandwidth_default"],
-                      "unit": "MB/s"}]
-            meta["started_after_s"] = {"antagonist": SOLO_S}
         if window_shares:
             rows.append({"workload": "gups", "metric": "cpu_share", "value": share, "unit": "fraction"})
         if ant_shares and t:
@@ -121,14 +106,10 @@ def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth"
         if t:
             rows.append({"workload": "gups", "metric": "antagonist_bandwidth", "value": g["antagonist_bandwidth"],
                          "unit": "MB/s"})
-        if shares:
-            meta["usage"] = {"gups": {"user_s": 4 * share, "system_s": 0, "wall_s": 4}}
+        usage = {"usage": {"gups": {"user_s": 4 * share, "system_s": 0, "wall_s": 4}}} if shares else None
         write_point(host, "tiering", "contention_single_node", pid, rows, p["argv"],
-                    {"workload": "gups", "intensity": t, "threads": t}, meta)
+                    {"workload": "gups", "intensity": t, "threads": t}, usage)
     return host
-
-
-SOLO_S = 2.0
 
 
 def read(host: Path) -> pd.DataFrame:
@@ -150,25 +131,6 @@ def test_synthetic_host_is_predicted_within_a_tight_tolerance(tmp_path):
     assert prof["calibration"]["app_mlp"]["value"] == pytest.approx(APP_MLP, rel=2e-3)
     assert prof["calibration"]["antagonist_mlp"]["value"] == pytest.approx(ANT_MLP, rel=2e-3)
     assert prof["calibration"]["app_mlp"]["points"] == ["tiering/contention_single_node/i0-t0"]
-
-
-def test_a_paired_point_is_predicted_from_its_own_seconds_alone(tmp_path):
-    """The host moved GUPS's rate between points (x0.8, x1.15, x0.9: a shared VM's drift), alone and
-    loaded alike: each paired point's prediction is the model's slowdown times its own rate alone
-    (per CPU-second: it had half its CPU then), so it holds; predicted from the 0x point's rate
-    (bench fidelity's unpaired way) it is off by the drift. The seconds alone (more traffic of
-    GUPS's own) do not enter the antagonist's fit."""
-    host = synthetic_host(tmp_path, drift={1: 0.8, 2: 1.15, 3: 0.9})
-    fidelity.run(host, [], tiersim=TIERSIM)
-    df = read(host)
-    v = df.query("role == 'validation' and metric == 'throughput_mops'")
-    assert len(v) == 3 and v["rel_error"].abs().max() < 2e-3, v[["point", "rel_error"]]
-    assert v["reason"].str.startswith("paired: ").all()
-    assert df.query("role == 'validation'")["rel_error"].abs().max() < 2e-3
-    fidelity.run(host, [], tiersim=TIERSIM, ablate=("paired",))
-    v = read(host).query("role == 'validation' and metric == 'throughput_mops'").set_index("point")
-    assert v.loc["i1-t1", "rel_error"] == pytest.approx(1 / 0.8 - 1, rel=0.02)
-    assert v.loc["i2-t2", "rel_error"] == pytest.approx(1 / 1.15 - 1, rel=0.02)
 
 
 def test_the_cpu_share_a_workload_got_scales_its_prediction(tmp_path):

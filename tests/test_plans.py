@@ -190,35 +190,3 @@ def test_tierd_observation_checked_up_front(observe, damon_ok, perf_ok, needle):
     else:
         with pytest.raises(ConfigError, match=needle):
             real.points(c, h, knob_exists=lambda p: True)
-
-
-def test_a_loaded_contention_point_runs_gups_alone_first(tmp_path):
-    """contention: solo_s (a paired design, docs/fidelity.md): at a loaded point GUPS runs that many
-    seconds alone, then the antagonist starts and GUPS runs duration_s more; the 0x point is as it
-    was; GUPS's parser then averages its seconds alone apart (throughput_solo, cpu_share_solo)."""
-    from workflows.harness import hostdetect  # noqa: PLC0415
-    from workloads.gups import workload as gups  # noqa: PLC0415
-
-    facts = hostdetect.detect()
-    h = plan.Host(profile.resolve("auto", facts), facts)
-    rows = {r["point"]: r for r in real.contention_points(cfg(contention={"duration_s": 5}), h)}
-    if not rows:
-        pytest.skip("this host is not a single-node host with an antagonist CPU")
-    for pid, r in rows.items():
-        loaded = r["threads"] > 0 if "threads" in r else not pid.endswith("-t0")
-        assert arg(role(r, "gups"), "--duration") == ("7" if loaded else "5"), pid
-        assert (role(r, "antagonist") or {}).get("start_after_s") == (2.0 if loaded else None), pid
-        assert r["run"]["parse"].get("solo_s") == (2.0 if loaded else None), pid
-    off = real.contention_points(cfg(contention={"duration_s": 5, "solo_s": 0}), h)
-    assert {arg(role(r, "gups"), "--duration") for r in off} == {"5"}
-    assert not any(role(r, "antagonist") and "start_after_s" in role(r, "antagonist") for r in off)
-
-    out = tmp_path / "gups.csv"
-    out.write_text("t_s,updates,updates_per_s,gbytes_per_s,bytes,phase,cpu_share\n" +
-                   "".join(f"{t}.0,0,{v},1,0,timed,{s}\n" for t, v, s in
-                           [(1, 20e6, 0.5), (2, 22e6, 0.7), (3, 10e6, 1), (4, 12e6, 1), (5, 13e6, 1), (6, 14e6, 1)]))
-    rs = {x["metric"]: float(x["value"]) for x in gups.rows(tmp_path, gups.role([]), {"average_last_s": 3, "solo_s": 2.0})
-          if not x.get("t_s")}
-    assert rs["throughput"] == pytest.approx(13) and rs["throughput_solo"] == pytest.approx(21)
-    assert rs["cpu_share_solo"] == pytest.approx(0.6)
-    assert "throughput_solo" not in {x["metric"] for x in gups.rows(tmp_path, gups.role([]), {"average_last_s": 3})}

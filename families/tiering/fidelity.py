@@ -12,13 +12,6 @@ Calibrated here, on named points only: ``app_mlp`` (GUPS's lines in flight per c
 throughput of the 0x point, and ``antagonist_mlp`` (lines in flight per antagonist core) from the
 antagonist's own measured bandwidth at the highest intensity. Those rows are role calibration.
 
-Paired points (``contention: solo_s`` > 0): GUPS ran alone for its first seconds before the
-antagonist started; its throughput there (per CPU-second) is the point's own unloaded rate, and
-the prediction of its loaded throughput is the model's slowdown (loaded over alone, both in
-tiersim) times that rate, so that a shared host's drift between points (10-20 % here from one run
-of seconds to the next) cancels. The row's reason says so; bench fidelity's ``unpaired`` way
-predicts from the 0x point's rate instead.
-
 Two-tier hosts (steady_state, hotset_move, contention_change measured with tierd or a kernel
 mechanism): tiersim with the point's system, Colloid mode, intensity and event, on the host's
 local (default) and far (alternate) curves; compared: throughput, each tier's latency, the default
@@ -123,16 +116,12 @@ def points(df: pd.DataFrame, model: Model) -> list[dict]:
             why = antagonist_problem(argv)
         p = {"point": pid, "threads": int(g["threads"].iloc[0]), "intensity": float(g["intensity"].iloc[0]),
              "argv": argv, "why": why, "rows": g, "share": 1.0, "share_of": "none", "duty": duty_of(argv),
-             "ant_share": mean(g, pid, "antagonist_cpu_share"), "solo_s": solo_seconds(model, pid)}
+             "ant_share": mean(g, pid, "antagonist_cpu_share")}
         if why is None:
-            series = loaded_seconds(df, pid, p["solo_s"], "app_bandwidth")
+            series = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["point"] == pid)
+                        & df["t_s"].notna() & (df["metric"] == "app_bandwidth")]
             if len(series):  # GUPS's own traffic: its per-second rows, averaged per repetition, then over them
                 p["app_mbps"] = float(series.groupby("rep")["value"].mean().mean())
-            solo, solo_share = mean(g, pid, "throughput_solo"), mean(g, pid, "cpu_share_solo")
-            if solo and p["solo_s"] and "paired" not in model.ablate:
-                # its own rate alone, seconds before the antagonist started: per CPU-second where the
-                # share is measured
-                p["solo_rate"] = solo / (min(1.0, solo_share) if solo_share and model.cpu_share else 1.0)
         if why is None and model.cpu_share:
             window = mean(g, pid, "cpu_share")
             if window is not None and "process-share" not in model.ablate:
@@ -145,21 +134,6 @@ def points(df: pd.DataFrame, model: Model) -> list[dict]:
                     p["share"], p["share_of"] = share, "the whole run, start-up included"
         out.append(p)
     return sorted(out, key=lambda p: (p["threads"], p["intensity"]))
-
-
-def solo_seconds(model: Model, point: str) -> float:
-    """The seconds GUPS ran alone before the point's antagonist started (a paired point:
-    ``contention: solo_s``; its meta.json's ``started_after_s``), 0 for an unpaired one."""
-    return float((model.meta(NAME, "contention_single_node", point).get("started_after_s") or {}).get("antagonist") or 0)
-
-
-def loaded_seconds(df: pd.DataFrame, point: str, solo_s: float, metric: str) -> pd.DataFrame:
-    """A contention point's per-second rows of ``metric`` from the seconds the antagonist ran
-    (after the first second that follows its start at ``solo_s``: the ramp), all of them for an
-    unpaired point."""
-    d = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["point"] == point)
-           & df["t_s"].notna() & (df["metric"] == metric)]
-    return d[d["t_s"] > solo_s + 1.5] if solo_s else d
 
 
 def app_cores(p: dict) -> int:
@@ -192,9 +166,6 @@ def predict_gups(model: Model, p: dict, skip: tuple[str, ...] = (), extra: list[
                                  antagonist_threads=threads, extra=[*model.options(skip, "gups"), *ant, *extra])
 
     out = mixed(at(p["threads"]), at(0), p["duty"]) if p["duty"] < 1 else at(p["threads"])
-    if p.get("solo_rate") and p["threads"]:
-        # paired: the model's slowdown (loaded over alone) times the point's own rate alone
-        return {**out, "throughput": out["throughput"] / at(0)["throughput"] * p["solo_rate"] * p["share"]}
     return {**out, "throughput": out["throughput"] * p["share"]}
 
 
@@ -222,7 +193,7 @@ def observed(df: pd.DataFrame, host_dir) -> list[dict]:
     per_rep = []  # the most of the repetitions: what the memory was seen to carry
     for _, r in d.groupby("rep"):
         ant = r[r["t_s"].isna() & (r["metric"] == "antagonist_bandwidth")]["value"]
-        app = loaded_seconds(r, top["point"], top["solo_s"], "app_bandwidth")["value"]
+        app = r[r["t_s"].notna() & (r["metric"] == "app_bandwidth")]["value"]
         if len(ant):
             per_rep.append(float(ant.mean()) + (float(app.mean()) if len(app) else 0.0))
     node = top["rows"]["mem_node"].dropna() if "mem_node" in top["rows"] else []
@@ -326,15 +297,11 @@ def contention_rows(df: pd.DataFrame, model: Model) -> list[dict]:
                 out.append(row(**base, predicted=None, role="unrepresented",
                                reason="no 0x GUPS point here to fit GUPS's lines in flight from"))
                 continue
-            reason = ""
             if workload == PROBE:
                 pred = predict_probe(model, p)["latency_default"]
             else:
                 pred = predict_gups(model, p)["throughput" if workload == "gups" else "antagonist_bandwidth"]
-                if workload == "gups" and p.get("solo_rate") and p["threads"]:
-                    reason = (f"paired: the model's slowdown times this point's own {p['solo_rate']:.4g} Mops/s per CPU-second "
-                              f"alone, its first {p['solo_s']:g} s before the antagonist started")
-            out.append(row(**base, predicted=pred, role="validation", reason=reason))
+            out.append(row(**base, predicted=pred, role="validation"))
     return out
 
 

@@ -182,11 +182,9 @@ def contention_points(config: dict, host: Host) -> list[dict]:
     app = prof["cpus"]["app"]
     if not app:
         raise ConfigError(f"host profile {prof['source']}: cpus/app: no CPU left for the application")
-
-    def w(solo_s: float) -> dict:  # GUPS, solo_s seconds longer where it first runs alone (sweep.contention)
-        return gups.role(gups.argv(cpus=app, node=node, working_set=cc["working_set"], hot_set=cc["hot_set"],
-                                   hot_share=cc["hot_share"], object_bytes=cc["object_bytes"], op=cc["op"],
-                                   duration_s=cc["duration_s"] + solo_s, seed=tc["seed"]))
+    w = gups.role(gups.argv(cpus=app, node=node, working_set=cc["working_set"], hot_set=cc["hot_set"],
+                            hot_share=cc["hot_share"], object_bytes=cc["object_bytes"], op=cc["op"],
+                            duration_s=cc["duration_s"], seed=tc["seed"]))
 
     def probes(app_cpus: list[int], node: int) -> list[dict]:
         if cc["latency_probe_s"] <= 0:

@@ -39,9 +39,7 @@ def role(argv_: list[str]) -> dict:
 def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
     """Per-second throughput and bandwidth, and the throughput averaged over the last
     ``average_last_s`` seconds (a summary row: empty ``t_s``), as the paper reports it; with it
-    ``cpu_share`` over the same seconds (the CPU time GUPS got there over the time times its threads).
-    With ``solo_s`` (a paired contention point: the antagonist started that many seconds after
-    GUPS's timed phase), ``throughput_solo`` and ``cpu_share_solo`` over those first seconds."""
+    ``cpu_share`` over the same seconds (the CPU time GUPS got there over the time times its threads)."""
     series = read_series(outdir / role_["output"][1])
     out = []
     for g in series:
@@ -56,12 +54,4 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
             # the share of its CPUs GUPS ran on over the same window as its throughput
             share = tail_mean(series, "cpu_share", opts.get("average_last_s", 30))
             out.append({"metric": "cpu_share", "value": f"{share:.4g}", "unit": "fraction", "tool": "gups"})
-        solo = [g for g in series if float(g["t_s"]) <= float(opts["solo_s"]) + 0.5] if opts.get("solo_s") else []
-        if solo:
-            # the seconds it ran alone before a late antagonist started (a paired point: sweep.contention)
-            ups = sum(float(g["updates_per_s"]) for g in solo) / len(solo)
-            out.append({"metric": "throughput_solo", "value": f"{ups / 1e6:.6g}", "unit": "Mops/s", "tool": "gups"})
-            if all(g.get("cpu_share") not in (None, "") for g in solo):
-                share = sum(float(g["cpu_share"]) for g in solo) / len(solo)
-                out.append({"metric": "cpu_share_solo", "value": f"{share:.4g}", "unit": "fraction", "tool": "gups"})
     return out
