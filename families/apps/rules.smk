@@ -20,7 +20,6 @@ rule gapbs_graph:
         "build/logs/graph-kron{scale}-k16.log",
     wildcard_constraints:
         scale=r"\d+",
-    priority: BUILD_PRIORITY  # an input of measured points: made early, as builds are (workflows/rules/build.smk)
     shell:
         "build/bin/gapbs-converter -g {wildcards.scale} -k 16 -b {output} > {log} 2>&1"
 

@@ -39,13 +39,6 @@ rule build_libcolloid:
         "make --no-print-directory -C colloid > {log} 2>&1"
 
 
-# Builds and their archives go before modelled points and figures (priority 0): a measured point
-# that needs a build (Silo: about 100 s here) then runs in its family's turn instead of last (issue
-# 27: the quick run fetched Silo's archive 5 minutes in and ran Silo's points at the end). Below
-# measured points (point_priority), which are one at a time anyway.
-BUILD_PRIORITY = 50
-
-
 rule build_tool:
     input:
         lambda wc: tools.inputs(BUILD[wc.tool]),
@@ -59,7 +52,6 @@ rule build_tool:
         tool="|".join(re.escape(t) for t in BUILD),
     params:
         command=lambda wc: tools.command(wc.tool, BUILD[wc.tool]),
-    priority: BUILD_PRIORITY
     shell:
         "( {params.command} ) > {log} 2>&1"
 
@@ -75,6 +67,5 @@ rule source_archive:
         "build/logs/archive-{archive}.log",
     wildcard_constraints:
         archive="|".join(re.escape(a) for a in PINS),
-    priority: BUILD_PRIORITY
     shell:
         "python -m workloads.upstream fetch {wildcards.archive:q} --out {output:q} > {log} 2>&1"
