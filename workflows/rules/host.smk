@@ -12,6 +12,6 @@ rule host_facts:
         "results/{host}/host_facts.json",
     log:
         "results/{host}/logs/host_facts.log",
-    priority: 1000  # every point reads it: before the builds (priority 50), which would otherwise hold the cores
+    priority: 1000  # every point reads it: before anything else that could hold the cores
     run:
         write_host_facts(wildcards.host, output[0])
