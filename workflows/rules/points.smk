@@ -101,14 +101,21 @@ else:
         output:
             result="results/{host}/{family}/{experiment}/{point}/rep{rep}/result.csv",
             meta="results/{host}/{family}/{experiment}/{point}/rep{rep}/meta.json",
+        conda:
+            "../../environment.yml"
+        log:
+            # the point's log as a single-point job writes it: the batch's log of the point, copied
+            # with its files (what this job says itself, a missing result, is appended)
+            "results/{host}/{family}/{experiment}/{point}/rep{rep}/log",
         wildcard_constraints:
             host=MODEL_POINTS_RE,
             point=r".+",
         params:
             src=lambda wc, input: f"{input.batch}/{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}",
+            dst=lambda wc: f"results/{wc.host}/{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}",
         shell:  # (not a run: block: that would start a Snakemake per point)
-            "test -f {params.src:q}/result.csv || {{ echo 'tierbench: error: the batch has no result for {params.src}' >&2; "
-            "exit 1; }}; cp -p {params.src:q}/* \"$(dirname {output.result:q})\"/"
+            "{{ test -f {params.src:q}/result.csv || {{ echo 'tierbench: error: the batch has no result for {params.src}' >&2; "
+            "exit 1; }}; cp -p {params.src:q}/* {params.dst:q}; }} 2>>{log:q}"
 
 
 use rule point as node_point with:
