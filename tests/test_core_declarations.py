@@ -45,8 +45,9 @@ def test_jobs_are_routed_by_each_rows_executor(tmp_path):
     guest_facts_or_skip("qemu-numa")
     short = tmp_path / "short.yaml"
     short.write_text("tiering:\n  average_last_s: 2\n")  # the guest config's runs are seconds long
+    # (a job per modelled point: quick.yaml batches them, and batches are test_cluster's)
     r = smk("-n", "--forceall", "--cores", "1", "--configfile", "workflows/config/qemu.yaml", str(short),
-            "--config", "hosts=[qemu-numa,cxl-model]")
+            "--config", "hosts=[qemu-numa,cxl-model]", "model_batch=1")
     assert r.returncode == 0, r.stderr[-2000:]
     jobs = re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    output: ([^,\n]+/result\.csv)", r.stdout, re.M)
     rules: dict[tuple[str, str], set] = {}  # (host, family) -> the rules of its points' jobs

@@ -2,7 +2,8 @@
  * Independent reference for memchar's idle latency (tests only).
  * Builds a single cycle differently from memchar: shuffle the element indices
  * (Fisher-Yates) and link them in shuffled order, last back to first.
- * usage: chase BUFFER_MIB LOADS  -> prints ns per dependent load
+ * usage: chase BUFFER_MIB LOADS [nohuge]  -> prints ns per dependent load
+ * (nohuge: base pages, MADV_NOHUGEPAGE, as memchar --huge off; else MADV_HUGEPAGE)
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -23,7 +24,7 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
 	size_t bytes = (size_t)atol(argv[1]) << 20;
 	long loads = atol(argv[2]);
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
 
 	if (buf == MAP_FAILED)
 		return 1;
-	madvise(buf, bytes, MADV_HUGEPAGE);
+	madvise(buf, bytes, argc == 4 && argv[3][0] == 'n' ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
 	size_t *idx = malloc(n * sizeof(*idx));
 	if (!idx)
 		return 1;
