@@ -151,15 +151,17 @@ MODEL_CHUNKS = {h: {k: i // MODEL_BATCH for i, k in enumerate(sorted(k for k, r 
 
 
 def model_batch_threads() -> int:
-    """Threads of one model_batch job: up to 8, but one core fewer than --cores, so that a measured
-    point (one core, the measure resource) never waits for a batch to end on a small host (2 cores:
-    one batch thread beside the measured points, as a job per point would run). 8 where --cores is
-    not given (a dry run)."""
+    """Threads of one model_batch job: up to 8 and --cores, but one core fewer where this run also
+    measures points here, so that a measured point (one core, the measure resource) never waits for
+    a batch to end on a small host (2 cores: one batch thread beside the measured points, as a job
+    per point would run); a run of modelled points only uses every core. 8 where --cores is not
+    given (a dry run)."""
     try:
-        cores = workflow.cores
+        cores = int(workflow.cores)
     except WorkflowError:
         return 8
-    return max(1, min(8, int(cores) - 1))
+    measured = any(r["executor"] != "model" for h in HOSTS.values() for r in h.plan.points.values())
+    return max(1, min(8, cores - 1 if measured else cores))
 
 
 def row_of(wc):
