@@ -4,8 +4,9 @@
 #                   beside the checkout, when there is one; else GitHub)
 #                   First prints the estimate (cli plan: points and time per family), then
 #                   [progress] lines: points done / total and the time left
-#   make test       C tests (sanitizers) + ruff + snakemake --lint + pytest (incl. dry runs, tiny
-#                   real runs, SIGINT, and the two-node QEMU guest)
+#   make test       ruff + snakemake --lint, then tests/suite.py: C tests (sanitizers) + pytest (incl.
+#                   dry runs, tiny real runs, SIGINT, and the two-node QEMU guest: its tests beside
+#                   the host's); TIERBENCH_TEST_SERIAL=1: one pytest session
 #   make test-vm    only the QEMU NUMA guest tests (hosts/qemu/)
 #   make build      all C binaries into build/bin/
 #   make setup      system packages + Python environment only
@@ -33,7 +34,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 .PHONY: help bench run test build setup setup-cachebench lint report clean distclean c-test py-test test-vm
 
 help:
-	@sed -n '1,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,15p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@python3 -m workflows.harness.bootstrap
@@ -80,9 +81,10 @@ bench: build
 test-vm: build
 	$(PYTHON) -m pytest -m vm tests/test_qemu_guest.py tests/test_qemu_topologies.py tests/test_damon.py
 
-# (pytest's test_lint_clean skips the snakemake --lint that `make lint` has just run)
-test: c-test lint
-	TIERBENCH_LINTED=1 $(PYTHON) -m pytest tests
+# (pytest's test_lint_clean skips the snakemake --lint that `make lint` has just run; tests/suite.py
+# runs make c-test beside the builds several tests share, then the guest's pytest session beside the host's)
+test: build lint
+	TIERBENCH_LINTED=1 $(PYTHON) tests/suite.py
 
 clean:
 	rm -rf build/bin build/lib build/obj

@@ -34,6 +34,7 @@ def test_keys_regex_matches_exactly_its_keys():
     assert not re.fullmatch(keys_regex([]), ""), "no keys: matches nothing"
 
 
+@pytest.mark.vm  # its guest facts: the guest built (and booted once) by the session that boots it
 def test_jobs_are_routed_by_each_rows_executor(tmp_path):
     """A fleet whose experiments are measured on one host (the QEMU guest: executor guest) and
     modelled on the other (cxl-model: executor model): each point's job follows its own row, so the

@@ -34,6 +34,7 @@ def test_selftest_verifies_single_cycle_chain():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+@pytest.mark.quiet
 def test_idle_latency_agrees_with_independent(cc_build):
     chase = cc_build("chase")
     ours, ref = [], []
@@ -50,6 +51,7 @@ def test_idle_latency_agrees_with_independent(cc_build):
     assert abs(o / r - 1) < 0.10
 
 
+@pytest.mark.quiet
 def test_read_bandwidth_agrees_with_independent(cc_build):
     readbw = cc_build("readbw")
     ours, ref = [], []

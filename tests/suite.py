@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""make test after the build and the lint: the C tests and pytest, in three phases.
+
+1. The C components' tests (``make c-test``) beside one build of what several tests share:
+   kv-resp, and GAPBS and Silo from their pinned archives when a sources directory is here
+   (tests/conftest.py's sources_dir). Two pytest sessions that each built them into the shared
+   build/ could race on one binary.
+2. Two pytest sessions side by side: the tests that boot the QEMU guest (``-m vm``; TCG here, most
+   of their time is the guest's CPU) at a lower priority (nice 10), and the host's tests
+   (``-m "not vm and not quiet"``). The guest's tests change nothing on this host (their settings,
+   cgroups and swap are the guest's); the host's tests find their own processes by ancestry
+   (conftest.started_by), so neither sees the other's work.
+3. The tests that time a measurement against an independent tool (``-m quiet``), alone.
+
+The guest session's output goes to build/logs/pytest-vm.log and is printed when it ends. Exit
+status: the first non-zero of the phases (each phase runs even when an earlier one failed, as
+pytest runs every test). SIGINT or SIGTERM ends every child's process group.
+
+    tests/suite.py [--serial] [PYTEST_ARGS...]
+
+--serial runs one pytest session over every test after phase 1 (``TIERBENCH_TEST_SERIAL=1``
+does the same). PYTEST_ARGS go to every pytest session (PYTEST_ADDOPTS too, as pytest reads it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LOGS = REPO / "build" / "logs"
+# what more than one test builds into the shared build/ (the rest is make build's)
+SHARED_TOOLS = ["kv-resp", "kv-wil"]
+SHARED_APPS = ["gapbs-pr", "gapbs-converter", "silo-dbtest"]  # from the pinned archives
+GUEST_NICE = 10
+
+children: list[subprocess.Popen] = []
+
+
+def start(cmd: list[str], log: Path | None = None, nice: int = 0) -> subprocess.Popen:
+    """``cmd`` in its own process group (ended by pid in stop_all), its output to ``log`` or ours."""
+    out = open(log, "w") if log else None  # noqa: SIM115 - closed when the child is waited for
+    p = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT if out else None,
+                         start_new_session=True, preexec_fn=(lambda: os.nice(nice)) if nice else None)
+    p.log_file = out  # type: ignore[attr-defined]
+    children.append(p)
+    return p
+
+
+def wait(p: subprocess.Popen) -> int:
+    rc = p.wait()
+    if p.log_file:  # type: ignore[attr-defined]
+        p.log_file.close()  # type: ignore[attr-defined]
+    return rc
+
+
+def stop_all(*_) -> None:
+    """SIGINT to each running child's group (pytest ends its tests and their processes), SIGKILL
+    to what is left after 60 s."""
+    running = [p for p in children if p.poll() is None]
+    for p in running:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGINT)
+    deadline = time.monotonic() + 60
+    for p in running:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+def shared_builds(log: Path) -> tuple[subprocess.Popen, Path]:
+    """One Snakemake run in a scratch copy of the tree (build/ shared, as the tests' copies) that
+    builds SHARED_TOOLS, and SHARED_APPS when a sources directory is here."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from conftest import copy_tree, sources_dir  # noqa: PLC0415
+
+    scratch = Path(tempfile.mkdtemp(prefix="tierbench-shared-builds-"))
+    work = copy_tree(scratch / "repo")
+    src = sources_dir()
+    targets = [f"build/bin/{t}" for t in SHARED_TOOLS + (SHARED_APPS if src else [])]
+    cmd = [sys.executable, "-m", "snakemake", "--cores", str(os.cpu_count() or 1), "--directory", str(work),
+           *(["--config", f"sources={src}"] if src else []), "--", *targets]
+    print(f"[test] building what several tests share ({', '.join(Path(t).name for t in targets)}; log {log})", flush=True)
+    return start(cmd, log), scratch
+
+
+def ok(rc: int) -> int:
+    """pytest's 5 (no test selected: e.g. -k chose none of a phase's) is not a failure."""
+    return 0 if rc == 5 else rc
+
+
+def pytest(args: list[str], marks: str | None, log: Path | None = None, nice: int = 0) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "pytest", *(["-m", marks] if marks else []), *args, "tests"]
+    if log:  # a second session beside ours: its own cache-less run, so the two never write one file
+        cmd[3:3] = ["-p", "no:cacheprovider"]
+    return start(cmd, log, nice)
+
+
+def main(argv: list[str]) -> int:
+    serial = "--serial" in argv or os.environ.get("TIERBENCH_TEST_SERIAL") == "1"
+    args = [a for a in argv if a != "--serial"]
+    LOGS.mkdir(parents=True, exist_ok=True)
+    signal.signal(signal.SIGTERM, lambda *_: (stop_all(), sys.exit(143)))
+    rcs = []
+    try:
+        t0 = time.monotonic()
+        builds_log = LOGS / "test-shared-builds.log"
+        builds, scratch = shared_builds(builds_log)
+        rcs.append(wait(start(["make", "--no-print-directory", "c-test"])))
+        b = wait(builds)
+        shutil.rmtree(scratch, ignore_errors=True)
+        if b != 0:
+            print(f"[test] the shared builds failed (exit {b}); the end of {builds_log}:")
+            print("".join(builds_log.read_text().splitlines(keepends=True)[-30:]), flush=True)
+            return b
+        print(f"[test] C tests and shared builds: {time.monotonic() - t0:.0f} s", flush=True)
+        if serial:
+            rcs.append(ok(wait(pytest(args, None))))
+            return next((r for r in rcs if r), 0)
+        t1 = time.monotonic()
+        vm_log = LOGS / "pytest-vm.log"
+        print(f"[test] pytest: the QEMU guest's tests (-m vm, nice {GUEST_NICE}; output in {vm_log} when they end) "
+              "beside the host's tests", flush=True)
+        vm = pytest(args, "vm", vm_log, GUEST_NICE)
+        rcs.append(ok(wait(pytest(args, "not vm and not quiet"))))
+        t_host = time.monotonic() - t1
+        if vm.poll() is None:
+            print("[test] waiting for the QEMU guest's tests", flush=True)
+        rcs.append(ok(wait(vm)))
+        print(f"\n[test] ---- the QEMU guest's tests ({vm_log}) ----", flush=True)
+        sys.stdout.write(vm_log.read_text())
+        print(f"[test] pytest side by side: host tests {t_host:.0f} s, guest tests {time.monotonic() - t1:.0f} s", flush=True)
+        print("[test] pytest: the tests that time against an independent tool (-m quiet), alone", flush=True)
+        rcs.append(ok(wait(pytest(args, "quiet"))))
+        print(f"[test] C tests and pytest: {time.monotonic() - t0:.0f} s", flush=True)
+    except KeyboardInterrupt:
+        stop_all()
+        return 130
+    finally:
+        stop_all()
+    return next((r for r in rcs if r), 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
