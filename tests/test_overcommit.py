@@ -738,7 +738,7 @@ def test_sigint_to_a_tpcc_point_leaves_no_postgresql(tmp_path):
     err = p.stderr.read()
     p.wait(timeout=120)
     assert p.returncode == 130, err
-    assert _postgres_of(new_dir) == [] and not Path(new_dir).exists() and not Path(pgtpcc.socket_dir(port)).exists()
+    assert _postgres_of(new_dir) == [] and not Path(new_dir).exists() and not Path(pgtpcc.socket_dir(port)).exists(), err
     assert not Path(new_dir).parent.exists(), "the scratch directory made for it is gone too"
     assert not [x for x in memcg.our_cgroups() if "tpcc-R1" in x] and not (results / ".settings-journal.json").exists()
     assert ours_left(tmp_path / "swap" / "tierbench.swap") == []

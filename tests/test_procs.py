@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -59,6 +60,32 @@ def test_term_ignoring_child_is_killed(tmp_path):
         c = sup.spawn("stubborn", [sys.executable, "-c", "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"])
         time.sleep(0.3)
     assert wait_gone(c.pid)
+
+
+def test_a_child_with_its_own_grace_finishes_its_cleanup(tmp_path):
+    """A child that takes a while to clean up after SIGTERM (a server stopped, its files removed)
+    gets its own grace; without one, the Supervisor's short grace ends it with SIGKILL first."""
+    prog = ("import signal, sys, time, pathlib\n"
+            "def bye(*_):\n"
+            "    time.sleep(1.0)\n"
+            "    pathlib.Path(sys.argv[1]).write_text('done')\n"
+            "    sys.exit(0)\n"
+            "signal.signal(signal.SIGTERM, bye)\n"
+            "pathlib.Path(sys.argv[1] + '.up').write_text('')\n"
+            "time.sleep(60)\n")
+    marks = {}
+    for name, grace in (("own", 30.0), ("default", None)):
+        marks[name] = tmp_path / name
+        with Supervisor(grace_s=0.2) as sup:
+            c = sup.spawn(name, [sys.executable, "-c", prog, str(marks[name])], grace_s=grace)
+            for _ in range(500):
+                if Path(f"{marks[name]}.up").exists():
+                    break
+                time.sleep(0.01)
+            sup.stop(c)
+        assert wait_gone(c.pid)
+    assert marks["own"].read_text() == "done", "its own grace let it finish"
+    assert not marks["default"].exists(), "the Supervisor's 0.2 s grace ended it first"
 
 
 def test_timeout_stops_child():

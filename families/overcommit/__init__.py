@@ -36,6 +36,9 @@ COLUMNS = {"ratio": "number", "cgroup": "text", "swap_target": "text", "mem_node
            "work_unit": "text", "swapin_source": "text", "scale_factor": "number", "warehouses": "number",
            "batch": "number", "dataset_mib": "number", "resnet50_mode": "text", "answers": "text"}
 EXPERIMENT = "ratio_sweep"
+# the time a stopped runner gets to stop its server and clean up (memcg.py's way out: the server's
+# fast shutdown, pg_ctl stop -t 60 when its pid file is left, the cluster removed within 30 s)
+STOP_GRACE_S = 120
 ZSWAP = "/sys/module/zswap/parameters/enabled"
 SETTINGS = {"swappiness": "/proc/sys/vm/swappiness", "page_cluster": "/proc/sys/vm/page-cluster"}
 
@@ -143,9 +146,13 @@ def plan(config: dict, host: Host) -> FamilyPlan:
             if prepares:
                 argv += ["--prepare-timeout-s", f"{oc['prepare_timeout_s']:g}"]
             argv += ["--argv-json", wl.dumps(prog)]
+            # a runner that stops a server (pg_ctl stop: up to 60 s) and runs a cleanup (the cluster
+            # removed, up to 30 s) gets the time for it when the point is stopped (Ctrl-C): under
+            # load, 3 s once ended it before the cluster was removed
+            cleans_up = bool(spec.get("server")) or "--cleanup-json" in spec["runner_args"]
             r = role(name, argv, output="memcg.csv", output_flag="--series", parse="families.overcommit.parse:rows",
                      opts={"native": spec["native"], "ratio": ratio, "baseline": base, "cost": dict(oc["cost"]),
-                           "files": wl.FILES, "info": spec.get("info", {})})
+                           "files": wl.FILES, "info": spec.get("info", {})}, stop_grace_s=STOP_GRACE_S if cleans_up else None)
             # the point's cgroup and swap area: resources of its scenario, journaled with its settings
             sc = scenario(r, settings=settings, swap=swap, cgroup=cgroup,
                           timeout_s=oc["timeout_s"] + (oc["prepare_timeout_s"] if prepares else 0))

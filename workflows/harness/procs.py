@@ -75,6 +75,7 @@ class Child:
     files: list = field(default_factory=list)
     stopped: bool = False  # set once its group was cleaned up: never signal that pid again
     usage: dict | None = None  # once reaped by Supervisor.wait: peak RSS, CPU and wall time
+    grace_s: float | None = None  # its own time from the stop signal to SIGKILL (None: the Supervisor's)
 
     def reap(self, timeout: float | None) -> int | None:
         """Wait up to ``timeout`` seconds for the child to exit and reap it with wait4(2), keeping
@@ -141,9 +142,12 @@ class Supervisor:
 
     # -- starting ---------------------------------------------------------
     def spawn(self, name: str, argv: list[str], stdout: Path | None = None, stderr: Path | None = None,
-              env: dict | None = None, cwd: Path | None = None, cpus: list[int] | None = None) -> Child:
+              env: dict | None = None, cwd: Path | None = None, cpus: list[int] | None = None,
+              grace_s: float | None = None) -> Child:
         """Start argv in a new session (own process group); return at once. ``cpus``: the CPUs it
-        (and every thread and child of it) may run on; all of ours when None or empty.
+        (and every thread and child of it) may run on; all of ours when None or empty. ``grace_s``:
+        how long :meth:`stop` waits after the stop signal before SIGKILL, for a child that cleans up
+        after itself on the way out (the Supervisor's ``grace_s`` when None).
 
         Without ``stderr`` the child writes its errors to ours (the job's log), so a tool's own message
         ("no such NUMA node", a malformed curve) is what the log shows when it fails."""
@@ -164,7 +168,7 @@ class Supervisor:
                 for f in opened:
                     f.close()
                 raise
-            child = Child(name, [str(a) for a in argv], p, files=opened)
+            child = Child(name, [str(a) for a in argv], p, files=opened, grace_s=grace_s)
             self.children.append(child)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
@@ -195,7 +199,7 @@ class Supervisor:
             except ProcessLookupError:
                 pass
             try:
-                child.popen.wait(timeout=self.grace_s)
+                child.popen.wait(timeout=self.grace_s if child.grace_s is None else child.grace_s)
             except subprocess.TimeoutExpired:
                 try:
                     os.killpg(child.pid, signal.SIGKILL)

@@ -81,7 +81,7 @@ PROBE_TIMEOUT_S = 600
 def role(tool: str, argv: list, *, parse: str, output: str | None = None, output_flag: str = "--output",
          pid_file: str | None = None, ready_file: str | None = None, ready_line: str | None = None,
          stdout: str | None = None, target_pid: str | None = None, name: str | None = None, opts: dict | None = None,
-         usage: bool = False, pmus: dict[str, str] | None = None) -> dict:
+         usage: bool = False, pmus: dict[str, str] | None = None, stop_grace_s: float | None = None) -> dict:
     """One program of a scenario and its protocol.
 
     ``output``: data file it writes, passed as ``output_flag FILE``; ``stdout``: file its standard
@@ -93,9 +93,14 @@ def role(tool: str, argv: list, *, parse: str, output: str | None = None, output
     needs besides the files; ``usage``: also report its peak RSS, CPU and run time as rows (where
     the executor measures them: wait4(2) on a host); ``pmus``: PMU kinds the program counts with
     itself (``{"uncore_cha": "what for"}``): the point's counter collector leaves them to it, one
-    owner per PMU box.
+    owner per PMU box. ``stop_grace_s``: on a host, how long a stop waits for the program to end
+    after its stop signal before SIGKILL (default: the host executor's 3 s; the guest's script waits
+    10 s for every role, hosts/qemu/guest/lib.sh stop_pid), for a program that cleans up after
+    itself (a database server stopped and its cluster removed).
     """
     extra = {"pmus": dict(pmus)} if pmus else {}
+    if stop_grace_s is not None:
+        extra["stop_grace_s"] = stop_grace_s
     return {**extra, "name": name or tool, "tool": tool, "argv": [str(a) for a in argv], "parse": parse,
             "output": [output_flag, output] if output else None, "stdout": stdout,
             "pid_file": pid_file, "ready_file": ready_file, "ready_line": ready_line, "target_pid": target_pid,
@@ -366,7 +371,8 @@ class HostRun:
         cpus = self.monitor_cpus if r["kind"] == "attach" else None
         if cpus:
             self.meta.setdefault("cpus", {})[name] = cpus
-        self.children[name] = self.sup.spawn(name, argv, stdout=stdout, cpus=cpus)  # its errors go to the job's log
+        self.children[name] = self.sup.spawn(name, argv, stdout=stdout, cpus=cpus,  # its errors go to the job's log
+                                             grace_s=r.get("stop_grace_s"))
 
     def op_ready(self, name: str, timeout: float) -> None:
         self._wait_file(name, self.roles[name]["ready_file"], timeout, "ready")
