@@ -137,9 +137,11 @@ def main(argv: list[str]) -> int:
         if vm.poll() is None:
             print("[test] waiting for the QEMU guest's tests", flush=True)
         rcs.append(ok(wait(vm)))
+        t_wait = time.monotonic() - t1 - t_host
         print(f"\n[test] ---- the QEMU guest's tests ({vm_log}) ----", flush=True)
         sys.stdout.write(vm_log.read_text())
-        print(f"[test] pytest side by side: host tests {t_host:.0f} s, guest tests {time.monotonic() - t1:.0f} s", flush=True)
+        print(f"[test] pytest side by side: the host's tests took {t_host:.0f} s, then {t_wait:.0f} s waiting for "
+              "the guest's (their own time: above)", flush=True)
         print("[test] pytest: the tests that time against an independent tool (-m quiet), alone", flush=True)
         rcs.append(ok(wait(pytest(args, "quiet"))))
         print(f"[test] C tests and pytest: {time.monotonic() - t0:.0f} s", flush=True)
