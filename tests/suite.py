@@ -14,7 +14,8 @@
 
 The guest session's output goes to build/logs/pytest-vm.log and is printed when it ends. Exit
 status: the first non-zero of the phases (each phase runs even when an earlier one failed, as
-pytest runs every test). SIGINT or SIGTERM ends every child's process group.
+pytest runs every test), except that a failed shared build stops before pytest: the sessions
+would each build what it did not. SIGINT or SIGTERM ends every child's process group.
 
     tests/suite.py [--serial] [PYTEST_ARGS...]
 
@@ -99,10 +100,12 @@ def ok(rc: int) -> int:
     return 0 if rc == 5 else rc
 
 
-def pytest(args: list[str], marks: str | None, log: Path | None = None, nice: int = 0) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "pytest", *(["-m", marks] if marks else []), *args, "tests"]
-    if log:  # a second session beside ours: its own cache-less run, so the two never write one file
-        cmd[3:3] = ["-p", "no:cacheprovider"]
+def pytest(args: list[str], marks: str | None, log: Path | None = None, nice: int = 0,
+           cache: bool = True) -> subprocess.Popen:
+    """A pytest session over tests/ (``-m marks``); ``cache=False`` for the session beside another,
+    so that the two never write one .pytest_cache file."""
+    cmd = [sys.executable, "-m", "pytest", *([] if cache else ["-p", "no:cacheprovider"]),
+           *(["-m", marks] if marks else []), *args, "tests"]
     return start(cmd, log, nice)
 
 
@@ -131,7 +134,7 @@ def main(argv: list[str]) -> int:
         vm_log = LOGS / "pytest-vm.log"
         print(f"[test] pytest: the QEMU guest's tests (-m vm, nice {GUEST_NICE}; output in {vm_log} when they end) "
               "beside the host's tests", flush=True)
-        vm = pytest(args, "vm", vm_log, GUEST_NICE)
+        vm = pytest(args, "vm", vm_log, GUEST_NICE, cache=False)
         rcs.append(ok(wait(pytest(args, "not vm and not quiet"))))
         t_host = time.monotonic() - t1
         if vm.poll() is None:

@@ -113,7 +113,7 @@ else:
         params:
             src=lambda wc, input: f"{input.batch}/{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}",
             dst=lambda wc: f"results/{wc.host}/{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}",
-        shell:  # (not a run: block: that would start a Snakemake per point)
+        shell:  # (not a run: block: with --workflow-profile none, that would start a Snakemake per point)
             "{{ test -f {params.src:q}/result.csv || {{ echo 'tierbench: error: the batch has no result for {params.src}' >&2; "
             "exit 1; }}; cp -p {params.src:q}/* {params.dst:q}; }} 2>>{log:q}"
 
