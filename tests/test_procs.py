@@ -52,6 +52,8 @@ def test_children_get_own_process_group_and_are_stopped(tmp_path):
         gpid = int(pidfile.read_text())
         assert os.getpgid(c.pid) == c.pid != os.getpgid(0)
         assert os.getpgid(gpid) == c.pid
+        # our session, so our scheduler autogroup: the SCHED_IDLE jobs beside it take only idle time
+        assert os.getsid(c.pid) == os.getsid(0)
     assert wait_gone(c.pid) and wait_gone(gpid), "child and grandchild ended by process group"
 
 

@@ -118,6 +118,55 @@ def test_bad_config_value_stops(tmp_path):
     assert r.returncode != 0 and "tierbench: error: experiment config: characterize/latency/buffer_mib" in r.stderr
 
 
+def shell_commands(out: str) -> dict[str, list[str]]:
+    """rule name -> the shell commands a dry run with -p printed for its jobs."""
+    cmds: dict[str, list[str]] = {}
+    rule = None
+    for ln in out.splitlines():
+        if m := re.match(r"(?:local)?rule (\w+):", ln):
+            rule = m.group(1)
+        elif ln.startswith("Shell command: ") and rule:
+            cmds.setdefault(rule, []).append(ln.removeprefix("Shell command: "))
+    return cmds
+
+
+YIELD = "sh workflows/harness/yield_cpu.sh $$; "
+
+
+def test_jobs_that_measure_nothing_yield_the_cpu(tmp_path):
+    """Where a run measures points here it says so, and builds, tables, figures and modelled points
+    start by lowering their own shell to SCHED_IDLE (or nice 19) while measured points do not; a run
+    that measures nothing lowers nothing."""
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(TINY)
+    r = smk("-n", "-p", "--forceall", "--cores", "2", "--configfile", str(cfg), "--config", "host=auto")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "jobs that measure nothing run under SCHED_IDLE" in r.stderr
+    cmds = shell_commands(r.stdout)
+    for rule in ("figure", "tables", "build_tool", "measurements"):
+        assert cmds[rule] and all(c.startswith(YIELD) for c in cmds[rule]), (rule, cmds.get(rule))
+    measured = [c for c in cmds["point"] if '"executor":"host"' in c]
+    assert measured and all(c.startswith("if [ 1 = 0 ]; then " + YIELD + "fi; ") for c in measured)
+    # only modelled points (tiering on the paper's modelled testbed): nothing to yield to
+    only_model = tmp_path / "model.yaml"
+    only_model.write_text("scale: tiny\n" + "".join(f"{f}: {{enabled: false}}\n"
+                                                   for f in ("overcommit", "kv", "characterize", "storage", "apps")))
+    model = smk("-n", "-p", "--forceall", "--cores", "2", "--configfile", str(only_model), "--config", "host=paper-testbed")
+    assert model.returncode == 0, model.stderr[-2000:]
+    assert "SCHED_IDLE" not in model.stderr and shell_commands(model.stdout)["model_batch"]
+
+
+@pytest.mark.parametrize("switch", ["1", ""])
+def test_yield_cpu_lowers_the_shell_that_runs_it_only_when_told(switch):
+    """yield_cpu.sh puts the job's shell, and what it starts after, under SCHED_IDLE (nice 19 where
+    chrt is refused) when the run set TIERBENCH_YIELD_CPU=1, and changes nothing otherwise."""
+    env = {**os.environ, "TIERBENCH_YIELD_CPU": switch}
+    r = subprocess.run(["bash", "-c", YIELD + "chrt -p $$; nice"], cwd=REPO, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    lowered = "SCHED_IDLE" in r.stdout or r.stdout.split()[-1] == "19"
+    assert lowered == (switch == "1"), r.stdout
+
+
 def test_tiny_run_end_to_end(tmp_path, workdir):
     binary("memchar")
     name = "pytest-e2e"

@@ -21,7 +21,7 @@ rule gapbs_graph:
     wildcard_constraints:
         scale=r"\d+",
     shell:
-        "build/bin/gapbs-converter -g {wildcards.scale} -k 16 -b {output} > {log} 2>&1"
+        "sh workflows/harness/yield_cpu.sh $$; build/bin/gapbs-converter -g {wildcards.scale} -k 16 -b {output} > {log} 2>&1"
 
 
 rule cachebench_config:
@@ -40,5 +40,5 @@ rule cachebench_config:
         ops=r"\d+",
         threads=r"\d+",
     shell:
-        "python -m workloads.cachebench.workload config --keys {wildcards.nkeys} --ops-per-thread {wildcards.ops}"
+        "sh workflows/harness/yield_cpu.sh $$; python -m workloads.cachebench.workload config --keys {wildcards.nkeys} --ops-per-thread {wildcards.ops}"
         " --threads {wildcards.threads} > {output} 2> {log}"

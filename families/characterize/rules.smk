@@ -16,4 +16,4 @@ rule tier_curves:
     log:
         "results/{host}/logs/tier_curves.log",
     shell:
-        "python -m families.characterize.curves --out {output} {input} > {log} 2>&1"
+        "sh workflows/harness/yield_cpu.sh $$; python -m families.characterize.curves --out {output} {input} > {log} 2>&1"

@@ -30,6 +30,6 @@ rule kv_tables:
         dimms=lambda wc: json.dumps({t["node"]: t["dimms"] for t in HOSTS[wc.host].profile["tiers"]
                                      if t.get("kind") == "numa" and t.get("dimms")}),
     shell:
-        "python -m families.kv.tables --measurements {input.csv} --reference {input.ref} {params.chars} "
+        "sh workflows/harness/yield_cpu.sh $$; python -m families.kv.tables --measurements {input.csv} --reference {input.ref} {params.chars} "
         "--dimms {params.dimms:q} --facts {input.facts} --counter-table {input.counters} "
         "--out results/{wildcards.host}/tables > {log} 2>&1"

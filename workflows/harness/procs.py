@@ -16,8 +16,8 @@ Starting a child is one step as far as the stop signals are concerned: SIGINT, S
 are blocked from before the fork until the child is registered (the child unblocks them just
 before exec), so an interrupt that lands while a child starts is handled once the supervisor
 knows the child, and stops it. Without that, a Ctrl-C arriving after the fork but before the
-child was recorded raised out of ``spawn`` and left the child running in its own session, where
-no Ctrl-C reaches it; and a harness that exited before its child had set PR_SET_PDEATHSIG never
+child was recorded raised out of ``spawn`` and left the child running in its own process group,
+where no Ctrl-C reaches it; and a harness that exited before its child had set PR_SET_PDEATHSIG never
 sent it the death signal either (the child now checks its parent after prctl, as prctl(2)
 advises for this race).
 """
@@ -144,7 +144,7 @@ class Supervisor:
     def spawn(self, name: str, argv: list[str], stdout: Path | None = None, stderr: Path | None = None,
               env: dict | None = None, cwd: Path | None = None, cpus: list[int] | None = None,
               grace_s: float | None = None) -> Child:
-        """Start argv in a new session (own process group); return at once. ``cpus``: the CPUs it
+        """Start argv in a process group of its own, in our session; return at once. ``cpus``: the CPUs it
         (and every thread and child of it) may run on; all of ours when None or empty. ``grace_s``:
         how long :meth:`stop` waits after the stop signal before SIGKILL, for a child that cleans up
         after itself on the way out (the Supervisor's ``grace_s`` when None).
@@ -161,7 +161,14 @@ class Supervisor:
             try:
                 p = subprocess.Popen(
                     [str(a) for a in argv], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                    env=env, cwd=cwd, start_new_session=True,
+                    # A process group of its own (setpgid: Ctrl-C in the terminal reaches only the
+                    # foreground group, so the supervisor stops it), not a session of its own: a new
+                    # session is a new autogroup (kernel/sys.c, ksys_setsid() calls
+                    # sched_autogroup_create_attach(); kernel/sched/autogroup.c), and the
+                    # scheduler shares a CPU fairly between autogroups, so a pinned benchmark in its own
+                    # session got half its core against the SCHED_IDLE jobs of Snakemake's session
+                    # (workflows/harness/yield_cpu.sh). In one autogroup they take only idle time.
+                    env=env, cwd=cwd, process_group=0,
                     preexec_fn=functools.partial(_child_setup, os.getpid(), tuple(cpus or ())),
                 )
             except FileNotFoundError:

@@ -23,7 +23,7 @@ rule build_libtbutil:
     log:
         "build/logs/lib.log",
     shell:
-        "make --no-print-directory -C lib > {log} 2>&1"
+        "sh workflows/harness/yield_cpu.sh $$; make --no-print-directory -C lib > {log} 2>&1"
 
 
 rule build_libcolloid:
@@ -36,7 +36,7 @@ rule build_libcolloid:
     log:
         "build/logs/colloid.log",
     shell:
-        "make --no-print-directory -C colloid > {log} 2>&1"
+        "sh workflows/harness/yield_cpu.sh $$; make --no-print-directory -C colloid > {log} 2>&1"
 
 
 rule build_tool:
@@ -53,7 +53,7 @@ rule build_tool:
     params:
         command=lambda wc: tools.command(wc.tool, BUILD[wc.tool]),
     shell:
-        "( {params.command} ) > {log} 2>&1"
+        "sh workflows/harness/yield_cpu.sh $$; ( {params.command} ) > {log} 2>&1"
 
 
 rule source_archive:
@@ -68,4 +68,4 @@ rule source_archive:
     wildcard_constraints:
         archive="|".join(re.escape(a) for a in PINS),
     shell:
-        "python -m workloads.upstream fetch {wildcards.archive:q} --out {output:q} > {log} 2>&1"
+        "sh workflows/harness/yield_cpu.sh $$; python -m workloads.upstream fetch {wildcards.archive:q} --out {output:q} > {log} 2>&1"

@@ -118,6 +118,26 @@ if "measure" not in workflow.global_resources:
     workflow.register_resource("measure", 1)
 
 
+# -- jobs that measure nothing yield the CPU to those that do ------------------------------------
+# A measured point pins its application, antagonist and probe to the host's cores, and Snakemake
+# fills the cores with jobs that measure nothing (builds, modelled points, the model's predictions,
+# tables, figures): on this 2-core VM a contention point's GUPS got 83 % of its core and the
+# antagonist at full duty 83 % of its own while they ran. So where this run measures points here,
+# every such job starts with `sh workflows/harness/yield_cpu.sh $$`, which puts the job's shell (and
+# so all it starts) under SCHED_IDLE; the measured points' own processes stay in Snakemake's session
+# (workflows/harness/procs.py: a process group each, not a session, which would be an autogroup of
+# its own that the scheduler shares its CPU with fairly). The switch is an environment variable the
+# jobs inherit, not a param: whether a run measures must not change a job's params and rerun it.
+YIELDS_CPU = any(r["executor"] == "host" for h in HOSTS.values() for r in h.plan.points.values())
+if YIELDS_CPU:
+    os.environ.update(TIERBENCH_YIELD_CPU="1")  # set for the jobs, not read from the user (no envvars:)
+    if not JOB_PROCESS:
+        print("tierbench: jobs that measure nothing run under SCHED_IDLE beside the measured points "
+              "(docs/workflow.md, Measurement discipline)", file=sys.stderr)
+else:
+    os.environ.pop("TIERBENCH_YIELD_CPU", None)
+
+
 wildcard_constraints:
     host="|".join(re.escape(h) for h in HOSTS),
     family="|".join(families.FAMILIES),

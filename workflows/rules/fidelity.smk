@@ -25,5 +25,5 @@ rule fidelity:
     log:
         "results/{host}/logs/fidelity_{kind}.log",
     shell:
-        "python -m workflows.harness.fidelity --host-dir results/{wildcards.host} --expect {wildcards.kind} "
+        "sh workflows/harness/yield_cpu.sh $$; python -m workflows.harness.fidelity --host-dir results/{wildcards.host} --expect {wildcards.kind} "
         "{input.points} > {log} 2>&1"

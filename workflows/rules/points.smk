@@ -41,6 +41,9 @@ rule point:
         row=lambda wc: planning.row_json(row_of(wc)),
         batch=lambda wc: f"--batch results/{wc.host}/guest/batch" if row_of(wc)["executor"] == "guest" else "",
     shell:
+        # a point that measures nothing here (modelled; a guest point's result is read from its batch)
+        # yields the CPU to measured ones (workflows/harness/yield_cpu.sh; common.smk)
+        "if [ {resources.measure} = 0 ]; then sh workflows/harness/yield_cpu.sh $$; fi; "
         "printf '%s' {params.row:q} | python -m workflows.harness.point --outdir $(dirname {output.result}) "
         "--results results/{wildcards.host} --facts {input.facts} {params.batch} - > {log} 2>&1"
 
@@ -91,7 +94,7 @@ else:
             chunk=r"\d+",
         threads: model_batch_threads()  # profiles/slurm: set-threads
         shell:
-            "python -m workflows.harness.modelbatch --jobs {threads} --out {output} {input.spec} > {log} 2>&1"
+            "sh workflows/harness/yield_cpu.sh $$; python -m workflows.harness.modelbatch --jobs {threads} --out {output} {input.spec} > {log} 2>&1"
 
     rule model_collect:
         """A modelled point, collected from its batch (a local rule: under profiles/slurm the
@@ -114,7 +117,7 @@ else:
             src=lambda wc, input: f"{input.batch}/{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}",
             dst=lambda wc: f"results/{wc.host}/{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}",
         shell:  # (not a run: block: with --workflow-profile none, that would start a Snakemake per point)
-            "{{ test -f {params.src:q}/result.csv || {{ echo 'tierbench: error: the batch has no result for {params.src}' >&2; "
+            "sh workflows/harness/yield_cpu.sh $$; {{ test -f {params.src:q}/result.csv || {{ echo 'tierbench: error: the batch has no result for {params.src}' >&2; "
             "exit 1; }}; cp -p {params.src:q}/* {params.dst:q}; }} 2>>{log:q}"
 
 

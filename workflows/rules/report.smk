@@ -26,7 +26,7 @@ rule family_measurements:
     log:
         "results/{host}/logs/measurements_{family}.log",
     shell:
-        "python -m analysis.collect --out {output} {input.points} > {log} 2>&1"
+        "sh workflows/harness/yield_cpu.sh $$; python -m analysis.collect --out {output} {input.points} > {log} 2>&1"
 
 
 rule measurements:
@@ -41,7 +41,7 @@ rule measurements:
     log:
         "results/{host}/logs/measurements.log",
     shell:
-        "python -m analysis.collect --out {output} {input.families} > {log} 2>&1"
+        "sh workflows/harness/yield_cpu.sh $$; python -m analysis.collect --out {output} {input.families} > {log} 2>&1"
 
 
 rule figure:
@@ -71,7 +71,7 @@ rule figure:
         labels=lambda wc: figure_labels(wc.host, HOSTS[wc.host].figures[wc.figure]),
         fidelity=lambda wc: " ".join(f"--fidelity {p}" for p in figure_fidelity(wc.host, wc.figure)),
     shell:
-        "python -m analysis.render --figure {wildcards.figure} --measurements {input.csv} "
+        "sh workflows/harness/yield_cpu.sh $$; python -m analysis.render --figure {wildcards.figure} --measurements {input.csv} "
         "--reference {input.ref} --profile {params.profile} {params.functional} {params.labels} {params.fidelity} "
         "--out results/{wildcards.host}/figures/{wildcards.figure} > {log} 2>&1"
 
@@ -90,7 +90,7 @@ rule counter_table:
     log:
         "results/{host}/logs/counter_table.log",
     shell:
-        "python -m analysis.counters --out {output} {input.metas} > {log} 2>&1"
+        "sh workflows/harness/yield_cpu.sh $$; python -m analysis.counters --out {output} {input.metas} > {log} 2>&1"
 
 
 rule tables:
@@ -110,7 +110,7 @@ rule tables:
         absent=lambda wc: json.dumps({k: v for fp in HOSTS[wc.host].plan.families.values() for k, v in sorted(fp.absent.items())}),
         fidelity=lambda wc: fidelity_args(wc.host),
     shell:
-        "python -m analysis.tables --measurements {input.csv} --summary {output.summary} "
+        "sh workflows/harness/yield_cpu.sh $$; python -m analysis.tables --measurements {input.csv} --summary {output.summary} "
         "--counters {output.counters} --absent {params.absent:q} {params.fidelity} --counter-table {input.counters} > {log} 2>&1"
 
 
@@ -132,7 +132,7 @@ rule fidelity_report:
     params:
         fidelity=lambda wc: fidelity_args(wc.host),
     shell:
-        "python -m analysis.fidelity --host {wildcards.host} {params.fidelity} --md {output.md} "
+        "sh workflows/harness/yield_cpu.sh $$; python -m analysis.fidelity --host {wildcards.host} {params.fidelity} --md {output.md} "
         "--figure results/{wildcards.host}/figures/fidelity > {log} 2>&1"
 
 
@@ -156,7 +156,7 @@ rule scorecard:
         labels=lambda wc: scorecard_labels(wc.host),
         fidelity=lambda wc: fidelity_args(wc.host),
     shell:
-        "python -m analysis.score --measurements {input.csv} --reference {input.ref} "
+        "sh workflows/harness/yield_cpu.sh $$; python -m analysis.score --measurements {input.csv} --reference {input.ref} "
         "--profile {params.profile} {params.functional} --calibration {params.calibration:q} {params.labels} "
         "{params.fidelity} --md {output.md} --csv {output.csv} > {log} 2>&1"
 
@@ -185,4 +185,4 @@ rule fleet_comparison:
         not_scored=lambda wc: " ".join(f"--not-scored {shlex.quote(f'{h}={why}')}" for h in HOSTS
                                        if (why := fidelity_not_scored(h))),
     shell:
-        "python -m analysis.fleet {params.hosts} {params.not_scored} --out results/fleet/{wildcards.fleet} > {log} 2>&1"
+        "sh workflows/harness/yield_cpu.sh $$; python -m analysis.fleet {params.hosts} {params.not_scored} --out results/fleet/{wildcards.fleet} > {log} 2>&1"
