@@ -167,6 +167,34 @@ def test_yield_cpu_lowers_the_shell_that_runs_it_only_when_told(switch):
     assert lowered == (switch == "1"), r.stdout
 
 
+def test_measured_points_run_family_by_family_in_plan_order(tmp_path):
+    """Measured points' priorities: host_facts above all; each family's points one block (the
+    families the model's score reads first); within a family plan order, so a contention
+    experiment's 0x point runs right before its 1x..3x points. Modelled points: 0."""
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(TINY.replace("tiering: {enabled: false}\n", "").replace("apps: {enabled: false}\n", ""))
+    r = smk("-n", "--forceall", "--cores", "2", "--configfile", str(cfg), "--config", "host=auto")
+    assert r.returncode == 0, r.stderr[-2000:]
+    jobs = []  # (rule, output, priority) in the order the dry run lists them
+    for block in re.split(r"^\[[A-Z][a-z]{2} .*\]$", r.stdout, flags=re.M):  # each job's lines follow a [date]
+        rule = re.search(r"^(?:local)?rule (\w+):", block, re.M)
+        out = re.search(r"^\s+output: ([^,\s]+)", block, re.M)
+        prio = re.search(r"^\s+priority: (\d+)", block, re.M)
+        if rule and out:
+            jobs.append((rule.group(1), out.group(1), int(prio.group(1)) if prio else 0))
+    facts = [p for rule, _, p in jobs if rule == "host_facts"]
+    measured = sorted(((p, out.split("/")[2], out) for rule, out, p in jobs if rule == "point" and p > 0), reverse=True)
+    assert facts and measured and facts[0] > measured[0][0]
+    prios = [p for p, _, _ in measured]
+    assert len(set(prios)) == len(prios), "one priority per measured point"
+    order = [fam for _, fam, _ in measured]
+    blocks = [f for i, f in enumerate(order) if i == 0 or order[i - 1] != f]
+    assert len(blocks) == len(set(blocks)), f"each family's points together: {blocks}"
+    assert blocks[0] in ("tiering", "characterize", "apps"), blocks  # families with a fidelity hook first
+    gups = [out.split("/")[4] for _, _, out in measured if "/tiering/contention_single_node/" in out]
+    assert gups and gups == sorted(gups) and gups[0].startswith("i0"), gups
+
+
 def test_tiny_run_end_to_end(tmp_path, workdir):
     binary("memchar")
     name = "pytest-e2e"

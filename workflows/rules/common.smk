@@ -296,17 +296,39 @@ def fidelity_families(host):
     return [f for f in HOSTS[host].active if Path(f"families/{f}/fidelity.py").exists()]
 
 
+# The measured points of each host in the order they run: host -> point key -> Snakemake priority.
+MEASURE_ORDER = {}
+
+
+def measure_order(host):
+    """Each measured point's priority on a host (higher runs first; filled once per host). Measured
+    points run one at a time, and a family's tables and figures start only when all its points are
+    done, so the points of one family run together: first the families whose points the model's
+    score reads (every modelled figure waits for fidelity.csv), then those with more figures, so
+    that their figures render beside the points still to run rather than all at the end (issue 27:
+    the quick run's last minute was figures of every family). Within a family they run in plan
+    order, each experiment's points back to back (issue 25: the GUPS contention point the model is
+    calibrated on ran 75 s after the others, between other families' points, on a machine whose
+    memory latency drifts by the minute; now the experiment's points run one after the other, 0x
+    first). Priorities count down from the number of measured points, so they stay below
+    host_facts' (it runs before anything)."""
+    if host not in MEASURE_ORDER:
+        h = HOSTS[host]
+        fid = set(fidelity_families(host))
+        figures = {f: sum(1 for fam in h.figures.values() if fam == f) for f in families.FAMILIES}
+        rank = sorted(families.FAMILIES, key=lambda f: (f not in fid, -figures[f], families.FAMILIES.index(f)))
+        keys = [k for f in rank for k in h.plan.points if h.plan.points[k]["family"] == f
+                and h.plan.points[k]["executor"] == "host"]
+        MEASURE_ORDER[host] = {k: len(keys) - i for i, k in enumerate(keys)}
+    return MEASURE_ORDER[host]
+
+
 def point_priority(wc):
-    """A measured point's Snakemake priority. Measured points run one at a time, and a family's
-    tables and figures start only when all its points are done, so points of one family go
-    together: first the families whose points the model's score reads (every modelled figure
-    waits for fidelity.csv), then those with more figures, so that their figures render beside the
-    points still to run rather than all at the end (issue 27: the quick run's last minute was
-    figures of every family). Modelled and guest points: 0."""
+    """A point's Snakemake priority: :func:`measure_order` for a measured point; 0 for modelled and
+    guest points."""
     if row_of(wc)["executor"] != "host":
         return 0
-    figures = sum(1 for f in HOSTS[wc.host].figures.values() if f == wc.family)
-    return (100 if wc.family in fidelity_families(wc.host) else 1) + figures
+    return measure_order(wc.host)[f"{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}"]
 
 
 def fidelity_not_scored(host):

@@ -12,6 +12,8 @@ rule host_facts:
         "results/{host}/host_facts.json",
     log:
         "results/{host}/logs/host_facts.log",
-    priority: 1000  # every point reads it: before anything else that could hold the cores
+    # every point reads it: before anything else that could hold the cores (above any measured
+    # point's priority: measure_order() in common.smk counts down from the number of them)
+    priority: 10**9
     run:
         write_host_facts(wildcards.host, output[0])
