@@ -163,24 +163,28 @@ def test_parse_data_channel():
     assert guest.parse_data(bad)[3] == ["file d/r.csv arrived damaged (8 of 8 bytes)"]
 
 
-@pytest.mark.parametrize("console, data, boots", [
-    ("[ 3.3] Kernel panic - not syncing: Fatal exception in interrupt\n", "", 2),  # nothing of ours ran
-    ("[ 3.3] Kernel panic - not syncing: Fatal exception in interrupt\n", "TEST x PASS\n", 1),  # /init had run
-    ("[ 3.3] reboot: Power down\n", "", 1),  # crashed, but no panic: said, not retried
+PANIC = "[ 3.3] Kernel panic - not syncing: Fatal exception in interrupt\n"
+
+
+@pytest.mark.parametrize("console, data, crashes, boots, outcome", [
+    (PANIC, "", 1, 2, "exited"),                 # nothing of ours ran
+    (PANIC, "TEST x PASS\n", 1, 2, "exited"),    # mid-script (TCG's oops while the kernel patches itself)
+    (PANIC, "TEST x PASS\n", 2, 2, "crashed"),   # a second panic is the result: booted twice, no more
+    ("[ 3.3] reboot: Power down\n", "", 1, 1, "crashed"),  # crashed, but no panic: said, not retried
 ])
-def test_a_boot_whose_kernel_panicked_before_init_boots_once_more(tmp_path, monkeypatch, console, data, boots):
+def test_a_boot_whose_kernel_panicked_boots_once_more(tmp_path, monkeypatch, console, data, crashes, boots, outcome):
     calls = []
 
     def fake_boot(**kw):
         calls.append(kw)
         (tmp_path / "console.log").write_text(console)
         (tmp_path / "data.log").write_text(data)
-        outcome = "crashed" if len(calls) == 1 else "exited"
-        return guest.RunResult(outcome, None if outcome == "crashed" else 0, [], {}, 1.0, tmp_path, [])
+        out = "crashed" if len(calls) <= crashes else "exited"
+        return guest.RunResult(out, None if out == "crashed" else 0, [], {}, 1.0, tmp_path, [])
 
     monkeypatch.setattr(guest, "_boot", fake_boot)
     res = guest.run(script=tmp_path / "s.sh", out=tmp_path, stream=False)
-    assert len(calls) == boots and res.outcome == ("exited" if boots == 2 else "crashed")
+    assert len(calls) == boots and res.outcome == outcome
     assert (tmp_path / "console-panic.log").exists() == (boots == 2)
 
 
