@@ -105,6 +105,25 @@ def test_point_writes_rows_and_meta(tmp_path):
     assert meta["counters"]["perf_uncore"]["available"] in (True, False)
     assert set(meta["argv"]) == {"gups", "antagonist", "latency"} and meta["binaries"]["gups"]
     assert meta["exit"]["gups"] == 0 and meta["exit"]["latency"] == 0
+    steal = meta["cpu_steal"]  # every CPU's, over GUPS's run: a share of it
+    assert steal["during"] == "gups" and set(steal["share"]) == {str(c) for c in scenario.cpu_times()}
+    assert all(0 <= v <= 1 for v in steal["share"].values())
+
+
+def test_steal_shares_from_proc_stat(tmp_path):
+    """cpu_times() reads each CPU's total and steal ticks (the aggregate line left out); the share is
+    the steal's part of the time between two readings; a file without a steal column gives none."""
+    def stat(c0, c1):
+        return (f"cpu  9 9 9 9 9 9 9 9 0 0\ncpu0 {' '.join(map(str, c0))}\ncpu1 {' '.join(map(str, c1))}\n"
+                "intr 1 2 3\n")
+    p = tmp_path / "stat"
+    p.write_text(stat([10, 0, 5, 80, 0, 0, 0, 5, 3, 0], [10, 0, 5, 85, 0, 0, 0, 0, 0, 0]))
+    before = scenario.cpu_times(p)
+    assert before == {0: (100, 5), 1: (100, 0)}  # guest (3) is in user already
+    p.write_text(stat([60, 0, 5, 100, 0, 0, 0, 35, 0, 0], [110, 0, 5, 85, 0, 0, 0, 0, 0, 0]))
+    assert scenario.steal_shares(before, scenario.cpu_times(p)) == {0: 0.3, 1: 0.0}
+    p.write_text("cpu0 1 2 3 4\n")
+    assert scenario.cpu_times(p) == {} and scenario.cpu_times(tmp_path / "none") == {}
 
 
 def start_point(tmp_path: Path, row: dict, out: Path) -> subprocess.Popen:

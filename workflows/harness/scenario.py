@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import importlib
 import shlex
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -76,6 +77,35 @@ READY_TIMEOUT_S = 120
 PID_TIMEOUT_S = 300
 WORKLOAD_READY_TIMEOUT_S = 600
 PROBE_TIMEOUT_S = 600
+# A workload's run during which the hypervisor ran something else on one of this machine's CPUs
+# for more than this share of the time is said in the point's log (cpu_steal in meta.json).
+STEAL_WARN = 0.05
+
+
+def cpu_times(path: Path = Path("/proc/stat")) -> dict[int, tuple[int, int]]:
+    """Each CPU's (total, steal) time in clock ticks since boot, from /proc/stat's ``cpuN`` lines.
+    proc(5): the fields are user, nice, system, idle, iowait, irq, softirq, steal ("stolen time,
+    which is the time spent in other operating systems when running in a virtualized
+    environment", since Linux 2.6.11), guest, guest_nice; guest time is already counted in user
+    and nice (kernel/sched/cputime.c, account_guest_time()), so the total is the first eight.
+    {} where the file is missing or has no steal column."""
+    out: dict[int, tuple[int, int]] = {}
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return out
+    for ln in lines:
+        f = ln.split()
+        if len(f) >= 9 and f[0].startswith("cpu") and f[0][3:].isdigit():
+            v = [int(x) for x in f[1:9]]
+            out[int(f[0][3:])] = (sum(v), v[7])
+    return out
+
+
+def steal_shares(before: dict[int, tuple[int, int]], after: dict[int, tuple[int, int]]) -> dict[int, float]:
+    """Per CPU, the share of the time between two :func:`cpu_times` the hypervisor stole."""
+    return {c: round((after[c][1] - before[c][1]) / (after[c][0] - before[c][0]), 4)
+            for c in sorted(before) if c in after and after[c][0] > before[c][0]}
 
 
 def role(tool: str, argv: list, *, parse: str, output: str | None = None, output_flag: str = "--output",
@@ -371,6 +401,8 @@ class HostRun:
         cpus = self.monitor_cpus if r["kind"] == "attach" else None
         if cpus:
             self.meta.setdefault("cpus", {})[name] = cpus
+        if r["kind"] == "workload":
+            self._cpu_times = cpu_times()
         self.children[name] = self.sup.spawn(name, argv, stdout=stdout, cpus=cpus,  # its errors go to the job's log
                                              grace_s=r.get("stop_grace_s"))
 
@@ -400,8 +432,25 @@ class HostRun:
         rc = self.sup.wait(self.children[name], timeout=timeout)
         self.meta["exit"][name] = rc
         self.meta.setdefault("usage", {})[name] = self.children[name].usage
+        if self.roles[name]["kind"] == "workload":
+            self.record_steal(name)
         if rc != 0:
             raise PointFailed(f"{name} exited with status {rc}; see the log")
+
+    def record_steal(self, name: str) -> None:
+        """meta.json's ``cpu_steal``: per CPU, the share of the workload's run the hypervisor ran
+        something else there (0 on bare metal); a share above STEAL_WARN is said in the log, since
+        the point's timings then count time its processes were not running."""
+        shares = steal_shares(getattr(self, "_cpu_times", {}), cpu_times())
+        if not shares:
+            return
+        self.meta["cpu_steal"] = {"during": name, "share": {str(c): v for c, v in shares.items()},
+                                  "source": "/proc/stat, steal column (proc(5))"}
+        high = {c: v for c, v in shares.items() if v > STEAL_WARN}
+        if high:
+            print(f"point: warning: the hypervisor took {', '.join(f'{v:.0%} of CPU {c}' for c, v in high.items())} "
+                  f"while {name} ran (steal time in /proc/stat): its timings count time it could not run",
+                  file=sys.stderr, flush=True)
 
     def op_stop(self, name: str, check: bool) -> None:
         rc = self.sup.stop(self.children[name])
