@@ -291,6 +291,7 @@ class HostRun:
         self.roles = {r["name"]: r for r in sc["roles"]}
         self.children: dict[str, Child] = {}
         self.meta: dict = {"argv": {}, "exit": {}}
+        self._cpu_times: dict[int, tuple[int, int]] = {}  # /proc/stat when the workload started
 
     def path(self, name: str) -> Path:
         return self.outdir / name
@@ -441,7 +442,7 @@ class HostRun:
         """meta.json's ``cpu_steal``: per CPU, the share of the workload's run the hypervisor ran
         something else there (0 on bare metal); a share above STEAL_WARN is said in the log, since
         the point's timings then count time its processes were not running."""
-        shares = steal_shares(getattr(self, "_cpu_times", {}), cpu_times())
+        shares = steal_shares(self._cpu_times, cpu_times())
         if not shares:
             return
         self.meta["cpu_steal"] = {"during": name, "share": {str(c): v for c, v in shares.items()},

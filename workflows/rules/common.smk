@@ -24,7 +24,7 @@ def fail(msg):
     sys.exit(1)
 
 
-from collections import namedtuple
+from collections import Counter, namedtuple
 
 # One planned host of the run: its profile argument, resolved profile, facts, runner (guest hosts)
 # and the plan of every family on it.
@@ -184,9 +184,14 @@ def model_batch_threads() -> int:
     return max(1, min(8, cores - 1 if measured else cores))
 
 
+def point_key(wc):
+    """The plan's key of the point a job's wildcards name."""
+    return f"{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}"
+
+
 def row_of(wc):
     """The row of the point a job's wildcards name (workflows/harness/plan.py)."""
-    return HOSTS[wc.host].plan.points[f"{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}"]
+    return HOSTS[wc.host].plan.points[point_key(wc)]
 
 
 def model_batch_rows(host, chunk):
@@ -315,10 +320,11 @@ def measure_order(host):
     if host not in MEASURE_ORDER:
         h = HOSTS[host]
         fid = set(fidelity_families(host))
-        figures = {f: sum(1 for fam in h.figures.values() if fam == f) for f in families.FAMILIES}
-        rank = sorted(families.FAMILIES, key=lambda f: (f not in fid, -figures[f], families.FAMILIES.index(f)))
-        keys = [k for f in rank for k in h.plan.points if h.plan.points[k]["family"] == f
-                and h.plan.points[k]["executor"] == "host"]
+        figures = Counter(h.figures.values())
+        rank = {f: (f not in fid, -figures[f], i) for i, f in enumerate(families.FAMILIES)}
+        # a stable sort: within a family, plan order
+        keys = sorted((k for k, r in h.plan.points.items() if r["executor"] == "host"),
+                      key=lambda k: rank[h.plan.points[k]["family"]])
         MEASURE_ORDER[host] = {k: len(keys) - i for i, k in enumerate(keys)}
     return MEASURE_ORDER[host]
 
@@ -328,7 +334,7 @@ def point_priority(wc):
     guest points."""
     if row_of(wc)["executor"] != "host":
         return 0
-    return measure_order(wc.host)[f"{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}"]
+    return measure_order(wc.host)[point_key(wc)]
 
 
 def fidelity_not_scored(host):
