@@ -15,7 +15,7 @@ from snakemake.utils import update_config
 
 import families
 from analysis import registry as figure_registry
-from workflows.harness import ConfigError, hostdetect, identity, plan as planning, profile as host_profile, runner as guest_runner, tools
+from workflows.harness import ConfigError, hostdetect, identity, plan as planning, profile as host_profile, runner as guest_runner, schedpasses, tools
 from workloads import upstream
 
 
@@ -136,6 +136,13 @@ if YIELDS_CPU:
               "(docs/workflow.md, Measurement discipline)", file=sys.stderr)
 else:
     os.environ.pop("TIERBENCH_YIELD_CPU", None)
+
+# Snakemake's scheduler itself took a measured point's CPU: each job event added a once-a-second
+# chain of scheduling passes that never ended (4 min of CPU in a quick run). One pending
+# re-evaluation at a time does what the chains did (workflows/harness/schedpasses.py).
+if not schedpasses.coalesce():
+    print("tierbench: note: Snakemake's scheduler is not the one workflows/harness/schedpasses.py "
+          "knows; its re-evaluation passes are left as they are", file=sys.stderr)
 
 
 wildcard_constraints:
