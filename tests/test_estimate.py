@@ -109,21 +109,50 @@ def test_follow_echoes_the_run_and_says_points_done_and_time_left(tmp_path):
     f = tmp_path / "estimate.json"
     f.write_text(json.dumps({"points": {"fam/e/a/rep0": 10.0, "fam/e/b/x/rep0": 30.0, "fam/e/c/rep0": 60.0}, "build_s": 0}))
     out = io.StringIO()
-    ticks = iter([0.0, 5.0, 20.0])
+    # each point's job starts (its wildcards line) and ends (Finished) at these times
+    ticks = iter([0.0, 0.0, 20.0, 20.0, 80.0])  # the start, then each job's start and end
     assert estimate.follow(f, io.StringIO(SNAKEMAKE_LOG), out, clock=lambda: next(ticks)) == 0
     text = out.getvalue()
     assert SNAKEMAKE_LOG.splitlines()[0] in text and "1 of 3 steps" in text
     progress = [ln for ln in text.splitlines() if ln.startswith("[progress]")]
-    assert progress == ["[progress] 1/3 points done, 5 s elapsed, ~45 s left",
-                        "[progress] 2/3 points done, 20 s elapsed, ~30 s left"]
+    # a took 20 s for its 10 (2x): 90 s of estimates left, twice; then b took 60 s for its 30
+    assert progress == ["[progress] 1/3 points done, 20 s elapsed, ~3.0 min left",
+                        "[progress] 2/3 points done, 80 s elapsed, ~2.0 min left"]
 
 
-def test_time_left_counts_from_the_end_of_the_fixed_start():
-    pts = {"a": 10.0, "b": 10.0, "c": 20.0}
-    # 15 s of builds and start, then the first point took twice its estimate: twice the rest left
-    assert estimate.progress_line(pts, {"a"}, 35.0, fixed_s=15.0).endswith("~60 s left")
-    assert estimate.progress_line(pts, {"a"}, 35.0, fixed_s=0.0).endswith("~1.8 min left")  # 3.5x
-    assert estimate.progress_line(pts, {"a", "b"}, 1e6).endswith("~3.3 min left")  # at most 10x
+def prog(**kw):
+    est = {"points": {}, "measured": {}, "model_cpu": {}, "cores": 2, "build_s": 0.0, "start_s": 0.0, "tail_s": {}}
+    est.update(kw)
+    est["points"] = {**dict(est["measured"]), **{k: v / est["cores"] for k, v in est["model_cpu"].items()}}
+    return estimate.Progress(est)
+
+
+def test_time_left_is_the_measured_points_in_a_row_while_they_are_the_longer():
+    # what a quick run looked like two-thirds in: most modelled points done, minutes of measured
+    # points left one at a time (the old line said ~44 s left with 3.4 min to go)
+    p = prog(measured={"m/e/a/rep0": 60.0, "m/e/b/rep0": 60.0, "m/e/c/rep0": 60.0},
+             model_cpu={f"t/e/p{i}/rep0": 1.0 for i in range(100)})
+    for i in range(90):
+        assert p.finished(f"t/e/p{i}/rep0", 10.0)
+    assert p.left(10.0) == pytest.approx(180.0)          # 3 x 60 s in a row > (180 + 10) / 2
+    p.started("m/e/a/rep0", 10.0)
+    assert p.left(40.0) == pytest.approx(150.0)           # 30 s of the running one taken
+    assert p.finished("m/e/a/rep0", 130.0)                # it took 120 s for its 60: the rest 2x
+    assert p.scale() == 2.0 and p.left(130.0) == pytest.approx(240.0)
+    assert not p.finished("m/e/a/rep0", 131.0) and not p.finished("not/a/point/rep0", 131.0)
+    assert p.line(130.0) == "[progress] 91/103 points done, 2.2 min elapsed, ~4.0 min left"
+
+
+def test_time_left_spreads_modelled_points_builds_and_figures_over_the_cores():
+    p = prog(measured={"m/e/a/rep0": 10.0}, model_cpu={f"t/e/p{i}/rep0": 2.0 for i in range(100)},
+             build_s=40.0, start_s=10.0, tail_s={"m": 6.0, "t": 30.0})
+    assert p.scale() == 1.0                               # no measured point timed yet
+    assert p.left(0.0) == pytest.approx((10 + 200 + 40 + 36) / 2)
+    # builds are done at the rate of the cores the measured points leave (1 of 2) after the start
+    assert p.left(30.0) == pytest.approx((10 + 200 + 20 + 36) / 2)
+    for i in range(100):
+        p.finished(f"t/e/p{i}/rep0", 60.0)
+    assert p.left(60.0) == pytest.approx(10)              # family t's figures are done with its points
 
 
 def test_follow_without_an_estimate_only_echoes(tmp_path):

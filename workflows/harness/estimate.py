@@ -142,10 +142,17 @@ class Estimate:
         return busy + WORKFLOW_START_S
 
     def to_json(self) -> dict:
-        """What ``follow`` needs: each point's key and seconds (wall share), and the total."""
+        """What ``follow`` needs: each point's key and seconds (``points``: its share of the wall
+        time, for the count), the measured points' seconds (one at a time) and the modelled
+        points' CPU seconds apart, the builds, and each family's tables and figures."""
         pts = {p.key: (p.seconds / self.cores if p.executor == "model" else p.seconds) for p in self.points}
+        fams = self.families()
+        each = PER_FIGURE_S * self.figures / max(1, len(fams))
         return {"host": self.host, "cores": self.cores, "wall_s": self.wall_s, "points": pts,
-                "build_s": self.build_s + self.guest_s + WORKFLOW_START_S}
+                "measured": {p.key: p.seconds for p in self.points if p.executor != "model"},
+                "model_cpu": {p.key: p.seconds for p in self.points if p.executor == "model"},
+                "build_s": self.build_s + self.guest_s, "start_s": WORKFLOW_START_S,
+                "tail_s": {f: PER_FAMILY_S + each for f in fams}}
 
     def text(self, title: str) -> str:
         lines = [f"{title}: {len(self.points)} points, ~{human(self.wall_s)} on {self.cores} cores"]
@@ -374,19 +381,17 @@ def facts_for_profile(prof_path: str, base: dict) -> dict:
 
 def follow(est_file: Path, stream=sys.stdin, out=sys.stdout, clock=time.monotonic) -> int:
     """Echo Snakemake's output; after each finished point, one line: points done / total and the
-    time left (the estimate of the points not done, scaled by how the done ones compared)."""
+    time left (:class:`Progress`)."""
     try:
-        est = json.loads(Path(est_file).read_text())
-        pts: dict[str, float] = est["points"]
-    except (OSError, ValueError, KeyError):
-        est, pts = None, {}
+        prog = Progress(json.loads(Path(est_file).read_text()))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        prog = None
     t0 = clock()
     jobs: dict[str, str | None] = {}  # jobid -> point key (Snakemake prints jobid, then wildcards)
     last_job: str | None = None
-    done: set[str] = set()
     for line in stream:
         out.write(line)
-        if not pts:
+        if prog is None:
             continue
         try:
             m = JOBID_RE.match(line)
@@ -396,15 +401,15 @@ def follow(est_file: Path, stream=sys.stdin, out=sys.stdout, clock=time.monotoni
             m = WILDCARDS_RE.match(line)
             if m and last_job is not None:
                 jobs[last_job] = _key_of(m.group(1))
+                prog.started(jobs[last_job], clock() - t0)
                 last_job = None
                 continue
             m = FINISHED_RE.search(line)
-            if m and jobs.get(m.group(1)) in pts and jobs[m.group(1)] not in done:
-                done.add(jobs[m.group(1)])
-                out.write(progress_line(pts, done, clock() - t0, est.get("build_s", 0.0)) + "\n")
+            if m and prog.finished(jobs.get(m.group(1)), t := clock() - t0):
+                out.write(prog.line(t) + "\n")
                 out.flush()
         except Exception:  # progress is a courtesy: never break the run's output
-            pts = {}
+            prog = None
     return 0
 
 
@@ -415,16 +420,62 @@ def _key_of(wildcards: str) -> str | None:
     return None
 
 
-def progress_line(pts: dict[str, float], done: set[str], elapsed: float, fixed_s: float = 0.0) -> str:
-    """Points done / total, and the time left: the estimate of the points not done, scaled by how
-    long the done ones took against their estimate (once a few seconds of it are done; within
-    0.25x-10x), after the fixed start (``fixed_s``: builds, Snakemake's start)."""
-    done_est = sum(pts[k] for k in done)
-    left_est = sum(v for k, v in pts.items() if k not in done)
-    spent = max(0.0, elapsed - fixed_s)
-    ratio = spent / done_est if done_est > 5 and spent > 0 else 1.0
-    ratio = min(max(ratio, 0.25), 10.0)
-    return f"[progress] {len(done)}/{len(pts)} points done, {human(elapsed)} elapsed, ~{human(left_est * ratio)} left"
+class Progress:
+    """Points done and the time left during a run, by the plan's own schedule (:class:`Estimate`):
+    the measured points left, one at a time, or all the work left spread over the cores, whichever
+    is longer. The measured points' estimates are scaled by how long the done ones took against
+    theirs (each timed from its job's start to its end; once 10 s of their estimates are done;
+    within 0.5x-4x), less what the running one has already taken. The work beside them: the
+    modelled points not done (CPU seconds), the builds not yet done (counted as done at the rate
+    of the cores the measured points leave, after Snakemake's start) and the tables and figures
+    of each family with points left.
+
+    An estimate saved before the points were split (only ``points`` and ``build_s``) is read as
+    all measured."""
+
+    def __init__(self, est: dict):
+        self.points: dict[str, float] = est["points"]
+        self.measured: dict[str, float] = est.get("measured", self.points)
+        self.model_cpu: dict[str, float] = est.get("model_cpu", {})
+        self.cores = max(1, int(est.get("cores", 1)))
+        self.build_s = float(est.get("build_s", 0.0))
+        self.start_s = float(est.get("start_s", 0.0))
+        self.tail_s: dict[str, float] = est.get("tail_s", {})
+        self.done: set[str] = set()
+        self.running: dict[str, float] = {}  # measured point -> when its job started
+        self.took = self.took_est = 0.0      # the done measured points: seconds taken, estimated
+
+    def started(self, key: str | None, t: float) -> None:
+        if key in self.measured:
+            self.running[key] = t
+
+    def finished(self, key: str | None, t: float) -> bool:
+        """Count a point done; False for a job that is not a point or is counted already."""
+        if key not in self.points or key in self.done:
+            return False
+        self.done.add(key)
+        if key in self.running:
+            self.took += t - self.running.pop(key)
+            self.took_est += self.measured[key]
+        return True
+
+    def scale(self) -> float:
+        r = self.took / self.took_est if self.took_est >= 10 else 1.0
+        return min(max(r, 0.5), 4.0)
+
+    def left(self, t: float) -> float:
+        r = self.scale()
+        serial = sum(r * v for k, v in self.measured.items() if k not in self.done)
+        serial -= sum(min(t - t0, r * self.measured[k]) for k, t0 in self.running.items())
+        families_left = {k.split("/", 1)[0] for k in self.points if k not in self.done}
+        shared = (sum(v for k, v in self.model_cpu.items() if k not in self.done)
+                  + max(0.0, self.build_s - max(0.0, t - self.start_s) * max(1, self.cores - 1))
+                  + sum(v for f, v in self.tail_s.items() if f in families_left))
+        return max(serial, (serial + shared) / self.cores)
+
+    def line(self, t: float) -> str:
+        return (f"[progress] {len(self.done)}/{len(self.points)} points done, {human(t)} elapsed, "
+                f"~{human(self.left(t))} left")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -442,4 +493,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["Estimate", "PointEstimate", "estimate", "follow", "progress_line", "role_seconds"]
+__all__ = ["Estimate", "PointEstimate", "Progress", "estimate", "follow", "role_seconds"]
