@@ -88,7 +88,7 @@ def quick_run(results: Path | None, run: bool) -> int:
         print(f"quick run: no benchmark files in {results}/benchmarks (run `make run` or pass --run)")
         return 0
     est = estimate.estimate(pl, prof["name"], len(os.sched_getaffinity(0)), results=Path(os.devnull), probe=True,
-                            model_batch=config.get("model_batch", 1))
+                            model_batch=config.get("model_batch", 1), measure_alone=config.get("measure_alone"))
     measured: dict[str, float] = defaultdict(float)
     n: dict[str, int] = defaultdict(int)
     for k, s in history.items():

@@ -184,3 +184,35 @@ def test_cli_plan_bad_cores_is_one_error_line():
     r = subprocess.run([sys.executable, "-m", "workflows.harness.cli", "plan", "--no-probe", "--cores", "lots"],
                        capture_output=True, text=True)
     assert r.returncode == 1 and r.stderr.strip().splitlines() == ["tierbench: error: --cores: 'lots' is not a number or 'all'"]
+
+
+def test_points_measured_alone_hold_every_core_in_the_estimate_and_the_time_left(tmp_path):
+    measured = [_row("fam", f"p{i}", MEMCHAR_BW) for i in range(2)]
+    modelled = [_row("mod", f"m{i}", ["build/bin/tiersim", "--duration", "100"], executor="model") for i in range(40)]
+    beside = estimate.estimate(_plan(measured + modelled), "h", cores=4, results=tmp_path, probe=False)
+    alone = estimate.estimate(_plan(measured + modelled), "h", cores=4, results=tmp_path, probe=False,
+                              measure_alone=["fam"])
+    m = sum(p.seconds for p in alone.points if p.executor != "model")
+    assert alone.alone_s == pytest.approx(m) and alone.serial_s == 0 and beside.alone_s == 0
+    # nothing overlaps them: their seconds add to the rest spread over the cores
+    assert alone.wall_s == pytest.approx(m + alone.shared_s / 4 + estimate.WORKFLOW_START_S)
+    assert alone.wall_s > beside.wall_s and "measured points alone" in alone.text("plan")
+    assert estimate.estimate(_plan(measured + modelled), "h", cores=4, results=tmp_path, probe=False,
+                             measure_alone=["all"]).alone_s == pytest.approx(m)
+    j = alone.to_json()
+    assert sorted(j["alone"]) == sorted(p.key for p in alone.points if p.executor != "model")
+    p = estimate.Progress(j)
+    assert p.left(0.0) == pytest.approx(m + alone.shared_s / 4)  # the plan's own schedule, nothing done
+    k = j["alone"][0]
+    p.started(k, 0.0)
+    assert p.left(1.0) == pytest.approx(p.left(0.0) - 1.0)   # the running alone point counts down
+
+
+def test_measure_alone_names_families(tmp_path):
+    from workflows.harness import ConfigError, profile
+
+    cfg = profile.validate_config({"scale": "t", "measure_alone": ["tiering", "all"]})
+    assert cfg["measure_alone"] == ["tiering", "all"]
+    assert profile.validate_config({"scale": "t"})["measure_alone"] == []
+    with pytest.raises(ConfigError, match="measure_alone: no family 'tierin'"):
+        profile.validate_config({"scale": "t", "measure_alone": ["tierin"]})

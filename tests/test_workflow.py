@@ -195,6 +195,26 @@ def test_measured_points_run_family_by_family_in_plan_order(tmp_path):
     assert gups and gups == sorted(gups) and gups[0].startswith("i0"), gups
 
 
+def test_points_measured_alone_take_every_core(tmp_path):
+    """config measure_alone: the named families' measured points' jobs take every core (so
+    Snakemake runs nothing beside them); other points keep one."""
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(TINY.replace("tiering: {enabled: false}\n", ""))
+    r = smk("-n", "--forceall", "--cores", "3", "--configfile", str(cfg), "--config", "host=auto",
+            "measure_alone=[tiering]")
+    assert r.returncode == 0, r.stderr[-2000:]
+    threads = {}  # point output -> threads
+    for block in re.split(r"^\[[A-Z][a-z]{2} .*\]$", r.stdout, flags=re.M):
+        out = re.search(r"^\s+output: (results/[^,\s]+/result\.csv)", block, re.M)
+        if out and re.search(r"^(?:local)?rule (point|model_point|model_collect):", block, re.M):
+            t = re.search(r"^\s+threads: (\d+)", block, re.M)
+            threads[out.group(1)] = int(t.group(1)) if t else 1
+    alone = {o: t for o, t in threads.items() if "/tiering/contention_single_node/" in o}
+    assert alone and set(alone.values()) == {3}, alone
+    others = {o: t for o, t in threads.items() if o not in alone}
+    assert others and set(others.values()) == {1}, others
+
+
 def test_tiny_run_end_to_end(tmp_path, workdir):
     binary("memchar")
     name = "pytest-e2e"

@@ -109,7 +109,7 @@ def _project(args, config: dict, per: dict[str, float]) -> None:
         tpl = plan.build(config, plan.Host(tprof, facts, profile.runner_of(target)))
     tcores = len(facts["online_cpus"])
     test = estimate.estimate(tpl, tprof["name"], tcores, probe=not args.no_probe and not per, model_per_point=per,
-                             model_batch=config.get("model_batch", 1))
+                             model_batch=config.get("model_batch", 1), measure_alone=config.get("measure_alone"))
     test.notes += notes
     test.builds = {}
     test.notes.append(f"projected: synthetic facts of {target} ({tcores} CPUs); modelled points at this "
@@ -123,7 +123,8 @@ def _plan(args, config: dict, prof: dict, pl: plan.Plan) -> int:
     estimate as JSON for ``estimate follow``; for the paper config (or --project PROFILE), the same
     plan projected onto another host profile."""
     cores = _cores(args.cores)
-    est = estimate.estimate(pl, prof["name"], cores, probe=not args.no_probe, model_batch=config.get("model_batch", 1))
+    est = estimate.estimate(pl, prof["name"], cores, probe=not args.no_probe, model_batch=config.get("model_batch", 1),
+                            measure_alone=config.get("measure_alone"))
     sys.stdout.write(est.text(f"[plan] {args.configfile} on {prof['name']}"))
     if args.save:
         out = Path(args.save)

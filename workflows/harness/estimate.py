@@ -88,6 +88,7 @@ class PointEstimate:
     executor: str
     seconds: float
     source: str  # "benchmark", "durations", "probe", "default"
+    alone: bool = False  # measured with no other job beside it (config measure_alone)
 
 
 @dataclass
@@ -125,9 +126,15 @@ class Estimate:
         return WORKFLOW_START_S + PER_FAMILY_S * len(self.families()) + PER_FIGURE_S * self.figures
 
     @property
+    def alone_s(self) -> float:
+        """Measured points with nothing beside them (config measure_alone): they hold every core."""
+        return sum(p.seconds for p in self.points if p.alone)
+
+    @property
     def serial_s(self) -> float:
-        """Work done one job at a time: the measured points (and the guest's boot, a measured job)."""
-        return self.guest_s + sum(f["measured_s"] for f in self.families().values())
+        """Work done one job at a time beside the rest: the other measured points (and the guest's
+        boot, a measured job)."""
+        return self.guest_s + sum(f["measured_s"] for f in self.families().values()) - self.alone_s
 
     @property
     def shared_s(self) -> float:
@@ -138,7 +145,7 @@ class Estimate:
 
     @property
     def wall_s(self) -> float:
-        busy = max(self.serial_s, (self.serial_s + self.shared_s) / self.cores)
+        busy = self.alone_s + max(self.serial_s, (self.serial_s + self.shared_s) / self.cores)
         return busy + WORKFLOW_START_S
 
     def to_json(self) -> dict:
@@ -151,6 +158,7 @@ class Estimate:
         return {"host": self.host, "cores": self.cores, "wall_s": self.wall_s, "points": pts,
                 "measured": {p.key: p.seconds for p in self.points if p.executor != "model"},
                 "model_cpu": {p.key: p.seconds for p in self.points if p.executor == "model"},
+                "alone": sorted(p.key for p in self.points if p.alone),
                 "build_s": self.build_s + self.guest_s, "start_s": WORKFLOW_START_S,
                 "tail_s": {f: PER_FAMILY_S + each for f in fams}}
 
@@ -171,8 +179,13 @@ class Estimate:
                      "(start, each family's tables, figures; defaults)")
         if self.guest_s:
             lines.append(f"  {'guest boot':<13} {1:>5} boot    ~{human(self.guest_s):>8}  (TCG default)")
-        lines.append(f"  schedule: measured points one at a time ~{human(self.serial_s)}; builds, modelled points, "
-                     f"tables and figures ~{human(self.shared_s)} CPU beside them on {self.cores} cores")
+        if self.alone_s:
+            lines.append(f"  schedule: measured points alone (measure_alone) ~{human(self.alone_s)}, nothing beside them; "
+                         f"the other measured points one at a time ~{human(self.serial_s)}; builds, modelled points, "
+                         f"tables and figures ~{human(self.shared_s)} CPU beside those on {self.cores} cores")
+        else:
+            lines.append(f"  schedule: measured points one at a time ~{human(self.serial_s)}; builds, modelled points, "
+                         f"tables and figures ~{human(self.shared_s)} CPU beside them on {self.cores} cores")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines) + "\n"
 
@@ -307,7 +320,8 @@ def builds(rows: list[dict], recipes: dict) -> dict[str, float]:
 
 
 def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, probe: bool = True,
-             model_per_point: dict[str, float] | None = None, model_batch: int = 1) -> Estimate:
+             model_per_point: dict[str, float] | None = None, model_batch: int = 1,
+             measure_alone: list[str] | None = None) -> Estimate:
     from . import tools
 
     rows = list(pl.points.values())
@@ -343,7 +357,8 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
         else:
             s = measured_seconds(r) * scale.get(r["family"], 1.0)
             src = "durations*benchmark" if r["family"] in scale else "durations"
-        est.points.append(PointEstimate(k, r["family"], r["executor"], s, src))
+        est.points.append(PointEstimate(k, r["family"], r["executor"], s, src,
+                                        plan.measures_alone({"measure_alone": measure_alone}, r)))
     est.builds = builds(rows, tools.recipes())
     est.figures = sum(len(getattr(fp, "figures", None) or []) for fp in pl.families.values())
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
@@ -441,6 +456,7 @@ class Progress:
         self.build_s = float(est.get("build_s", 0.0))
         self.start_s = float(est.get("start_s", 0.0))
         self.tail_s: dict[str, float] = est.get("tail_s", {})
+        self.alone: set[str] = set(est.get("alone", []))
         self.done: set[str] = set()
         self.running: dict[str, float] = {}  # measured point -> when its job started
         self.took = self.took_est = 0.0      # the done measured points: seconds taken, estimated
@@ -465,13 +481,14 @@ class Progress:
 
     def left(self, t: float) -> float:
         r = self.scale()
-        serial = sum(r * v for k, v in self.measured.items() if k not in self.done)
-        serial -= sum(min(t - t0, r * self.measured[k]) for k, t0 in self.running.items())
+        run = {k: min(t - t0, r * self.measured[k]) for k, t0 in self.running.items()}
+        alone = sum(r * v - run.get(k, 0.0) for k, v in self.measured.items() if k in self.alone and k not in self.done)
+        serial = sum(r * v - run.get(k, 0.0) for k, v in self.measured.items() if k not in self.alone and k not in self.done)
         families_left = {k.split("/", 1)[0] for k in self.points if k not in self.done}
         shared = (sum(v for k, v in self.model_cpu.items() if k not in self.done)
                   + max(0.0, self.build_s - max(0.0, t - self.start_s) * max(1, self.cores - 1))
                   + sum(v for f, v in self.tail_s.items() if f in families_left))
-        return max(serial, (serial + shared) / self.cores)
+        return alone + max(serial, (serial + shared) / self.cores)
 
     def line(self, t: float) -> str:
         return (f"[progress] {len(self.done)}/{len(self.points)} points done, {human(t)} elapsed, "

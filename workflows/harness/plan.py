@@ -120,6 +120,13 @@ def replicate(rows: list[dict], reps: int, reseed: Callable[[dict, int], None] |
     return out
 
 
+def measures_alone(config: dict, row: dict) -> bool:
+    """Whether a point is measured here with no other job beside it (config ``measure_alone``:
+    family names or "all"; a modelled or guest point never is)."""
+    fams = config.get("measure_alone") or []
+    return row["executor"] == "host" and ("all" in fams or row["family"] in fams)
+
+
 def key(row: dict) -> str:
     return f"{row['family']}/{row['experiment']}/{row['point']}/rep{row['rep']}"
 

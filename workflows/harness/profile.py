@@ -147,6 +147,12 @@ def validate_config(config: dict) -> dict:
     config = validate_schema(config, config_schema(), "experiment config")
     if config["sources"] and not Path(config["sources"]).is_dir():
         raise ConfigError(f"experiment config: sources: {config['sources']!r} is not a directory (pinned upstream archives)")
+    import families  # noqa: PLC0415 - (as in config_schema)
+
+    bad = [f for f in config["measure_alone"] if f != "all" and f not in families.FAMILIES]
+    if bad:
+        raise ConfigError(f"experiment config: measure_alone: no family {bad[0]!r} (families: "
+                          f"{', '.join(families.FAMILIES)}; or all)")
     return config
 
 

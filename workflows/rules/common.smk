@@ -201,6 +201,12 @@ def row_of(wc):
     return HOSTS[wc.host].plan.points[point_key(wc)]
 
 
+def point_threads(wc):
+    """A point's cores: every core for a point measured alone (config measure_alone: Snakemake
+    starts no other job beside it), else one."""
+    return max(1, workflow.cores or 1) if planning.measures_alone(config, row_of(wc)) else 1
+
+
 def model_batch_rows(host, chunk):
     return {k: HOSTS[host].plan.points[k] for k, c in MODEL_CHUNKS[host].items() if c == int(chunk)}
 

@@ -34,6 +34,7 @@ rule point:
     wildcard_constraints:
         host=LOCAL_POINTS_RE,
         point=r".+",
+    threads: point_threads
     resources:
         measure=lambda wc: 1 if row_of(wc)["executor"] == "host" else 0,
     priority: point_priority
