@@ -201,18 +201,24 @@ def test_points_measured_alone_take_every_core(tmp_path):
     cfg = tmp_path / "tiny.yaml"
     cfg.write_text(TINY.replace("tiering: {enabled: false}\n", ""))
     r = smk("-n", "--forceall", "--cores", "3", "--configfile", str(cfg), "--config", "host=auto",
-            "measure_alone=[tiering]")
+            "measure_alone=[tiering, storage]")
     assert r.returncode == 0, r.stderr[-2000:]
-    threads = {}  # point output -> threads
+    threads, prio = {}, {}  # point output -> threads, priority
     for block in re.split(r"^\[[A-Z][a-z]{2} .*\]$", r.stdout, flags=re.M):
         out = re.search(r"^\s+output: (results/[^,\s]+/result\.csv)", block, re.M)
         if out and re.search(r"^(?:local)?rule (point|model_point|model_collect):", block, re.M):
             t = re.search(r"^\s+threads: (\d+)", block, re.M)
+            p = re.search(r"^\s+priority: (\d+)", block, re.M)
             threads[out.group(1)] = int(t.group(1)) if t else 1
-    alone = {o: t for o, t in threads.items() if "/tiering/contention_single_node/" in o}
+            prio[out.group(1)] = int(p.group(1)) if p else 0
+    alone = {o: t for o, t in threads.items() if "/tiering/contention_single_node/" in o or "/storage/" in o}
     assert alone and set(alone.values()) == {3}, alone
     others = {o: t for o, t in threads.items() if o not in alone}
     assert others and set(others.values()) == {1}, others
+    # they run first (every core is free then): above every other measured point, storage too,
+    # which the model does not read
+    measured_beside = [prio[o] for o in others if prio[o] > 0]
+    assert measured_beside and min(prio[o] for o in alone) > max(measured_beside)
 
 
 def test_tiny_run_end_to_end(tmp_path, workdir):

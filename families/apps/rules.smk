@@ -20,6 +20,7 @@ rule gapbs_graph:
         "build/logs/graph-kron{scale}-k16.log",
     wildcard_constraints:
         scale=r"\d+",
+    priority: BUILD_PRIORITY
     shell:
         "sh workflows/harness/yield_cpu.sh $$; build/bin/gapbs-converter -g {wildcards.scale} -k 16 -b {output} > {log} 2>&1"
 
@@ -39,6 +40,7 @@ rule cachebench_config:
         nkeys=r"\d+",
         ops=r"\d+",
         threads=r"\d+",
+    priority: BUILD_PRIORITY
     shell:
         "sh workflows/harness/yield_cpu.sh $$; python -m workloads.cachebench.workload config --keys {wildcards.nkeys} --ops-per-thread {wildcards.ops}"
         " --threads {wildcards.threads} > {output} 2> {log}"

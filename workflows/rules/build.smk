@@ -22,6 +22,7 @@ rule build_libtbutil:
         "../../environment.yml"
     log:
         "build/logs/lib.log",
+    priority: BUILD_PRIORITY
     shell:
         "sh workflows/harness/yield_cpu.sh $$; make --no-print-directory -C lib > {log} 2>&1"
 
@@ -35,6 +36,7 @@ rule build_libcolloid:
         "../../environment.yml"
     log:
         "build/logs/colloid.log",
+    priority: BUILD_PRIORITY
     shell:
         "sh workflows/harness/yield_cpu.sh $$; make --no-print-directory -C colloid > {log} 2>&1"
 
@@ -52,6 +54,7 @@ rule build_tool:
         tool="|".join(re.escape(t) for t in BUILD),
     params:
         command=lambda wc: tools.command(wc.tool, BUILD[wc.tool]),
+    priority: BUILD_PRIORITY
     shell:
         "sh workflows/harness/yield_cpu.sh $$; ( {params.command} ) > {log} 2>&1"
 
@@ -67,5 +70,6 @@ rule source_archive:
         "build/logs/archive-{archive}.log",
     wildcard_constraints:
         archive="|".join(re.escape(a) for a in PINS),
+    priority: BUILD_PRIORITY
     shell:
         "sh workflows/harness/yield_cpu.sh $$; python -m workloads.upstream fetch {wildcards.archive:q} --out {output:q} > {log} 2>&1"

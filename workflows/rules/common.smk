@@ -203,8 +203,14 @@ def row_of(wc):
 
 def point_threads(wc):
     """A point's cores: every core for a point measured alone (config measure_alone: Snakemake
-    starts no other job beside it), else one."""
-    return max(1, workflow.cores or 1) if planning.measures_alone(config, row_of(wc)) else 1
+    starts no other job beside it), else one. (Without --cores, e.g. a cluster run's main
+    process: this machine's CPUs, which Snakemake caps at the cores it runs local jobs on.)"""
+    if not planning.measures_alone(config, row_of(wc)):
+        return 1
+    try:
+        return max(1, workflow.cores)
+    except WorkflowError:
+        return os.cpu_count() or 1
 
 
 def model_batch_rows(host, chunk):
@@ -314,6 +320,10 @@ def fidelity_families(host):
     return [f for f in HOSTS[host].active if Path(f"families/{f}/fidelity.py").exists()]
 
 
+# Builds and the inputs measured points read come before modelled points and figures (priority 0):
+# the quick run's measured points waited ~1 min for silo-dbtest and the PageRank graph, which had
+# started behind a dozen modelled batches. Measured points come before builds (priorities above).
+BUILD_PRIORITY = 1
 # The measured points of each host in the order they run: host -> point key -> Snakemake priority.
 MEASURE_ORDER = {}
 
@@ -328,17 +338,21 @@ def measure_order(host):
     order, each experiment's points back to back (issue 25: the GUPS contention point the model is
     calibrated on ran 75 s after the others, between other families' points, on a machine whose
     memory latency drifts by the minute; now the experiment's points run one after the other, 0x
-    first). Priorities count down from the number of measured points, so they stay below
-    host_facts' (it runs before anything)."""
+    first). Families measured alone (config measure_alone) come before all others: such a point
+    needs every core free, which Snakemake finds at the start (after host_facts, and each such
+    point after the one before) and otherwise only when nothing else is left to start. Priorities
+    count down from BUILD_PRIORITY + the number of measured points, so they stay above the builds'
+    and below host_facts' (it runs before anything)."""
     if host not in MEASURE_ORDER:
         h = HOSTS[host]
         fid = set(fidelity_families(host))
         figures = Counter(h.figures.values())
-        rank = {f: (f not in fid, -figures[f], i) for i, f in enumerate(families.FAMILIES)}
+        alone = {f for f in families.FAMILIES if planning.measures_alone(config, {"executor": "host", "family": f})}
+        rank = {f: (f not in alone, f not in fid, -figures[f], i) for i, f in enumerate(families.FAMILIES)}
         # a stable sort: within a family, plan order
         keys = sorted((k for k, r in h.plan.points.items() if r["executor"] == "host"),
                       key=lambda k: rank[h.plan.points[k]["family"]])
-        MEASURE_ORDER[host] = {k: len(keys) - i for i, k in enumerate(keys)}
+        MEASURE_ORDER[host] = {k: BUILD_PRIORITY + len(keys) - i for i, k in enumerate(keys)}
     return MEASURE_ORDER[host]
 
 
