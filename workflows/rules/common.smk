@@ -137,6 +137,9 @@ if YIELDS_CPU:
 else:
     os.environ.pop("TIERBENCH_YIELD_CPU", None)
 
+# Some point is measured alone here (config measure_alone): host_facts then takes every core (host.smk)
+ALONE_FIRST = any(planning.measures_alone(config, r) for h in HOSTS.values() for r in h.plan.points.values())
+
 # Snakemake's scheduler itself took a measured point's CPU: each job event added a once-a-second
 # chain of scheduling passes that never ended (4 min of CPU in a quick run). One pending
 # re-evaluation at a time does what the chains did (workflows/harness/schedpasses.py).
@@ -201,16 +204,19 @@ def row_of(wc):
     return HOSTS[wc.host].plan.points[point_key(wc)]
 
 
-def point_threads(wc):
-    """A point's cores: every core for a point measured alone (config measure_alone: Snakemake
-    starts no other job beside it), else one. (Without --cores, e.g. a cluster run's main
-    process: this machine's CPUs, which Snakemake caps at the cores it runs local jobs on.)"""
-    if not planning.measures_alone(config, row_of(wc)):
-        return 1
+def all_cores():
+    """Every core this run gives its jobs (--cores; without it, e.g. a cluster run's main process,
+    this machine's CPUs, which Snakemake caps at the cores it runs local jobs on)."""
     try:
         return max(1, workflow.cores)
     except WorkflowError:
         return os.cpu_count() or 1
+
+
+def point_threads(wc):
+    """A point's cores: every core for a point measured alone (config measure_alone: Snakemake
+    starts no other job beside it), else one."""
+    return all_cores() if planning.measures_alone(config, row_of(wc)) else 1
 
 
 def model_batch_rows(host, chunk):
@@ -352,7 +358,13 @@ def measure_order(host):
         # a stable sort: within a family, plan order
         keys = sorted((k for k, r in h.plan.points.items() if r["executor"] == "host"),
                       key=lambda k: rank[h.plan.points[k]["family"]])
-        MEASURE_ORDER[host] = {k: BUILD_PRIORITY + len(keys) - i for i, k in enumerate(keys)}
+        alone_keys = {k for k in keys if planning.measures_alone(config, h.plan.points[k])}
+        # A point measured alone must also outbid any set of jobs that fits in the cores it needs
+        # (Snakemake's scheduler maximises the sum of the started jobs' priorities): the next
+        # measured point and builds on the other cores.
+        lift = (BUILD_PRIORITY + len(keys)) * (max(all_cores(), os.cpu_count() or 1) + 1)
+        MEASURE_ORDER[host] = {k: BUILD_PRIORITY + len(keys) - i + (lift if k in alone_keys else 0)
+                               for i, k in enumerate(keys)}
     return MEASURE_ORDER[host]
 
 

@@ -13,7 +13,10 @@ rule host_facts:
     log:
         "results/{host}/logs/host_facts.log",
     # every point reads it: before anything else that could hold the cores (above any measured
-    # point's priority: measure_order() in common.smk counts down from the number of them)
+    # point's priority: measure_order() in common.smk counts down from the number of them), and
+    # with every core while it runs, so that nothing has started when the first point measured
+    # alone (config measure_alone), which needs every core free, can start
     priority: 10**9
+    threads: lambda wc: all_cores() if ALONE_FIRST else 1
     run:
         write_host_facts(wildcards.host, output[0])
