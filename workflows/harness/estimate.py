@@ -358,7 +358,7 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
             s = measured_seconds(r) * scale.get(r["family"], 1.0)
             src = "durations*benchmark" if r["family"] in scale else "durations"
         est.points.append(PointEstimate(k, r["family"], r["executor"], s, src,
-                                        plan.measures_alone({"measure_alone": measure_alone}, r)))
+                                        plan.measures_alone(measure_alone, r)))
     est.builds = builds(rows, tools.recipes())
     est.figures = sum(len(getattr(fp, "figures", None) or []) for fp in pl.families.values())
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
@@ -482,8 +482,9 @@ class Progress:
     def left(self, t: float) -> float:
         r = self.scale()
         run = {k: min(t - t0, r * self.measured[k]) for k, t0 in self.running.items()}
-        alone = sum(r * v - run.get(k, 0.0) for k, v in self.measured.items() if k in self.alone and k not in self.done)
-        serial = sum(r * v - run.get(k, 0.0) for k, v in self.measured.items() if k not in self.alone and k not in self.done)
+        todo = {k: r * v - run.get(k, 0.0) for k, v in self.measured.items() if k not in self.done}
+        alone = sum(v for k, v in todo.items() if k in self.alone)
+        serial = sum(todo.values()) - alone
         families_left = {k.split("/", 1)[0] for k in self.points if k not in self.done}
         shared = (sum(v for k, v in self.model_cpu.items() if k not in self.done)
                   + max(0.0, self.build_s - max(0.0, t - self.start_s) * max(1, self.cores - 1))

@@ -120,11 +120,15 @@ def replicate(rows: list[dict], reps: int, reseed: Callable[[dict, int], None] |
     return out
 
 
-def measures_alone(config: dict, row: dict) -> bool:
-    """Whether a point is measured here with no other job beside it (config ``measure_alone``:
-    family names or "all"; a modelled or guest point never is)."""
-    fams = config.get("measure_alone") or []
-    return row["executor"] == "host" and ("all" in fams or row["family"] in fams)
+def alone_family(measure_alone: list[str] | None, family: str) -> bool:
+    """Whether config ``measure_alone`` (family names or "all") names a family."""
+    return bool(measure_alone) and ("all" in measure_alone or family in measure_alone)
+
+
+def measures_alone(measure_alone: list[str] | None, row: dict) -> bool:
+    """Whether a point is measured here with no other job beside it (:func:`alone_family`; a
+    modelled or guest point never is)."""
+    return row["executor"] == "host" and alone_family(measure_alone, row["family"])
 
 
 def key(row: dict) -> str:

@@ -138,7 +138,7 @@ else:
     os.environ.pop("TIERBENCH_YIELD_CPU", None)
 
 # Some point is measured alone here (config measure_alone): host_facts then takes every core (host.smk)
-ALONE_FIRST = any(planning.measures_alone(config, r) for h in HOSTS.values() for r in h.plan.points.values())
+ALONE_FIRST = any(planning.measures_alone(config["measure_alone"], r) for h in HOSTS.values() for r in h.plan.points.values())
 
 # Snakemake's scheduler itself took a measured point's CPU: each job event added a once-a-second
 # chain of scheduling passes that never ended (4 min of CPU in a quick run). One pending
@@ -216,7 +216,7 @@ def all_cores():
 def point_threads(wc):
     """A point's cores: every core for a point measured alone (config measure_alone: Snakemake
     starts no other job beside it), else one."""
-    return all_cores() if planning.measures_alone(config, row_of(wc)) else 1
+    return all_cores() if planning.measures_alone(config["measure_alone"], row_of(wc)) else 1
 
 
 def model_batch_rows(host, chunk):
@@ -353,17 +353,16 @@ def measure_order(host):
         h = HOSTS[host]
         fid = set(fidelity_families(host))
         figures = Counter(h.figures.values())
-        alone = {f for f in families.FAMILIES if planning.measures_alone(config, {"executor": "host", "family": f})}
+        alone = {f for f in families.FAMILIES if planning.alone_family(config["measure_alone"], f)}
         rank = {f: (f not in alone, f not in fid, -figures[f], i) for i, f in enumerate(families.FAMILIES)}
         # a stable sort: within a family, plan order
         keys = sorted((k for k, r in h.plan.points.items() if r["executor"] == "host"),
                       key=lambda k: rank[h.plan.points[k]["family"]])
-        alone_keys = {k for k in keys if planning.measures_alone(config, h.plan.points[k])}
         # A point measured alone must also outbid any set of jobs that fits in the cores it needs
         # (Snakemake's scheduler maximises the sum of the started jobs' priorities): the next
         # measured point and builds on the other cores.
-        lift = (BUILD_PRIORITY + len(keys)) * (max(all_cores(), os.cpu_count() or 1) + 1)
-        MEASURE_ORDER[host] = {k: BUILD_PRIORITY + len(keys) - i + (lift if k in alone_keys else 0)
+        lift = (BUILD_PRIORITY + len(keys)) * (all_cores() + 1)
+        MEASURE_ORDER[host] = {k: BUILD_PRIORITY + len(keys) - i + (lift if h.plan.points[k]["family"] in alone else 0)
                                for i, k in enumerate(keys)}
     return MEASURE_ORDER[host]
 
