@@ -12,7 +12,7 @@
 3. A Python environment: an already active virtualenv/conda environment that has
    every requirement is used as it is; otherwise ``.venv`` is created (or
    refreshed when requirements.txt changed) and filled from requirements.txt: by uv (pinned,
-   installed into the venv; seconds where pip takes ~30 s), with pip's package sources passed on,
+   installed into the venv; ~20 s where pip takes ~34 s), with pip's package sources passed on,
    and by pip where uv cannot be had, fails, or pip is configured in a way uv does not follow.
    ``TIERBENCH_INSTALLER=pip`` always uses pip.
 
