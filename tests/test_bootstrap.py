@@ -33,3 +33,44 @@ def test_an_empty_pip_config_changes_nothing():
 def test_settings_uv_cannot_follow_keep_pip():
     for line in ("global.no-index='true'", ":env:.trusted-host='pypi.internal'", "global.proxy='http://p:3128'"):
         assert uv_env(PIP_CONFIG + line + "\n", {}) is None, line
+
+
+class _Runs:
+    """subprocess.run for bootstrap: each call's argv recorded; `pip config list` prints ``config``;
+    a call whose argv contains ``fail`` returns status 1."""
+
+    def __init__(self, config: str = "", fail: str = "\0"):
+        self.calls: list[list[str]] = []
+        self.config, self.fail = config, fail
+
+    def __call__(self, argv, **kw):
+        import subprocess  # noqa: PLC0415
+
+        self.calls.append(list(argv))
+        out = self.config if argv[-2:] == ["config", "list"] else ""
+        return subprocess.CompletedProcess(argv, 1 if self.fail in argv else 0, stdout=out, stderr="")
+
+
+def test_uv_installs_then_fills_the_venv(monkeypatch):
+    from workflows.harness import bootstrap  # noqa: PLC0415
+
+    runs = _Runs(PIP_CONFIG)
+    monkeypatch.setattr(bootstrap.subprocess, "run", runs)
+    assert bootstrap._install_with_uv("/v/bin/python")
+    assert runs.calls[1] == ["/v/bin/python", "-m", "pip", "install", "-q", bootstrap.UV]
+    assert runs.calls[2][:4] == ["/v/bin/python", "-m", "uv", "pip"]
+    assert "--compile-bytecode" in runs.calls[2]  # PYTHONDONTWRITEBYTECODE would leave them uncompiled
+
+
+def test_pip_takes_over_where_uv_fails_or_cannot_follow(monkeypatch, capsys):
+    from workflows.harness import bootstrap  # noqa: PLC0415
+
+    runs = _Runs(PIP_CONFIG, fail=bootstrap.UV)  # uv's wheel cannot be had
+    monkeypatch.setattr(bootstrap.subprocess, "run", runs)
+    assert not bootstrap._install_with_uv("/v/bin/python")
+    assert len(runs.calls) == 2 and "installing with pip instead" in capsys.readouterr().out
+
+    runs = _Runs(PIP_CONFIG + "global.no-index='true'\n")  # pip set up in a way uv does not follow
+    monkeypatch.setattr(bootstrap.subprocess, "run", runs)
+    assert not bootstrap._install_with_uv("/v/bin/python")
+    assert len(runs.calls) == 1 and "installing with pip" in capsys.readouterr().out
