@@ -74,3 +74,20 @@ def test_pip_takes_over_where_uv_fails_or_cannot_follow(monkeypatch, capsys):
     monkeypatch.setattr(bootstrap.subprocess, "run", runs)
     assert not bootstrap._install_with_uv("/v/bin/python")
     assert len(runs.calls) == 1 and "installing with pip" in capsys.readouterr().out
+
+
+def test_the_installer_chosen(monkeypatch):
+    """TIERBENCH_INSTALLER=pip: pip only, uv never tried; otherwise uv, and pip only where uv fails."""
+    from workflows.harness import bootstrap  # noqa: PLC0415
+
+    def pip_r(calls):
+        return [c for c in calls if c[1:4] == ["-m", "pip", "install"] and "-r" in c]
+
+    for forced, fail, uv_tried, pip_used in (("pip", "\0", False, True), ("", "\0", True, False),
+                                             ("", bootstrap.UV, True, True)):
+        runs = _Runs(PIP_CONFIG, fail=fail)
+        monkeypatch.setattr(bootstrap.subprocess, "run", runs)
+        monkeypatch.setenv("TIERBENCH_INSTALLER", forced)
+        bootstrap.install_requirements("/v/bin/python")
+        assert any(bootstrap.UV in c for c in runs.calls) == uv_tried, (forced, fail, runs.calls)
+        assert bool(pip_r(runs.calls)) == pip_used, (forced, fail, runs.calls)

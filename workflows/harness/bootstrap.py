@@ -242,15 +242,23 @@ def python_env() -> str:
     if not py.exists():
         say(f"creating virtualenv {VENV.relative_to(REPO)}")
         venv.EnvBuilder(with_pip=True).create(VENV)
-    if not (os.environ.get("TIERBENCH_INSTALLER") == "pip" or _install_with_uv(str(py))):
+    install_requirements(str(py))
+    if not _has_modules(str(py)):
+        sys.exit(f"tierbench: error: requirements.txt was installed into {VENV.relative_to(REPO)}, but its Python "
+                 f"cannot import {', '.join(MODULES)}")
+    stamp.write_text(_req_hash())
+    return str(py)
+
+
+def install_requirements(py: str) -> None:
+    """requirements.txt into the venv of ``py``: by uv, else (or with TIERBENCH_INSTALLER=pip) by pip."""
+    if os.environ.get("TIERBENCH_INSTALLER") == "pip" or not _install_with_uv(py):
         say("installing Python requirements (requirements.txt) with pip; this takes a minute the first time")
-        for c in ([str(py), "-m", "pip", "install", "-q", "--upgrade", "pip"],
-                  [str(py), "-m", "pip", "install", "-q", "-r", str(REQ)]):
+        for c in ([py, "-m", "pip", "install", "-q", "--upgrade", "pip"],
+                  [py, "-m", "pip", "install", "-q", "-r", str(REQ)]):
             r = subprocess.run(c)
             if r.returncode != 0:
                 sys.exit(f"tierbench: error: '{' '.join(c)}' failed with status {r.returncode}")
-    stamp.write_text(_req_hash())
-    return str(py)
 
 
 # uv installs the same pinned wheels as pip, from its own cache, in ~12 s with their bytecode (pip:
