@@ -1,5 +1,8 @@
 """workflows/harness/bootstrap.py: which of pip's settings reach uv, and when pip is kept."""
 
+import subprocess
+
+from workflows.harness import bootstrap
 from workflows.harness.bootstrap import uv_env
 
 # `pip config list` as this machine prints it (a CA bundle, a wheel directory, two plain settings)
@@ -44,16 +47,12 @@ class _Runs:
         self.config, self.fail = config, fail
 
     def __call__(self, argv, **kw):
-        import subprocess  # noqa: PLC0415
-
         self.calls.append(list(argv))
         out = self.config if argv[-2:] == ["config", "list"] else ""
         return subprocess.CompletedProcess(argv, 1 if self.fail in argv else 0, stdout=out, stderr="")
 
 
 def test_uv_installs_then_fills_the_venv(monkeypatch):
-    from workflows.harness import bootstrap  # noqa: PLC0415
-
     runs = _Runs(PIP_CONFIG)
     monkeypatch.setattr(bootstrap.subprocess, "run", runs)
     assert bootstrap._install_with_uv("/v/bin/python")
@@ -63,8 +62,6 @@ def test_uv_installs_then_fills_the_venv(monkeypatch):
 
 
 def test_pip_takes_over_where_uv_fails_or_cannot_follow(monkeypatch, capsys):
-    from workflows.harness import bootstrap  # noqa: PLC0415
-
     runs = _Runs(PIP_CONFIG, fail=bootstrap.UV)  # uv's wheel cannot be had
     monkeypatch.setattr(bootstrap.subprocess, "run", runs)
     assert not bootstrap._install_with_uv("/v/bin/python")
@@ -78,8 +75,6 @@ def test_pip_takes_over_where_uv_fails_or_cannot_follow(monkeypatch, capsys):
 
 def test_the_installer_chosen(monkeypatch):
     """TIERBENCH_INSTALLER=pip: pip only, uv never tried; otherwise uv, and pip only where uv fails."""
-    from workflows.harness import bootstrap  # noqa: PLC0415
-
     def pip_r(calls):
         return [c for c in calls if c[1:4] == ["-m", "pip", "install"] and "-r" in c]
 

@@ -179,13 +179,11 @@ class Estimate:
                      "(start, each family's tables, figures; defaults)")
         if self.guest_s:
             lines.append(f"  {'guest boot':<13} {1:>5} boot    ~{human(self.guest_s):>8}  (TCG default)")
-        if self.alone_s:
-            lines.append(f"  schedule: measured points alone (measure_alone) ~{human(self.alone_s)}, nothing beside them; "
-                         f"the other measured points one at a time ~{human(self.serial_s)}; builds, modelled points, "
-                         f"tables and figures ~{human(self.shared_s)} CPU beside those on {self.cores} cores")
-        else:
-            lines.append(f"  schedule: measured points one at a time ~{human(self.serial_s)}; builds, modelled points, "
-                         f"tables and figures ~{human(self.shared_s)} CPU beside them on {self.cores} cores")
+        alone = (f"measured points alone (measure_alone) ~{human(self.alone_s)}, nothing beside them; the other "
+                 if self.alone_s else "")
+        lines.append(f"  schedule: {alone}measured points one at a time ~{human(self.serial_s)}; builds, modelled points, "
+                     f"tables and figures ~{human(self.shared_s)} CPU beside {'those' if alone else 'them'} on "
+                     f"{self.cores} cores")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines) + "\n"
 
