@@ -1,4 +1,7 @@
-"""Render one figure: ``python -m analysis.render --figure NAME ...`` -> NAME.png + NAME.pdf."""
+"""Render figures: ``python -m analysis.render --figure NAME ... --out STEM`` -> STEM.png + STEM.pdf;
+``--figure A --figure B ... --out-dir DIR`` -> DIR/A.png, DIR/A.pdf, ... from one load of the
+measurements (the workflow renders a family's figures in one job so: one Python start and one
+load per family, not per figure; issue 27)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ def main(argv: list[str] | None = None) -> int:
     from . import fidelity, figures, frame, reference
 
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--figure", required=True, choices=sorted(figures.FIGURES))
+    ap.add_argument("--figure", required=True, action="append", choices=sorted(figures.FIGURES),
+                    help="a figure to draw (repeat for several: then --out-dir)")
     ap.add_argument("--measurements", required=True, type=Path)
     ap.add_argument("--reference", type=Path, default=None)
     ap.add_argument("--profile", default=None, help="host profile name, for the title")
@@ -24,8 +28,12 @@ def main(argv: list[str] | None = None) -> int:
                          "figures draw only those (the others are other hardware: no range to be judged against)")
     ap.add_argument("--fidelity", type=Path, default=None,
                     help="the host's fidelity.csv: a figure showing modelled rows says the model's error on this host")
-    ap.add_argument("--out", required=True, type=Path, help="output stem (without extension)")
+    out = ap.add_mutually_exclusive_group(required=True)
+    out.add_argument("--out", type=Path, help="output stem (without extension) of the one --figure")
+    out.add_argument("--out-dir", type=Path, help="directory for each --figure's NAME.png and NAME.pdf")
     args = ap.parse_args(argv)
+    if args.out and len(args.figure) > 1:
+        ap.error("--out names one figure's files: with several --figure, give --out-dir")
     try:
         note = fidelity.of_csv(args.fidelity, args.profile or "").figure_note \
             if args.fidelity and not args.functional else None
@@ -33,17 +41,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tierbench: error: {e}", file=sys.stderr)
         return 1
     df = frame.load(args.measurements)
-    ref = reference.load(args.reference) if args.reference else reference.load()
-    if args.comparable is not None and reference.claims(figures.FAMILY[args.figure]):
-        ref = reference.comparable(ref, json.loads(args.comparable))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    loaded = reference.load(args.reference) if args.reference else reference.load()
     kw = {"profile": args.profile, "functional": args.functional, "tiers": args.tiers, "fidelity": note}
     accepted = inspect.signature(figures.render).parameters
     if not any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
         kw = {k: v for k, v in kw.items() if k in accepted}
-    paths = figures.render(args.figure, df, ref, args.out, **kw)
-    for p in paths:
-        print(p)
+    for name in dict.fromkeys(args.figure):
+        ref = loaded
+        if args.comparable is not None and reference.claims(figures.FAMILY[name]):
+            ref = reference.comparable(ref, json.loads(args.comparable))
+        stem = args.out if args.out else args.out_dir / name
+        # each figure gets its own copy: one that changed its frame would change the next one's
+        for p in figures.render(name, df.copy(), ref.copy(), stem, **kw):
+            print(p, flush=True)
     return 0
 
 

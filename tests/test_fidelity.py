@@ -340,8 +340,11 @@ def test_workflow_consumes_fidelity_csv(tmp_path):
     csv_path = f"results/{host}/fidelity.csv"
     for rule in ("fidelity_report", "tables", "scorecard"):
         assert rule in jobs and all(csv_path in i for i, _ in jobs[rule]), rule
-    figs = {o.split("figures/", 1)[1].split(".png")[0]: csv_path in i for i, o in jobs["figure"]}
-    assert figs["steady_state"] and not figs["latency_matrix"], figs
+    # (a family's figures render in one job, rule figures; rule figure takes each from its output)
+    figs = {o.split("figures/", 1)[1].split(".render")[0]: csv_path in i for i, o in jobs["figures"]}
+    assert figs["tiering"] and not figs["characterize"], figs
+    made = {o.split("figures/", 1)[1].split(".png")[0]: i.split("figures/", 1)[1] for i, o in jobs["figure"]}
+    assert made["steady_state"] == "tiering.render" and made["latency_matrix"] == "characterize.render", made
     r = subprocess.run([*smk, f"results/{host}/tables/fidelity.md"], cwd=wd, capture_output=True, text=True,
                        timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]

@@ -251,3 +251,22 @@ def test_repetitions_show_their_spread(name: str, frame: pd.DataFrame) -> None:
     other = frame.assign(rep=1, value=frame["value"] * 1.1)
     two = FIGURES[name].plot(pd.concat([frame, other], ignore_index=True), None, reference=False)
     assert bands(two) > 0
+
+
+def test_cli_renders_several_figures_as_it_renders_each(frame: pd.DataFrame, tmp_path: Path) -> None:
+    """``analysis.render`` with several --figure and --out-dir (the workflow's one job per family)
+    writes each figure's files byte for byte as a run for that figure alone; --out names one figure."""
+    from analysis import render as cli
+
+    csv = tmp_path / "m.csv"
+    frame.to_csv(csv, index=False)
+    names = ["steady_state", "cpu_overhead"]
+    assert cli.main(["--measurements", str(csv), *[a for n in names for a in ("--figure", n)],
+                     "--out-dir", str(tmp_path / "all")]) == 0
+    for n in names:
+        assert cli.main(["--measurements", str(csv), "--figure", n, "--out", str(tmp_path / "one" / n)]) == 0
+        for ext in ("png", "pdf"):
+            assert (tmp_path / "all" / f"{n}.{ext}").read_bytes() == (tmp_path / "one" / f"{n}.{ext}").read_bytes()
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--measurements", str(csv), "--figure", names[0], "--figure", names[1], "--out", str(tmp_path / "x")])
+    assert e.value.code == 2

@@ -143,7 +143,7 @@ def test_jobs_that_measure_nothing_yield_the_cpu(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     assert "jobs that measure nothing run under SCHED_IDLE" in r.stderr
     cmds = shell_commands(r.stdout)
-    for rule in ("figure", "tables", "build_tool", "measurements"):
+    for rule in ("figures", "tables", "build_tool", "measurements"):
         assert cmds[rule] and all(c.startswith(YIELD) for c in cmds[rule]), (rule, cmds.get(rule))
     measured = [c for c in cmds["point"] if '"executor":"host"' in c]
     assert measured and all(c.startswith("if [ 1 = 0 ]; then " + YIELD + "fi; ") for c in measured)

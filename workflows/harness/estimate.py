@@ -69,7 +69,8 @@ BUILD_S_BY_TOOL = {"cachebench": 3600.0, "silo-dbtest": 180.0, "ycsb": 20.0}
 GUEST_BOOT_S = 90.0         # one TCG boot with its tests (issue 27: 89 s)
 WORKFLOW_START_S = 15.0     # Snakemake parses, plans, writes host_facts before the first point
 PER_FAMILY_S = 3.0          # a family's measurements.csv and points table
-PER_FIGURE_S = 3.0          # one figure rendered (a Python process with matplotlib)
+PER_FIGURE_S = 1.5          # one figure rendered, in its family's one job (rule figures): the quick run's 27
+                            # took 40 s of CPU here in their 6 jobs (2026-11-26), 71 s as 27 processes
 
 # (--warmup-seconds: the kv driver's untimed warm-up before each timed phase, workloads/ycsb's Runner.java)
 DURATION_FLAGS = {"--duration", "--max-seconds", "--runtime", "--duration-s", "-T", "--seconds", "--pipeline-seconds",

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -305,10 +306,9 @@ def functional(host):
     return "--functional" if HOSTS[host].profile.get("functional") else ""
 
 
-def figure_code(figure):
-    """A figure's code (its family's figure modules, which may share helpers, and its scoring rules,
+def figure_code(fam):
+    """A family's figure code (its figure modules, which may share helpers, and its scoring rules,
     which figures draw beside) and the analysis code."""
-    fam = FIGURE_INFO[figure].family
     return [os.path.relpath(p, workflow.basedir) for p in families.figure_files(fam)] + SCORECARD_SOURCES.get(fam, []) \
         + ANALYSIS_SOURCES
 
@@ -404,10 +404,22 @@ def fidelity_args(host):
     return f"--not-scored {shlex.quote(why)}" if why else f"--fidelity results/{host}/fidelity.csv"
 
 
-def figure_fidelity(host, figure):
-    """A figure's fidelity.csv input: only a figure of a family with modelled points on the host
-    carries the model's error (a figure of measured rows alone never changes with it)."""
-    fam = HOSTS[host].figures[figure]
+def place_figure(render_dir, outputs, log):
+    """Rule figure: copy a figure's files from its family's rule figures output, and say so."""
+    for out in outputs:
+        shutil.copyfile(Path(render_dir) / Path(out).name, out)
+    Path(log).write_text(f"{', '.join(outputs)}: from {render_dir} (rule figures, whose log is "
+                         f"logs/figures_{Path(render_dir).stem}.log)\n")
+
+
+def family_figures(host, fam):
+    """The figures a family draws on a host, in plan order."""
+    return [n for n, f in HOSTS[host].figures.items() if f == fam]
+
+
+def family_fidelity(host, fam):
+    """A family's figures' fidelity.csv input: only the figures of a family with modelled points on
+    the host carry the model's error (a figure of measured rows alone never changes with it)."""
     modelled = any(r["family"] == fam and r["executor"] == "model" for r in HOSTS[host].plan.points.values())
     return fidelity_csv(host) if modelled else []
 

@@ -6,6 +6,7 @@
 localrules:
     family_measurements,
     measurements,
+    figures,
     figure,
     tables,
     fidelity_report,
@@ -44,12 +45,39 @@ rule measurements:
         "sh workflows/harness/yield_cpu.sh $$; python -m analysis.collect --out {output} {input.families} > {log} 2>&1"
 
 
-rule figure:
+rule figures:
+    """A family's figures in one job (issue 27: one Python start and one load of the family's rows,
+    not one per figure; the quick run's 27 figure jobs took ~85 s of CPU, one process ~40 s), into
+    a scratch directory that rule figure takes each figure from (and Snakemake removes after)."""
     input:
-        csv=lambda wc: f"results/{wc.host}/{HOSTS[wc.host].figures[wc.figure]}/measurements.csv",
+        csv="results/{host}/{family}/measurements.csv",
         ref="analysis/reference/published_numbers.csv",
-        fidelity=lambda wc: figure_fidelity(wc.host, wc.figure),
-        code=lambda wc: figure_code(wc.figure),
+        fidelity=lambda wc: family_fidelity(wc.host, wc.family),
+        code=lambda wc: figure_code(wc.family),
+    output:
+        temp(directory("results/{host}/figures/{family}.render")),
+    conda:
+        "../../environment.yml"
+    log:
+        "results/{host}/logs/figures_{family}.log",
+    wildcard_constraints:
+        family="|".join(families.FAMILIES),
+    params:
+        figures=lambda wc: " ".join(f"--figure {n}" for n in family_figures(wc.host, wc.family)),
+        profile=lambda wc: family_info(wc.host, wc.family, "profile", wc.host),
+        functional=lambda wc: functional(wc.host),
+        labels=lambda wc: figure_labels(wc.host, wc.family),
+        fidelity=lambda wc: " ".join(f"--fidelity {p}" for p in family_fidelity(wc.host, wc.family)),
+    shell:
+        "sh workflows/harness/yield_cpu.sh $$; python -m analysis.render {params.figures} --measurements {input.csv} "
+        "--reference {input.ref} --profile {params.profile} {params.functional} {params.labels} {params.fidelity} "
+        "--out-dir {output} > {log} 2>&1"
+
+
+rule figure:
+    """One figure, from its family's figures job (a copy: cheap, in Snakemake's own process)."""
+    input:
+        lambda wc: f"results/{wc.host}/figures/{HOSTS[wc.host].figures[wc.figure]}.render",
     output:
         png=report(
             "results/{host}/figures/{figure}.png",
@@ -58,22 +86,14 @@ rule figure:
             labels=lambda wc: {"figure": wc.figure, "family": HOSTS[wc.host].figures[wc.figure]},
         ),
         pdf="results/{host}/figures/{figure}.pdf",
-    conda:
-        "../../environment.yml"
     log:
         "results/{host}/logs/figure_{figure}.log",
     wildcard_constraints:
         figure="|".join(sorted({n for h in HOSTS.values() for n in h.figures})),
     params:
         caption=lambda wc: FIGURE_INFO[wc.figure].caption,
-        profile=lambda wc: family_info(wc.host, HOSTS[wc.host].figures[wc.figure], "profile", wc.host),
-        functional=lambda wc: functional(wc.host),
-        labels=lambda wc: figure_labels(wc.host, HOSTS[wc.host].figures[wc.figure]),
-        fidelity=lambda wc: " ".join(f"--fidelity {p}" for p in figure_fidelity(wc.host, wc.figure)),
-    shell:
-        "sh workflows/harness/yield_cpu.sh $$; python -m analysis.render --figure {wildcards.figure} --measurements {input.csv} "
-        "--reference {input.ref} --profile {params.profile} {params.functional} {params.labels} {params.fidelity} "
-        "--out results/{wildcards.host}/figures/{wildcards.figure} > {log} 2>&1"
+    run:
+        place_figure(input[0], [output.png, output.pdf], log[0])
 
 
 rule counter_table:
