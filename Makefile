@@ -59,9 +59,9 @@ run: build
 	echo "[run] host profile '$(HOST)' -> results/$$host/ (config $(CONFIG))" && \
 	{ $(PYTHON) -m workflows.harness.cli plan --host '$(HOST)' --configfile '$(CONFIG)' --cores '$(CORES)' --project none \
 		--save "results/$$host/.estimate.json" || rm -f "results/$$host/.estimate.json"; } && \
-	$(PYTHON) -m snakemake --cores $(CORES) --rerun-incomplete --configfile '$(CONFIG)' --config host='$(HOST)' $(SOURCES_ARG) $(SMK_ARGS) 2>&1 \
+	$(PYTHON) -m snakemake --cores $(CORES) --rerun-incomplete --configfile '$(CONFIG)' --config host='$(HOST)' $(SOURCES_ARG) $(SMK_ARGS) \
+		--report "results/$$host/report.html" --report-after-run 2>&1 \
 		| $(PYTHON) -m workflows.harness.estimate follow "results/$$host/.estimate.json" && \
-	$(PYTHON) -m snakemake --cores 1 --configfile '$(CONFIG)' --config host='$(HOST)' --report "results/$$host/report.html" && \
 	echo "[run] done: results/$$host/report.html, figures in results/$$host/figures/"
 
 report: setup
