@@ -58,14 +58,17 @@ REPO = Path(__file__).resolve().parents[2]
 # points ~1.2 s of CPU each);
 # any earlier run's benchmark files replace them family by family.
 POINT_OVERHEAD_S = 2.0      # start the point's processes, check the node, parse, write result.csv
-UNKNOWN_ROLE_S = 15.0       # a role whose argv names no length (ffmpeg frames, a TPC-H round...)
+UNKNOWN_ROLE_S = 5.0        # a role whose argv names no length (ffmpeg frames, a TPC-H round, PageRank trials...):
+                            # the quick run's 13 such points took 4.7 s each beyond the rest of their estimate,
+                            # 1-21 s (two fresh runs here, 2026-11-26; the R4 overcommit points swap); was 15
 MODEL_POINT_S = 1.2         # one modelled point (100 simulated seconds) without a probe
 MODEL_HARNESS_S = 0.35      # the point harness around tiersim (Python start, parse): 0.2-0.45 s CPU here
 # Build steps: the quick `make run` of a fresh clone here (2026-11-26, sources=../shared/upstream),
 # from build/logs' times: ycsb 18 s, gapbs-converter + gapbs-pr 12 s each, the kron20 graph 7 s,
-# silo-dbtest 176 s (beside points); cachebench is CacheLib's own build (an hour is its docs' order).
+# silo-dbtest 176 s (beside points; 69-86 s since it is built without debug info, workloads/silo/patches/0003);
+# cachebench is CacheLib's own build (an hour is its docs' order).
 BUILD_S = {"make": 10.0, "script": 20.0, "upstream": 30.0, "input": 10.0}
-BUILD_S_BY_TOOL = {"cachebench": 3600.0, "silo-dbtest": 180.0, "ycsb": 20.0}
+BUILD_S_BY_TOOL = {"cachebench": 3600.0, "silo-dbtest": 80.0, "ycsb": 20.0}
 GUEST_BOOT_S = 90.0         # one TCG boot with its tests (issue 27: 89 s)
 WORKFLOW_START_S = 15.0     # Snakemake parses, plans, writes host_facts before the first point
 PER_FAMILY_S = 3.0          # a family's measurements.csv and points table
