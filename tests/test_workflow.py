@@ -268,8 +268,9 @@ def test_tiny_run_end_to_end(tmp_path, workdir):
     points = {o for o in jobs if o.endswith("/result.csv")}
     assert points == {f"results/{name}/storage/fio_randread/bs4096/rep0/result.csv"}, points
     assert jobs - points == {f"results/{name}/storage/points.tsv", f"results/{name}/storage/measurements.csv",
-                             f"results/{name}/measurements.csv", f"results/{name}/figures/fio_iodepth.png",
-                             f"results/{name}/counters.csv", f"results/{name}/tables/summary.md"}, jobs
+                             f"results/{name}/measurements.csv", f"results/{name}/figures/storage.render",
+                             f"results/{name}/figures/fio_iodepth.png", f"results/{name}/counters.csv",
+                             f"results/{name}/tables/summary.md"}, jobs
     # a second repetition runs only the new points: rows with rep 0 and 1, and every figure still renders
     jobs = planned(smk_in(workdir, "-n", "--cores", "1", "--configfile", str(cfg), "--config", host, "reps=2"))
     rep0 = {str(p.relative_to(workdir)) for p in out.rglob("rep0/result.csv")}
