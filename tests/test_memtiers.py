@@ -362,12 +362,15 @@ def test_attach_roles_run_on_the_monitor_cpus(tmp_path):
 
     cpu = sorted(os.sched_getaffinity(0))[-1]
     dump = 'grep Cpus_allowed_list /proc/self/status > "$0"'
-    w = scenario.role("w", ["sh", "-c", dump + "; sleep 0.5", str(tmp_path / "w.txt")], parse="tests.test_memtiers:one_row")
-    a = scenario.role("a", ["sh", "-c", dump, str(tmp_path / "a.txt")], parse="tests.test_memtiers:one_row")
+    # the workload ends 0.5 s after the daemon's last command (was: 0.5 s after its own start, which
+    # on a busy 2-core host once left the daemon unstarted, stopped with SIGTERM); 20 s at most
+    wait_a = f'for i in $(seq 400); do [ -e "{tmp_path}/a.done" ] && break; sleep 0.05; done; sleep 0.5'
+    w = scenario.role("w", ["sh", "-c", f"{dump}; {wait_a}", str(tmp_path / "w.txt")], parse="tests.test_memtiers:one_row")
+    a = scenario.role("a", ["sh", "-c", f'{dump}; touch "$0.done"', str(tmp_path / "a")], parse="tests.test_memtiers:one_row")
     sc = scenario.scenario(w, attach=[a], settings={})
     with Supervisor(grace_s=1) as sup:
         hr = scenario.HostRun(sc, tmp_path, sup, Settings(None), monitor_cpus=[cpu])
         hr.execute()
-    assert (tmp_path / "a.txt").read_text().split()[-1] == str(cpu)
+    assert (tmp_path / "a").read_text().split()[-1] == str(cpu)
     assert (tmp_path / "w.txt").read_text().split()[-1] != str(cpu) or len(os.sched_getaffinity(0)) == 1
     assert hr.meta["cpus"] == {"a": [cpu]}
