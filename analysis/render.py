@@ -46,10 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     accepted = inspect.signature(figures.render).parameters
     if not any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
         kw = {k: v for k, v in kw.items() if k in accepted}
+    comparable = json.loads(args.comparable) if args.comparable is not None else None
     for name in dict.fromkeys(args.figure):
         ref = loaded
-        if args.comparable is not None and reference.claims(figures.FAMILY[name]):
-            ref = reference.comparable(ref, json.loads(args.comparable))
+        if comparable is not None and reference.claims(figures.FAMILY[name]):
+            ref = reference.comparable(ref, comparable)
         stem = args.out if args.out else args.out_dir / name
         # each figure gets its own copy: one that changed its frame would change the next one's
         for p in figures.render(name, df.copy(), ref.copy(), stem, **kw):

@@ -47,7 +47,7 @@ rule measurements:
 
 rule figures:
     """A family's figures in one job (issue 27: one Python start and one load of the family's rows,
-    not one per figure; the quick run's 27 figure jobs took ~85 s of CPU, one process ~40 s), into
+    not one per figure; the quick run's 27 figures took 71 s of CPU as 27 processes, 40 s in 6), into
     a scratch directory that rule figure takes each figure from (and Snakemake removes after)."""
     input:
         csv="results/{host}/{family}/measurements.csv",
