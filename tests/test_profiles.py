@@ -110,6 +110,24 @@ def test_config_defaults_filled():
     assert c["characterize"]["objsize"]["sizes"][0] == 64
 
 
+def test_config_strings_from_the_command_line_read_as_yaml():
+    # what snakemake's --config makes of characterize='{enabled: false}' and friends: a mapping whose
+    # scalars are all strings (PyYAML's BaseLoader, snakemake/cli.py parse_config)
+    from snakemake.cli import parse_config  # noqa: PLC0415
+
+    over = parse_config(["characterize={enabled: false}", "kv={threads: [1, 2], records: 1000}",
+                         "tiering={intensities: [0, 1.5], contention: {working_set: 64M}}", "model_batch=40"])
+    assert over["characterize"] == {"enabled": "false"}  # the premise: still a string here
+    c = config(**over)
+    assert c["characterize"]["enabled"] is False
+    assert c["kv"]["threads"] == [1, 2] and c["kv"]["records"] == 1000
+    assert c["tiering"]["intensities"] == [0, 1.5]
+    assert c["tiering"]["contention"]["working_set"] == "64M"  # a string the schema wants stays one
+    assert c["model_batch"] == 40
+    with pytest.raises(ConfigError, match="kv/threads/0"):  # a string YAML cannot make valid is still named
+        config(**parse_config(["kv={threads: [one]}"]))
+
+
 def characterize_rows(c, facts=FACTS):
     return plan.build(c, plan.Host(profile.resolve("auto", facts), facts)).rows("characterize")
 

@@ -147,9 +147,53 @@ def validate_schema(data: dict, schema: Path | dict, what: str) -> dict:
     return data
 
 
+def _has_str(value) -> bool:
+    if isinstance(value, str):
+        return True
+    if isinstance(value, dict):
+        return any(_has_str(v) for v in value.values())
+    return isinstance(value, list) and any(_has_str(v) for v in value)
+
+
+def _valid(value, schema: dict) -> bool:
+    return jsonschema.Draft202012Validator(schema).is_valid(value)
+
+
+def coerce_strings(value, schema: dict | None):
+    """``value`` with each string that ``schema`` rejects, but accepts as YAML reads it, replaced by
+    what YAML reads (``'false'`` -> False, ``'40'`` -> 40, ``'[0, 1]'`` -> [0, 1]).
+
+    Snakemake parses a ``--config`` value such as ``characterize='{enabled: false}'`` with PyYAML's
+    BaseLoader (snakemake/cli.py, ``parse_config``): the mapping is kept but every scalar inside it is
+    a string, which the schema would refuse ("'false' is not of type 'boolean'"). A string the
+    schema accepts as it is (a size such as ``512M``, a host name) is never touched."""
+    if not isinstance(schema, dict) or not _has_str(value):
+        return value
+    if isinstance(value, dict):
+        props, extra = schema.get("properties", {}), schema.get("additionalProperties")
+        value = {k: coerce_strings(v, props.get(k, extra if isinstance(extra, dict) else None)) for k, v in value.items()}
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        value = [coerce_strings(v, schema["items"]) for v in value]
+    for branch in (*schema.get("anyOf", ()), *schema.get("oneOf", ())):
+        c = coerce_strings(value, branch)
+        if c != value and _valid(c, branch):
+            return c
+    if isinstance(value, str) and not _valid(value, schema):
+        try:
+            v = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return value
+        if v is not None and _valid(v, schema):
+            return v
+    return value
+
+
 def validate_config(config: dict) -> dict:
-    """Validate an experiment config against the composed schema (:func:`config_schema`), filling defaults."""
-    config = validate_schema(config, config_schema(), "experiment config")
+    """Validate an experiment config against the composed schema (:func:`config_schema`), filling
+    defaults; strings from ``--config`` are read as YAML first where the schema asks for another
+    type (:func:`coerce_strings`)."""
+    schema = config_schema()
+    config = validate_schema(coerce_strings(config, schema), schema, "experiment config")
     if config["sources"] and not Path(config["sources"]).is_dir():
         raise ConfigError(f"experiment config: sources: {config['sources']!r} is not a directory (pinned upstream archives)")
     import families  # noqa: PLC0415 - (as in config_schema)
