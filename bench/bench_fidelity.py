@@ -20,6 +20,9 @@ fidelity driver (workflows/harness/fidelity.py) on copies of it, three ways:
   every point, not scaled by the CPU share it got there (its ``antagonist_cpu_share``);
 - ``mix1:1 curve``: the 1:1 curve made of memchar's mix1:1 injector's points (stores to lines it
   did not read: its write-allocate reads are not counted) instead of rmw's (curves/injectors/);
+- ``curve at the probe's level``: the default tier's curve moved to the level the latency probe
+  measured alone at 0x (``latency_offset_ns``, fitted there; ``--with latency-offset``, not the
+  default: docs/fidelity.md), so that the loaded points test the curve's shape alone;
 - ``as last built``: the mix1:1 curve, the whole-run CPU share, the fit at the wall and the
   unscaled antagonist together (the model before the rmw sweep, the window's CPU share
   and the Little's-law fit);
@@ -117,6 +120,7 @@ def main(argv: list[str]) -> int:
             "antagonist fit at the wall": (None, ["antagonist-wall"]),
             "antagonist share unscaled": (None, ["antagonist-share"]),
             "mix1:1 curve": (mix_curve, []),
+            "curve at the probe's level": (None, ["+latency-offset"]),
             "as last built": (mix_curve, ["process-share", "antagonist-wall", "antagonist-share"]),
             "sweep only": (sweep_only, ["observed"]),
             "as first built": (lambda h: (sweep_only(h), mix_curve(h)),
@@ -131,7 +135,8 @@ def main(argv: list[str]) -> int:
                 change(host)
             p = subprocess.run([sys.executable, "-m", "workflows.harness.fidelity", "--host-dir", str(host),
                                 "--tiersim", str(REPO / "build" / "bin" / "tiersim"),
-                                *[f"--ablate={a}" for a in ablate]], cwd=REPO, capture_output=True,
+                                *[f"--with={a[1:]}" if a.startswith("+") else f"--ablate={a}" for a in ablate]],
+                               cwd=REPO, capture_output=True,
                                text=True, check=False)
             print(f"== {name}: {p.stdout.strip() or p.stderr.strip()}")
             if (host / "fidelity.csv").exists():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -128,6 +129,7 @@ def test_synthetic_host_is_predicted_within_a_tight_tolerance(tmp_path):
     assert set(v[v["metric"] == "latency_ns"]["point"]) == {"i0-t0", "i1-t1", "i2-t2", "i3-t3"}
     assert v["rel_error"].abs().max() < 2e-3, v[["point", "metric", "rel_error"]]
     prof = yaml.safe_load((host / "model-profile.yaml").read_text())
+    assert "latency_offset_ns" not in prof["calibration"]  # made only when asked
     assert prof["calibration"]["app_mlp"]["value"] == pytest.approx(APP_MLP, rel=2e-3)
     assert prof["calibration"]["antagonist_mlp"]["value"] == pytest.approx(ANT_MLP, rel=2e-3)
     assert prof["calibration"]["app_mlp"]["points"] == ["tiering/contention_single_node/i0-t0"]
@@ -268,12 +270,56 @@ def test_an_applications_slowdown_is_predicted_from_its_access_model(tmp_path):
 
 
 def test_a_wrong_curve_shows_as_error(tmp_path):
-    """The score can fail: the same measurements against a device twice as slow are far off."""
+    """The score can fail: the same measurements against a device twice as slow are far off, and
+    still are with the curve's level fitted to the probe (its shape is wrong too: half the wall)."""
     host = synthetic_host(tmp_path)
     write_curve(host / "curves" / "c0-m0.csv", wall=10000, l0=180)
     fidelity.run(host, [], tiersim=TIERSIM)
     v = read(host).query("role == 'validation'")
     assert v[v["metric"] == "latency_ns"]["rel_error"].abs().min() > 0.3
+    (host / "fidelity.csv").unlink()
+    fidelity.run(host, [], tiersim=TIERSIM, opt_in=("latency-offset",))
+    v = read(host).query("role == 'validation'")
+    assert v[v["metric"] == "latency_ns"]["rel_error"].abs().min() > 0.2
+    prof = yaml.safe_load((host / "model-profile.yaml").read_text())
+    assert prof["calibration"]["latency_offset_ns"]["value"] == pytest.approx(-90, abs=2)
+
+
+def test_the_curves_level_is_fitted_to_the_probe_alone_and_its_shape_is_tested(tmp_path):
+    """A curve measured 20 ns below the contention points' own level (another buffer, another time:
+    docs/fidelity.md) but of the right shape: asked for (``--with latency-offset``), the curve is
+    moved by latency_offset_ns, fitted on the probe alone at 0x (a calibration row, not scored), and
+    every loaded point is then predicted within the tolerance. By default the level error shows
+    at every point."""
+    host = synthetic_host(tmp_path)
+    write_curve(host / "curves" / "c0-m0.csv", l0=70)  # the truth is l0 = 90
+    fidelity.run(host, [], tiersim=TIERSIM, opt_in=("latency-offset",))
+    df = read(host)
+    prof = yaml.safe_load((host / "model-profile.yaml").read_text())
+    fit = prof["calibration"]["latency_offset_ns"]
+    assert fit["value"] == pytest.approx(20, abs=0.5)
+    assert fit["points"] == ["tiering/contention_single_node/i0-t0"]
+    assert "tiersim_option" not in fit  # a moved curve, not an option
+    assert prof["tiers"][0]["curve"] == "model-curves/c0-m0.csv"
+    moved = pd.read_csv(host / "model-curves" / "c0-m0.csv")
+    assert moved["latency_ns"].min() == pytest.approx(70 + 20 * 0.02 / 0.98 + fit["value"], abs=0.01)
+    said = re.search(r"moved by ([+-][0-9.]+) ns", (host / "model-profile.yaml").read_text())
+    assert said and float(said.group(1)) == pytest.approx(fit["value"], abs=0.01)
+    cal = df[(df["role"] == "calibration") & (df["metric"] == "latency_ns")]
+    assert list(cal["point"]) == ["i0-t0"] and cal["reason"].str.contains("latency_offset_ns").all()
+    v = df[df["role"] == "validation"]
+    assert v["rel_error"].abs().max() < 5e-3, v[["point", "metric", "rel_error"]]
+    # the profile loads and resolves like any user's, with the moved curve
+    _, _, loaded = profile.load_profile(str(host / "model-profile.yaml"))
+    assert loaded["tiers"][0]["curve"] == "model-curves/c0-m0.csv"
+
+    (host / "fidelity.csv").unlink()
+    fidelity.run(host, [], tiersim=TIERSIM)
+    assert "latency_offset_ns" not in (host / "model-profile.yaml").read_text()
+    assert yaml.safe_load((host / "model-profile.yaml").read_text())["tiers"][0]["curve"] == "curves/c0-m0.csv"
+    v = read(host).query("role == 'validation' and metric == 'latency_ns'")
+    assert set(v["point"]) == {"i0-t0", "i1-t1", "i2-t2", "i3-t3"}
+    assert (v["rel_error"] < -0.05).all()
 
 
 def test_calibration_points_are_listed_and_kept_out_of_the_score(tmp_path):
@@ -362,6 +408,10 @@ def test_two_tier_runs_are_predicted(tmp_path):
             for m, u in (("throughput", "Mops/s"), ("latency_default", "ns"), ("latency_alternate", "ns"), ("p", ""))]
     write_point(host, "tiering", "steady_state", "numa-hemem-c1-i0", rows, argv,
                 {"workload": "gups", "intensity": 0, "system": "hemem", "colloid": True})
+    # each pair's idle latency measured alone (the far one 10 % above its curve's lightest point)
+    for pair, ns in (("c0-m0", 90.0), ("c0-m1", 1.1 * 170)):
+        write_point(host, "characterize", "idle_latency", pair,
+                    [{"workload": "", "metric": "idle_latency", "value": ns, "unit": "ns"}], {}, {"workload": ""})
     fidelity.run(host, [], tiersim=TIERSIM)
     df = read(host)
     v = df[df["experiment"] == "steady_state"]
@@ -369,6 +419,15 @@ def test_two_tier_runs_are_predicted(tmp_path):
     assert (v["role"] == "validation").all() and v["rel_error"].abs().max() < 1e-9
     prof = yaml.safe_load((host / "model-profile.yaml").read_text())
     assert [t["curve"] for t in prof["tiers"]] == ["curves/c0-m0.csv", "curves/c0-m1.csv"]
+    # each tier's unloaded latency in the model beside the idle latency of its pair, measured alone
+    idle = df[df["experiment"] == "idle_latency"].set_index("point")
+    assert list(idle.index) == ["c0-m0", "c0-m1"] and (idle["role"] == "validation").all()
+    assert (idle["metric"] == "latency_ns").all() and (idle["family"] == "characterize").all()
+    # tiersim's one-line chase alone reads each curve near its lightest point (rho 0.02: l0 + 0.41 ns)
+    assert idle.loc["c0-m0", "predicted"] == pytest.approx(90.41, rel=0.01)
+    assert idle.loc["c0-m1", "predicted"] == pytest.approx(170.41, rel=0.01)
+    assert list(idle["measured"]) == [90.0, 187.0]
+    assert idle.loc["c0-m1", "rel_error"] == pytest.approx(-0.09, abs=0.01)
 
 
 def test_convergence_time_follows_tiersims_rule():

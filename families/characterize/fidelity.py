@@ -22,6 +22,11 @@ is ``results/<host>/model-curves/<pair>.csv``, per read ratio:
    tiersim's closed-loop wall applies beyond it).
 
 Both are said in the profile's header, and the wall's source is in its ``calibration`` block.
+
+Compared (``rows``): each model tier's unloaded latency, tiersim's one-line chase alone on the
+tier's curve, beside the pair's idle latency measured alone (``idle_latency``, memchar's chase with
+nothing else running). The curve's lightest point and the idle latency measure the same number in
+two experiments; where they disagree, every latency the model predicts on that tier carries it.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import pandas as pd
 
 from analysis.frame import load
 from workflows.harness import curvecheck
+from workflows.harness.fidelity import Model, row
 
 from . import OP_SLUG
 from .curves import READ_RATIO, curve_ops
@@ -187,4 +193,31 @@ def tiers(host_dir: Path, facts: dict, notes: list[str], walls: dict | None = No
         out.append({"name": "alternate", "kind": "model", "curve": rel(m), "capacity_gib": gib(m)})
     else:
         notes.append(f"one memory node reachable from node {node}: no alternate tier (single-node contention only)")
+    return out
+
+
+def chase_alone(model: Model, tier: str, buffer_mib: int) -> float:
+    """tiersim's latency of a dependent chase (one line in flight, no think time, reads only) alone
+    on ``tier``'s curve: the model's unloaded latency of that tier."""
+    workload = ["--workload", "gups", "--working-set", f"{buffer_mib}M", "--hot-set", f"{buffer_mib}M", "--hot-share", "1",
+                "--object-size", "64", "--op", "read"]
+    return model.on_tier(tier).single_node(workload=workload, app_cores=1, antagonist_threads=0,
+                             extra=["--app-mlp", "1", "--app-think-ns", "0"])["latency_default"]
+
+
+def rows(df: pd.DataFrame, model: Model) -> list[dict]:
+    idle = df[(df["family"] == "characterize") & (df["experiment"] == "idle_latency") & (df["metric"] == "idle_latency")
+              & df["value"].notna()]
+    out = []
+    for tier in ("default", "alternate"):
+        if tier not in model.tiers:
+            continue
+        pair = Path(model.tiers[tier]["curve"]).stem
+        g = idle[idle["point"] == pair]
+        if g.empty:
+            continue
+        mib = int(g["buffer_bytes"].dropna().iloc[0]) // 2**20 if "buffer_bytes" in g and g["buffer_bytes"].notna().any() else 256
+        out.append(row(point=pair, experiment="idle_latency", family="characterize", workload="memchar",
+                       metric="latency_ns", unit="ns", measured=float(g["value"].mean()),
+                       predicted=chase_alone(model, tier, mib), role="validation"))
     return out

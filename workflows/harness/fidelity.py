@@ -122,9 +122,11 @@ class Model:
         self.host_dir = host_dir
         self.cpu_share = True  # scale throughputs by the CPU share each workload got (cpu_share)
         self.ablate: frozenset[str] = frozenset()  # model inputs left out (bench/bench_fidelity.py): the hooks read it
+        self.opt_in: frozenset[str] = frozenset()  # fits made only when asked (bench/bench_fidelity.py)
         self.tiersim = str(tiersim)
         self.cwd = cwd
         self.calibration: dict[str, Fit] = {}
+        self.notes: list[str] = []  # what a calibration did to the tiers (the profile's header says it)
         self._cache: dict[tuple, dict[str, float]] = {}
 
     def meta(self, family: str, experiment: str, point: str, rep: int = 0) -> dict:
@@ -155,8 +157,33 @@ class Model:
         but ``skip`` (names)."""
         out = []
         for f in self.calibration.values():
-            if f.name not in skip and f.scope in ("", scope):
+            if f.option and f.name not in skip and f.scope in ("", scope):
                 out += [f.option, f"{f.value:.6g}"]
+        return out
+
+    def on_tier(self, name: str) -> Model:
+        """The same model with tier ``name`` as its only (default) tier: a workload alone on that tier's
+        curve (:meth:`single_node`). Runs are shared with this model (argv names the curve)."""
+        m = Model({"default": self.tiers[name]}, tiersim=self.tiersim, cwd=self.cwd, host_dir=self.host_dir)
+        m._cache = self._cache
+        return m
+
+    def shift_tier(self, name: str, offset_ns: float, why: str) -> Path:
+        """Every latency of tier ``name``'s curve moved by ``offset_ns`` (a level a family's calibration
+        fitted on the host; the curve's shape is kept), written to ``HOST_DIR/model-curves/`` under the
+        curve's own file name; the model and the profile then use that file. Returns it."""
+        if self.host_dir is None:
+            raise ValueError("shift_tier needs the model's host_dir")
+        src = Path(self.tiers[name]["curve"])
+        curve = pd.read_csv(src)
+        curve["latency_ns"] = curve["latency_ns"] + offset_ns
+        out = self.host_dir / "model-curves" / src.name
+        out.parent.mkdir(exist_ok=True)
+        curve.to_csv(out, index=False, float_format="%.6g")
+        self.tiers[name] = {**self.tiers[name], "curve": str(out.resolve())}
+        self._cache.clear()
+        self.notes.append(f"{src.stem}: model-curves/{src.name} has every latency of the {name} tier's curve moved by "
+                          f"{offset_ns:+.4g} ns: {why}")
         return out
 
     def default(self, option: str) -> float:
@@ -266,14 +293,15 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, expect: str | None = None,
-        ablate: tuple[str, ...] = ()) -> str:
+        ablate: tuple[str, ...] = (), opt_in: tuple[str, ...] = ()) -> str:
     """Write HOST_DIR/fidelity.csv and model-profile.yaml (or fidelity.skipped); returns a summary.
     ``expect``: the file the workflow's rule needs: ``skipped`` (the plan measures nothing to
     compare: skip, saying why) or ``csv`` (when it is skipped after all, fidelity.skipped says why and
     fidelity.csv is a header without rows). ``ablate`` (bench/bench_fidelity.py): ``observed`` (no
     wall raised by another family's measured bandwidth), ``cpu-share`` (throughputs not scaled by
     the CPU share the workload got); any other name is passed to the families' hooks as
-    ``model.ablate``."""
+    ``model.ablate``. ``opt_in``: fits the families' hooks make only when asked (``model.opt_in``;
+    bench/bench_fidelity.py), e.g. ``latency-offset``."""
     facts_file = host_dir / "host_facts.json"
     if not facts_file.exists():
         raise ConfigError(f"{host_dir}: no host_facts.json (not a results directory of a host)")
@@ -310,6 +338,7 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
                    for t in tiers}, tiersim=tiersim, host_dir=host_dir)
     model.cpu_share = "cpu-share" not in ablate
     model.ablate = frozenset(ablate)
+    model.opt_in = frozenset(opt_in)
     fits: list[Fit] = []
     for m in mods:
         if hasattr(m, "calibrate") and not df.empty:
@@ -317,6 +346,11 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
                 if f.name not in {g.name for g in fits}:
                     model.calibration[f.name] = f
                     fits.append(f)
+    for t in tiers:  # a calibration that moved a tier's curve (Model.shift_tier): the profile names the moved one
+        moved = Path(model.tiers[t["name"]]["curve"])
+        if moved != (host_dir / t["curve"]).resolve():
+            t["curve"] = str(moved.relative_to(host_dir.resolve()))
+    notes += model.notes
     rows = [r for f in fits for r in f.rows]
     for m in mods:
         if hasattr(m, "rows") and not df.empty:
@@ -348,10 +382,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ablate", action="append", default=[],
                     help="leave out one model input (for bench/bench_fidelity.py; not for results): observed, "
                          "cpu-share, or a name a family's hook reads (docs/fidelity.md)")
+    ap.add_argument("--with", dest="opt_in", action="append", default=[],
+                    help="make one fit that is not made by default (for bench/bench_fidelity.py; not for results): "
+                         "latency-offset (docs/fidelity.md)")
     ap.add_argument("inputs", nargs="*", type=Path, help="measured rows (result.csv or measurements.csv)")
     args = ap.parse_args(argv)
     try:
-        print(run(args.host_dir, args.inputs, tiersim=args.tiersim, expect=args.expect, ablate=tuple(args.ablate)))
+        print(run(args.host_dir, args.inputs, tiersim=args.tiersim, expect=args.expect, ablate=tuple(args.ablate),
+                  opt_in=tuple(args.opt_in)))
     except ConfigError as e:
         print(f"tierbench: error: {e}", file=sys.stderr)
         return 1
