@@ -101,6 +101,20 @@ def test_smt_siblings_and_snc(tmp_path):
     assert hostdetect.smt_siblings([3], tmp_path / "none") == {"3": [3]}, "no topology: a CPU is its own core"
 
 
+def test_one_node_has_all_the_machines_memory(tmp_path):
+    """One node: the larger of its sysfs MemTotal and /proc/meminfo's (on Firecracker guests the
+    node's counts only pages touched so far); two nodes: each its own; no NUMA sysfs: /proc's."""
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    (proc / "meminfo").write_text("MemTotal:       24684096 kB\nMemFree:        23158424 kB\n")
+    one = sysfs(tmp_path / "one", {"devices/system/node/node0/cpulist": "0-1",
+                                   "devices/system/node/node0/meminfo": "Node 0 MemTotal:        5466328 kB"})
+    assert hostdetect.detect_nodes(one, proc)[0]["memory_mib"] == 24684096 // 1024
+    two = two_socket_smt(tmp_path / "two")
+    assert [n["memory_mib"] for n in hostdetect.detect_nodes(two, proc).values()] == [8192, 8192]
+    assert hostdetect.detect_nodes(tmp_path / "bare", proc)[0]["memory_mib"] == 24684096 // 1024
+
+
 def test_hmat_values(tmp_path):
     ini = "devices/system/node/node2/access0/initiators"
     root = sysfs(tmp_path, {f"{ini}/read_latency": "250", f"{ini}/read_bandwidth": "20000", f"{ini}/node0": "",
