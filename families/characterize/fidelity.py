@@ -199,10 +199,11 @@ def tiers(host_dir: Path, facts: dict, notes: list[str], walls: dict | None = No
 def chase_alone(model: Model, tier: str, buffer_mib: int) -> float:
     """tiersim's latency of a dependent chase (one line in flight, no think time, reads only) alone
     on ``tier``'s curve: the model's unloaded latency of that tier."""
-    workload = ["--workload", "gups", "--working-set", f"{buffer_mib}M", "--hot-set", f"{buffer_mib}M", "--hot-share", "1",
-                "--object-size", "64", "--op", "read"]
-    return model.on_tier(tier).single_node(workload=workload, app_cores=1, antagonist_threads=0,
-                             extra=["--app-mlp", "1", "--app-think-ns", "0"])["latency_default"]
+    workload = ["--workload", "gups", "--working-set", f"{buffer_mib}M", "--hot-set", f"{buffer_mib}M",
+                "--hot-share", "1", "--object-size", "64", "--op", "read"]
+    alone = model.on_tier(tier).single_node(workload=workload, app_cores=1, antagonist_threads=0,
+                                            extra=["--app-mlp", "1", "--app-think-ns", "0"])
+    return alone["latency_default"]
 
 
 def rows(df: pd.DataFrame, model: Model) -> list[dict]:
@@ -216,7 +217,8 @@ def rows(df: pd.DataFrame, model: Model) -> list[dict]:
         g = idle[idle["point"] == pair]
         if g.empty:
             continue
-        mib = int(g["buffer_bytes"].dropna().iloc[0]) // 2**20 if "buffer_bytes" in g and g["buffer_bytes"].notna().any() else 256
+        size = g["buffer_bytes"].dropna() if "buffer_bytes" in g else pd.Series(dtype=float)
+        mib = int(size.iloc[0]) // 2**20 if len(size) else 512  # (the row names it; tiersim has no cache: any size)
         out.append(row(point=pair, experiment="idle_latency", family="characterize", workload="memchar",
                        metric="latency_ns", unit="ns", measured=float(g["value"].mean()),
                        predicted=chase_alone(model, tier, mib), role="validation"))
