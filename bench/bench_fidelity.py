@@ -115,6 +115,8 @@ def main(argv: list[str]) -> int:
     if not (src / "host_facts.json").exists():
         print(f"bench fidelity: skipped: {src} has no measured results (run `make run` first)")
         return 0
+    # way -> (a change to the copied results, model inputs: a name is left out (--ablate), "+name" is
+    # a fit made only when asked (--with))
     ways = {"model": (None, []), "read-only curve": (read_only, []), "no CPU share": (None, ["cpu-share"]),
             "whole-run CPU share": (None, ["process-share"]),
             "antagonist fit at the wall": (None, ["antagonist-wall"]),

@@ -220,12 +220,10 @@ def latency_offset(model: Model, base: dict) -> Fit | None:
         return None
     pred0 = predict_probe(model, base)["latency_default"]
     off = lat0 - pred0
-    lowest = float(pd.read_csv(model.tiers["default"]["curve"])["latency_ns"].min())
-    if lowest + off <= 0:
-        return None
     pt = f"{NAME}/contention_single_node/{base['point']}"
-    model.shift_tier("default", off, f"the latency probe alone measured {lat0:.4g} ns at {pt}, the curve gave "
-                                     f"{pred0:.4g} ns (calibration latency_offset_ns)")
+    if model.shift_tier("default", off, f"the latency probe alone measured {lat0:.4g} ns at {pt}, the curve gave "
+                                        f"{pred0:.4g} ns (calibration latency_offset_ns)") is None:
+        return None
     f = Fit("latency_offset_ns", "", off, "ns", [pt],
             f"the latency probe alone (0x): measured {lat0:.4g} ns, the default tier's curve gave {pred0:.4g} ns; every "
             "latency of the curve moved by the difference (its shape kept)")

@@ -168,15 +168,18 @@ class Model:
         m._cache = self._cache
         return m
 
-    def shift_tier(self, name: str, offset_ns: float, why: str) -> Path:
+    def shift_tier(self, name: str, offset_ns: float, why: str) -> Path | None:
         """Every latency of tier ``name``'s curve moved by ``offset_ns`` (a level a family's calibration
         fitted on the host; the curve's shape is kept), written to ``HOST_DIR/model-curves/`` under the
-        curve's own file name; the model and the profile then use that file. Returns it."""
+        curve's own file name; the model and the profile then use that file. Returns it, or None (and
+        nothing moved) where a latency would not stay above 0."""
         if self.host_dir is None:
             raise ValueError("shift_tier needs the model's host_dir")
         src = Path(self.tiers[name]["curve"])
         curve = pd.read_csv(src)
         curve["latency_ns"] = curve["latency_ns"] + offset_ns
+        if (curve["latency_ns"] <= 0).any():
+            return None
         out = self.host_dir / "model-curves" / src.name
         out.parent.mkdir(exist_ok=True)
         curve.to_csv(out, index=False, float_format="%.6g")
