@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -197,6 +198,22 @@ def test_apps_built_from_pinned_sources_and_run(workdir, tmp_path):
     assert len(thr) == levels and (thr["value"] > 0).all()
     assert len(df[(df["workload"] == "silo") & df["t_s"].notna()]) >= 2, "a throughput report per second"
     assert (workdir / "results/apps-host/figures/app_contention.png").stat().st_size > 1000
+    # its ready line reaches a file while it runs (a printf, flushed by the endl of the next line,
+    # "Graph has ...", GAPBS src/graph.h PrintStats()): the measured phase's CPU share and an
+    # attached daemon wait for it
+    out = tmp_path / "pr.out"
+    with out.open("w") as f:
+        pr = subprocess.Popen([str(workdir / "build/bin/gapbs-pr"), "-f", str(workdir / "build/graphs/kron12-k16.sg"),
+                               "-n", "1000000"], stdout=f, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "Read Time:" not in out.read_text() and time.monotonic() < deadline:
+            assert pr.poll() is None, "PageRank ended before its ready line reached the file"
+            time.sleep(0.05)
+        assert "Read Time:" in out.read_text() and pr.poll() is None
+    finally:
+        pr.kill()
+        pr.wait()
 
 
 def test_trace_filter_counts_memory_accesses_not_words():

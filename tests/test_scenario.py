@@ -331,3 +331,46 @@ def test_shell_cgroup_resource_on_a_v2_hierarchy(tmp_path):
     # (a real cgroupfs removes the parent with its control files; in the fixture its file stays)
     assert not (root / "tierbench" / "w-R2").exists() and not journal.exists()
     assert [p.name for p in (root / "tierbench").iterdir()] == ["cgroup.subtree_control"]
+
+
+def test_usage_since_ready_leaves_out_a_start_up_that_waits(tmp_path):
+    """A workload that waits (as for its input on disk), prints its ready line, then computes: its
+    usage says what it had used when ready (its process group's, from /proc), and the CPU share
+    taken from the measured phase alone is higher than the whole run's, which counts the wait."""
+    from workflows.harness.fidelity import usage_share
+    from workflows.harness.procs import Supervisor
+    from workflows.harness.settings import Settings
+
+    prog = ("import time; time.sleep(1.0); print('tb-ready', flush=True); t = time.process_time()\n"
+            "while time.process_time() - t < 0.4: pass\n")
+    w = scenario.role("w", [sys.executable, "-c", prog], parse="m:f", stdout="w.out", ready_line="tb-ready", usage=True)
+    sc = scenario.scenario(w, timeout_s=60)
+    with Settings(tmp_path / "journal.json") as settings, Supervisor() as sup:
+        run = scenario.HostRun(sc, tmp_path, sup, settings)
+        run.execute()
+    u = run.meta["usage"]["w"]
+    ready = u["ready"]
+    assert ready["wall_s"] >= 1.0 and ready["user_s"] + ready["system_s"] < u["user_s"] + u["system_s"]
+    whole = usage_share({k: u[k] for k in ("user_s", "system_s", "wall_s")}, 1)
+    assert usage_share(u, 1) > whole
+    # a ready line never printed: no snapshot, the whole run counts
+    w2 = scenario.role("w2", [sys.executable, "-c", "pass"], parse="m:f", stdout="w2.out", ready_line="never", usage=True)
+    with Settings(tmp_path / "journal2.json") as settings, Supervisor() as sup:
+        run = scenario.HostRun(scenario.scenario(w2, timeout_s=60), tmp_path, sup, settings)
+        run.execute()
+    assert "ready" not in run.meta["usage"]["w2"]
+
+
+def test_group_cpu_sums_a_process_group_from_proc(tmp_path):
+    """group_cpu() adds utime, stime, cutime and cstime (clock ticks) of every process whose pgrp
+    is the group, reading the fields after the command name's last ')'; none left: None."""
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid, comm, pgrp, times in ((10, "a (b) c", 10, (100, 50, 7, 3)), (11, "x", 10, (10, 0, 0, 0)),
+                                   (12, "y", 99, (999, 999, 0, 0))):
+        d = tmp_path / str(pid)
+        d.mkdir()
+        rest = " ".join(["S", "1", str(pgrp)] + ["0"] * 8 + [str(t) for t in times] + ["0"] * 10)
+        (d / "stat").write_text(f"{pid} ({comm}) {rest}\n")
+    (tmp_path / "self").mkdir()
+    assert scenario.group_cpu(10, tmp_path) == (round(117 / tick, 3), round(53 / tick, 3))
+    assert scenario.group_cpu(42, tmp_path) is None

@@ -236,15 +236,28 @@ def cpu_share(model: Model, family: str, experiment: str, point: str, reps: list
     CPU time (user + system, meta.json's ``usage`` of the role) over its wall time times its cores,
     at most 1; None where no repetition's meta.json has it. On a machine shared with other work a
     workload that got half its CPU time does half its work, whatever its memory does: the model's
-    throughput is scaled by it (docs/fidelity.md)."""
+    throughput is scaled by it (docs/fidelity.md). Where the usage says what had been used when
+    the workload became ready (``ready``: scenario.HostRun.watch_ready), only what came after
+    counts: the measured phase, not a start-up that waited for its input on disk."""
     if not model.cpu_share:
         return None
     out = []
     for rep in reps:
         u = (model.meta(family, experiment, point, rep).get("usage") or {}).get(role) or {}
-        if u.get("wall_s"):
-            out.append(min(1.0, (u.get("user_s", 0) + u.get("system_s", 0)) / (u["wall_s"] * max(cores, 1))))
+        if share := usage_share(u, cores):
+            out.append(share)
     return sum(out) / len(out) if out else None
+
+
+def usage_share(u: dict, cores: int) -> float | None:
+    """One run's CPU share (:func:`cpu_share`) from its usage; None without a wall time."""
+    cpu, wall = u.get("user_s", 0) + u.get("system_s", 0), u.get("wall_s") or 0
+    r = u.get("ready") or {}
+    if r.get("wall_s") is not None and wall - r["wall_s"] > 0:
+        cpu, wall = cpu - r.get("user_s", 0) - r.get("system_s", 0), wall - r["wall_s"]
+    if not wall > 0:
+        return None
+    return min(1.0, max(cpu, 0.0) / (wall * max(cores, 1)))
 
 
 def fidelity_modules() -> list:

@@ -59,6 +59,7 @@ in both cases (:func:`parse_rows`).
 from __future__ import annotations
 
 import importlib
+import os
 import shlex
 import sys
 import time
@@ -108,6 +109,30 @@ def steal_shares(before: dict[int, tuple[int, int]], after: dict[int, tuple[int,
             for c in sorted(before) if c in after and after[c][0] > before[c][0]}
 
 
+def group_cpu(pgid: int, proc: Path = Path("/proc")) -> tuple[float, float] | None:
+    """User and system CPU seconds used so far by process group ``pgid``: every member's utime and
+    stime (all its threads) and cutime and cstime (its children it has waited for), fields 14-17 of
+    /proc/<pid>/stat in clock ticks (proc(5): ``pgrp`` is field 5; the fields after the command
+    name, which may hold spaces, are read from its last ')'). None when no member is left."""
+    tick = os.sysconf("SC_CLK_TCK")
+    user = system = 0
+    found = False
+    for d in proc.iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            text = (d / "stat").read_text()
+        except OSError:  # it exited meanwhile
+            continue
+        f = text[text.rindex(")") + 2:].split()  # f[0] is field 3 (state)
+        if int(f[2]) != pgid:
+            continue
+        found = True
+        user += int(f[11]) + int(f[13])
+        system += int(f[12]) + int(f[14])
+    return (round(user / tick, 3), round(system / tick, 3)) if found else None
+
+
 def role(tool: str, argv: list, *, parse: str, output: str | None = None, output_flag: str = "--output",
          pid_file: str | None = None, ready_file: str | None = None, ready_line: str | None = None,
          stdout: str | None = None, target_pid: str | None = None, name: str | None = None, opts: dict | None = None,
@@ -121,7 +146,8 @@ def role(tool: str, argv: list, *, parse: str, output: str | None = None, output
     program's memory); ``target_pid``: flag taking the workload's pid (attach roles);
     ``parse``: "module:function" turning its files into long-form rows; ``opts``: what the parser
     needs besides the files; ``usage``: also report its peak RSS, CPU and run time as rows (where
-    the executor measures them: wait4(2) on a host); ``pmus``: PMU kinds the program counts with
+    the executor measures them: wait4(2) on a host; a workload with a ready file or line also gets
+    the CPU time it had used when ready in meta.json, :meth:`HostRun.watch_ready`); ``pmus``: PMU kinds the program counts with
     itself (``{"uncore_cha": "what for"}``): the point's counter collector leaves them to it, one
     owner per PMU box. ``stop_grace_s``: on a host, how long a stop waits for the program to end
     after its stop signal before SIGKILL (default: the host executor's 3 s; the guest's script waits
@@ -430,13 +456,49 @@ class HostRun:
         time.sleep(seconds)
 
     def op_wait(self, name: str, timeout: float) -> None:
-        rc = self.sup.wait(self.children[name], timeout=timeout)
+        r, child = self.roles[name], self.children[name]
+        ready = None
+        if r["kind"] == "workload" and r.get("usage") and (r["ready_file"] or r.get("ready_line")):
+            ready, timeout = self.watch_ready(r, child, timeout)
+        rc = self.sup.wait(child, timeout=timeout)
         self.meta["exit"][name] = rc
-        self.meta.setdefault("usage", {})[name] = self.children[name].usage
+        self.meta.setdefault("usage", {})[name] = child.usage
+        if ready and child.usage:
+            child.usage["ready"] = ready
         if self.roles[name]["kind"] == "workload":
             self.record_steal(name)
         if rc != 0:
             raise PointFailed(f"{name} exited with status {rc}; see the log")
+
+    def watch_ready(self, r: dict, child: Child, timeout: float) -> tuple[dict | None, float]:
+        """Until the workload is ready (its ready file, or its ready line in its standard output) or
+        has exited: then the CPU time its process group had used and the seconds since its start
+        (:func:`group_cpu`), so that its share of the CPU can be taken over its measured phase alone
+        (usage's ``ready``: a start-up that waits for its input on disk is not CPU taken by others).
+        None where it exited first or printed nothing in time; returns it and the time left."""
+        end = time.monotonic() + timeout
+        out = self.path(r["ready_file"] or r["stdout"]) if (r["ready_file"] or r["stdout"]) else None
+        seen, pos, tail = False, 0, b""
+        # reap(0), not alive(): Popen.poll() would reap it without its usage
+        while out is not None and child.reap(0) is None and time.monotonic() < end:
+            if r["ready_file"]:
+                seen = out.exists()
+            elif out.exists():
+                with out.open("rb") as f:  # only what was written since the last look
+                    f.seek(pos)
+                    new = f.read()
+                pos += len(new)
+                line = r["ready_line"].encode()
+                seen, tail = line in tail + new, (tail + new)[-len(line):]
+            if seen:
+                cpu = group_cpu(child.pid)
+                if cpu is None:
+                    break
+                return ({"wall_s": round(time.monotonic() - child.started, 3), "user_s": cpu[0], "system_s": cpu[1],
+                         "source": "/proc/<pid>/stat utime, stime, cutime, cstime of its process group (proc(5))"},
+                        max(end - time.monotonic(), 0.001))
+            time.sleep(0.02)
+        return None, max(end - time.monotonic(), 0.001)
 
     def record_steal(self, name: str) -> None:
         """meta.json's ``cpu_steal``: per CPU, the share of the workload's run the hypervisor ran
