@@ -22,10 +22,10 @@ rule gapbs_graph:
         scale=r"\d+",
     # never beside a measured point: SCHED_IDLE keeps its CPU time away, not its memory traffic (in
     # one quick run Silo's 0x reference ran beside it and measured slower than Silo beside the
-    # antagonist: docs/fidelity.md)
+    # antagonist: docs/fidelity.md); and so before the next measured point once it can run
     resources:
         measure=1,
-    priority: BUILD_PRIORITY
+    priority: MEASURED_INPUT_PRIORITY
     shell:
         "sh workflows/harness/yield_cpu.sh $$; build/bin/gapbs-converter -g {wildcards.scale} -k 16 -b {output} > {log} 2>&1"
 

@@ -332,6 +332,13 @@ def fidelity_families(host):
 BUILD_PRIORITY = 1
 # The measured points of each host in the order they run: host -> point key -> Snakemake priority.
 MEASURE_ORDER = {}
+# An input made under the measure resource (it must not run beside a measured point, e.g. a graph a
+# family generates) runs before the next measured point: at BUILD_PRIORITY it would wait for every
+# measured point that does not read it, and so would the points that do, their family's figures
+# and the model's score. Above every measured point's priority (measure_order) but those measured
+# alone.
+MEASURED_INPUT_PRIORITY = BUILD_PRIORITY + 1 + max(
+    (sum(r["executor"] == "host" for r in h.plan.points.values()) for h in HOSTS.values()), default=0)
 
 
 def measure_order(host):
