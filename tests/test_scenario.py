@@ -342,7 +342,7 @@ def test_usage_since_ready_leaves_out_a_start_up_that_waits(tmp_path):
     from workflows.harness.settings import Settings
 
     prog = ("import time; time.sleep(1.0); print('tb-ready', flush=True); t = time.process_time()\n"
-            "while time.process_time() - t < 0.4: pass\n")
+            "while time.process_time() - t < 1.2: pass\n")
     w = scenario.role("w", [sys.executable, "-c", prog], parse="m:f", stdout="w.out", ready_line="tb-ready", usage=True)
     sc = scenario.scenario(w, timeout_s=60)
     with Settings(tmp_path / "journal.json") as settings, Supervisor() as sup:
@@ -353,6 +353,11 @@ def test_usage_since_ready_leaves_out_a_start_up_that_waits(tmp_path):
     assert ready["wall_s"] >= 1.0 and ready["user_s"] + ready["system_s"] < u["user_s"] + u["system_s"]
     whole = usage_share({k: u[k] for k in ("user_s", "system_s", "wall_s")}, 1)
     assert usage_share(u, 1) > whole
+    # a measured phase too short for clock ticks to time: the whole run counts
+    short = {"user_s": 1.0, "system_s": 0.0, "wall_s": 4.0, "ready": {"user_s": 0.9, "system_s": 0.0, "wall_s": 3.8}}
+    assert usage_share(short, 1) == 0.25
+    short["ready"]["wall_s"] = 2.0
+    assert usage_share(short, 1) == pytest.approx(0.05)
     # a ready line never printed: no snapshot, the whole run counts
     w2 = scenario.role("w2", [sys.executable, "-c", "pass"], parse="m:f", stdout="w2.out", ready_line="never", usage=True)
     with Settings(tmp_path / "journal2.json") as settings, Supervisor() as sup:

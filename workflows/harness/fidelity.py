@@ -249,11 +249,17 @@ def cpu_share(model: Model, family: str, experiment: str, point: str, reps: list
     return sum(out) / len(out) if out else None
 
 
+# The shortest measured phase (from the ready note to the exit) whose CPU share is used: CPU times
+# come in clock ticks (10 ms where USER_HZ is 100, proc(5)), two readings of them bound the share
+# to within 2 % from 1 s; below it the whole run counts.
+MIN_PHASE_S = 1.0
+
+
 def usage_share(u: dict, cores: int) -> float | None:
     """One run's CPU share (:func:`cpu_share`) from its usage; None without a wall time."""
     cpu, wall = u.get("user_s", 0) + u.get("system_s", 0), u.get("wall_s") or 0
     r = u.get("ready") or {}
-    if r.get("wall_s") is not None and wall - r["wall_s"] > 0:
+    if r.get("wall_s") is not None and wall - r["wall_s"] >= MIN_PHASE_S:
         cpu, wall = cpu - r.get("user_s", 0) - r.get("system_s", 0), wall - r["wall_s"]
     if not wall > 0:
         return None
