@@ -1,15 +1,40 @@
 """Render figures: ``python -m analysis.render --figure NAME ... --out STEM`` -> STEM.png + STEM.pdf;
 ``--figure A --figure B ... --out-dir DIR`` -> DIR/A.png, DIR/A.pdf, ... from one load of the
 measurements (the workflow renders a family's figures in one job so: one Python start and one
-load per family, not per figure; issue 27)."""
+load per family, not per figure; issue 27). Several figures are drawn by a pool of forked
+processes, one per CPU the job may run on (at most one per figure): each draws from the frames
+loaded once before the fork, and the files are the same bytes as drawn one after another."""
 
 from __future__ import annotations
 
 import argparse
 import inspect
 import json
+import multiprocessing
+import os
 import sys
 from pathlib import Path
+
+# what a forked drawing process reads (set before the pool forks): the frame, the keywords, and per
+# figure its name, output stem and reference rows
+_SHARED: dict = {}
+
+
+def _draw(i: int) -> list[Path]:
+    from . import figures
+
+    name, stem, ref = _SHARED["jobs"][i]
+    # each figure gets its own copy: one that changed its frame would change the next one's
+    return figures.render(name, _SHARED["df"].copy(), ref.copy(), stem, **_SHARED["kw"])
+
+
+def processes(n: int) -> int:
+    """Drawing processes for ``n`` figures: one per CPU this process may run on, at most ``n``."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(n, cpus))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,14 +72,23 @@ def main(argv: list[str] | None = None) -> int:
     if not any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
         kw = {k: v for k, v in kw.items() if k in accepted}
     comparable = json.loads(args.comparable) if args.comparable is not None else None
+    jobs = []
     for name in dict.fromkeys(args.figure):
         ref = loaded
         if comparable is not None and reference.claims(figures.FAMILY[name]):
             ref = reference.comparable(ref, comparable)
-        stem = args.out if args.out else args.out_dir / name
-        # each figure gets its own copy: one that changed its frame would change the next one's
-        for p in figures.render(name, df.copy(), ref.copy(), stem, **kw):
-            print(p, flush=True)
+        jobs.append((name, args.out if args.out else args.out_dir / name, ref))
+    _SHARED.update(df=df, kw=kw, jobs=jobs)
+    n = processes(len(jobs))
+    if n == 1:
+        drawn = map(_draw, range(len(jobs)))
+        for paths in drawn:
+            print(*paths, sep="\n", flush=True)
+        return 0
+    # fork: the workers share the loaded frames (no pickling); a failure in one ends the job
+    with multiprocessing.get_context("fork").Pool(n) as pool:
+        for paths in pool.imap(_draw, range(len(jobs))):
+            print(*paths, sep="\n", flush=True)
     return 0
 
 

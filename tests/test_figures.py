@@ -253,11 +253,14 @@ def test_repetitions_show_their_spread(name: str, frame: pd.DataFrame) -> None:
     assert bands(two) > 0
 
 
-def test_cli_renders_several_figures_as_it_renders_each(frame: pd.DataFrame, tmp_path: Path) -> None:
-    """``analysis.render`` with several --figure and --out-dir (the workflow's one job per family)
-    writes each figure's files byte for byte as a run for that figure alone; --out names one figure."""
+def test_cli_renders_several_figures_as_it_renders_each(frame: pd.DataFrame, tmp_path: Path, monkeypatch) -> None:
+    """``analysis.render`` with several --figure and --out-dir (the workflow's one job per family,
+    drawn by a pool of forked processes: two here, whatever the CPUs) writes each figure's files
+    byte for byte as a run for that figure alone; --out names one figure."""
     from analysis import render as cli
 
+    assert cli.processes(1) == 1 and cli.processes(10**6) >= 1
+    monkeypatch.setattr(cli, "processes", lambda n: min(n, 2))
     csv = tmp_path / "m.csv"
     frame.to_csv(csv, index=False)
     names = ["steady_state", "cpu_overhead"]
