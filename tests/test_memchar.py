@@ -58,7 +58,9 @@ def test_idle_latency_agrees_with_independent(cc_build):
 def test_read_bandwidth_agrees_with_independent(cc_build):
     readbw = cc_build("readbw")
     ours, ref = [], []
-    for _ in range(3):
+    # five each, alternating (both on transparent huge pages): the medians of three missed by 10.3 %
+    # in one suite on the project's VM, where either tool reads 27-30 GB/s from one run to the next
+    for _ in range(5):
         df = memchar("bandwidth", "--cpus", "0", "--op", "read", "--threads", "1", "--buffer-mib", str(BUF_MIB), "--duration", "1")
         row = df[df["metric"] == "bandwidth"].iloc[0]
         assert int(row["verified"]) == 1
