@@ -570,14 +570,65 @@ static void **chase(void **p, unsigned int n)
 	return p;
 }
 
+/*
+ * Move every page of @pt's buffer that is not on its node back there.  A
+ * tiering mechanism under test may move them: DAMON's paddr migration
+ * "ignores all cpuset and mempolicy settings" (mm/damon/paddr.c,
+ * damon_pa_migrate), so the buffer's MPOL_BIND does not keep it on the
+ * default node, and a fresh buffer is cold to DAMON until it has sampled the
+ * probe's accesses.  move_pages(2): with @nodes NULL @status gets each
+ * page's node; with @nodes and MPOL_MF_MOVE the pages mapped only by this
+ * process move to them.  Returns the pages moved (0: all were home), or -1
+ * with @why said when the query or the move fails or pages stay elsewhere.
+ */
+static long probe_home(struct probe_tier *pt, char *why)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE), n = pt->bytes / psz, off = 0, i;
+	void **pages = malloc(n * sizeof(*pages));
+	int *nodes = malloc(n * sizeof(*nodes)), *st = malloc(n * sizeof(*st));
+	long ret = -1;
+
+	if (!pages || !nodes || !st) {
+		snprintf(why, TIERD_WHY, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		pages[i] = (char *)pt->buf + i * psz;
+	if (move_pages(0, n, pages, NULL, st, 0)) {
+		snprintf(why, TIERD_WHY, "probe buffer: move_pages (query) failed: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < n; i++)	/* the pages away from home, packed at the front */
+		if (st[i] >= 0 && st[i] != pt->node) {
+			pages[off] = pages[i];
+			nodes[off++] = pt->node;
+		}
+	if (off && move_pages(0, off, pages, nodes, st, MPOL_MF_MOVE)) {
+		snprintf(why, TIERD_WHY, "probe buffer: %zu of %zu pages left node %d and could not be moved back: %s",
+			 off, n, pt->node, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < off; i++)
+		if (st[i] != pt->node) {
+			snprintf(why, TIERD_WHY, "probe buffer: %zu of %zu pages left node %d (a tiering mechanism "
+				 "moved them) and page %zu stays on %d", off, n, pt->node, i, st[i]);
+			goto out;
+		}
+	ret = (long)off;
+out:
+	free(pages);
+	free(nodes);
+	free(st);
+	return ret;
+}
+
 static int probe_buffer(struct probe_tier *pt, size_t bytes, char *why)
 {
 	size_t lines = bytes / 64, i;
 	unsigned long mask[64] = { 0 };
 	uint32_t *perm;
 	struct rng rng;
-	int st = -1;
-	void *pg;
+	long moved;
 
 	if ((size_t)pt->node >= sizeof(mask) * 8) {
 		snprintf(why, TIERD_WHY, "node %d out of range for the probe", pt->node);
@@ -617,11 +668,13 @@ static int probe_buffer(struct probe_tier *pt, size_t bytes, char *why)
 		*(void **)((char *)pt->buf + i * 64) = (char *)pt->buf + (size_t)perm[i] * 64;
 	free(perm);
 	pt->cur = pt->buf;
-	pg = pt->buf;
-	if (move_pages(0, 1, &pg, NULL, &st, 0) == 0 && st >= 0 && st != pt->node) {
-		snprintf(why, TIERD_WHY, "probe buffer landed on node %d, not %d", st, pt->node);
+	/* every page on its node before the chase starts (a tiering mechanism may have moved some) */
+	moved = probe_home(pt, why);
+	if (moved < 0)
 		return -EIO;
-	}
+	if (moved)
+		fprintf(stderr, "tierd: note: %ld page(s) of the node-%d probe buffer had left it (a tiering "
+			"mechanism moved them); moved back\n", moved, pt->node);
 	return 0;
 }
 
