@@ -551,6 +551,8 @@ struct probe_tier {
 	int started;
 	double sum_ns;
 	uint64_t loads;
+	uint64_t rehomed;	/* pages moved back to @node while the probe ran (probe_home) */
+	int lost;		/* a move back failed: said once, then no more tries */
 };
 
 struct lat_probe {
@@ -562,6 +564,9 @@ struct lat_probe {
 	pthread_cond_t cv;
 	int stop;
 };
+
+/* how often a probe thread checks that its buffer is still on its node (probe_home) */
+#define PROBE_HOME_NS 1000000000ULL
 
 static void **chase(void **p, unsigned int n)
 {
@@ -583,7 +588,7 @@ static void **chase(void **p, unsigned int n)
  */
 static long probe_home(struct probe_tier *pt, char *why)
 {
-	size_t psz = (size_t)sysconf(_SC_PAGESIZE), n = pt->bytes / psz, off = 0, i;
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE), n = pt->bytes / psz, off = 0, away, i;
 	void **pages = malloc(n * sizeof(*pages));
 	int *nodes = malloc(n * sizeof(*nodes)), *st = malloc(n * sizeof(*st));
 	long ret = -1;
@@ -592,28 +597,43 @@ static long probe_home(struct probe_tier *pt, char *why)
 		snprintf(why, TIERD_WHY, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		pages[i] = (char *)pt->buf + i * psz;
+		nodes[i] = pt->node;
+	}
 	if (move_pages(0, n, pages, NULL, st, 0)) {
 		snprintf(why, TIERD_WHY, "probe buffer: move_pages (query) failed: %s", strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < n; i++)	/* the pages away from home, packed at the front */
-		if (st[i] >= 0 && st[i] != pt->node) {
-			pages[off] = pages[i];
-			nodes[off++] = pt->node;
-		}
-	if (off && move_pages(0, off, pages, nodes, st, MPOL_MF_MOVE)) {
-		snprintf(why, TIERD_WHY, "probe buffer: %zu of %zu pages left node %d and could not be moved back: %s",
-			 off, n, pt->node, strerror(errno));
-		goto out;
-	}
-	for (i = 0; i < off; i++)
-		if (st[i] != pt->node) {
-			snprintf(why, TIERD_WHY, "probe buffer: %zu of %zu pages left node %d (a tiering mechanism "
-				 "moved them) and page %zu stays on %d", off, n, pt->node, i, st[i]);
+		if (st[i] >= 0 && st[i] != pt->node)
+			pages[off++] = pages[i];
+	/*
+	 * Move them, then ask again where they are: the move's own status is no
+	 * answer for a transparent huge page, whose 4 KiB pages after the first
+	 * report -EBUSY once the first has isolated it (mm/migrate.c,
+	 * add_folio_for_migration: folio_isolate_lru fails) though it moves whole.
+	 * A page DAMON is migrating at that moment is busy too: a few tries.
+	 */
+	away = off;
+	for (int tries = 0; away && tries < 3; tries++) {
+		size_t left = 0;
+
+		(void)move_pages(0, away, pages, nodes, st, MPOL_MF_MOVE);
+		if (move_pages(0, away, pages, NULL, st, 0)) {
+			snprintf(why, TIERD_WHY, "probe buffer: move_pages (query) failed: %s", strerror(errno));
 			goto out;
 		}
+		for (i = 0; i < away; i++)
+			if (st[i] >= 0 && st[i] != pt->node)
+				pages[left++] = pages[i];
+		away = left;
+	}
+	if (away) {
+		snprintf(why, TIERD_WHY, "probe buffer: %zu of %zu pages left node %d (a tiering mechanism moved them) and "
+			 "%zu could not be moved back", off, n, pt->node, away);
+		goto out;
+	}
 	ret = (long)off;
 out:
 	free(pages);
@@ -683,6 +703,8 @@ static void *probe_thread(void *arg)
 	struct probe_tier *pt = arg;
 	struct lat_probe *p = pt->p;
 	struct timespec dl;
+	uint64_t next_home = now_ns() + PROBE_HOME_NS;
+	char why[TIERD_WHY];
 
 	clock_gettime(CLOCK_MONOTONIC, &dl);
 	pthread_mutex_lock(&p->mu);
@@ -703,6 +725,18 @@ static void *probe_thread(void *arg)
 		t0 = now_ns();
 		pt->cur = chase(pt->cur, p->loads);
 		t1 = now_ns();
+		if (t1 >= next_home && !pt->lost) {	/* once a second: still on its node? */
+			long moved = probe_home(pt, why);
+
+			next_home = t1 + PROBE_HOME_NS;
+			if (moved > 0)
+				pt->rehomed += (uint64_t)moved;
+			if (moved < 0) {
+				pt->lost = 1;
+				fprintf(stderr, "tierd: warning: %s; the node-%d probe's latencies from now on mix "
+					"the tiers\n", why, pt->node);
+			}
+		}
 		pthread_mutex_lock(&p->mu);
 		pt->sum_ns += (double)(t1 - t0);
 		pt->loads += p->loads;
@@ -810,6 +844,10 @@ void lat_probe_close(struct lat_probe *p)
 	for (int i = 0; i < 2; i++) {
 		if (p->t[i].started)
 			pthread_join(p->t[i].thr, NULL);
+		if (p->t[i].rehomed)
+			fprintf(stderr, "tierd: note: %llu page(s) of the node-%d probe buffer were moved off it while "
+				"the probe ran (a tiering mechanism); moved back within a second each time\n",
+				(unsigned long long)p->t[i].rehomed, p->t[i].node);
 		if (p->t[i].buf)
 			munmap(p->t[i].buf, p->t[i].bytes);
 	}
