@@ -87,6 +87,8 @@ KERNEL_INTERFACES = {
     "workflows/harness/settings.py": ("damon", 3, "a kernel source (mm/damon/sysfs.c): why a sysfs write "
                                       "refused as busy is tried again"),
     "colloid/sim/src/sim.c": ("damon", 1, "a kernel source (mm/damon/paddr.c) of the accessed-bit checks"),
+    "colloid/tierd/src/latency.c": ("damon", 1, "a kernel source (mm/damon/paddr.c): a migration by physical "
+                                    "address ignores the latency probe buffer's mempolicy"),
 }
 
 

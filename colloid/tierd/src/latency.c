@@ -577,11 +577,11 @@ static void **chase(void **p, unsigned int n)
 
 /*
  * Move every page of @pt's buffer that is not on its node back there.  A
- * tiering mechanism under test may move them: DAMON's paddr migration
- * "ignores all cpuset and mempolicy settings" (mm/damon/paddr.c,
- * damon_pa_migrate), so the buffer's MPOL_BIND does not keep it on the
- * default node, and a fresh buffer is cold to DAMON until it has sampled the
- * probe's accesses.  move_pages(2): with @nodes NULL @status gets each
+ * tiering mechanism under test may move them: a migration by physical
+ * address "ignores all cpuset and mempolicy settings" (the kernel's
+ * mm/damon/paddr.c), so the buffer's MPOL_BIND does not keep it on its
+ * node, and a fresh buffer looks cold to an access monitor until it has seen
+ * the probe's loads.  move_pages(2): with @nodes NULL @status gets each
  * page's node; with @nodes and MPOL_MF_MOVE the pages mapped only by this
  * process move to them.  Returns the pages moved (0: all were home), or -1
  * with @why said when the query or the move fails or pages stay elsewhere.
@@ -613,7 +613,7 @@ static long probe_home(struct probe_tier *pt, char *why)
 	 * answer for a transparent huge page, whose 4 KiB pages after the first
 	 * report -EBUSY once the first has isolated it (mm/migrate.c,
 	 * add_folio_for_migration: folio_isolate_lru fails) though it moves whole.
-	 * A page DAMON is migrating at that moment is busy too: a few tries.
+	 * A page the mechanism is migrating at that moment is busy too: a few tries.
 	 */
 	away = off;
 	for (int tries = 0; away && tries < 3; tries++) {
