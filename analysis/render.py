@@ -81,8 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     _SHARED.update(df=df, kw=kw, jobs=jobs)
     n = processes(len(jobs))
     if n == 1:
-        drawn = map(_draw, range(len(jobs)))
-        for paths in drawn:
+        for paths in map(_draw, range(len(jobs))):
             print(*paths, sep="\n", flush=True)
         return 0
     # fork: the workers share the loaded frames (no pickling); a failure in one ends the job

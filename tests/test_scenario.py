@@ -379,3 +379,22 @@ def test_group_cpu_sums_a_process_group_from_proc(tmp_path):
     (tmp_path / "self").mkdir()
     assert scenario.group_cpu(10, tmp_path) == (round(117 / tick, 3), round(53 / tick, 3))
     assert scenario.group_cpu(42, tmp_path) is None
+
+
+def test_line_watch_sees_a_text_split_between_two_looks(tmp_path):
+    """LineWatch reads only what was added since its last look, and still finds a text whose
+    first bytes came in one look and the rest in the next."""
+    f = tmp_path / "out"
+    w = scenario.LineWatch(f, "Read Time:")
+    assert not w.seen()  # no file yet
+    f.write_text("Generate Time: 1\nRead Ti")
+    assert not w.seen()
+    with f.open("a") as fh:
+        fh.write("me: 0.1\n")
+    assert w.seen()
+    short = scenario.LineWatch(tmp_path / "short", "abcde")
+    (tmp_path / "short").write_text("xab")
+    assert not short.seen()
+    with (tmp_path / "short").open("a") as fh:
+        fh.write("cde")
+    assert short.seen()

@@ -244,7 +244,7 @@ def cpu_share(model: Model, family: str, experiment: str, point: str, reps: list
     out = []
     for rep in reps:
         u = (model.meta(family, experiment, point, rep).get("usage") or {}).get(role) or {}
-        if share := usage_share(u, cores):
+        if (share := usage_share(u, cores)) is not None:
             out.append(share)
     return sum(out) / len(out) if out else None
 

@@ -306,6 +306,25 @@ class PointFailed(RuntimeError):
 
 # ---- this host --------------------------------------------------------------------------------
 
+class LineWatch:
+    """Whether a text has shown in a file a running program writes: each look reads only what was
+    added since the last (keeping the last len(text) - 1 bytes, for a text split between looks)."""
+
+    def __init__(self, path: Path, text: str):
+        self.path, self.text, self.pos, self.tail = path, text.encode(), 0, b""
+
+    def seen(self) -> bool:
+        if not self.path.exists():
+            return False
+        with self.path.open("rb") as f:
+            f.seek(self.pos)
+            new = f.read()
+        self.pos += len(new)
+        buf = self.tail + new
+        self.tail = buf[max(0, len(buf) - len(self.text) + 1):]
+        return self.text in buf
+
+
 class HostRun:
     """Executes a scenario's operations on this host; ``meta`` records what ran."""
 
@@ -441,10 +460,10 @@ class HostRun:
         if r["pid_file"] or r["ready_file"] or not r.get("ready_line"):
             self._wait_file(name, r["pid_file"] or r["ready_file"], timeout, "ready (pid file)")
             return
-        child, out = self.children[name], self.path(r["stdout"])
+        child, watch = self.children[name], LineWatch(self.path(r["stdout"]), r["ready_line"])
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            if out.exists() and r["ready_line"] in out.read_text(errors="replace"):
+            if watch.seen():
                 return
             if not child.alive():
                 raise PointFailed(f"{name} exited (status {child.popen.returncode}) before it printed "
@@ -461,11 +480,11 @@ class HostRun:
         if r["kind"] == "workload" and r.get("usage") and (r["ready_file"] or r.get("ready_line")):
             ready, timeout = self.watch_ready(r, child, timeout)
         rc = self.sup.wait(child, timeout=timeout)
-        self.meta["exit"][name] = rc
-        self.meta.setdefault("usage", {})[name] = child.usage
         if ready and child.usage:
             child.usage["ready"] = ready
-        if self.roles[name]["kind"] == "workload":
+        self.meta["exit"][name] = rc
+        self.meta.setdefault("usage", {})[name] = child.usage
+        if r["kind"] == "workload":
             self.record_steal(name)
         if rc != 0:
             raise PointFailed(f"{name} exited with status {rc}; see the log")
@@ -477,20 +496,15 @@ class HostRun:
         (usage's ``ready``: a start-up that waits for its input on disk is not CPU taken by others).
         None where it exited first or printed nothing in time; returns it and the time left."""
         end = time.monotonic() + timeout
-        out = self.path(r["ready_file"] or r["stdout"]) if (r["ready_file"] or r["stdout"]) else None
-        seen, pos, tail = False, 0, b""
+        if r["ready_file"]:
+            seen = self.path(r["ready_file"]).exists
+        elif r["stdout"]:
+            seen = LineWatch(self.path(r["stdout"]), r["ready_line"]).seen
+        else:
+            return None, timeout
         # reap(0), not alive(): Popen.poll() would reap it without its usage
-        while out is not None and child.reap(0) is None and time.monotonic() < end:
-            if r["ready_file"]:
-                seen = out.exists()
-            elif out.exists():
-                with out.open("rb") as f:  # only what was written since the last look
-                    f.seek(pos)
-                    new = f.read()
-                pos += len(new)
-                line = r["ready_line"].encode()
-                seen, tail = line in tail + new, (tail + new)[-len(line):]
-            if seen:
+        while child.reap(0) is None and time.monotonic() < end:
+            if seen():
                 cpu = group_cpu(child.pid)
                 if cpu is None:
                     break
