@@ -74,7 +74,10 @@ class Driven(Kernel):
     ``filler``: False for a mechanism that would move a filler's pages too, so that the default
     tier is not held to a capacity; a driver whose mechanism can leave a filler alone where it runs
     in a cgroup of its own says which with ``filler_cgroup(facts) -> (cgroup, why)`` (the cgroup
-    the filler runs in, or why there can be no filler on this host; systems/sweep.py ``filler``). ``colloid``: Colloid's signal reaches the mechanism through the
+    the filler runs in, or why there can be no filler on this host; systems/sweep.py ``filler``).
+    The programs attached to the workload (tierd) run in the cgroup the driver makes for the
+    point too (its ``real_point`` keyword ``cgroup``), so the mechanism leaves their memory
+    alone as well (families/tiering/real.py). ``colloid``: Colloid's signal reaches the mechanism through the
     driver's feeder from tierd's per-tier latencies (tierd ``--dry-run`` running ``meter``, the
     system's own policy when None, moves nothing)."""
 

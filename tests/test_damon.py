@@ -385,35 +385,54 @@ def test_real_points_run_damon_as_the_kernel_mechanism(with_damon):
     assert names.index("wait") < names.index("mech_stats") < names.index("mech_feed_stop")
 
 
-def test_a_damon_point_keeps_its_filler_out_of_demotion_where_the_host_has_memcg(with_damon):
+def test_a_damon_point_keeps_its_filler_and_probe_out_of_damon_where_the_host_has_memcg(with_damon):
     """With a memory cgroup controller (hostdetect's damon.memcg) a DAMON point holds the default
-    tier to default_capacity like kernel TPP's: the filler runs in its own cgroup (the scenario's
-    resource) and the demotion scheme's memcg filter leaves that cgroup out (matching Y). Without
-    one (a guest's facts) there is no filler and the point's note says why."""
+    tier to default_capacity like kernel TPP's: the filler runs in the point's own cgroup (the
+    scenario's resource), with Colloid tierd (whose probe buffers DAMON would move too) as well,
+    and every scheme's memcg filter leaves that cgroup out (matching Y). Without a filler the
+    cgroup is made for tierd alone, and not at all for plain DAMON. Without a controller (a
+    guest's facts) there is no filler and no cgroup, and the point's note says why."""
     from families.tiering import real
 
     base = guest_facts(FACTS_61.replace("6.1.0-27-amd64", "6.12.95+deb12-amd64"))
-    for memcg_version in ("v1", None):
+    schemes = {"numa-damon-c0-i0": ["kdamonds/0/contexts/0/schemes/0", "kdamonds/1/contexts/0/schemes/0"],
+               "numa-damon-c1-i0": ["kdamonds/0/contexts/0/schemes/0", "kdamonds/1/contexts/0/schemes/0",
+                                    "kdamonds/1/contexts/0/schemes/1"]}
+    for memcg_version, capacity in (("v1", "64M"), ("v2", "auto"), (None, "64M")):
         facts = {**base, "damon": {**base["damon"], "memcg": memcg_version}}
         cfg, host = qemu_host(facts)
-        cfg["tiering"]["real"].update(start_tier="alternate", default_capacity="64M")
+        cfg["tiering"]["real"].update(start_tier="alternate", default_capacity=capacity)
         rows = {r["point"]: r for r in real.points(cfg, host)}
-        for pid in ("numa-damon-c0-i0", "numa-damon-c1-i0"):
+        for pid, colloid in (("numa-damon-c0-i0", False), ("numa-damon-c1-i0", True)):
             run = rows[pid]["run"]
             sc = run["scenario"]
             fillers = [r for r in sc["roles"] if r["tool"] == "filler"]
+            meters = [r for r in sc["roles"] if r["kind"] == "attach"]
+            assert len(meters) == colloid
             setup = {rel: v for kind, rel, v in sc["mechanism"]["setup"] if kind == "write"}
-            f = "kdamonds/1/contexts/0/schemes/0/filters"
-            if memcg_version:
-                (filler,) = fillers
-                assert filler["cgroup"] == damon.FILLER_CGROUP == sc["cgroup"]
-                assert "--leave" in filler["argv"] or any("64" in a for a in filler["argv"])
-                assert setup[f"{f}/0/type"] == "memcg" and setup[f"{f}/0/memcg_path"] == damon.FILLER_MEMCG
-                assert setup[f"{f}/0/matching"] == "Y" and setup[f"{f}/1/type"] == "young"
-                assert "left out of DAMON's demotion by a DAMOS memcg filter" in str(run)
+            exempt = memcg_version and (capacity != "auto" or colloid)
+            for sd in schemes[pid]:
+                f = f"{sd}/filters"
+                if exempt:
+                    assert setup[f"{f}/0/type"] == "memcg" and setup[f"{f}/0/memcg_path"] == damon.EXEMPT_MEMCG
+                    assert setup[f"{f}/0/matching"] == "Y" and setup[f"{f}/1/type"] == "young"
+                else:
+                    assert setup[f"{f}/nr_filters"] == "1" and setup[f"{f}/0/type"] == "young"
+            if exempt:
+                assert sc["cgroup"] == damon.EXEMPT_CGROUP
+                assert "left out of DAMON's moves by a DAMOS memcg filter on every scheme" in str(run)
+                assert all(m["cgroup"] == damon.EXEMPT_CGROUP for m in meters)
             else:
-                assert not fillers and "cgroup" not in sc and setup[f"{f}/nr_filters"] == "1"
+                assert "cgroup" not in sc and not any("cgroup" in m for m in meters)
+            if memcg_version and capacity != "auto":
+                (filler,) = fillers
+                assert filler["cgroup"] == damon.EXEMPT_CGROUP
+                assert "--leave" in filler["argv"] or any("64" in a for a in filler["argv"])
+            else:
+                assert not fillers
+            if not memcg_version:
                 assert "no memory cgroup controller" in str(run)
+                assert ("moves its probe's pages back" in str(run)) == colloid
     assert damon.filler_memcg({"damon": {"memcg": "v2"}}) is None
 
 
@@ -427,12 +446,13 @@ def test_host_facts_name_the_memory_cgroup_controller(tmp_path):
 
 
 def filler_point(tmp_path: Path, version: str = "v2") -> tuple[dict, dict, Path, Path]:
-    """A DAMON point with a filler in its own cgroup, against stand-ins: DAMON's sysfs (standin)
-    and a cgroup hierarchy at tmp_path/cg (v2: a directory with cgroup.controllers; v1: one with
-    memory/memory.limit_in_bytes). The stand-in filler checks that its pid is in its cgroup's
-    cgroup.procs, writes its ready file and waits; at its end it takes itself out of cgroup.procs
-    (removes the file), as the kernel does for a task that exits."""
-    spec = damon.scenario_spec(0, 1, "6.12.1", False, demote_memcg=(damon.FILLER_MEMCG, False))
+    """A DAMON point with a filler and an attached program (tierd's place) in the point's own
+    cgroup, against stand-ins: DAMON's sysfs (standin) and a cgroup hierarchy at tmp_path/cg (v2:
+    a directory with cgroup.controllers; v1: one with memory/memory.limit_in_bytes). The stand-in
+    filler and meter check that their pid is in the cgroup's cgroup.procs, the filler writes its
+    ready file, and both wait; at their end they take themselves out of cgroup.procs (remove the
+    file), as the kernel does for a task that exits."""
+    spec = damon.scenario_spec(0, 1, "6.12.1", False, exempt_memcg=damon.EXEMPT_MEMCG)
     admin, sys_root = standin(tmp_path, spec, {0: [0, 1], 1: [8]})
     cg_root = tmp_path / "cg"
     base = cg_root if version == "v2" else cg_root / "memory"
@@ -442,30 +462,39 @@ def filler_point(tmp_path: Path, version: str = "v2") -> tuple[dict, dict, Path,
         (cg_root / "cgroup.subtree_control").write_text("\n")
     else:
         (base / "memory.limit_in_bytes").write_text("9223372036854771712\n")
-    procs = base / "tierbench" / damon.FILLER_CGROUP / "cgroup.procs"
+    procs = base / "tierbench" / damon.EXEMPT_CGROUP / "cgroup.procs"
     # its arguments: --out FILE --ready-file FILE ($1..$4, the role's protocol)
     body = (f'grep -qx "$$" {procs} && echo in >"$2"; sleep 60 & s=$!; trap "kill $s; rm -f {procs}; exit 0" TERM; '
             'touch "$4"; wait')
     filler = scenario.role("filler", ["sh", "-c", body, "filler"], output="seen.txt", output_flag="--out",
                            ready_file="filler.ready", parse="tests.test_memtiers:one_row")
-    filler["cgroup"] = damon.FILLER_CGROUP
+    filler["cgroup"] = damon.EXEMPT_CGROUP
+    # --out FILE --pid PID
+    body = f'grep -qx "$$" {procs} && echo in >"$2"; sleep 60 & s=$!; trap "kill $s; rm -f {procs}; exit 0" TERM; wait'
+    meter = scenario.role("meter", ["sh", "-c", body, "meter"], output="meter.txt", output_flag="--out",
+                          target_pid="--pid", parse="tests.test_memtiers:one_row")
+    meter["cgroup"] = damon.EXEMPT_CGROUP
     w = scenario.role("w", ["sleep", "0.5"], parse="tests.test_memtiers:one_row")
-    sc = scenario.scenario(w, background=[filler], mechanism=spec, cgroup=damon.FILLER_CGROUP)
+    sc = scenario.scenario(w, background=[filler], attach=[meter], mechanism=spec, cgroup=damon.EXEMPT_CGROUP)
     return sc, spec, admin, sys_root
 
 
 def check_filler_point(out: Path, admin: Path, tmp_path: Path) -> None:
     assert (out / "seen.txt").read_text().strip() == "in"  # the filler ran inside its cgroup
-    f = admin / "kdamonds/1/contexts/0/schemes/0/filters"
-    assert (f / "0/memcg_path").read_text().strip() == damon.FILLER_MEMCG and (f / "0/matching").read_text().strip() == "Y"
+    assert (out / "meter.txt").read_text().strip() == "in"  # and so did the attached program
+    for k in (0, 1):  # promotion and demotion leave the cgroup alone
+        f = admin / f"kdamonds/{k}/contexts/0/schemes/0/filters"
+        assert (f / "0/memcg_path").read_text().strip() == damon.EXEMPT_MEMCG
+        assert (f / "0/matching").read_text().strip() == "Y"
     assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == "0"  # DAMON removed
-    assert not list((tmp_path / "cg").rglob(damon.FILLER_CGROUP))  # the cgroup removed
+    assert not list((tmp_path / "cg").rglob(damon.EXEMPT_CGROUP))  # the cgroup removed
     assert not (tmp_path / "journal.json").exists()
 
 
-def test_host_run_runs_the_filler_in_its_cgroup_beside_damon(tmp_path, monkeypatch):
+def test_host_run_runs_the_filler_and_meter_in_their_cgroup_beside_damon(tmp_path, monkeypatch):
     """The same point through this host's executor (HostRun, Settings.cgroup, the journal) on a
-    cgroup v1 stand-in: the filler is started inside the cgroup, both are undone after the point."""
+    cgroup v1 stand-in: the filler and the attached meter are started inside the cgroup, it and
+    DAMON are undone after the point."""
     from workflows.harness import memcg
     from workflows.harness.procs import Supervisor
     from workflows.harness.settings import Settings
@@ -481,11 +510,11 @@ def test_host_run_runs_the_filler_in_its_cgroup_beside_damon(tmp_path, monkeypat
         hr = scenario.HostRun(sc, out, sup, s)
         hr.execute()
         assert hr.meta["argv"]["filler"][:2] == ["sh", "-c"] and hr.meta["argv"]["filler"][3].endswith(
-            f"memory/tierbench/{damon.FILLER_CGROUP}/cgroup.procs")
+            f"memory/tierbench/{damon.EXEMPT_CGROUP}/cgroup.procs")
     check_filler_point(out, admin, tmp_path)
 
 
-def test_guest_rendering_runs_the_filler_in_its_cgroup_beside_damon(tmp_path):
+def test_guest_rendering_runs_the_filler_and_meter_in_their_cgroup_beside_damon(tmp_path):
     sc, spec, admin, sys_root = filler_point(tmp_path)
     out = tmp_path / "out"
     text = scenario.render_batch([(str(out), sc)], bin_dir=str(REPO / "build/bin"), lib=str(GUEST_LIB),

@@ -142,6 +142,8 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
         workload = gups_role(duration, move_hot_at_s, unbind=kernel and r.kernel(s, c).unbound)
         if kernel:  # the filler starts after the antagonists (they have their buffers by then)
             background = [*background, *r.filler(rc["default_capacity"], late_mib, r.kernel(s, c))]
+        if kern.get("cgroup"):  # a mechanism's own cgroup for the point, which it leaves alone (systems.Driven):
+            attach = [{**x, "cgroup": kern["cgroup"]} for x in attach]  # tierd's probe buffers are charged there
         sc = scenario(workload, background=background, attach=attach, settings=settings, warmup_s=rc["warmup_s"],
                       timeout_s=timeout_s, **kern, **kw)
         ctx = {"system": s, "colloid": c, "object_bytes": rc["object_bytes"], "workload": "gups", "target": f"node:{d},{a}",

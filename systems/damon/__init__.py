@@ -18,10 +18,11 @@ from systems.damon.kernel import preconditions
 
 def _damon(**kw) -> Driven:
     """The kernel's DAMON tiering, set up by systems/damon/kernel.py for each point (its kdamonds
-    journaled like settings). DAMON's demotion scheme would move a filler's pages too (paddr
-    migration ignores mempolicy and mlock), so the filler runs in a memory cgroup of its own that a
-    DAMOS memcg filter leaves out, where the host has a memory cgroup controller, and there is none
-    elsewhere (kernel.py ``filler_cgroup``; docs/damon.md). NUMA balancing off, as for
+    journaled like settings). DAMON's schemes would move a filler's pages and tierd's probe
+    buffers too (paddr migration ignores mempolicy and mlock), so both run in a memory cgroup of
+    the point's own that a DAMOS memcg filter on every scheme leaves out, where the host has a
+    memory cgroup controller; elsewhere there is no filler (kernel.py ``real_point``;
+    docs/damon.md). NUMA balancing off, as for
     tierd: in its default mode it would move the workload's pages to the accessing CPU's node
     itself (the first guest run promoted through it, not DAMON)."""
     return Driven(settings={"numa_balancing": "0"}, driver="systems.damon.kernel", filler=True,

@@ -170,11 +170,20 @@ class Plan:
 
 
 def tiering_plan(default: int, alternate: int, ranges: dict[int, list[tuple[int, int]]] | None, release: str,
-                 colloid: bool = False, demote_memcg: tuple[str, bool] | None = None) -> Plan:
+                 colloid: bool = False, demote_memcg: tuple[str, bool] | None = None,
+                 exempt_memcg: str | None = None) -> Plan:
     """The kdamonds of DAMON tiering between two nodes (samples/damon/mtier.c's shape). ``ranges``
     None: each node's memory is found where the plan runs (:func:`node_ranges`, or lib.sh's
     ``damon_set_regions`` in a guest). ``demote_memcg`` (path, only): a memcg filter on the
-    cold-demotion scheme (``Scheme.memcg``): demote only that cgroup's pages, or never them."""
+    cold-demotion scheme (``Scheme.memcg``): demote only that cgroup's pages, or never them.
+    ``exempt_memcg`` (path): a memcg filter on every scheme that leaves that cgroup's pages alone
+    (matching Y): what a point keeps out of DAMON's moves (its filler, tierd's latency probe)."""
+    if demote_memcg is not None and exempt_memcg is not None:
+        raise ValueError("tiering_plan: demote_memcg and exempt_memcg both filter the demotion scheme; give one")
+    for path in (demote_memcg[0] if demote_memcg else None, exempt_memcg):
+        if path is not None and not path.startswith("/"):
+            raise ConfigError(f"DAMON: memcg filter path {path!r} must start at its hierarchy's root ('/')")
+    exempt = (exempt_memcg, False) if exempt_memcg else None
     f = features_of(release)
     notes = []
     if not f["young_filter"]:
@@ -192,16 +201,15 @@ def tiering_plan(default: int, alternate: int, ranges: dict[int, list[tuple[int,
     # 100 ms (apply and reset) and 20 MiB per interval: the sample's 200 MiB/s cap, tuned 10x as often.
     fed = {"quota_bytes": 20 << 20, "reset_interval_ms": 100, "apply_interval_us": 100_000} if colloid else {}
     promote = Scheme("migrate_hot", default, (1, 2**32 - 1), True, goal="promote" if colloid else None,
-                     node_goal=("node_mem_used_bp", default, 9970) if node_goals else None, name="promote", **fed)
-    if demote_memcg is not None and not demote_memcg[0].startswith("/"):
-        raise ConfigError(f"DAMON: memcg filter path {demote_memcg[0]!r} must start at its hierarchy's root ('/')")
+                     node_goal=("node_mem_used_bp", default, 9970) if node_goals else None, name="promote",
+                     memcg=exempt, **fed)
     demote = Scheme("migrate_cold", alternate, (0, 0), False,
                     node_goal=("node_mem_free_bp", default, 50) if node_goals else None, name="demote",
-                    memcg=demote_memcg)
+                    memcg=demote_memcg or exempt)
     default_schemes: tuple[Scheme, ...] = (demote,)
     if colloid:
         default_schemes += (Scheme("migrate_hot", alternate, (1, 2**32 - 1), True, goal="relieve", name="relieve",
-                                   **fed),)
+                                   memcg=exempt, **fed),)
     rng = (lambda n: tuple(ranges[n])) if ranges is not None else (lambda n: None)
     return Plan((Context(alternate, rng(alternate), (promote,)),
                  Context(default, rng(default), default_schemes)), tuple(notes))
@@ -394,13 +402,13 @@ SENSE = {"promote": "da", "relieve": "ad"}
 
 def scenario_spec(default: int, alternate: int, release: str, colloid: bool, expect: str = "",
                   feed_csv: str | None = None, feed_period_s: float = 1.0,
-                  demote_memcg: tuple[str, bool] | None = None) -> dict:
+                  demote_memcg: tuple[str, bool] | None = None, exempt_memcg: str | None = None) -> dict:
     """What a point running DAMON tiering carries in its scenario (plain data): the setup steps
     (:func:`setup`, regions found where it runs), the schemes whose stats become rows, and for
     the Colloid variant the goals a feeder writes from tierd's per-tier latencies (``feed_csv``:
     the data file of tierd's latency rows). ``expect`` "promote": the point fails unless the
     promotion scheme moved some bytes (sz_applied)."""
-    plan = tiering_plan(default, alternate, None, release, colloid, demote_memcg)
+    plan = tiering_plan(default, alternate, None, release, colloid, demote_memcg, exempt_memcg)
     spec = {"module": __name__, "setup": [list(x) for x in setup(plan)], "schemes": [list(x) for x in schemes_of(plan)],
             "expect": expect}
     if colloid:
@@ -483,27 +491,42 @@ def real_point(nodes: tuple[int, int], release: str, colloid: bool, start_altern
     its promotion scheme must move bytes and /proc/vmstat's pgmigrate_success must rise, except
     with Colloid, whose promotion rightly stays at its floor while the default tier is the slower
     one (DAMON's moves are migrate_pages() calls, counted there and not in pgpromote_*/pgdemote_*:
-    mm/damon/paddr.c, mm/migrate.c). The demotion scheme would move a filler's pages too
-    (mm/damon/paddr.c damon_pa_migrate: isolated LRU folios go to migrate_pages, "Migration ignores
-    all cpuset and mempolicy settings"): the filler runs in its own memory cgroup that the scheme's
-    memcg filter leaves out (:func:`filler_cgroup`), where the host has a memory cgroup controller,
-    and there is none elsewhere. Returns (scenario keywords, a note)."""
+    mm/damon/paddr.c, mm/migrate.c).
+
+    DAMON's schemes move any LRU folio of their regions (mm/damon/paddr.c damon_pa_migrate:
+    isolated folios go to migrate_pages, "Migration ignores all cpuset and mempolicy settings"):
+    the filler's pages, and with Colloid the buffers of tierd's latency probe, bound to their node
+    with mbind. Where the host has a memory cgroup controller both run in the point's own memory
+    cgroup (:data:`EXEMPT_CGROUP`, the scenario's ``cgroup`` resource; the filler through
+    :func:`filler_cgroup`, tierd as an attached program of a point with that resource), and every
+    scheme has a memcg filter that leaves it alone. Elsewhere there is no filler, and tierd moves
+    its probe's pages back itself (colloid/tierd/README.md). Returns (scenario keywords, a note)."""
     d, a = nodes
     # with Colloid, promoting nothing is right while the default tier is the slower one
     expect = "promote" if start_alternate and not colloid else ""
-    cgroup, why = filler_cgroup(facts) if default_capacity != "auto" else (None, None)
+    fill = default_capacity != "auto"
+    cgroup, why = filler_cgroup(facts)
+    if not (fill or colloid):
+        cgroup = None  # nothing to keep out of DAMON's moves
     spec = scenario_spec(d, a, release, colloid, expect=expect, feed_csv=feed_csv,
-                         demote_memcg=(FILLER_MEMCG, False) if cgroup else None)
+                         exempt_memcg=EXEMPT_MEMCG if cgroup else None)
     kw = {"swap_off": True, "vmstat": {"expect": "migrate" if expect else ""}, "mechanism": spec}
+    kept = [w for w, yes in (("a filler", fill), ("tierd's latency probe", colloid)) if yes]
     if cgroup:
         kw["cgroup"] = cgroup
-        note = (f"; default tier held to {default_capacity} by a filler on node {d} in its own memory cgroup, "
-                "left out of DAMON's demotion by a DAMOS memcg filter")
-    elif default_capacity == "auto":
-        note = "; default_capacity: auto, so no filler: the kernel may use all of the default node"
+        note = (f"; {' and '.join(kept)} in the point's own memory cgroup, left out of DAMON's moves by a DAMOS "
+                "memcg filter on every scheme")
+        if fill:
+            note += f"; default tier held to {default_capacity} by the filler on node {d}"
     else:
-        note = (f"; no filler: {why}; DAMON's demotion scheme would move it too (paddr migration ignores "
-                f"mempolicy and mlock), so the default tier is not held to {default_capacity}")
+        note = f"; {why}" if kept else ""
+        if colloid:
+            note += "; tierd moves its probe's pages back to their nodes (once a second)"
+    if not fill:
+        note += "; default_capacity: auto, so no filler: the kernel may use all of the default node"
+    elif not cgroup:
+        note += (f"; no filler: DAMON's schemes would move it too (paddr migration ignores mempolicy and mlock), "
+                 f"so the default tier is not held to {default_capacity}")
     return kw, note
 
 
@@ -574,27 +597,27 @@ def rows(spec: dict, outdir: Path) -> list[dict]:
             raise PointFailed("DAMON + Colloid: the feeder wrote no quota goal (no latency rows from tierd?)")
         out += fed
     return out
-FILLER_CGROUP = "damon-filler"  # a DAMON point's filler's memory cgroup: <controller>/tierbench/damon-filler
-FILLER_MEMCG = f"/tierbench/{FILLER_CGROUP}"  # its path from the hierarchy's root (the memcg filter's memcg_path)
+EXEMPT_CGROUP = "damon-exempt"  # what a DAMON point keeps out of DAMON's moves: <controller>/tierbench/damon-exempt
+EXEMPT_MEMCG = f"/tierbench/{EXEMPT_CGROUP}"  # its path from the hierarchy's root (the memcg filters' memcg_path)
 
 
 def filler_cgroup(facts: dict) -> tuple[str | None, str | None]:
-    """The driver's filler hook (systems/__init__.py ``Driven``): (FILLER_CGROUP, None) where a
-    filler can be kept out of DAMON's demotion, else (None, why): :func:`filler_memcg`."""
+    """The driver's filler hook (systems/__init__.py ``Driven``): (EXEMPT_CGROUP, None) where a
+    filler can be kept out of DAMON's moves, else (None, why): :func:`filler_memcg`."""
     why = filler_memcg(facts)
-    return (None, why) if why else (FILLER_CGROUP, None)
+    return (None, why) if why else (EXEMPT_CGROUP, None)
 
 
 def filler_memcg(facts: dict) -> str | None:
-    """Why a filler cannot be kept out of DAMON's cold demotion on a host with these facts (one
-    line), or None: it can, started in its own memory cgroup (the scenario's ``cgroup`` resource,
-    FILLER_CGROUP) that the demotion scheme's memcg filter leaves out (``demote_memcg=(FILLER_MEMCG,
-    False)``; the memcg filter is Linux >= 6.3, below the 6.11 the actions need). The memory cgroup
+    """Why nothing can be kept out of DAMON's moves on a host with these facts (one line), or
+    None: it can, started in the point's own memory cgroup (the scenario's ``cgroup`` resource,
+    EXEMPT_CGROUP) that every scheme's memcg filter leaves out (``exempt_memcg=EXEMPT_MEMCG``;
+    the memcg filter is Linux >= 6.3, below the 6.11 the actions need). The memory cgroup
     controller is hostdetect's ``damon.memcg`` fact (v1 or v2 mounted); a guest reports none."""
     d = facts.get("damon") or {}
     if not d.get("memcg"):
-        return ("no memory cgroup controller mounted here: the filler cannot have its own cgroup for a DAMOS memcg "
-                "filter to leave out of DAMON's demotion")
+        return ("no memory cgroup controller mounted here: no cgroup of the point's own for DAMOS memcg filters "
+                "to leave out of DAMON's moves")
     return None
 
 
