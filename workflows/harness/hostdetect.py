@@ -133,8 +133,8 @@ def damon(sys_root: Path = SYS, release: str | None = None) -> dict:
     # for a system that drives DAMON itself (its preflight): kdamonds someone runs already
     # (read only: nr_kdamonds), and CONFIG_DAMON_PADDR where the kernel's config is readable
     n = (_read(admin / "kdamonds/nr_kdamonds") or "") if present else ""
-    # the memory cgroup controller mounted here (v1/v2, None): a memcg filter can keep a filler in
-    # a cgroup of its own out of a scheme's demotion (the mechanism driver's filler_cgroup)
+    # the memory cgroup controller mounted here (v1/v2, None): a memcg filter can keep what runs in
+    # a cgroup of the point's own (a filler, tierd) out of a mechanism's moves (its filler_cgroup)
     from . import memcg  # noqa: PLC0415
 
     return {"sysfs": present, "usable_by_tierd": present and new_enough, "reason": why,
