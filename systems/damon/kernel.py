@@ -597,6 +597,8 @@ def rows(spec: dict, outdir: Path) -> list[dict]:
             raise PointFailed("DAMON + Colloid: the feeder wrote no quota goal (no latency rows from tierd?)")
         out += fed
     return out
+
+
 EXEMPT_CGROUP = "damon-exempt"  # what a DAMON point keeps out of DAMON's moves: <controller>/tierbench/damon-exempt
 EXEMPT_MEMCG = f"/tierbench/{EXEMPT_CGROUP}"  # its path from the hierarchy's root (the memcg filters' memcg_path)
 
