@@ -197,6 +197,10 @@ def test_preconditions_refuse_debian12_kernel_in_one_line():
     assert "node 2 has no memory" in damon.preconditions(ok, 0, 2)
     old = guest_facts(FACTS_61.replace("damon_sysfs=1\ndamon_nr_kdamonds=0\n", ""))
     assert old["damon"] is None and "absent" in damon.preconditions(old, 0, 1)
+    # the guest's /init mounts cgroup v2 and says so when it has the memory controller
+    assert ok["damon"]["memcg"] is None and damon.filler_memcg(ok)
+    v2 = guest_facts(FACTS_61.replace("damon_nr_kdamonds=0\n", "damon_nr_kdamonds=0\ndamon_memcg=v2\n"))
+    assert v2["damon"]["memcg"] == "v2" and damon.filler_memcg(v2) is None
 
 
 def test_kernel_config_read_from_boot(tmp_path):

@@ -44,7 +44,7 @@ SETUP = f"""\
 cd /  # the points' relative paths (results/qemu-numa/...) resolve under /
 export PYTHONPATH={guest.PY_PATH} PYTHONDONTWRITEBYTECODE=1
 say() {{ echo "$1" >>"$OUT/setup.log"; }}
-mount -t cgroup2 none /sys/fs/cgroup || say "cgroup2 mount failed"
+[ -e /sys/fs/cgroup/cgroup.controllers ] || mount -t cgroup2 none /sys/fs/cgroup || say "cgroup2 mount failed"
 insmod /tb/loop.ko || say "insmod loop failed"
 mkdir -p /swapfs && mount -t tmpfs -o size={SWAP_MIB + 8}m tmpfs /swapfs
 dd if=/dev/zero of=/swapfs/swap.img bs=1M count={SWAP_MIB} 2>/dev/null

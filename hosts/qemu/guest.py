@@ -827,7 +827,8 @@ def _cpus(spec: str) -> list[int]:
 def _damon_facts(kv: dict) -> dict | None:
     """hostdetect's ``damon`` facts from the guest's damon_* lines (None: facts from an /init
     that did not record them). CONFIG_DAMON_PADDR is not readable in the guest: None (unknown),
-    checked when a point writes ``paddr`` to a context's operations."""
+    checked when a point writes ``paddr`` to a context's operations. ``memcg``: "v2" where /init
+    mounted cgroup v2 with the memory controller (``damon_memcg``), else None."""
     if "damon_sysfs" not in kv:
         return None
     present = kv["damon_sysfs"] == "1"
@@ -838,7 +839,8 @@ def _damon_facts(kv: dict) -> dict | None:
     return {"sysfs": present, "usable_by_tierd": present and new_enough,
             "reason": "DAMON sysfs interface present" if present and new_enough else
             ("no /sys/kernel/mm/damon/admin in the guest" if not present else f"kernel {release} is older than 6.2"),
-            "kdamonds": int(n) if n.isdigit() else None, "paddr": None}
+            "kdamonds": int(n) if n.isdigit() else None, "paddr": None,
+            "memcg": "v2" if kv.get("damon_memcg") == "v2" else None}
 
 
 def guest_facts(facts_txt: str) -> dict:

@@ -615,7 +615,8 @@ def filler_memcg(facts: dict) -> str | None:
     None: it can, started in the point's own memory cgroup (the scenario's ``cgroup`` resource,
     EXEMPT_CGROUP) that every scheme's memcg filter leaves out (``exempt_memcg=EXEMPT_MEMCG``;
     the memcg filter is Linux >= 6.3, below the 6.11 the actions need). The memory cgroup
-    controller is hostdetect's ``damon.memcg`` fact (v1 or v2 mounted); a guest reports none."""
+    controller is hostdetect's ``damon.memcg`` fact (v1 or v2 mounted; the QEMU guest's /init
+    mounts v2 and says so in its facts, hosts/qemu/guest.py)."""
     d = facts.get("damon") or {}
     if not d.get("memcg"):
         return ("no memory cgroup controller mounted here: no cgroup of the point's own for DAMOS memcg filters "
