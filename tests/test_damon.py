@@ -843,6 +843,12 @@ def test_damon_points_through_the_workflow_in_the_cxl_guest(with_damon, monkeypa
     cfg["tiering"]["real"].update(start_tier="alternate", duration_s=10)
     rows = [x for x in real.points(cfg, host) if x["point"].startswith("numa-damon")]
     assert [x["point"] for x in rows] == ["numa-damon-c0-i0", "numa-damon-c1-i0"]
+    # the guest's /init mounts cgroup v2: the filler, and with Colloid tierd, run in the exempt cgroup
+    assert facts["damon"]["memcg"] == "v2"
+    for row in rows:
+        sc = row["run"]["scenario"]
+        assert sc["cgroup"] == damon.EXEMPT_CGROUP
+        assert [r["tool"] for r in sc["roles"] if r.get("cgroup")] == ["filler"] + ["tierd"] * row["context"]["colloid"]
     batch = tmp_path / "batch"
     assert guestrun.run({"runner": r, "points": {plan.key(x): x for x in rows}}, batch, tmp_path / "results") == 0
     (tmp_path / "facts.json").write_text(json.dumps(facts))
@@ -858,7 +864,9 @@ def test_damon_points_through_the_workflow_in_the_cxl_guest(with_damon, monkeypa
             goals = df[df["metric"] == "damon_goal_promote"]["value"]
             assert len(goals) >= 2 and (goals > 0).all(), df[df["metric"].str.startswith("damon_goal")]
             assert v["latency_default"] > 0 and v["latency_alternate"] > 0
-        print(row["point"], {k: x for k, x in v.items() if str(k).startswith(("damos_promote", "damos_demote_sz",
+        moved_back = [ln for ln in (out / "guest.log").read_text().splitlines() if "probe buffer" in ln] \
+            if (out / "guest.log").exists() else []
+        print(row["point"], moved_back or "", {k: x for k, x in v.items() if str(k).startswith(("damos_promote", "damos_demote_sz",
                                                                                "kernel_pgmigrate_success"))},
               "goals" if row["context"]["colloid"] else "", list(df[df["metric"] == "damon_goal_promote"]["value"])[:6])
 
