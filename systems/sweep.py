@@ -252,7 +252,7 @@ class Real:
         antagonists have their buffers; none for ``auto``, and none for a mechanism that would move
         the filler's pages as well (``mech`` a :class:`systems.Driven` with ``filler=False``); a
         driver with a ``filler_cgroup`` hook says the cgroup the filler runs in, which its mechanism
-        leaves alone (e.g. DAMON's cold demotion with a DAMOS memcg filter: systems/damon/), or why
+        leaves alone (e.g. DAMON's schemes with DAMOS memcg filters: systems/damon/), or why
         there can be none on this host."""
         cgroup = None
         if isinstance(mech, systems.Driven):
