@@ -586,12 +586,29 @@ static void **chase(void **p, unsigned int n)
  * process move to them.  Returns the pages moved (0: all were home), or -1
  * with @why said when the query or the move fails or pages stay elsewhere.
  */
+/* Ask where @n @pages are (move_pages with no nodes: @st gets each one's
+ * node) and pack those away from @pt's node at the front: their count, or -1
+ * with @why said when the query fails. */
+static long pages_away(const struct probe_tier *pt, void **pages, size_t n, int *st, char *why)
+{
+	size_t left = 0;
+
+	if (move_pages(0, n, pages, NULL, st, 0)) {
+		snprintf(why, TIERD_WHY, "probe buffer: move_pages (query) failed: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (st[i] >= 0 && st[i] != pt->node)
+			pages[left++] = pages[i];
+	return (long)left;
+}
+
 static long probe_home(struct probe_tier *pt, char *why)
 {
-	size_t psz = (size_t)sysconf(_SC_PAGESIZE), n = pt->bytes / psz, off = 0, away, i;
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE), n = pt->bytes / psz, off, away, i;
 	void **pages = malloc(n * sizeof(*pages));
 	int *nodes = malloc(n * sizeof(*nodes)), *st = malloc(n * sizeof(*st));
-	long ret = -1;
+	long ret = -1, left;
 
 	if (!pages || !nodes || !st) {
 		snprintf(why, TIERD_WHY, "out of memory");
@@ -601,13 +618,10 @@ static long probe_home(struct probe_tier *pt, char *why)
 		pages[i] = (char *)pt->buf + i * psz;
 		nodes[i] = pt->node;
 	}
-	if (move_pages(0, n, pages, NULL, st, 0)) {
-		snprintf(why, TIERD_WHY, "probe buffer: move_pages (query) failed: %s", strerror(errno));
+	left = pages_away(pt, pages, n, st, why);
+	if (left < 0)
 		goto out;
-	}
-	for (i = 0; i < n; i++)	/* the pages away from home, packed at the front */
-		if (st[i] >= 0 && st[i] != pt->node)
-			pages[off++] = pages[i];
+	off = (size_t)left;
 	/*
 	 * Move them, then ask again where they are: the move's own status is no
 	 * answer for a transparent huge page, whose 4 KiB pages after the first
@@ -617,17 +631,11 @@ static long probe_home(struct probe_tier *pt, char *why)
 	 */
 	away = off;
 	for (int tries = 0; away && tries < 3; tries++) {
-		size_t left = 0;
-
 		(void)move_pages(0, away, pages, nodes, st, MPOL_MF_MOVE);
-		if (move_pages(0, away, pages, NULL, st, 0)) {
-			snprintf(why, TIERD_WHY, "probe buffer: move_pages (query) failed: %s", strerror(errno));
+		left = pages_away(pt, pages, away, st, why);
+		if (left < 0)
 			goto out;
-		}
-		for (i = 0; i < away; i++)
-			if (st[i] >= 0 && st[i] != pt->node)
-				pages[left++] = pages[i];
-		away = left;
+		away = (size_t)left;
 	}
 	if (away) {
 		snprintf(why, TIERD_WHY, "probe buffer: %zu of %zu pages left node %d (a tiering mechanism moved them) and "
