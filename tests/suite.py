@@ -5,11 +5,15 @@
    kv-resp, and GAPBS and Silo from their pinned archives when a sources directory is here
    (tests/conftest.py's sources_dir). Two pytest sessions that each built them into the shared
    build/ could race on one binary.
-2. Two pytest sessions side by side: the tests that boot the QEMU guest (``-m vm``; TCG here, most
-   of their time is the guest's CPU) at a lower priority (nice 10), and the host's tests
-   (``-m "not vm and not quiet"``). The guest's tests change nothing on this host (their settings,
-   cgroups and swap are the guest's); the host's tests find their own processes by ancestry
-   (conftest.started_by), so neither sees the other's work.
+2. Two pytest sessions side by side: the guest's session, started as soon as the shared builds
+   are made (beside the rest of the C tests, whose programs run on one core at a time), and the
+   host's, started when the C tests end. The guest's session runs at a lower priority (nice 10)
+   the tests that boot the QEMU guest (``-m vm``; TCG here, most of their time is the guest's CPU)
+   and the host's tests marked ``guest_session`` (the cluster tests: what makes the two
+   sessions end together on 2 cores); the host's session runs the rest
+   (``-m "not vm and not guest_session and not quiet"``). The guest's tests change nothing on this
+   host (their settings, cgroups and swap are the guest's), and every test finds its own processes
+   by ancestry (conftest.started_by), so neither session sees the other's work.
 3. The tests that time a measurement against an independent tool (``-m quiet``), alone.
 
 The guest session's output goes to build/logs/pytest-vm.log and is printed when it ends. Exit
@@ -41,6 +45,9 @@ LOGS = REPO / "build" / "logs"
 SHARED_TOOLS = ["kv-resp", "kv-wil"]
 SHARED_APPS = ["gapbs-pr", "gapbs-converter", "silo-dbtest"]  # from the pinned archives
 GUEST_NICE = 10
+# host tests that run in the guest's session, after nothing in particular (pyproject.toml's markers)
+GUEST_SESSION = "guest_session"
+GUEST_MARKS = f"vm or {GUEST_SESSION}"
 
 children: list[subprocess.Popen] = []
 
@@ -119,32 +126,35 @@ def main(argv: list[str]) -> int:
         t0 = time.monotonic()
         builds_log = LOGS / "test-shared-builds.log"
         builds, scratch = shared_builds(builds_log)
-        rcs.append(wait(start(["make", "--no-print-directory", "c-test"])))
+        ctest = start(["make", "--no-print-directory", "c-test"])
         b = wait(builds)
         shutil.rmtree(scratch, ignore_errors=True)
         if b != 0:
             print(f"[test] the shared builds failed (exit {b}); the end of {builds_log}:")
             print("".join(builds_log.read_text().splitlines(keepends=True)[-30:]), flush=True)
             return b
+        vm_log = LOGS / "pytest-vm.log"
+        if not serial:
+            print(f"[test] shared builds: {time.monotonic() - t0:.0f} s; pytest: the guest's session (-m \"{GUEST_MARKS}\", "
+                  f"nice {GUEST_NICE}; output in {vm_log} when it ends) beside the rest of the C tests, then beside "
+                  "the host's session", flush=True)
+            vm = pytest(args, GUEST_MARKS, vm_log, GUEST_NICE, cache=False)
+        rcs.append(wait(ctest))
         print(f"[test] C tests and shared builds: {time.monotonic() - t0:.0f} s", flush=True)
         if serial:
             rcs.append(ok(wait(pytest(args, None))))
             return next((r for r in rcs if r), 0)
         t1 = time.monotonic()
-        vm_log = LOGS / "pytest-vm.log"
-        print(f"[test] pytest: the QEMU guest's tests (-m vm, nice {GUEST_NICE}; output in {vm_log} when they end) "
-              "beside the host's tests", flush=True)
-        vm = pytest(args, "vm", vm_log, GUEST_NICE, cache=False)
-        rcs.append(ok(wait(pytest(args, "not vm and not quiet"))))
+        rcs.append(ok(wait(pytest(args, f"not vm and not {GUEST_SESSION} and not quiet"))))
         t_host = time.monotonic() - t1
         if vm.poll() is None:
-            print("[test] waiting for the QEMU guest's tests", flush=True)
+            print("[test] waiting for the guest's session", flush=True)
         rcs.append(ok(wait(vm)))
         t_wait = time.monotonic() - t1 - t_host
-        print(f"\n[test] ---- the QEMU guest's tests ({vm_log}) ----", flush=True)
+        print(f"\n[test] ---- the guest's session ({vm_log}) ----", flush=True)
         sys.stdout.write(vm_log.read_text())
-        print(f"[test] pytest side by side: the host's tests took {t_host:.0f} s, then {t_wait:.0f} s waiting for "
-              "the guest's (their own time: above)", flush=True)
+        print(f"[test] pytest side by side: the host's session took {t_host:.0f} s, then {t_wait:.0f} s waiting for "
+              "the guest's (its own time: above)", flush=True)
         print("[test] pytest: the tests that time against an independent tool (-m quiet), alone", flush=True)
         rcs.append(ok(wait(pytest(args, "quiet"))))
         print(f"[test] C tests and pytest: {time.monotonic() - t0:.0f} s", flush=True)
