@@ -9,8 +9,9 @@
    are made (beside the rest of the C tests, whose programs run on one core at a time), and the
    host's, started when the C tests end. The guest's session runs at a lower priority (nice 10)
    the tests that boot the QEMU guest (``-m vm``; TCG here, most of their time is the guest's CPU)
-   and the host's tests marked ``guest_session`` (the cluster tests: what makes the two
-   sessions end together on 2 cores); the host's session runs the rest
+   and the host's tests marked ``guest_session`` (workflow runs in scratch copies: the cluster
+   tests and two more, ~140 s, so that the two sessions end together on 2 cores; each changes
+   nothing outside its copy but SLURM's test daemons); the host's session runs the rest
    (``-m "not vm and not guest_session and not quiet"``). The guest's tests change nothing on this
    host (their settings, cgroups and swap are the guest's), and every test finds its own processes
    by ancestry (conftest.started_by), so neither session sees the other's work.

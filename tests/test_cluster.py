@@ -16,8 +16,7 @@ import pytest
 import yaml
 from conftest import REPO, copy_tree
 
-# make test runs these in the guest's pytest session (tests/suite.py): their ~110 s of snakemake
-# runs, most of the host's session's longest, let the two sessions end together on 2 cores
+# make test runs these in the guest's pytest session (tests/suite.py), so that the two end together
 pytestmark = pytest.mark.guest_session
 
 SMK = [sys.executable, "-m", "snakemake"]

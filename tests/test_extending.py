@@ -10,6 +10,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from analysis.frame import load
 
 WORKLOAD = '''"""demo: prints a CSV of made-up operation rates (a stand-in for a real program)."""
@@ -102,6 +104,7 @@ def add_line(path, after: str, line: str) -> None:
     path.write_text(text.replace(after, after + line, 1))
 
 
+@pytest.mark.guest_session  # make test: in the guest's session (tests/suite.py)
 def test_a_new_family_and_workload_are_new_files_and_two_registry_lines(workdir, tmp_path):
     (workdir / "workloads/demo").mkdir()
     (workdir / "workloads/demo/workload.py").write_text(WORKLOAD)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 from conftest import binary
 
 TINY_TIERING = """scale: tiny-tiering
@@ -56,6 +57,7 @@ def run(cfg, prof, cwd, *targets):
                           cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.guest_session  # make test: in the guest's session (tests/suite.py)
 def test_own_curves_run_and_rerun_identically(tmp_path, workdir):
     binary("tiersim")
     name = "pytest-mycurves"
