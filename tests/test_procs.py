@@ -109,7 +109,10 @@ def test_sigint_to_harness_stops_children(tmp_path):
             with Supervisor() as sup:
                 c = sup.spawn("sleep", ["sleep", "60"])
                 open({str(pidfile)!r}, "w").write(str(c.pid))
-                time.sleep(60)
+                # in slices, as scenario.op_sleep: a SIGINT that lands just before a 60 s sleep's
+                # system call would wait the whole call for its handler
+                while True:
+                    time.sleep(0.05)
         except Interrupted:
             sys.exit(130)
     """)
