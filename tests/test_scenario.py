@@ -145,27 +145,6 @@ def start_point(tmp_path: Path, row: dict, out: Path) -> subprocess.Popen:
     return p
 
 
-def test_sleep_op_sleeps_in_slices(monkeypatch):
-    """A scenario's sleep (phases of up to 100 s) is many short sleeps: a stop signal that lands just
-    before one sleep's system call waits for that call only (HostRun.op_sleep)."""
-    class Clock:  # the module's time, advanced by each sleep
-        now, calls = 100.0, []
-
-        @classmethod
-        def monotonic(cls):
-            return cls.now
-
-        @classmethod
-        def sleep(cls, s):
-            cls.calls.append(s)
-            cls.now += s
-
-    monkeypatch.setattr(scenario, "time", Clock)
-    scenario.HostRun.op_sleep(None, 0.35)
-    assert Clock.calls == pytest.approx([0.1, 0.1, 0.1, 0.05]), "slices of SLEEP_SLICE_S, the last what is left"
-    assert scenario.SLEEP_SLICE_S == 0.1 and Clock.now == pytest.approx(100.35)
-
-
 def test_sigint_midway_stops_everything_and_restores_settings(tmp_path):
     knob = tmp_path / "numa_balancing"
     knob.write_text("0\n")

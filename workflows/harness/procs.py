@@ -20,6 +20,19 @@ child was recorded raised out of ``spawn`` and left the child running in its own
 where no Ctrl-C reaches it; and a harness that exited before its child had set PR_SET_PDEATHSIG never
 sent it the death signal either (the child now checks its parent after prctl, as prctl(2)
 advises for this race).
+
+The first stop signal raises ``Interrupted`` where the main thread is. Python runs a signal's
+handler at its next check for signals, and that can be inside the close of a file object that its
+last reference let go of; CPython's finaliser of io objects then clears whatever close() raised,
+without a word (Modules/_io/iobase.c, ``iobase_finalize``: "Silencing I/O errors is bad, but
+printing spurious tracebacks is equally as bad"). A stop signal that landed there was lost, and the
+handler had already set the stop signals to be ignored, so no later Ctrl-C or SIGTERM stopped the
+run (tests/test_procs.py's interrupted harness hung about once in 600 tries under load). Now the
+supervisor remembers the signal: a later one raises again unless an exception is already unwinding
+(the first one's cleanup), waiting for or starting a child or :meth:`Supervisor.sleep` raises
+``Interrupted`` in a flow that went on as if none had come, and a block that ends without an
+exception after a stop signal raises it once its children are stopped. While ``__exit__`` stops
+the children, stop signals are only noted.
 """
 
 from __future__ import annotations
@@ -29,13 +42,16 @@ import functools
 import os
 import signal
 import subprocess
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
 # the signals that stop a run (Supervisor handles them); held while a child starts
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+SLEEP_SLICE_S = 0.1  # Supervisor.sleep: the longest a stop signal waits for its handler
 
 
 def _child_setup(parent: int, cpus: tuple[int, ...] = ()) -> None:  # in the child between fork and exec
@@ -77,11 +93,14 @@ class Child:
     usage: dict | None = None  # once reaped by Supervisor.wait: peak RSS, CPU and wall time
     grace_s: float | None = None  # its own time from the stop signal to SIGKILL (None: the Supervisor's)
 
-    def reap(self, timeout: float | None) -> int | None:
+    def reap(self, timeout: float | None, poll: Callable[[], None] | None = None) -> int | None:
         """Wait up to ``timeout`` seconds for the child to exit and reap it with wait4(2), keeping
-        its resource usage; returns its exit status (as Popen's returncode), None while it runs."""
+        its resource usage; returns its exit status (as Popen's returncode), None while it runs.
+        ``poll`` is called between checks (Supervisor.check: it may raise)."""
         end = None if timeout is None else time.monotonic() + timeout
         while self.popen.returncode is None:
+            if poll:
+                poll()
             try:
                 pid, status, ru = os.wait4(self.pid, os.WNOHANG)
             except ChildProcessError:  # reaped elsewhere
@@ -110,27 +129,58 @@ class Supervisor:
         self.children: list[Child] = []
         self.registry = registry  # optional file listing running children (name pid)
         self._old_handlers: dict[int, object] = {}
+        self.interrupted: int | None = None  # the first stop signal, once one came (the module's text)
+        self._stopping = False
 
     # -- lifecycle -------------------------------------------------------
     def __enter__(self) -> Supervisor:
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        for sig in STOP_SIGNALS:
             try:
                 self._old_handlers[sig] = signal.signal(sig, self._on_signal)
             except ValueError:  # not in the main thread
                 pass
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.stop_all()
-        for sig, h in self._old_handlers.items():
-            signal.signal(sig, h)
-        self._old_handlers.clear()
+    def __exit__(self, exc_type, *_) -> None:
+        self._stopping = True
+        try:
+            self.stop_all()
+        finally:
+            for sig, h in self._old_handlers.items():
+                signal.signal(sig, h)
+            self._old_handlers.clear()
+            self._stopping = False
+        if exc_type is None and self.interrupted is not None:
+            raise Interrupted(self.interrupted)  # the block went on after a stop signal: its caller hears it
 
     def _on_signal(self, signum, _frame) -> None:
-        # Ignore further signals while we clean up, then raise in the main flow.
-        for sig in self._old_handlers:
-            signal.signal(sig, signal.SIG_IGN)
-        raise Interrupted(signum)
+        # Raise in the main flow, unless the children are being stopped or an exception already
+        # unwinds (the cleanup after the first): then only note it (the handler returns; an
+        # interrupted system call is retried, PEP 475).
+        if self.interrupted is None:
+            self.interrupted = signum
+        elif sys.exc_info()[0] is not None:
+            return
+        if not self._stopping:
+            raise Interrupted(signum)
+
+    def check(self) -> None:
+        """Raise ``Interrupted`` if a stop signal came and no exception unwinds: its own was lost
+        (the module's text)."""
+        if self.interrupted is not None and not self._stopping and sys.exc_info()[0] is None:
+            raise Interrupted(self.interrupted)
+
+    def sleep(self, seconds: float) -> None:
+        """``time.sleep`` in slices of SLEEP_SLICE_S, checking for a stop signal before each: a signal
+        that lands after Python's last check and before a sleep's system call waits for that whole
+        call (nothing interrupts a call the signal came before), and a lost one raises here."""
+        end = time.monotonic() + seconds
+        while True:
+            self.check()
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(min(left, SLEEP_SLICE_S))
 
     def _write_registry(self) -> None:
         if self.registry is None:
@@ -151,6 +201,7 @@ class Supervisor:
 
         Without ``stderr`` the child writes its errors to ours (the job's log), so a tool's own message
         ("no such NUMA node", a malformed curve) is what the log shows when it fails."""
+        self.check()  # a stop signal whose exception was lost is raised here, before another child
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         err = open(stderr, "ab") if stderr else None
         opened = [f for f in (out, err) if f is not None and f is not subprocess.DEVNULL]
@@ -185,7 +236,7 @@ class Supervisor:
     def wait(self, child: Child, timeout: float | None = None) -> int:
         """Wait for a child (its resource usage kept in ``child.usage``); on timeout stop it and
         raise TimeoutError."""
-        rc = child.reap(timeout)
+        rc = child.reap(timeout, self.check)
         if rc is None:
             self.stop(child)
             raise TimeoutError(f"{child.name} (pid {child.pid}) ran past its {timeout:.0f} s limit and was stopped") from None

@@ -78,7 +78,6 @@ READY_TIMEOUT_S = 120
 PID_TIMEOUT_S = 300
 WORKLOAD_READY_TIMEOUT_S = 600
 PROBE_TIMEOUT_S = 600
-SLEEP_SLICE_S = 0.1  # the longest a stop signal waits for its handler during a sleep (op_sleep)
 # A workload's run during which the hypervisor ran something else on one of this machine's CPUs
 # for more than this share of the time is said in the point's log (cpu_steal in meta.json).
 STEAL_WARN = 0.05
@@ -473,14 +472,9 @@ class HostRun:
         raise PointFailed(f"{name} did not print {r['ready_line']!r} within {timeout:.0f} s")
 
     def op_sleep(self, seconds: float) -> None:
-        # In slices: Python runs a signal's handler between bytecodes, so a stop signal that lands
-        # after the last check and before the sleep's system call begins waits for the whole call
-        # (nothing interrupts a call the signal came before). With a scenario's phases of up to
-        # 100 s, a Ctrl-C or Snakemake's SIGTERM would then take that long to act (seen three times
-        # in 2,500 tries of tests/test_procs.py's interrupted sleep under load here). A slice bounds it.
-        end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
-            time.sleep(min(left, SLEEP_SLICE_S))
+        # in slices that check for a stop signal (Supervisor.sleep): a scenario's phases last up to
+        # 100 s, and a Ctrl-C or Snakemake's SIGTERM must not wait for one to end
+        self.sup.sleep(seconds)
 
     def op_wait(self, name: str, timeout: float) -> None:
         r, child = self.roles[name], self.children[name]
