@@ -24,10 +24,11 @@ advises for this race).
 The first stop signal raises ``Interrupted`` where the main thread is. Python runs a signal's
 handler at its next check for signals, and that can be inside the close of a file object that its
 last reference let go of; CPython's finaliser of io objects then clears whatever close() raised,
-without a word (Modules/_io/iobase.c, ``iobase_finalize``: "Silencing I/O errors is bad, but
-printing spurious tracebacks is equally as bad"). A stop signal that landed there was lost, and the
+without a word outside Python's development mode (Modules/_io/iobase.c, ``iobase_finalize``:
+"Silencing I/O errors is bad, but printing spurious tracebacks is equally as bad"; test_io's
+IOBASE_EMITS_UNRAISABLE). A stop signal that landed there was lost, and the
 handler had already set the stop signals to be ignored, so no later Ctrl-C or SIGTERM stopped the
-run (tests/test_procs.py's interrupted harness hung about once in 600 tries under load). Now the
+run (tests/test_procs.py's interrupted harness hung 4 times in about 4,000 tries under load). Now the
 supervisor remembers the signal: a later one raises again unless an exception is already unwinding
 (the first one's cleanup), waiting for or starting a child or :meth:`Supervisor.sleep` raises
 ``Interrupted`` in a flow that went on as if none had come, and a block that ends without an
