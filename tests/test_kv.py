@@ -368,7 +368,9 @@ def test_redis_benchmark_beside_the_ycsb_binding_on_the_same_server_and_keys(bui
     for ph in ("a", "c", "c-pipe4"):
         assert r[ph]["ycsb"] > 0 and r[ph]["native"] > 0 and r[ph]["ratio"] == pytest.approx(r[ph]["ycsb"] / r[ph]["native"])
         assert r[ph]["ycsb_server_us"] >= 0 and r[ph]["native_client_us"] >= 0  # /proc ticks: 10 ms resolution
-    assert r["c"]["ycsb_ops"] >= 200  # the minimum operation count
+    # the minimum operation count, pipelined phases too (0.1 s of c-pipe4 once sent no batch on a
+    # loaded host: its clock starts before the client has connected)
+    assert r["c"]["ycsb_ops"] >= 200 and r["c-pipe4"]["ycsb_ops"] >= 200
     assert not list(tmp_path.iterdir())  # its scratch directory removed, its server ended
 
 

@@ -50,7 +50,8 @@ import site.ycsb.workloads.CoreWorkload;
  * client library's buffers, the store's caches; before the load: reads of the keys
  * about to be loaded, each a miss, which warm the driver and the connection), whose inserts count
  * as records present. A run phase then lasts --max-seconds and at least --min-operations
- * operations (whichever ends later; --operations caps it). --insert-order ordered gives keys
+ * operations (whichever ends later; --operations caps it); a pipelined phase (Redis) lasts
+ * --pipeline-seconds and at least --min-operations GETs and one batch per thread. --insert-order ordered gives keys
  * "user" + k zero-padded (redis-benchmark's {@code user0000000__rand_int__} names the same keys:
  * bench/bench_kv_redis.py); hashed (YCSB's default) scatters them.
  *
@@ -265,9 +266,9 @@ public final class Runner {
     if (db.equals("redis") && !opt.get("pipeline-depths").isEmpty()) {
       for (String d : opt.get("pipeline-depths").split(",")) {
         if (warm > 0) {
-          pipelined(Integer.parseInt(d), records, warm, false);
+          pipelined(Integer.parseInt(d), records, warm, minOps, false);
         }
-        pipelined(Integer.parseInt(d), records, Double.parseDouble(opt.get("pipeline-seconds")), true);
+        pipelined(Integer.parseInt(d), records, Double.parseDouble(opt.get("pipeline-seconds")), minOps, true);
       }
     }
     memory("end");
@@ -473,8 +474,16 @@ public final class Runner {
   }
 
   /** Redis pipelining: each thread sends DEPTH zipfian GETs per round trip (YCSB-C keys). */
-  private void pipelined(int depth, long records, double seconds, boolean timed) throws InterruptedException {
+  /**
+   * Phase c-pipe{@code depth}: each thread sends batches of {@code depth} GETs for {@code seconds},
+   * and at least one batch and its share of {@code minOps} operations (whichever ends later), as
+   * {@link #run} does: the clock starts before the threads have connected, so on a loaded host a
+   * short phase could otherwise end before any batch was sent (0 operations: no rate at all).
+   */
+  private void pipelined(int depth, long records, double seconds, long minOps, boolean timed)
+      throws InterruptedException {
     String phase = "c-pipe" + depth;
+    long perThread = Math.max(1, (minOps + threads - 1) / threads);
     long[] done = new long[threads];
     long[] batches = new long[threads];
     long[] nanos = new long[threads];
@@ -488,7 +497,7 @@ public final class Runner {
       ts.add(new Thread(() -> {
         ScrambledZipfianGenerator keys = new ScrambledZipfianGenerator(0, records - 1);
         try (Jedis j = new Jedis(opt.get("host"), Integer.parseInt(opt.get("port")), 10000)) {
-          while (System.nanoTime() < end) {
+          while (System.nanoTime() < end || done[id] < perThread) {
             long b0 = System.nanoTime();
             Pipeline p = j.pipelined();
             for (int k = 0; k < depth; k++) {
