@@ -51,9 +51,10 @@ import site.ycsb.workloads.CoreWorkload;
  * about to be loaded, each a miss, which warm the driver and the connection), whose inserts count
  * as records present. A run phase then lasts --max-seconds and at least --min-operations
  * operations (whichever ends later; --operations caps it); a pipelined phase (Redis) lasts
- * --pipeline-seconds and at least --min-operations GETs and one batch per thread. --insert-order ordered gives keys
- * "user" + k zero-padded (redis-benchmark's {@code user0000000__rand_int__} names the same keys:
- * bench/bench_kv_redis.py); hashed (YCSB's default) scatters them.
+ * --pipeline-seconds and at least --min-operations GETs and one batch per thread.
+ * --insert-order ordered gives keys "user" + k zero-padded (redis-benchmark's
+ * {@code user0000000__rand_int__} names the same keys: bench/bench_kv_redis.py); hashed (YCSB's
+ * default) scatters them.
  *
  * Phases: the load (N inserts) always runs first; then each run phase in the order given
  * (a: 50/50 read/update zipfian; c: reads zipfian; d: 95 % reads of the latest / 5 % inserts;
@@ -473,11 +474,10 @@ public final class Runner {
     return m;
   }
 
-  /** Redis pipelining: each thread sends DEPTH zipfian GETs per round trip (YCSB-C keys). */
   /**
-   * Phase c-pipe{@code depth}: each thread sends batches of {@code depth} GETs for {@code seconds},
-   * and at least one batch and its share of {@code minOps} operations (whichever ends later), as
-   * {@link #run} does: the clock starts before the threads have connected, so on a loaded host a
+   * Redis pipelining, phase c-pipe{@code depth}: each thread sends batches of {@code depth} zipfian
+   * GETs (YCSB-C keys) per round trip for {@code seconds}, and at least one batch and its share
+   * of {@code minOps} operations (whichever ends later), as {@link #run} does: the clock starts before the threads have connected, so on a loaded host a
    * short phase could otherwise end before any batch was sent (0 operations: no rate at all).
    */
   private void pipelined(int depth, long records, double seconds, long minOps, boolean timed)
