@@ -367,7 +367,7 @@ class HostRun:
                 return
             if not child.alive():
                 raise PointFailed(f"{name} exited (status {child.popen.returncode}) before it was {what}; see the log")
-            time.sleep(0.05)
+            self.sup.sleep(0.05)
         raise PointFailed(f"{name} was not {what} within {timeout:.0f} s")
 
     def execute(self) -> None:
@@ -468,12 +468,13 @@ class HostRun:
             if not child.alive():
                 raise PointFailed(f"{name} exited (status {child.popen.returncode}) before it printed "
                                   f"{r['ready_line']!r}; see the log")
-            time.sleep(0.05)
+            self.sup.sleep(0.05)
         raise PointFailed(f"{name} did not print {r['ready_line']!r} within {timeout:.0f} s")
 
     def op_sleep(self, seconds: float) -> None:
-        # in slices that check for a stop signal (Supervisor.sleep): a scenario's phases last up to
-        # 100 s, and a Ctrl-C or Snakemake's SIGTERM must not wait for one to end
+        # in slices that check for a stop signal (Supervisor.sleep, as every wait here): a
+        # scenario's phases last up to 100 s, and a Ctrl-C or Snakemake's SIGTERM must not wait
+        # for one to end
         self.sup.sleep(seconds)
 
     def op_wait(self, name: str, timeout: float) -> None:
@@ -513,7 +514,7 @@ class HostRun:
                 return ({"wall_s": round(time.monotonic() - child.started, 3), "user_s": cpu[0], "system_s": cpu[1],
                          "source": "/proc/<pid>/stat utime, stime, cutime, cstime of its process group (proc(5))"},
                         max(end - time.monotonic(), 0.001))
-            time.sleep(0.02)
+            self.sup.sleep(0.02)
         return None, max(end - time.monotonic(), 0.001)
 
     def record_steal(self, name: str) -> None:
