@@ -221,7 +221,7 @@ def qemu_workflow(tmp_path_factory) -> QemuWorkflow:
            "--config", "host=qemu-numa", f"sources={src}"]
     t0 = time.monotonic()
     p = run_group(cmd, work, VM_WORKFLOW_TIMEOUT_S)
-    record_boot("qemu.yaml workflow (guestrun's batch: TCG; the whole snakemake run)", "tcg", None, time.monotonic() - t0)
+    record_boot("qemu.yaml workflow (guestrun's batch; the whole snakemake run)", guest_accel(g), None, time.monotonic() - t0)
     return QemuWorkflow(proc=p, results=work / "results" / "qemu-numa")
 
 
@@ -300,8 +300,8 @@ def guest_points(request, tmp_path_factory):
             rc = guestrun.run({"runner": r, "points": {plan.key(x): x for x in rows}}, batch, tmp / "results")
         finally:
             os.chdir(cwd)
-        record_boot(f"guest points ({', '.join(plan.key(x) for x in rows)}; guestrun's batch: TCG)", "tcg", None,
-                    time.monotonic() - t0)
+        record_boot(f"guest points ({', '.join(plan.key(x) for x in rows)}; guestrun's batch)",
+                    json.loads((batch / "run.json").read_text())["accel"], None, time.monotonic() - t0)
         (tmp / "facts.json").write_text(json.dumps(facts))
         dirs, parsed = {}, {}
         for row in rows:
@@ -336,28 +336,13 @@ _ACCEL: dict = {}
 
 
 def guest_accel(g) -> str:
-    """KVM when /dev/kvm is usable and one boot with it reports; TCG otherwise (decided once per
-    session; the reason is in the session's summary). On a nested paravirtual /dev/kvm QEMU aborts
-    at once (-cpu max: MSR 0x10a), so the try costs seconds."""
-    if "accel" in _ACCEL:
-        return _ACCEL["accel"]
-    import tempfile  # noqa: PLC0415
-
-    accel, why = "tcg", "/dev/kvm absent or not usable"
-    if os.access("/dev/kvm", os.R_OK | os.W_OK):
-        with tempfile.TemporaryDirectory(prefix="kvm-try-", dir=g.CACHE) as tmp:
-            script = Path(tmp) / "try.sh"
-            script.write_text("true\n")
-            try:
-                res = g.run(timeout=120, script=script, out=Path(tmp) / "run", accel="kvm", stream=False)
-                if res.outcome == "exited":
-                    accel, why = "kvm", "a KVM boot reported"
-                else:
-                    why = f"a KVM boot did not report ({res.outcome}: {'; '.join(res.problems).split('; see ')[0][:160]})"
-            except g.GuestError as e:
-                why = f"a KVM boot failed: {str(e)[:160]}"
-    _ACCEL.update(accel=accel, why=why)
-    return accel
+    """The accelerator the session's boots use: the launcher's own choice (guest.py pick_accel: KVM
+    where /dev/kvm is usable and one boot with it reports, TCG otherwise; decided once per host boot),
+    its reason kept for the session's summary."""
+    if "accel" not in _ACCEL:
+        accel, why = g.pick_accel()
+        _ACCEL.update(accel=accel, why=why)
+    return _ACCEL["accel"]
 
 
 def record_boot(what: str, accel: str, boot_to_result_s: float | None, wall_s: float) -> None:

@@ -183,9 +183,66 @@ def test_a_boot_whose_kernel_panicked_boots_once_more(tmp_path, monkeypatch, con
         return guest.RunResult(out, None if out == "crashed" else 0, [], {}, 1.0, tmp_path, [])
 
     monkeypatch.setattr(guest, "_boot", fake_boot)
-    res = guest.run(script=tmp_path / "s.sh", out=tmp_path, stream=False)
+    res = guest.run(script=tmp_path / "s.sh", out=tmp_path, stream=False, accel="tcg")
     assert len(calls) == boots and res.outcome == outcome
     assert (tmp_path / "console-panic.log").exists() == (boots == 2)
+
+
+@pytest.fixture
+def accel_cache(tmp_path, monkeypatch):
+    """pick_accel's cache and try directory in tmp_path; its boots recorded, not run."""
+    monkeypatch.setattr(guest, "CACHE", tmp_path)
+    monkeypatch.setattr(guest, "ACCEL_CACHE", tmp_path / "accel.json")
+    monkeypatch.setattr(guest, "_ACCEL", {})
+    boots = []
+
+    def boot_as(outcome, problems=(), qemu_said=""):
+        def fake_boot(**kw):
+            boots.append(kw)
+            kw["out"].mkdir(parents=True, exist_ok=True)
+            (kw["out"] / "qemu.log").write_text(qemu_said)
+            return guest.RunResult(outcome, 0 if outcome == "exited" else None, [], {}, 2.5, kw["out"], list(problems))
+        monkeypatch.setattr(guest, "_boot", fake_boot)
+    return boots, boot_as
+
+
+def test_auto_accel_uses_kvm_only_where_a_kvm_boot_reports(accel_cache, monkeypatch):
+    boots, boot_as = accel_cache
+    real = os.access
+    monkeypatch.setattr(guest.os, "access", lambda p, mode: p == "/dev/kvm" or real(p, mode))
+    boot_as("crashed", qemu_said="qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69\nassert\n")
+    accel, why = guest.pick_accel()
+    assert accel == "tcg" and "did not report" in why and "MSR 0x10a" in why
+    assert [b["accel"] for b in boots] == ["kvm"] and boots[0]["timeout"] == guest.ACCEL_TRY_S
+    # decided once per host boot, QEMU and guest build: kept on disk, read by the next process
+    monkeypatch.setattr(guest, "_ACCEL", {})
+    assert guest.pick_accel() == (accel, why) and len(boots) == 1
+    # another host boot (or QEMU, or guest build) tries again; a boot that reports picks KVM
+    monkeypatch.setattr(guest, "_accel_key", lambda: "another boot")
+    boot_as("exited")
+    accel, why = guest.pick_accel()
+    assert accel == "kvm" and why == "a KVM boot reported in 2.5 s" and len(boots) == 2
+    assert json.loads((guest.ACCEL_CACHE).read_text()) == {"key": "another boot", "accel": "kvm", "why": why}
+
+
+def test_auto_accel_without_a_usable_dev_kvm_boots_nothing(accel_cache, monkeypatch):
+    boots, boot_as = accel_cache
+    real = os.access
+    monkeypatch.setattr(guest.os, "access", lambda p, mode: False if p == "/dev/kvm" else real(p, mode))
+    boot_as("exited")
+    assert guest.pick_accel() == ("tcg", "/dev/kvm absent or not usable") and boots == []
+
+
+def test_run_records_the_accelerator_it_used(accel_cache, tmp_path, monkeypatch):
+    boots, boot_as = accel_cache
+    monkeypatch.setattr(guest, "pick_accel", lambda: ("tcg", "a KVM boot did not report (timeout)"))
+    boot_as("exited")
+    guest.run(script=tmp_path / "s.sh", out=tmp_path / "o", stream=False)
+    assert boots[-1]["accel"] == "tcg" and boots[-1]["accel_why"] == "a KVM boot did not report (timeout)"
+    guest.run(script=tmp_path / "s.sh", out=tmp_path / "o", stream=False, accel="kvm")
+    assert boots[-1]["accel"] == "kvm" and boots[-1]["accel_why"] == "--accel kvm"
+    with pytest.raises(guest.GuestError, match="unknown accelerator 'hvf'"):
+        guest.run(script=tmp_path / "s.sh", out=tmp_path / "o", stream=False, accel="hvf")
 
 
 def test_qemu_command_describes_two_nodes(tmp_path):

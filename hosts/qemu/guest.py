@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""A two-node NUMA test guest for tierbench: QEMU (TCG) with a CPU-less memory node.
+"""A two-node NUMA test guest for tierbench: QEMU (KVM or TCG) with a CPU-less memory node.
 
     guest.py check                       what is present, what is missing
     guest.py build [--refresh]           fetch Debian packages, build static binaries, make the initramfs
-    guest.py run [--timeout S] [--script FILE] [--out DIR] [--accel tcg|kvm]
+    guest.py run [--timeout S] [--script FILE] [--out DIR] [--accel auto|kvm|tcg]
                                          boot, run the script, copy results out, power off
 
 Everything the guest boots comes from Debian packages fetched with apt-get
@@ -11,7 +11,9 @@ Everything the guest boots comes from Debian packages fetched with apt-get
 configuration under build/qemu/apt, busybox-static) plus tierbench's own binaries linked
 statically; nothing else is downloaded. Node 0 has both CPUs, node 1 is
 memory only, and HMAT entries describe node 1 as slower (as a CXL expander
-appears). Timings in the guest mean nothing: it is a functional host.
+appears). Timings in the guest mean nothing: it is a functional host. It boots
+under KVM where /dev/kvm is usable and a KVM boot of it reports, under TCG
+otherwise (`run --accel`; run.json says which and why).
 
 Output: the guest's /init runs the script with OUT=/out; test lines
 ("TEST name PASS|FAIL|SKIP detail") and every file under /out come back over a
@@ -112,7 +114,10 @@ def _kvm_state() -> str:
         return "absent: TCG (software emulation) is used"
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         return "present but not accessible: TCG is used"
-    return "present; TCG is still the default (pass --accel kvm to try it)"
+    known = _accel_cached()
+    if known:
+        return f"present; --accel auto uses {known[0]} ({known[1]})"
+    return "present; --accel auto (the default) tries one KVM boot before the first run and uses TCG if it does not report"
 
 
 def check() -> list[tuple[str, bool, str]]:
@@ -524,6 +529,8 @@ class RunResult:
     boot_to_result_s: float
     out: Path
     problems: list[str]
+    accel: str = "tcg"            # the accelerator this boot used
+    accel_why: str = ""           # why (pick_accel's reason, or the --accel asked for)
 
     @property
     def returncode(self) -> int:
@@ -683,7 +690,87 @@ def python_runtime(packages: list[str], site: list[str]) -> dict[str, Path]:
     return {**files, **with_libraries(elf)}
 
 
-def run(timeout: float = 300, script: Path | None = None, out: Path | None = None, accel: str = "tcg",
+# -------------------------------------------------------------------- accelerator
+
+ACCELS = ("auto", "kvm", "tcg")
+# A KVM boot of this guest with an empty script reports within seconds where KVM works; where it
+# does not, QEMU either aborts at once (a nested paravirtual /dev/kvm refusing an MSR of `-cpu max`:
+# "failed to set MSR 0x10a") or the kernel never prints a line (seen with -arch-capabilities), so
+# the try is bounded.
+ACCEL_TRY_S = 60
+ACCEL_CACHE = CACHE / "accel.json"
+_ACCEL: dict[str, tuple[str, str]] = {}
+
+
+def _accel_key() -> str:
+    """What the KVM try's answer depends on: this boot of the host (/proc/sys/kernel/random/boot_id,
+    proc(5)), the QEMU binary and the guest build."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        boot = "?"
+    q = shutil.which(QEMU)
+    st = os.stat(q) if q else None
+    man = _manifest()
+    qemu = f"{q}:{st.st_size}:{st.st_mtime_ns}" if st else "-"
+    return f"{boot}|{qemu}|{man.get('inputs', '')}|{man.get('kernel', {}).get('sha256', '')}"
+
+
+def _accel_cached() -> tuple[str, str] | None:
+    key = _accel_key()
+    if key in _ACCEL:
+        return _ACCEL[key]
+    try:
+        d = json.loads(ACCEL_CACHE.read_text())
+    except (OSError, ValueError):
+        return None
+    if d.get("key") == key and d.get("accel") in ("kvm", "tcg"):
+        return d["accel"], d.get("why", "")
+    return None
+
+
+def pick_accel() -> tuple[str, str]:
+    """(accelerator, why): KVM where /dev/kvm is usable and one KVM boot of this guest reports, TCG
+    otherwise. Decided once per host boot, QEMU binary and guest build, and kept in
+    build/qemu/accel.json, so that a workflow's boots (the facts, each batch: separate processes) try
+    it once; a try costs a second where QEMU refuses KVM at once, up to ACCEL_TRY_S where a boot
+    hangs, a few seconds where it works."""
+    known = _accel_cached()
+    if known:
+        return known
+    accel, why = "tcg", "/dev/kvm absent or not usable"
+    if os.access("/dev/kvm", os.R_OK | os.W_OK):
+        import tempfile  # noqa: PLC0415
+
+        CACHE.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="kvm-try-", dir=CACHE) as tmp:
+            script = Path(tmp) / "try.sh"
+            script.write_text("true\n")
+            say(f"trying one KVM boot (up to {ACCEL_TRY_S} s) to choose the accelerator")
+            try:
+                res = _boot(timeout=ACCEL_TRY_S, script=script, out=Path(tmp) / "run", accel="kvm",
+                            mem_mib=(512, 512), append="", stream=False, files=None, topology="cxl")
+                if res.outcome == "exited":
+                    accel, why = "kvm", f"a KVM boot reported in {res.boot_to_result_s:g} s"
+                else:
+                    qlog = Path(tmp) / "run" / "qemu.log"
+                    tail = qlog.read_text(errors="replace").strip().splitlines()[:1] if qlog.exists() else []
+                    why = (f"a KVM boot did not report ({res.outcome}"
+                           + (f": QEMU said {tail[0][:160]!r}" if tail else "") + ")")
+            except GuestUnavailable:
+                raise
+            except GuestError as e:
+                why = f"a KVM boot failed: {str(e)[:160]}"
+    key = _accel_key()
+    _ACCEL[key] = (accel, why)
+    tmpf = ACCEL_CACHE.with_name(f".accel-{os.getpid()}.json")
+    tmpf.write_text(json.dumps({"key": key, "accel": accel, "why": why}) + "\n")
+    os.replace(tmpf, ACCEL_CACHE)
+    say(f"accelerator: {accel} ({why})")
+    return accel, why
+
+
+def run(timeout: float = 300, script: Path | None = None, out: Path | None = None, accel: str = "auto",
         mem_mib: tuple[int, int] = (512, 512), append: str = "", stream: bool = True,
         files: dict[str, Path] | None = None, topology: str = "cxl") -> RunResult:
     """Boot the guest, run SCRIPT (default guest/tests.sh), collect results into OUT. ``files``:
@@ -694,9 +781,15 @@ def run(timeout: float = 300, script: Path | None = None, out: Path | None = Non
     (a static key flipped: 3 s in, in the idle path's sched_clock_cpu(); or 3 minutes into a
     workflow's batch, in migrate_task_rq_fair(), its RIP inside a two-byte jmp), which is the
     emulator's, not the guest's points'. Every boot starts from the same initramfs, so the second
-    runs every point again from scratch, whether or not /init had sent anything."""
+    runs every point again from scratch, whether or not /init had sent anything. ``accel``: kvm,
+    tcg, or auto (:func:`pick_accel`); run.json records the one used and why."""
+    if accel not in ACCELS:
+        raise GuestError(f"unknown accelerator {accel!r} (one of {', '.join(ACCELS)})")
+    why = f"--accel {accel}"
+    if accel == "auto":
+        accel, why = pick_accel()
     kw = dict(timeout=timeout, script=script, out=out, accel=accel, mem_mib=mem_mib, append=append,
-              stream=stream, files=files, topology=topology)
+              stream=stream, files=files, topology=topology, accel_why=why)
     res = _boot(**kw)
     if res.outcome != "crashed":
         return res
@@ -711,7 +804,7 @@ def run(timeout: float = 300, script: Path | None = None, out: Path | None = Non
 
 
 def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem_mib: tuple[int, int],
-          append: str, stream: bool, files: dict[str, Path] | None, topology: str) -> RunResult:
+          append: str, stream: bool, files: dict[str, Path] | None, topology: str, accel_why: str = "") -> RunResult:
     """One boot of :func:`run`."""
     man = _manifest()
     kernel = CACHE / "kernel" / "vmlinuz"
@@ -806,10 +899,11 @@ def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem
         p.write_bytes(blob)
         files[name] = p
     (out / "results.txt").write_text("".join(f"TEST {t.name} {t.status} {t.detail}\n" for t in tests))
-    res = RunResult(outcome, exit_status, tests, files, round(t_result if t_result else wall, 2), out, problems)
+    res = RunResult(outcome, exit_status, tests, files, round(t_result if t_result else wall, 2), out, problems,
+                    accel, accel_why)
     (out / "run.json").write_text(json.dumps({
         "functional_host": "timings not meaningful", "outcome": outcome, "exit_status": exit_status,
-        "boot_to_result_s": res.boot_to_result_s, "wall_s": round(wall, 2), "accel": accel,
+        "boot_to_result_s": res.boot_to_result_s, "wall_s": round(wall, 2), "accel": accel, "accel_why": accel_why,
         "mem_mib": list(mem_mib), "topology": topology, "kernel": man.get("kernel", {}).get("version"),
         "tests": {s: sum(t.status == s for t in tests) for s in ("PASS", "FAIL", "SKIP")},
         "problems": problems}, indent=1) + "\n")
@@ -903,7 +997,9 @@ def main(argv: list[str] | None = None) -> int:
                    "(default hosts/qemu/guest/tests.sh); files it writes to $OUT come back")
     r.add_argument("--out", type=Path, help="directory for console.log, results.txt, run.json, files/ "
                    "(default build/qemu/run)")
-    r.add_argument("--accel", choices=["tcg", "kvm"], default="tcg", help="QEMU accelerator (default tcg)")
+    r.add_argument("--accel", choices=ACCELS, default="auto",
+                   help="QEMU accelerator: auto (default) uses KVM where /dev/kvm is usable and one KVM boot "
+                        "of this guest reports (decided once per host boot, kept in build/qemu/accel.json), TCG otherwise")
     r.add_argument("--mem-mib", default="512,512", help="memory of node 0 and node 1 in MiB (default 512,512)")
     r.add_argument("--append", default="", help="extra kernel command line arguments")
     r.add_argument("--topology", choices=TOPOLOGIES, default="cxl",
@@ -939,7 +1035,7 @@ def main(argv: list[str] | None = None) -> int:
             say(f"problem: {p}")
         counts = {s: sum(t.status == s for t in res.tests) for s in ("PASS", "FAIL", "SKIP")}
         say(f"{res.outcome}: exit status {res.exit_status}, {counts['PASS']} passed, {counts['FAIL']} failed, "
-            f"{counts['SKIP']} skipped; boot to result {res.boot_to_result_s} s "
+            f"{counts['SKIP']} skipped; {res.accel}; boot to result {res.boot_to_result_s} s "
             f"(functional host: timings not meaningful); results in {_rel(res.out)}")
         return res.returncode
     except GuestError as e:

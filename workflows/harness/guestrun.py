@@ -83,7 +83,7 @@ def run(spec: dict, out: Path, results: Path) -> int:
     if failed:
         raise RuntimeError(f"{len(failed)} of {len(rows)} guest point(s) failed (see guest.log beside each in "
                            f"{out / 'files'}): " + "; ".join(failed))
-    print(f"guestrun: {len(rows)} point(s) ran in the guest", file=sys.stderr)
+    print(f"guestrun: {len(rows)} point(s) ran in the guest ({res.accel}: {res.accel_why})", file=sys.stderr)
     return 0
 
 

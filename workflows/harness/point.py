@@ -272,7 +272,7 @@ def run_guest(row: dict, outdir: Path, batch: Path, facts_path: Path, scale: str
     meta = {**base_meta(row, scale), "note": run.get("note", ""), "functional": True,
             "functional_note": "functional host: timings not meaningful", "host_facts": facts,
             "host_profile": run.get("profile", {}),
-            "runner": {k: runner.get(k) for k in ("outcome", "boot_to_result_s", "wall_s", "accel", "kernel")},
+            "runner": {k: runner.get(k) for k in ("outcome", "boot_to_result_s", "wall_s", "accel", "accel_why", "kernel")},
             "guest_status": st, "exit": exits, "started_after_s": after,
             "start_uptime_s": st.get("start_uptime_s"), "end_uptime_s": st.get("end_uptime_s"),
             "settings_set": settings_set(sc),

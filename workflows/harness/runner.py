@@ -93,11 +93,14 @@ def guest_facts(runner: dict, launcher_facts: dict | None = None) -> dict:
         tmpf.write_text(json.dumps(facts, indent=1) + "\n")
         os.replace(tmpf, cache)
     facts = dict(facts)
-    # what the harness reads elsewhere: the guest's script runs as root, no PMU under TCG
+    # what the harness reads elsewhere: the guest's script runs as root; no counters are read in it
+    # (TCG emulates no PMU; under KVM a virtual one may exist, but the guest is a functional host)
     facts.setdefault("privileges", {"euid": 0, "root": True})
-    facts.setdefault("perf_counters", {"available": False, "reason": f"{runner['kind']} guest (TCG): no hardware PMU"})
+    facts.setdefault("perf_counters", {"available": False,
+                                       "reason": f"{runner['kind']} guest: functional host, no counters read "
+                                                 "(TCG has no PMU; a KVM virtual PMU is not used)"})
     facts.setdefault("tools", {})
-    facts.setdefault("cpu_model", f"{runner['kind']} guest (TCG, -cpu max)")
+    facts.setdefault("cpu_model", f"{runner['kind']} guest (-cpu max, KVM or TCG)")
     facts["runner"] = {"kind": runner["kind"], "launcher": os.path.relpath(runner["launcher"], Path(__file__).resolve().parents[2])}
     if launcher_facts is not None:
         facts["launcher_host"] = {k: launcher_facts.get(k) for k in ("hostname", "cpu_model", "kernel", "nodes")}
