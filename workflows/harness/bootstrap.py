@@ -298,14 +298,23 @@ def _install_with_uv(py: str) -> bool:
         say("pip is configured in a way uv does not follow (pip config list); installing with pip")
         return False
     say("installing Python requirements (requirements.txt) with uv")
-    for c in ([py, "-m", "pip", "install", "-q", UV],
-              # compiled as pip does: with PYTHONDONTWRITEBYTECODE set (as on the development VM and in
-              # many containers) nothing would ever compile them, and every job would pay for it
-              [py, "-m", "uv", "pip", "install", "-q", "--compile-bytecode", "--python", py, "-r", str(REQ)]):
-        r = subprocess.run(c, env=env)
-        if r.returncode != 0:
-            say(f"'{' '.join(c[1:])}' failed with status {r.returncode}; installing with pip instead")
-            return False
+    r = subprocess.run([py, "-m", "pip", "install", "-q", UV], env=env)
+    if r.returncode != 0:
+        say(f"'pip install {UV}' failed with status {r.returncode}; installing with pip instead")
+        return False
+    # compiled as pip does: with PYTHONDONTWRITEBYTECODE set (as on the development VM and in many
+    # containers) nothing would ever compile them, and every job would pay for it
+    install = [py, "-m", "uv", "pip", "install", "-q", "--compile-bytecode", "--python", py, "-r", str(REQ)]
+    # From uv's cache alone first (--offline: docs.astral.sh/uv/reference/cli/#uv-pip-install): the
+    # pins are exact, so where every wheel is cached the index has nothing to add, and asking it
+    # again for each package's page cost 11 to 32 s here, by the index's response time. A cache
+    # that lacks one says so at once (kept quiet) and the install asks the index.
+    if subprocess.run([*install, "--offline"], env=env, capture_output=True).returncode == 0:
+        return True
+    r = subprocess.run(install, env=env)
+    if r.returncode != 0:
+        say(f"'{' '.join(install[1:])}' failed with status {r.returncode}; installing with pip instead")
+        return False
     return True
 
 
