@@ -233,9 +233,19 @@ def test_auto_accel_without_a_usable_dev_kvm_boots_nothing(accel_cache, monkeypa
     assert guest.pick_accel() == ("tcg", "/dev/kvm absent or not usable") and boots == []
 
 
+def test_auto_accel_for_a_guest_not_built_tries_nothing_and_says_not_built(accel_cache, monkeypatch):
+    boots, boot_as = accel_cache
+    real = os.access
+    monkeypatch.setattr(guest.os, "access", lambda p, mode: p == "/dev/kvm" or real(p, mode))
+    monkeypatch.setattr(guest, "pick_accel", lambda: pytest.fail("a KVM try for a guest that is not built"))
+    with pytest.raises(guest.GuestError, match="the guest is not built"):
+        guest.run(script=guest.GUEST_SRC / "tests.sh", stream=False)
+
+
 def test_run_records_the_accelerator_it_used(accel_cache, tmp_path, monkeypatch):
     boots, boot_as = accel_cache
     monkeypatch.setattr(guest, "pick_accel", lambda: ("tcg", "a KVM boot did not report (timeout)"))
+    monkeypatch.setattr(guest, "_built", lambda: True)
     boot_as("exited")
     guest.run(script=tmp_path / "s.sh", out=tmp_path / "o", stream=False)
     assert boots[-1]["accel"] == "tcg" and boots[-1]["accel_why"] == "a KVM boot did not report (timeout)"

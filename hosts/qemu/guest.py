@@ -764,10 +764,19 @@ def pick_accel() -> tuple[str, str]:
     key = _accel_key()
     _ACCEL[key] = (accel, why)
     tmpf = ACCEL_CACHE.with_name(f".accel-{os.getpid()}.json")
-    tmpf.write_text(json.dumps({"key": key, "accel": accel, "why": why}) + "\n")
-    os.replace(tmpf, ACCEL_CACHE)
+    try:
+        ACCEL_CACHE.parent.mkdir(parents=True, exist_ok=True)
+        tmpf.write_text(json.dumps({"key": key, "accel": accel, "why": why}) + "\n")
+        os.replace(tmpf, ACCEL_CACHE)
+    except OSError as e:  # kept for this process only: the next one tries again
+        say(f"cannot keep the accelerator's choice in {_rel(ACCEL_CACHE)}: {e}")
     say(f"accelerator: {accel} ({why})")
     return accel, why
+
+
+def _built() -> bool:
+    """Whether `build` has made what a boot needs (the manifest, the kernel, the initramfs)."""
+    return bool(_manifest()) and (CACHE / "kernel" / "vmlinuz").exists() and (CACHE / "initramfs.cpio.gz").exists()
 
 
 def run(timeout: float = 300, script: Path | None = None, out: Path | None = None, accel: str = "auto",
@@ -786,8 +795,8 @@ def run(timeout: float = 300, script: Path | None = None, out: Path | None = Non
     if accel not in ACCELS:
         raise GuestError(f"unknown accelerator {accel!r} (one of {', '.join(ACCELS)})")
     why = f"--accel {accel}"
-    if accel == "auto":
-        accel, why = pick_accel()
+    if accel == "auto":  # (an unbuilt guest: no try; the boot below says it is not built)
+        accel, why = pick_accel() if _built() else ("tcg", "the guest is not built")
     kw = dict(timeout=timeout, script=script, out=out, accel=accel, mem_mib=mem_mib, append=append,
               stream=stream, files=files, topology=topology, accel_why=why)
     res = _boot(**kw)
@@ -809,7 +818,7 @@ def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem
     man = _manifest()
     kernel = CACHE / "kernel" / "vmlinuz"
     base = CACHE / "initramfs.cpio.gz"
-    if not (man and kernel.exists() and base.exists()):
+    if not _built():
         raise GuestError("the guest is not built; run `hosts/qemu/guest.py build` first")
     if not shutil.which(QEMU):
         raise GuestUnavailable(f"{QEMU} not found; apt-get install --no-install-recommends {QEMU_PKG}")
