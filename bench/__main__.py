@@ -27,11 +27,16 @@ def main(argv: list[str]) -> int:
     if not names:
         print("bench: no benchmarks (bench/bench_*.py)")
         return 0
-    worst = 0
-    for name in names:
+    for name in names:  # every name checked before any benchmark runs
+        if name.startswith("-"):
+            print(f"tierbench: error: {name!r} is not a benchmark; a benchmark's own options go after --: "
+                  f"python -m bench NAME -- {name} ...", file=sys.stderr)
+            return 2
         if not (here / f"bench_{name}.py").exists():
             print(f"tierbench: error: no benchmark {name!r} (bench/bench_{name}.py)", file=sys.stderr)
             return 2
+    worst = 0
+    for name in names:
         print(f"== bench {name}", flush=True)
         t0 = time.monotonic()
         rc = importlib.import_module(f"bench.bench_{name}").main(args)
