@@ -40,7 +40,7 @@ def guest_boots(n: int) -> int:
     except g.GuestUnavailable as e:
         print(f"guest: skipped: QEMU guest unavailable on this machine: {e}")
         return 0
-    accel, why = pick_accel(g)
+    accel, why = g.pick_accel()  # the launcher's own choice, as every boot of a run makes it
     print(f"guest: accelerator {accel} ({why})")
     for i in range(n):
         with tempfile.TemporaryDirectory(prefix="bench-boot-", dir=g.CACHE) as tmp:
@@ -52,22 +52,6 @@ def guest_boots(n: int) -> int:
         print(f"guest boot {i + 1}/{n}: outcome {res.outcome}, boot to result {res.boot_to_result_s:.1f} s, "
               f"wall {wall:.1f} s ({accel})")
     return 0
-
-
-def pick_accel(g) -> tuple[str, str]:
-    """KVM when /dev/kvm is usable and a boot with it reports; TCG otherwise (and why)."""
-    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
-        return "tcg", "/dev/kvm absent or not usable"
-    with tempfile.TemporaryDirectory(prefix="bench-kvm-", dir=g.CACHE) as tmp:
-        script = Path(tmp) / "empty.sh"
-        script.write_text("true\n")
-        try:
-            res = g.run(timeout=120, script=script, out=Path(tmp) / "run", accel="kvm", stream=False)
-        except g.GuestError as e:
-            return "tcg", f"a KVM boot failed: {e}"
-    if res.outcome == "exited":
-        return "kvm", "a KVM boot reported"
-    return "tcg", f"a KVM boot did not report (outcome {res.outcome}: {'; '.join(res.problems).split('; see ')[0][:200]})"
 
 
 def quick_run(results: Path | None, run: bool) -> int:
