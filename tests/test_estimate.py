@@ -216,3 +216,18 @@ def test_measure_alone_names_families(tmp_path):
     assert profile.validate_config({"scale": "t"})["measure_alone"] == []
     with pytest.raises(ConfigError, match="measure_alone: no family 'tierin'"):
         profile.validate_config({"scale": "t", "measure_alone": ["tierin"]})
+
+
+@pytest.mark.parametrize("known, says", [
+    (("kvm", "a KVM boot reported in 3 s"), "under KVM here (a KVM boot reported in 3 s)"),
+    (("tcg", "/dev/kvm absent or not usable"), "under TCG here (/dev/kvm absent or not usable)"),
+    (None, "chosen at its first boot"),
+])
+def test_plan_says_which_accelerator_the_guest_estimate_assumes(known, says, monkeypatch):
+    from types import SimpleNamespace
+
+    from workflows.harness import runner
+
+    monkeypatch.setattr(runner, "launcher", lambda r: SimpleNamespace(accel_known=lambda: known))
+    note = cli._guest_accel_note("qemu-numa")
+    assert says in note and (("upper bound" in note) == (known is not None and known[0] == "kvm"))

@@ -729,6 +729,12 @@ def _accel_cached() -> tuple[str, str] | None:
     return None
 
 
+def accel_known() -> tuple[str, str] | None:
+    """The accelerator already chosen on this host for this QEMU and guest build, and why (None
+    where none is yet): what :func:`pick_accel` returns without its try."""
+    return _accel_cached()
+
+
 def pick_accel() -> tuple[str, str]:
     """(accelerator, why): KVM where /dev/kvm is usable and one KVM boot of this guest reports, TCG
     otherwise. Decided once per host boot, QEMU binary and guest build, and kept in

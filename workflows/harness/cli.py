@@ -125,6 +125,8 @@ def _plan(args, config: dict, prof: dict, pl: plan.Plan) -> int:
     cores = _cores(args.cores)
     est = estimate.estimate(pl, prof["name"], cores, probe=not args.no_probe, model_batch=config.get("model_batch", 1),
                             measure_alone=config.get("measure_alone"))
+    if est.guest_s:
+        est.notes.append(_guest_accel_note(args.host))
     sys.stdout.write(est.text(f"[plan] {args.configfile} on {prof['name']}"))
     if args.save:
         out = Path(args.save)
@@ -132,6 +134,19 @@ def _plan(args, config: dict, prof: dict, pl: plan.Plan) -> int:
         out.write_text(json.dumps(est.to_json()))
     _project(args, config, dict(est.model_per_point))
     return 0
+
+
+def _guest_accel_note(host: str) -> str:
+    """What the estimate's guest lines assume, beside what the guest's launcher has chosen here (its
+    choice is made at the first boot: `plan` boots nothing)."""
+    r = profile.runner_of(host)
+    known = getattr(runner.launcher(r), "accel_known", lambda: None)() if r else None
+    if known and known[0] == "kvm":
+        return (f"the guest boots under KVM here ({known[1]}); its boot and points are estimated at TCG's "
+                "speed, so that part is an upper bound")
+    if known:
+        return f"the guest boots under {known[0].upper()} here ({known[1]})"
+    return "the guest's accelerator is chosen at its first boot (KVM where a KVM boot reports); estimated as TCG"
 
 
 PAPER_PROJECTION = "hosts/icelake-2s.yaml"
