@@ -477,8 +477,9 @@ public final class Runner {
   /**
    * Redis pipelining, phase c-pipe{@code depth}: each thread sends batches of {@code depth} zipfian
    * GETs (YCSB-C keys) per round trip for {@code seconds}, and at least one batch and its share
-   * of {@code minOps} operations (whichever ends later), as {@link #run} does: the clock starts before the threads have connected, so on a loaded host a
-   * short phase could otherwise end before any batch was sent (0 operations: no rate at all).
+   * of {@code minOps} operations (whichever ends later), as {@link #run} does: the clock starts
+   * before the threads have connected, so on a loaded host a short phase could otherwise end
+   * before any batch was sent (0 operations: no rate at all).
    */
   private void pipelined(int depth, long records, double seconds, long minOps, boolean timed)
       throws InterruptedException {
