@@ -716,8 +716,8 @@ def _accel_key() -> str:
     return f"{boot}|{qemu}|{man.get('inputs', '')}|{man.get('kernel', {}).get('sha256', '')}"
 
 
-def _accel_cached() -> tuple[str, str] | None:
-    key = _accel_key()
+def _accel_cached(key: str | None = None) -> tuple[str, str] | None:
+    key = key or _accel_key()
     if key in _ACCEL:
         return _ACCEL[key]
     try:
@@ -741,7 +741,8 @@ def pick_accel() -> tuple[str, str]:
     build/qemu/accel.json, so that a workflow's boots (the facts, each batch: separate processes) try
     it once; a try costs a second where QEMU refuses KVM at once, up to ACCEL_TRY_S where a boot
     hangs, a few seconds where it works."""
-    known = _accel_cached()
+    key = _accel_key()
+    known = _accel_cached(key)
     if known:
         return known
     accel, why = "tcg", "/dev/kvm absent or not usable"
@@ -767,7 +768,6 @@ def pick_accel() -> tuple[str, str]:
                 raise
             except GuestError as e:
                 why = f"a KVM boot failed: {str(e)[:160]}"
-    key = _accel_key()
     _ACCEL[key] = (accel, why)
     tmpf = ACCEL_CACHE.with_name(f".accel-{os.getpid()}.json")
     try:
