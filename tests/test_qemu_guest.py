@@ -194,6 +194,9 @@ def test_a_boot_whose_kernel_panicked_boots_once_more(tmp_path, monkeypatch, con
     assert (tmp_path / "console-panic.log").exists() == (boots == 2)
 
 
+_real_boot = guest._boot
+
+
 @pytest.fixture
 def accel_cache(tmp_path, monkeypatch):
     """pick_accel's cache and try directory in tmp_path; its boots recorded, not run."""
@@ -229,6 +232,32 @@ def test_auto_accel_uses_kvm_only_where_a_kvm_boot_reports(accel_cache, monkeypa
     accel, why = guest.pick_accel()
     assert accel == "kvm" and why == "a KVM boot reported in 2.5 s" and len(boots) == 2
     assert json.loads((guest.ACCEL_CACHE).read_text()) == {"key": "another boot", "accel": "kvm", "why": why}
+
+
+def test_a_kvm_boot_whose_qemu_stopped_the_vm_is_ended_at_once(accel_cache, tmp_path, monkeypatch):
+    """QEMU that says "KVM internal error" has stopped the VM and stays alive (seen on the device):
+    the boot ends then, by QEMU's pid, not at its timeout, and the try picks TCG saying why."""
+    monkeypatch.setattr(guest, "_boot", _real_boot)
+    (tmp_path / "kernel").mkdir()
+    (tmp_path / "kernel" / "vmlinuz").write_bytes(b"k")
+    (tmp_path / "initramfs.cpio.gz").write_bytes(b"i")
+    (tmp_path / "manifest.json").write_text('{"inputs": "test"}')
+    fake = tmp_path / "bin" / guest.QEMU
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'KVM internal error. Suberror: 1' >&2\n"
+                    "echo 'extra data[0]: 0x0000000000000000' >&2\nexec sleep 300\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    real = os.access
+    monkeypatch.setattr(guest.os, "access", lambda p, mode: p == "/dev/kvm" or real(p, mode))
+    t0 = time.monotonic()
+    accel, why = guest.pick_accel()
+    assert time.monotonic() - t0 < guest.ACCEL_TRY_S / 2, "waited for the timeout"
+    assert accel == "tcg" and why == "a KVM boot did not report (crashed: QEMU said 'KVM internal error. Suberror: 1')"
+    res = guest.run(script=tmp_path / "manifest.json", out=tmp_path / "o", stream=False, accel="kvm", timeout=120)
+    assert res.outcome == "crashed" and res.problems == [
+        "QEMU stopped the guest: KVM internal error. Suberror: 1 (KVM cannot run this guest here; --accel tcg can)"]
+    assert json.loads((tmp_path / "o" / "run.json").read_text())["problems"] == res.problems
 
 
 def test_auto_accel_without_a_usable_dev_kvm_boots_nothing(accel_cache, monkeypatch):

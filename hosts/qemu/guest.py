@@ -698,8 +698,24 @@ ACCELS = ("auto", "kvm", "tcg")
 # "failed to set MSR 0x10a") or the kernel never prints a line (seen with -arch-capabilities), so
 # the try is bounded.
 ACCEL_TRY_S = 60
+# Where KVM takes a vCPU exit it cannot handle, QEMU prints "KVM internal error. Suberror: N" and
+# stops the VM without exiting (accel/kvm/kvm-all.c: kvm_handle_internal_error() returns -1 and
+# kvm_cpu_exec() then calls vm_stop(RUN_STATE_INTERNAL_ERROR)); the guest never runs again, so a
+# KVM boot whose QEMU says this is stopped at once, not at its timeout. Seen on the 16-core device
+# (a KVM guest of an Emerald Rapids host): "KVM internal error. Suberror: 1" before the kernel
+# printed a line, which cost the try its full ACCEL_TRY_S.
+KVM_STOPPED = b"KVM internal error"
 ACCEL_CACHE = CACHE / "accel.json"
 _ACCEL: dict[str, tuple[str, str]] = {}
+
+
+def _first_line(log: Path) -> str:
+    """The first line QEMU wrote to its log (its own error, where it had one), at most 160 characters."""
+    try:
+        lines = log.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[0][:160] if lines else ""
 
 
 def _accel_key() -> str:
@@ -760,10 +776,9 @@ def pick_accel() -> tuple[str, str]:
                 if res.outcome == "exited":
                     accel, why = "kvm", f"a KVM boot reported in {res.boot_to_result_s:g} s"
                 else:
-                    qlog = Path(tmp) / "run" / "qemu.log"
-                    tail = qlog.read_text(errors="replace").strip().splitlines()[:1] if qlog.exists() else []
+                    said = _first_line(Path(tmp) / "run" / "qemu.log")
                     why = (f"a KVM boot did not report ({res.outcome}"
-                           + (f": QEMU said {tail[0][:160]!r}" if tail else "") + ")")
+                           + (f": QEMU said {said!r}" if said else "") + ")")
             except GuestUnavailable:
                 raise
             except GuestError as e:
@@ -862,6 +877,7 @@ def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem
         "2 sockets x 2 cores x 2 threads, a node each") + f"; pid {proc.pid}); "
         f"timeout {timeout:g} s; console: {_rel(console)}")
     outcome = "crashed"
+    problems_seen: list[str] = []
     t_result = None
     pos = 0
     partial = b""
@@ -883,6 +899,12 @@ def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem
                 t_result = time.monotonic() - t0
             if done:
                 break
+            if accel == "kvm" and KVM_STOPPED in (out / "qemu.log").read_bytes()[:65536]:
+                problems_seen.append(f"QEMU stopped the guest: {_first_line(out / 'qemu.log')} "
+                                     "(KVM cannot run this guest here; --accel tcg can)")
+                say(f"{problems_seen[-1]}: stopping QEMU (pid {proc.pid})")
+                _stop(proc)
+                break
             if time.monotonic() - t0 > timeout:
                 outcome = "timeout"
                 say(f"timeout after {timeout:g} s: stopping QEMU (pid {proc.pid})")
@@ -899,9 +921,10 @@ def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem
 
     text = data.read_bytes().decode(errors="replace") if data.exists() else ""
     tests, blobs, exit_status, problems = parse_data(text)
+    problems = problems_seen + problems
     if exit_status is not None and outcome != "timeout":
         outcome = "exited"
-    elif outcome == "crashed":
+    elif outcome == "crashed" and not problems_seen:
         problems.append(f"the guest stopped without reporting an exit status (QEMU exit {proc.returncode}); "
                         f"see {_rel(console)} and {_rel(out / 'qemu.log')}")
     files: dict[str, Path] = {}
