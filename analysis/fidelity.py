@@ -135,6 +135,8 @@ def load(path: str | Path) -> pd.DataFrame:
         raw = pd.read_csv(p, dtype=str, keep_default_na=False)
     except FileNotFoundError:
         raise FidelityError(f"{p}: no such file") from None
+    except OSError as e:
+        raise FidelityError(f"{p}: cannot read: {e.strerror}") from None
     except pd.errors.EmptyDataError:
         raise FidelityError(f"{p}: empty file (expected the header {','.join(COLUMNS)})") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as e:

@@ -32,6 +32,7 @@ import gzip
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -845,9 +846,12 @@ def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem
         raise GuestUnavailable(f"{QEMU} not found; apt-get install --no-install-recommends {QEMU_PKG}")
     script = script or GUEST_SRC / "tests.sh"
     if not script.is_file():
-        raise GuestError(f"script {script} does not exist")
+        raise GuestError(f"script {script} " + ("is not a file" if script.exists() else "does not exist"))
     out = (out or CACHE / "run").resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise GuestError(f"--out {out}: cannot make the directory: {e.strerror}") from None
     for old in ("console.log", "data.log", "results.txt", "run.json", "qemu.log"):
         (out / old).unlink(missing_ok=True)
     shutil.rmtree(out / "files", ignore_errors=True)
@@ -925,8 +929,9 @@ def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem
     if exit_status is not None and outcome != "timeout":
         outcome = "exited"
     elif outcome == "crashed" and not problems_seen:
-        problems.append(f"the guest stopped without reporting an exit status (QEMU exit {proc.returncode}); "
-                        f"see {_rel(console)} and {_rel(out / 'qemu.log')}")
+        said = _first_line(out / "qemu.log") if proc.returncode else ""
+        problems.append(f"the guest stopped without reporting an exit status (QEMU exit {proc.returncode}"
+                        + (f": QEMU said {said!r}" if said else "") + f"); see {_rel(console)} and {_rel(out / 'qemu.log')}")
     files: dict[str, Path] = {}
     for name, blob in blobs.items():
         p = (out / "files" / name).resolve()
@@ -946,6 +951,17 @@ def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem
         "tests": {s: sum(t.status == s for t in tests) for s in ("PASS", "FAIL", "SKIP")},
         "problems": problems}, indent=1) + "\n")
     return res
+
+
+def _memtotal_mib() -> int | None:
+    """This host's memory (MemTotal, proc(5) /proc/meminfo), in MiB; None where it cannot be read."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def _cpus(spec: str) -> list[int]:
@@ -1063,8 +1079,13 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             print("guest.py: error: --mem-mib must be N0,N1 in MiB (node 0 >= 256, node 1 >= 128)", file=sys.stderr)
             return 2
-        if a.timeout <= 0:
-            print("guest.py: error: --timeout must be positive", file=sys.stderr)
+        total = _memtotal_mib()
+        if total and n0 + n1 > total:
+            print(f"guest.py: error: --mem-mib {n0},{n1}: {n0 + n1} MiB in all is more than this host's memory "
+                  f"({total} MiB, MemTotal in /proc/meminfo)", file=sys.stderr)
+            return 2
+        if not (math.isfinite(a.timeout) and a.timeout > 0):
+            print("guest.py: error: --timeout must be a positive number of seconds", file=sys.stderr)
             return 2
         res = run(a.timeout, a.script, a.out, a.accel, (n0, n1), a.append, stream=not a.quiet, topology=a.topology)
         for t in res.tests:

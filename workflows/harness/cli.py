@@ -9,6 +9,9 @@
     python -m workflows.harness.cli points --host auto     # what would run, one line per point
     python -m workflows.harness.cli facts                  # print detected host facts
     python -m workflows.harness.cli plan --host auto       # points and expected wall time, per family
+
+Without --host, name, validate, points and plan cover the config's ``host``, or each host of its
+fleet (``hosts: [a, b]``) in turn, every profile found before anything is planned.
 """
 
 from __future__ import annotations
@@ -23,10 +26,44 @@ from pathlib import Path
 from . import ConfigError, cpulist, curvecheck, estimate, hostdetect, plan, profile, runner
 
 
-def _resolve(args) -> tuple[dict, dict, plan.Plan]:
-    config = profile.load_yaml(profile.Path(args.configfile), "experiment config") if args.configfile else {"scale": "cli"}
+def _config(args) -> dict:
+    return profile.load_yaml(profile.Path(args.configfile), "experiment config") if args.configfile else {"scale": "cli"}
+
+
+def _hosts(args) -> list[str]:
+    """The host profiles a command covers: --host, else the config's fleet (``hosts``) or ``host``,
+    each found before anything is planned (as the workflow does: profile.host_args)."""
     if args.host:
-        config["host"] = args.host
+        return [args.host]
+    return profile.host_args(_config(args))
+
+
+def _check_facts(facts, src: str) -> dict:
+    """Facts as `facts` prints them (hostdetect.detect()), at least what planning reads of them."""
+    def bad(why: str) -> ConfigError:
+        return ConfigError(f"--facts {src}: not a facts file ({why}; write one with `python -m "
+                           "workflows.harness.cli facts > F` on the machine the profile describes)")
+    if not isinstance(facts, dict):
+        raise bad(f"a JSON {type(facts).__name__}, not an object")
+    missing = [k for k in ("hostname", "nodes", "online_cpus", "memory_nodes", "cpu_nodes") if k not in facts]
+    if missing:
+        raise bad(f"no {', '.join(missing)}")
+    if not isinstance(facts["nodes"], dict) or not facts["nodes"]:
+        raise bad("nodes: not an object of NUMA nodes")
+    for k, v in facts["nodes"].items():
+        if not str(k).isdigit() or not isinstance(v, dict) or not isinstance(v.get("cpus"), list) \
+                or not isinstance(v.get("memory_mib"), (int, float)):
+            raise bad(f"nodes/{k}: not a node with cpus (a list) and memory_mib (a number)")
+    for k in ("online_cpus", "memory_nodes", "cpu_nodes"):
+        if not isinstance(facts[k], list):
+            raise bad(f"{k}: not a list")
+    return facts
+
+
+def _resolve(args, host: str | None = None) -> tuple[dict, dict, plan.Plan]:
+    config = _config(args)
+    if host or args.host:
+        config["host"] = host or args.host
     config = profile.validate_config(config)
     r = profile.runner_of(config["host"])
     if getattr(args, "facts", None):
@@ -34,6 +71,7 @@ def _resolve(args) -> tuple[dict, dict, plan.Plan]:
             facts = json.loads(profile.Path(args.facts).read_text())
         except (OSError, ValueError) as e:
             raise ConfigError(f"--facts {args.facts}: not a facts file ({e})") from None
+        facts = _check_facts(facts, args.facts)
     else:
         facts = runner.facts_for(config["host"], hostdetect.detect())
     prof = profile.resolve(config["host"], facts)
@@ -59,8 +97,12 @@ def _curve(args) -> int:
         if c.param:
             raise ConfigError("a parametric curve is used as it is: name it in the profile (param:...)")
         tmp = profile.Path(args.out + ".tmp")
-        tmp.write_text(c.to_csv())
-        tmp.replace(args.out)
+        try:
+            tmp.write_text(c.to_csv())
+            tmp.replace(args.out)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise ConfigError(f"--out {args.out}: cannot write: {e.strerror}") from None
         print(f"wrote {args.out}")
     return 0
 
@@ -77,14 +119,17 @@ def _cores(spec: str | None) -> int:
     return n
 
 
-def _plan_cmd(args) -> int:
-    """``plan`` with the projection printed even where this host cannot run the config."""
+def _plan_cmd(args, host: str) -> int:
+    """``plan`` with the projection printed even where this host cannot run the config (a config
+    that is itself wrong is said once, and nothing is projected)."""
     try:
-        config, prof, pl = _resolve(args)
+        config, prof, pl = _resolve(args, host)
     except ConfigError as e:
         print(f"tierbench: error: {e}", file=sys.stderr)
-        here = profile.load_yaml(profile.Path(args.configfile), "experiment config")
-        here = profile.validate_config({**here, "host": args.host} if args.host else here)
+        try:
+            here = profile.validate_config({**_config(args), "host": host})
+        except ConfigError:
+            return 1
         if args.project or here.get("scale") == "paper":
             _project(args, here, {})
         return 1
@@ -182,8 +227,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "curve":
             return _curve(args)
-        if args.cmd == "plan":
-            return _plan_cmd(args)
         if args.cmd == "facts":
             facts = hostdetect.detect()
             if args.host:  # a guest host (profile with `runner`): the guest's facts
@@ -191,10 +234,30 @@ def main(argv: list[str] | None = None) -> int:
                 facts["profile"] = profile.resolve(args.host, facts)
             print(json.dumps(facts, indent=1))
             return 0
-        config, prof, pl = _resolve(args)
+        hosts = _hosts(args)
+        if args.cmd == "points" and args.family is not None:
+            import families  # noqa: PLC0415 - the registry imports family modules, which import the harness
+
+            if args.family not in families.FAMILIES:
+                raise ConfigError(f"--family {args.family!r}: no such family (families: {', '.join(families.FAMILIES)})")
     except (ConfigError, curvecheck.CurveError) as e:
         print(f"tierbench: error: {e}", file=sys.stderr)
         return 1
+    rc = 0
+    for host in hosts:  # a fleet config (hosts: [a, b]) without --host: each of its hosts in turn
+        if len(hosts) > 1 and args.cmd != "name":  # (name: one name per line, for scripts)
+            print(f"== host {host} (of the config's fleet: {', '.join(hosts)})", flush=True)
+        try:
+            rc = max(rc, _plan_cmd(args, host) if args.cmd == "plan" else _one(args, host))
+        except (ConfigError, curvecheck.CurveError) as e:
+            print(f"tierbench: error: {e}", file=sys.stderr)
+            rc = 1
+    return rc
+
+
+def _one(args, host: str) -> int:
+    """``name``, ``points`` or ``validate`` for one host profile."""
+    config, prof, pl = _resolve(args, host)
     if args.cmd == "name":
         print(prof["name"])
     elif args.cmd == "points":

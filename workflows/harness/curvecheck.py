@@ -323,6 +323,8 @@ def mlc_read_ratio(text: str) -> float | None:
 def _mlc(path: Path, rr: float | None = None) -> Curve:
     """One MLC run: its (latency, bandwidth) rows at the read ratio of its traffic (or ``rr``)."""
     text = path.read_text(encoding="utf-8", errors="replace")
+    if rr is not None and not 0 <= rr <= 1:  # (NaN fails both)
+        raise CurveError(f"{path}: read ratio {rr:g} given for it is not between 0 and 1 (reads / all accesses)")
     rr = mlc_read_ratio(text) if rr is None else rr
     if rr is None:
         raise CurveError(f"{path}: MLC output without a traffic-type line this importer knows ('Using Read-only "

@@ -280,6 +280,9 @@ def measurements(host_dir: Path, inputs: list[Path]) -> pd.DataFrame:
         inputs = [whole] if whole.exists() else sorted(host_dir.glob("**/result.csv"))
     if not inputs:
         return pd.DataFrame()
+    for f in inputs:
+        if not Path(f).is_file():
+            raise ConfigError(f"{f}: " + ("not a file" if Path(f).exists() else "no such file"))
     df = load(inputs)
     return df[df["backend"] != "model"] if "backend" in df.columns else df
 
@@ -327,7 +330,12 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
     facts_file = host_dir / "host_facts.json"
     if not facts_file.exists():
         raise ConfigError(f"{host_dir}: no host_facts.json (not a results directory of a host)")
-    facts = json.loads(facts_file.read_text())
+    try:
+        facts = json.loads(facts_file.read_text())
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{facts_file}: not a host facts file ({e})") from None
+    if not isinstance(facts, dict):
+        raise ConfigError(f"{facts_file}: not a host facts file (a JSON {type(facts).__name__}, not an object)")
     host = (facts.get("profile") or {}).get("name") or host_dir.name
     out, skipped = host_dir / "fidelity.csv", host_dir / "fidelity.skipped"
     mods = fidelity_modules()

@@ -99,6 +99,8 @@ def load_yaml(path: Path, what: str) -> dict:
         raise ConfigError(f"{what} {path}: not valid YAML{loc}: {problem}") from None
     except OSError as e:
         raise ConfigError(f"{what} {path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{what} {path}: not UTF-8 text (byte {e.start}: {e.object[e.start:e.start + 1]!r})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{what} {path}: expected a mapping at the top level, got {type(data).__name__}")
     return data

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workflows.harness import cpulist
+from workflows.harness import ConfigError, cpulist
+from workflows.harness.plan import mib
 from workflows.harness.scenario import role as scenario_role
 
 from .. import read_series, tail_mean
@@ -29,6 +30,24 @@ def argv(*, cpus: list[int], node: int, working_set: str, hot_set: str, hot_shar
     if move_hot_at_s is not None:
         a += ["--move-hot-at", f"{move_hot_at_s:g}"]
     return a + (["--unbind-after-touch"] if unbind_after_touch else [])
+
+
+def check_sizes(*, working_set: str, hot_set: str, object_bytes: int, threads: int, node: int, node_mib: float,
+                where: str) -> None:
+    """Refuse, before any job, the sizes gups.c's own checks would refuse when the point runs
+    (workloads/gups/gups.c, "Sizes"): a hot set at least as large as the working set, or smaller than
+    one object per thread, or a working set the node does not hold (here: with no room left for
+    anything else). ``where``: the config key of the sizes (e.g. ``tiering/contention``)."""
+    ws, hot = mib(working_set), mib(hot_set)
+    if hot >= ws:
+        raise ConfigError(f"experiment config: {where}/hot_set: {hot_set} is not smaller than the working set "
+                          f"({working_set}); GUPS needs a hot set smaller than its working set")
+    if hot * (1 << 20) < object_bytes * threads:
+        raise ConfigError(f"experiment config: {where}/hot_set: {hot_set} holds less than one {object_bytes}-byte "
+                          f"object for each of GUPS's {threads} threads")
+    if ws >= node_mib:
+        raise ConfigError(f"experiment config: {where}/working_set: {working_set} does not fit node {node} "
+                          f"({node_mib:g} MiB), where GUPS allocates it; use a smaller working set")
 
 
 def role(argv_: list[str]) -> dict:

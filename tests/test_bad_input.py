@@ -1,0 +1,166 @@
+"""Bad input at the user-facing entry points: one clear line naming the problem, a non-zero exit,
+nothing written (the project's rule; each case here was a traceback, a silent exit 0 or a late
+failure before it was mended)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from conftest import REPO
+from test_curves import MLC
+from test_profiles import FACTS
+
+from workflows.harness import cli
+from workflows.harness import fidelity as hfidelity
+
+QUICK = REPO / "workflows" / "config" / "quick.yaml"
+
+
+def _errors(capsys) -> list[str]:
+    return capsys.readouterr().err.strip().splitlines()
+
+
+def test_a_profile_that_is_not_text_is_named(tmp_path, capsys):
+    bad = tmp_path / "b.yaml"
+    bad.write_bytes(b"\xff\xfe x\n")
+    assert cli.main(["validate", "--host", str(bad)]) == 1
+    assert _errors(capsys) == [f"tierbench: error: host profile {bad}: not UTF-8 text (byte 0: b'\\xff')"]
+
+
+@pytest.mark.parametrize("facts, needle", [
+    ({}, "no hostname, nodes, online_cpus, memory_nodes, cpu_nodes"),
+    ([1], "a JSON list, not an object"),
+    ({**FACTS, "nodes": {"0": {"cpus": [0]}}}, "nodes/0: not a node with cpus (a list) and memory_mib (a number)"),
+])
+def test_validate_facts_of_the_wrong_shape_are_refused_in_one_line(tmp_path, capsys, facts, needle):
+    f = tmp_path / "facts.json"
+    f.write_text(json.dumps(facts))
+    assert cli.main(["validate", "--host", "hosts/icelake-2s.yaml", "--facts", str(f)]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and err[0].startswith(f"tierbench: error: --facts {f}: not a facts file (") and needle in err[0]
+
+
+def test_plan_says_a_config_error_once(tmp_path, capsys):
+    cfg = tmp_path / "q.yaml"
+    cfg.write_text(QUICK.read_text().replace("  duration_s: 100 ", "  duration_s: -5 ", 1))
+    assert "duration_s: -5" in cfg.read_text()
+    assert cli.main(["plan", "--no-probe", "--configfile", str(cfg)]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and "duration_s: -5 is less than or equal to the minimum of 0" in err[0]
+
+
+def test_a_fleet_config_is_checked_host_by_host(tmp_path, capsys):
+    cfg = tmp_path / "fleet.yaml"
+    cfg.write_text(QUICK.read_text() + "hosts: [paper-testbed, nosuchhost]\n")
+    for cmd in ("validate", "plan", "name", "points"):
+        assert cli.main([cmd, "--configfile", str(cfg)] + (["--no-probe"] if cmd == "plan" else [])) == 1
+        assert _errors(capsys) == ["tierbench: error: host profile 'nosuchhost' not found (known profiles: auto, "
+                                   "cxl-cpuless, cxl-model, icelake-2s, paper-testbed, qemu-2s, qemu-numa; or give a "
+                                   "path to a .yaml file)"]
+    cfg.write_text(QUICK.read_text() + "hosts: [paper-testbed, cxl-model]\n")
+    assert cli.main(["name", "--configfile", str(cfg)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["paper-testbed", "cxl-model"]
+    assert cli.main(["validate", "--configfile", str(cfg)]) == 0
+    out = capsys.readouterr().out
+    assert "== host paper-testbed" in out and "== host cxl-model" in out
+    assert "ok: host profile hosts/paper-testbed.yaml" in out and "ok: host profile hosts/cxl-model.yaml" in out
+
+
+def test_points_of_an_unknown_family_are_refused(capsys):
+    assert cli.main(["points", "--host", "paper-testbed", "--family", "nosuch"]) == 1
+    assert _errors(capsys) == ["tierbench: error: --family 'nosuch': no such family (families: characterize, "
+                               "storage, tiering, apps, overcommit, kv)"]
+
+
+@pytest.mark.parametrize("change, needle", [
+    (("    hot_set: 128M", "    hot_set: 4G"), "tiering/contention/hot_set: 4G is not smaller than the working set (512M)"),
+    (("    hot_set: 128M", "    hot_set: 512M"), "tiering/contention/hot_set: 512M is not smaller than the working set"),
+    (("    working_set: 512M", "    working_set: 100000G"), "tiering/contention/working_set: 100000G does not fit node"),
+])
+def test_gups_sizes_that_gups_would_refuse_are_refused_before_any_job(tmp_path, capsys, change, needle):
+    cfg = tmp_path / "q.yaml"
+    text = QUICK.read_text()
+    assert change[0] in text
+    cfg.write_text(text.replace(change[0], change[1], 1))
+    assert cli.main(["validate", "--host", "auto", "--configfile", str(cfg)]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and needle in err[0]
+
+
+def test_curve_out_where_it_cannot_be_written_is_one_line(tmp_path, capsys):
+    out = tmp_path / "no" / "such" / "dir" / "c.csv"
+    assert cli.main(["curve", str(REPO / "hosts/curves/paper-default.csv"), "--out", str(out)]) == 1
+    assert _errors(capsys) == [f"tierbench: error: --out {out}: cannot write: No such file or directory"]
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+@pytest.mark.parametrize("rr", ["5", "-0.5", "nan"])
+def test_curve_read_ratio_outside_zero_to_one_is_refused(tmp_path, capsys, rr):
+    src = tmp_path / "mlc.txt"
+    src.write_text(MLC.replace("Using Read-only traffic type\n", ""))
+    out = tmp_path / "c.csv"
+    assert cli.main(["curve", str(src), "--read-ratio", rr, "--out", str(out)]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and "is not between 0 and 1" in err[0] and not out.exists()
+
+
+def _guest():
+    """hosts/qemu/guest.py, as tests/test_qemu_guest.py loads it (one module for both)."""
+    import importlib.util  # noqa: PLC0415
+
+    if "tierbench_qemu_guest" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("tierbench_qemu_guest", REPO / "hosts/qemu/guest.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod  # dataclasses need the module registered
+        spec.loader.exec_module(mod)
+    return sys.modules["tierbench_qemu_guest"]
+
+
+def test_guest_run_refuses_memory_timeout_and_out_it_cannot_use(tmp_path, capsys, monkeypatch):
+    guest = _guest()
+    out = tmp_path / "o"
+    assert guest.main(["run", "--mem-mib", "99999999,99999999", "--accel", "tcg", "--quiet", "--out", str(out)]) == 2
+    assert "is more than this host's memory" in capsys.readouterr().err and not out.exists()
+    assert guest.main(["run", "--timeout", "nan", "--accel", "tcg", "--quiet", "--out", str(out)]) == 2
+    assert "--timeout must be a positive number of seconds" in capsys.readouterr().err and not out.exists()
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    monkeypatch.setattr(guest, "_built", lambda: True)  # (the checks below come before anything a boot needs)
+    monkeypatch.setattr(guest, "QEMU", "true")
+    script = tmp_path / "s.sh"
+    script.write_text("true\n")
+    assert guest.main(["run", "--script", str(script), "--out", str(afile), "--accel", "tcg", "--quiet"]) == 1
+    assert f"--out {afile}: cannot make the directory" in capsys.readouterr().err
+    assert guest.main(["run", "--script", str(tmp_path), "--out", str(out), "--accel", "tcg", "--quiet"]) == 1
+    assert f"script {tmp_path} is not a file" in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("facts, needle", [
+    ("{bad", "not a host facts file (Expecting property name"),
+    ("[]", "not a host facts file (a JSON list, not an object)"),
+])
+def test_fidelity_of_a_directory_with_bad_facts_is_one_line(tmp_path, capsys, facts, needle):
+    (tmp_path / "host_facts.json").write_text(facts)
+    assert hfidelity.main(["--host-dir", str(tmp_path)]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and needle in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["host_facts.json"]
+
+
+def test_fidelity_of_a_missing_input_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "host_facts.json").write_text(json.dumps({**FACTS, "profile": {"name": "h", "backend": "numa"}}))
+    missing = tmp_path / "nonexistent.csv"
+    assert hfidelity.main(["--host-dir", str(tmp_path), str(missing)]) == 1
+    assert _errors(capsys) == [f"tierbench: error: {missing}: no such file"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["host_facts.json"]
+
+
+def test_analysis_fidelity_of_a_directory_is_one_line(tmp_path, capsys):
+    from analysis import fidelity as afidelity  # noqa: PLC0415
+
+    rc = afidelity.main(["--host", "x", "--fidelity", str(tmp_path), "--md", str(tmp_path / "m.md"),
+                         "--figure", str(tmp_path / "f")])
+    assert rc != 0 and "cannot read: Is a directory" in capsys.readouterr().err
+    assert not (tmp_path / "m.md").exists()
