@@ -331,6 +331,45 @@ def test_settings_restored_on_error(tmp_path):
     assert knob.read_text() == "madvise"
 
 
+@pytest.mark.parametrize("body_raises", [False, True])
+def test_a_stop_signal_while_restoring_waits_for_the_restore(tmp_path, monkeypatch, capsys, body_raises):
+    """A second Ctrl-C (or a scheduler's SIGTERM) while settings are put back does not cut the
+    restore short (a swap area left on, a journal half put back): it is raised once they are back,
+    unless the block is already on its way out with an exception of its own, which then goes on."""
+    from workflows.harness import settings as settings_mod
+
+    knobs = [tmp_path / f"k{i}" for i in range(3)]
+    for k in knobs:
+        k.write_text("0\n")
+    journal = tmp_path / "journal.json"
+    real = settings_mod._write
+
+    def slow(path, value):  # the signal comes at the first write of the restore
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        real(path, value)
+
+    want = KeyboardInterrupt if body_raises else Interrupted
+    with pytest.raises(want):
+        with Settings(journal) as s:
+            for k in knobs:
+                s.set(str(k), "1")
+            monkeypatch.setattr(settings_mod, "_write", slow)
+            if body_raises:
+                raise KeyboardInterrupt
+    assert [k.read_text().strip() for k in knobs] == ["0", "0", "0"] and not journal.exists()
+    assert "SIGINT came while settings were being restored: restored first" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_an_interrupted_point_says_whether_settings_were_restored(tmp_path):
+    from workflows.harness import point
+
+    assert point._settings_state(tmp_path) == "settings restored"
+    (tmp_path / point.JOURNAL).write_text("{}")
+    assert point._settings_state(tmp_path).startswith("some settings are NOT restored: they are kept in")
+
+
 def test_journal_repairs_after_crash(tmp_path):
     knob = tmp_path / "demotion"
     knob.write_text("true")

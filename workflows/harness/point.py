@@ -36,6 +36,8 @@ from .plan import key
 from .procs import Interrupted, Supervisor
 from .provenance import digest, file_sha256, git_state, now, tool_version
 
+JOURNAL = ".settings-journal.json"  # results/<host>/: settings and resources a measured point changed
+
 
 @contextmanager
 def host_lock(path: Path | None):
@@ -181,7 +183,7 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
     meta = {**base_meta(row, scale), "note": run.get("note", ""), "host_facts": facts,
             "host_profile": run.get("profile", {})}
     counters = run.get("counters") or {"sources": [], "interval_ms": 1000}
-    journal = results / ".settings-journal.json"
+    journal = results / JOURNAL
     t0 = time.monotonic()
     # The lock first: under it, a run killed earlier has its settings put back from the journal
     # before this point saves any; on the way out children are stopped, then settings restored,
@@ -283,6 +285,16 @@ def run_guest(row: dict, outdir: Path, batch: Path, facts_path: Path, scale: str
     return write_scenario_point(row, outdir, meta)
 
 
+def _settings_state(results: Path | None) -> str:
+    """What became of the settings of an interrupted point: restored, or kept in the host's journal
+    (run_host's) for the next measured point to put back first."""
+    journal = results / JOURNAL if results else None
+    if journal is not None and journal.exists():
+        return (f"some settings are NOT restored: they are kept in {journal}, and the next measured point of "
+                "this host puts them back before it starts")
+    return "settings restored"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--outdir", required=True, type=Path, help="the point's directory")
@@ -301,10 +313,10 @@ def main(argv: list[str] | None = None) -> int:
             return run_host(row, args.outdir, args.results, args.facts, scale)
         return run_guest(row, args.outdir, args.batch, args.facts, scale)
     except Interrupted as e:
-        print(f"tierbench: {e}; every child was stopped and settings restored", file=sys.stderr)
+        print(f"tierbench: {e}; every child was stopped and {_settings_state(args.results)}", file=sys.stderr)
         return 128 + e.signum
     except KeyboardInterrupt:
-        print("tierbench: interrupted; every child was stopped and settings restored", file=sys.stderr)
+        print(f"tierbench: interrupted; every child was stopped and {_settings_state(args.results)}", file=sys.stderr)
         return 130
     except (ConfigError, RuntimeError, TimeoutError, OSError, ValueError) as e:
         print(f"tierbench: error: {e}", file=sys.stderr)

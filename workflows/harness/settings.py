@@ -29,9 +29,11 @@ calls under the host's measurement lock before it changes anything (workflows/ha
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -187,6 +189,39 @@ def _write(path: str, value: str) -> None:
             raise OSError(16, str(e)) from None
 
 
+@contextlib.contextmanager
+def stop_signals_deferred(raise_after: bool = True):
+    """Run the block to its end through SIGINT/SIGTERM/SIGHUP: a stop signal that comes meanwhile is
+    noted, and raised (procs.Interrupted) once the block is done, unless an exception unwinds from
+    it or ``raise_after`` is false (the caller is itself on its way out with an exception). Restoring settings and removing swap areas and cgroups must not be cut short by a
+    second Ctrl-C or a scheduler's SIGTERM: a swap area left on, or a journal half put back, would
+    outlive the run (the next measured point repairs it, but only the next *measured* point). In a
+    thread other than the main one (where Python delivers signals) the block just runs."""
+    from .procs import STOP_SIGNALS, Interrupted  # noqa: PLC0415 - procs is the signal code's home
+
+    came: list[int] = []
+    old = {}
+    for sig in STOP_SIGNALS:
+        try:
+            old[sig] = signal.signal(sig, lambda signum, _frame: came.append(signum))
+        except ValueError:  # not the main thread
+            break
+    unwinding = False
+    try:
+        yield
+    except BaseException:
+        unwinding = True
+        raise
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+        if came:
+            print(f"tierbench: {signal.Signals(came[0]).name} came while settings were being restored: "
+                  "restored first", file=sys.stderr)
+        if came and raise_after and not unwinding:
+            raise Interrupted(came[0])
+
+
 class Settings:
     def __init__(self, journal: Path | None = None):
         self.journal = journal
@@ -195,8 +230,9 @@ class Settings:
     def __enter__(self) -> Settings:
         return self
 
-    def __exit__(self, *exc) -> None:
-        errors = self.restore()
+    def __exit__(self, exc_type, *_) -> None:
+        with stop_signals_deferred(raise_after=exc_type is None):
+            errors = self.restore()
         if errors:  # kept in the journal: the next point repairs them before it starts, or refuses to start
             print(f"tierbench: could not restore {'; '.join(errors)} (kept in {self.journal or 'no journal'})",
                   file=sys.stderr)
@@ -314,7 +350,8 @@ def restore_journal(journal: Path) -> dict[str, str]:
     saved = json.loads(journal.read_text())
     s = Settings(journal)
     s.saved = dict(saved)
-    errors = s.restore()
+    with stop_signals_deferred():
+        errors = s.restore()
     if errors:
         raise ConfigError(f"could not restore settings from {journal}: {'; '.join(errors)}")
     return saved
