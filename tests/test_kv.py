@@ -390,6 +390,9 @@ def test_real_file_store_on_its_tmpfs_then_unmounted(built, tmp_path, system):
     tmpfs["argv"][tmpfs["argv"].index("--dir") + 1] = str(d)
     w = next(r for r in row["run"]["scenario"]["roles"] if r["name"] == "ycsb")
     w["argv"][w["argv"].index("--data-dir") + 1] = str(d)
+    mounts = row["run"]["scenario"]["mounts"]
+    assert len(mounts) == 1 and mounts[0].endswith("/kv-tmpfs"), "the planned tmpfs is journaled"
+    row["run"]["scenario"]["mounts"] = [str(d)]
     p = run_point(row, tmp_path, facts_path)
     log, _ = p.communicate(json.dumps(row), timeout=120)
     assert p.returncode == 0, log

@@ -370,6 +370,32 @@ def test_an_interrupted_point_says_whether_settings_were_restored(tmp_path):
     assert point._settings_state(tmp_path).startswith("some settings are NOT restored: they are kept in")
 
 
+def test_a_mount_left_by_a_killed_role_is_unmounted_from_the_journal(tmp_path):
+    """A role that mounts (kv-tmpfs) and is killed before it unmounts: the journal's mount guard
+    unmounts it and removes its directory, in the point's own restore or the next point's repair."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    d = tmp_path / "kv-tmpfs"
+    journal = tmp_path / "journal.json"
+    s = Settings(journal)
+    assert s.mount_guard(str(d)) == str(d)
+    d.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tierbench-test", str(d)], check=True)
+    try:
+        assert os.path.ismount(d)
+        assert json.loads(journal.read_text()) == {f"mount:{d}": "absent"}
+        # ... the run dies here; the next measured point repairs from the journal
+        assert restore_journal(journal) == {f"mount:{d}": "absent"}
+        assert not os.path.ismount(d) and not d.exists() and not journal.exists()
+    finally:
+        if os.path.ismount(d):
+            subprocess.run(["umount", "-l", str(d)], check=False)
+    # a role that unmounted by itself leaves the restore nothing to do
+    with Settings(journal) as s:
+        s.mount_guard(str(d))
+    assert not journal.exists()
+
+
 def test_journal_repairs_after_crash(tmp_path):
     knob = tmp_path / "demotion"
     knob.write_text("true")

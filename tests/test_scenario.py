@@ -242,6 +242,20 @@ def test_auto_cores_per_unit_scales_to_granted_cpus():
     assert plan.antagonist_threads(prof, 3) == n and plan.antagonist_threads(prof, 0) == 0
 
 
+def test_a_mount_a_role_makes_is_journaled_before_any_role_starts():
+    """``mounts``: journaled (a mount guard) before the first spawn, so a role killed after its
+    mount is unmounted however the point ends; the guest's lib.sh has no such guard, so a guest
+    scenario with one is refused at rendering, not run without it."""
+    w = scenario.role("w", ["w"], parse="m:f")
+    t = scenario.role("t", ["mount-it"], parse="m:f", ready_file="t.ready")
+    sc = scenario.scenario(w, background=[t], mounts=["results/h/kv-tmpfs"])
+    ops = scenario.ops(sc)
+    assert ops.index(("mount_guard", "results/h/kv-tmpfs")) < ops.index(("spawn", "t"))
+    assert "mounts" not in scenario.scenario(w)
+    with pytest.raises(ValueError, match="runs on a host: the guest's lib.sh journals no mounts"):
+        scenario.render_sh(sc, "/out/p")
+
+
 def test_resources_come_first_and_are_journaled_like_settings(tmp_path):
     """A scenario's swap area and memory cgroup are operations after its settings and before any
     role; the host backend journals each before it makes it (one journal with the settings) and

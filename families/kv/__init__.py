@@ -459,7 +459,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                         bg.append(srv)
                     if tmpfs:
                         bg.append(ycsb.tmpfs_role(tmpfs, size, tmpfs_mpol(files)))
-                    sc = scenario(w, background=bg, settings={**settings, **extra}, timeout_s=cfg["timeout_s"])
+                    sc = scenario(w, background=bg, settings={**settings, **extra}, timeout_s=cfg["timeout_s"],
+                                  mounts=[tmpfs] if tmpfs else ())  # (unmounted even where kv-tmpfs was killed)
                     tools = sorted({r["tool"] for r in sc["roles"]} | ({"kv-wil"} if extra else set()))
                     where = (cpulist.format(nodes) if files == nodes
                              else f"{cpulist.format(nodes)} (process), {cpulist.format(files)} (files)")

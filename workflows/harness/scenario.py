@@ -167,13 +167,15 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
              probes: list[dict] | tuple = (), settings: dict | None = None, scratch: dict | None = None,
              warmup_s: float = 0, timeout_s: float = 900, start_after_s: dict | None = None,
              swap_off: bool = False, vmstat: dict | None = None, mechanism: dict | None = None, swap: dict | None = None,
-             cgroup: str | None = None, tier_setup: dict | None = None) -> dict:
+             cgroup: str | None = None, tier_setup: dict | None = None, mounts: list[str] | tuple = ()) -> dict:
     """A scenario (see the module docstring). ``start_after_s``: background role name -> seconds
     after the workload is ready to start it (the others start before the workload); ``vmstat``:
     {"expect": "promote" | "demote" | "migrate" | ""} records the kernel's page moves over the point;
     ``mechanism`` (a kernel mechanism's data, with its ``module``), ``swap`` ({"target", "size_mib"})
     and ``cgroup`` (a name): resources made for the point; ``tier_setup`` ({"setup", "undo",
-    "timeout_s", "nodes"}): a host profile's tier setup, run first."""
+    "timeout_s", "nodes"}): a host profile's tier setup, run first; ``mounts``: directories a role
+    mounts a filesystem on, journaled before any role starts so that they are unmounted however the
+    point ends (settings.Settings.mount_guard)."""
     roles = [{**r, "kind": "background"} for r in background] + [{**workload, "kind": "workload"}]
     roles += [{**r, "kind": "attach"} for r in attach] + [{**r, "kind": "probe"} for r in probes]
     names = [r["name"] for r in roles]
@@ -202,6 +204,8 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
         sc["swap"] = {"target": str(swap["target"]), "size_mib": swap.get("size_mib")}
     if cgroup is not None:
         sc["cgroup"] = str(cgroup)
+    if mounts:
+        sc["mounts"] = [str(m) for m in mounts]
     if tier_setup is not None:
         sc["tier_setup"] = {"setup": str(tier_setup["setup"]), "undo": str(tier_setup["undo"]),
                             "timeout_s": float(tier_setup["timeout_s"]), "nodes": [int(n) for n in tier_setup["nodes"]]}
@@ -241,6 +245,7 @@ def ops(sc: dict) -> list[tuple]:
         out.append(("swapon", sc["swap"]["target"], int(sc["swap"].get("size_mib") or 0)))
     if sc.get("cgroup"):
         out.append(("cgroup", sc["cgroup"]))
+    out += [("mount_guard", m) for m in sc.get("mounts", [])]
     if sc.get("scratch"):
         out.append(("mkdir", sc["scratch"]["dir"]))
     bg = roles_of(sc, "background")
@@ -402,6 +407,9 @@ class HostRun:
 
     def op_cgroup(self, name: str) -> None:
         self.meta["cgroup"] = str(self.settings.cgroup(name))
+
+    def op_mount_guard(self, path: str) -> None:
+        self.settings.mount_guard(path)
 
     def op_vmstat(self, name: str) -> None:
         self.path(name).write_text(Path("/proc/vmstat").read_text())
@@ -648,6 +656,8 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
             guard(f"resource_swapon {q(name)} {int(op[2])} 2>>\"$D/guest.log\" || fail swapon")
         elif kind == "cgroup":
             guard(f"resource_cgroup {q(name)} 2>>\"$D/guest.log\" || fail cgroup")
+        elif kind == "mount_guard":  # (no scenario planned for a guest mounts anything)
+            raise ValueError(f"a scenario that mounts {name} runs on a host: the guest's lib.sh journals no mounts")
         elif kind == "vmstat":
             guard(f"cat /proc/vmstat >\"$D/{name}\"; cat /sys/devices/system/node/node*/meminfo >\"$D/{name}.nodes\"")
         elif kind == "mkdir":

@@ -76,6 +76,7 @@ SWAPFILE = "swapfile:"  # a swapfile made for a point
 DIR = "dir:"  # a directory made for a swapfile (removed when empty)
 CGROUP = "cgroup:"  # a memory cgroup made for a point
 UNDO = "undo:"  # a user's command that undoes a setup command run for a point ("undo:<timeout_s>:<command>")
+MOUNT = "mount:"  # a directory a role of the point mounts a filesystem on (kv-tmpfs): unmounted on restore
 PRESENCE = (SWAPFILE, DIR, CGROUP)  # resources whose state is "present" or "absent"
 
 
@@ -93,6 +94,23 @@ def _swap(cmd: str, area: str) -> None:
     r = subprocess.run([cmd, area], capture_output=True, text=True, start_new_session=True, timeout=900)
     if r.returncode != 0:
         raise OSError(r.returncode, f"{cmd} {area}: {(r.stderr or r.stdout).strip()}")
+
+
+def _unmount(where: str) -> None:
+    """umount(8) WHERE (lazily, ``-l``, where a process still has it open: umount(8), --lazy), then
+    its directory removed if empty: what a role that mounted it does when it is stopped, done here
+    for one that was killed before it could."""
+    if os.path.ismount(where):
+        r = subprocess.run(["umount", where], capture_output=True, text=True, start_new_session=True, timeout=60)
+        if r.returncode != 0:
+            r = subprocess.run(["umount", "-l", where], capture_output=True, text=True, start_new_session=True,
+                               timeout=60)
+        if r.returncode != 0:
+            raise OSError(r.returncode, f"umount {where}: {(r.stderr or r.stdout).strip()}")
+    try:
+        os.rmdir(where)
+    except OSError:  # absent, or not empty: what else is in it stays
+        pass
 
 
 def shell_argv(cmd: str) -> list[str]:
@@ -119,7 +137,7 @@ def run_command(name: str, cmd: str, timeout_s: float, sup=None) -> int:
 
 
 def _resource(key: str) -> tuple[str, str] | None:
-    for prefix in (SWAP, UNDO, *PRESENCE):
+    for prefix in (SWAP, UNDO, MOUNT, *PRESENCE):
         if key.startswith(prefix):
             return prefix, key[len(prefix):]
     return None
@@ -134,6 +152,8 @@ def read_value(path: str) -> str:
         return "pending"  # what a command changed cannot be read back: restoring runs its undo
     if kind == SWAP:
         return "on" if os.path.realpath(where) in {os.path.realpath(a) for a in active_swaps()} else "off"
+    if kind == MOUNT:
+        return "present" if os.path.ismount(where) else "absent"
     return "present" if os.path.exists(where) else "absent"
 
 
@@ -173,6 +193,8 @@ def _write(path: str, value: str) -> None:
         _swap("swapon" if value == "on" else "swapoff", where)
     elif value != "absent":  # a resource is made by its Settings method, never by a restore
         raise OSError(22, f"{path}: cannot restore to {value!r}")
+    elif kind == MOUNT:
+        _unmount(where)
     elif kind == SWAPFILE:
         os.unlink(where)
     elif kind == DIR:
@@ -306,6 +328,14 @@ class Settings:
         except OSError as e:
             raise ConfigError(f"memory cgroup {cg.path}: {e}") from None
         return cg.path
+
+    def mount_guard(self, where: str) -> str:
+        """Journal that WHERE (a directory a role of the point mounts on) must not stay mounted: on
+        restore, or in the next measured point's repair after a killed run, it is unmounted and its
+        directory removed (:func:`_unmount`). Returns the absolute path journaled."""
+        path = os.path.abspath(where)
+        self._save(MOUNT + path, "absent")
+        return path
 
     def command(self, setup: str, undo: str, timeout_s: float, sup=None) -> None:
         """Run ``setup`` (a user's shell command, :func:`run_command`) for the point, ``undo``
