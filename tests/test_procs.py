@@ -396,6 +396,32 @@ def test_a_mount_left_by_a_killed_role_is_unmounted_from_the_journal(tmp_path):
     assert not journal.exists()
 
 
+def test_a_wrappers_own_child_dies_with_it_when_it_is_killed(tmp_path):
+    """procs.dies_with_us: a program the harness runs (the TPC-C driver) starts its own child
+    (pgbench) with it; SIGKILL to the program, which no handler sees, ends the child too."""
+    pidf = tmp_path / "child.pid"
+    code = textwrap.dedent(f"""
+        import subprocess, sys, time
+        from workflows.harness.procs import dies_with_us
+        c = subprocess.Popen(["sleep", "60"], preexec_fn=dies_with_us())
+        open({str(pidf)!r}, "w").write(str(c.pid))
+        time.sleep(60)
+    """)
+    parent = subprocess.Popen([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1])
+    try:
+        deadline = time.monotonic() + 20
+        while not (pidf.exists() and pidf.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child = int(pidf.read_text())
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(10)
+        assert wait_gone(child), "the child outlived its parent's SIGKILL"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+
+
 def test_journal_repairs_after_crash(tmp_path):
     knob = tmp_path / "demotion"
     knob.write_text("true")

@@ -137,12 +137,16 @@ DISTRICT_SQL = "SELECT sum(d_next_o_id - 3001) FROM district"
 def drive(port: int, warehouses: int, clients: int, duration_s: int) -> int:
     """Runs pgbench (its output on ours), then prints ``# mix TYPE N`` per transaction type and
     ``# committed_new_orders_by_district N``."""
-    rc = subprocess.run(pgbench_argv(port, warehouses=warehouses, clients=clients, duration_s=duration_s)).returncode
+    from workflows.harness.procs import dies_with_us  # noqa: PLC0415
+
+    rc = subprocess.run(pgbench_argv(port, warehouses=warehouses, clients=clients, duration_s=duration_s),
+                        preexec_fn=dies_with_us()).returncode  # noqa: PLW1509 - one thread here
     sys.stdout.flush()
     if rc != 0:
         return rc
-    mix = subprocess.run(psql_argv(port) + ["-c", MIX_SQL], capture_output=True, text=True)
-    dist = subprocess.run(psql_argv(port) + ["-c", DISTRICT_SQL], capture_output=True, text=True)
+    mix = subprocess.run(psql_argv(port) + ["-c", MIX_SQL], capture_output=True, text=True, preexec_fn=dies_with_us())  # noqa: PLW1509
+    dist = subprocess.run(psql_argv(port) + ["-c", DISTRICT_SQL], capture_output=True, text=True,
+                          preexec_fn=dies_with_us())  # noqa: PLW1509
     if mix.returncode != 0 or dist.returncode != 0:
         print(f"tierbench: error: reading tpcc_mix: {(mix.stderr or dist.stderr).strip()[-400:]}", file=sys.stderr)
         return 1
