@@ -303,9 +303,11 @@ class Settings:
         checked before the run by its family). Each step journaled before it is taken."""
         from . import memcg  # noqa: PLC0415
 
+        if size_mib:  # (a swapfile journaled by its absolute path: a repair may run from another directory)
+            target = os.path.abspath(target)
         try:
             if size_mib:
-                parent = os.path.dirname(os.path.abspath(target))
+                parent = os.path.dirname(target)
                 if not os.path.isdir(parent):
                     self._save(DIR + parent, "absent")
                     os.makedirs(parent)
