@@ -28,6 +28,17 @@ def _draw(i: int) -> list[Path]:
     return figures.render(name, _SHARED["df"].copy(), ref.copy(), stem, **_SHARED["kw"])
 
 
+def _worker_start() -> None:
+    """A drawing process ends when its pool terminates it (SIGTERM) or its job is interrupted: the
+    parent's own handlers, which the fork copied, are not its. (A SIGTERM handler that a test had
+    left installed in pytest's process, hosts/qemu/guest.py main's, was copied into the workers, and
+    Pool.terminate then waited for one of them without end: make test hung.)"""
+    import signal  # noqa: PLC0415
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def processes(n: int) -> int:
     """Drawing processes for ``n`` figures: one per CPU this process may run on, at most ``n``."""
     try:
@@ -85,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             print(*paths, sep="\n", flush=True)
         return 0
     # fork: the workers share the loaded frames (no pickling); a failure in one ends the job
-    with multiprocessing.get_context("fork").Pool(n) as pool:
+    with multiprocessing.get_context("fork").Pool(n, initializer=_worker_start) as pool:
         for paths in pool.imap(_draw, range(len(jobs))):
             print(*paths, sep="\n", flush=True)
     return 0

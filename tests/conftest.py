@@ -19,6 +19,22 @@ sys.path.insert(0, str(REPO))
 BIN = REPO / "build" / "bin"
 
 
+@pytest.fixture(autouse=True)
+def stop_signal_handlers_kept():
+    """Every test leaves the stop signals' handlers as it found them. An entry point's main() called
+    in-process may install its own; one left behind is copied into every later fork of the session
+    (analysis.render's pool), where it changed how SIGTERM ends a worker and make test hung."""
+    import signal  # noqa: PLC0415
+
+    sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    before = {sig: signal.getsignal(sig) for sig in sigs}
+    yield
+    changed = [signal.Signals(sig).name for sig in sigs if signal.getsignal(sig) != before[sig]]
+    for sig, h in before.items():
+        signal.signal(sig, h)
+    assert not changed, f"the test left handlers of {', '.join(changed)} changed"
+
+
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO

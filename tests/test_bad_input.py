@@ -119,7 +119,10 @@ def _guest():
 
 
 def test_guest_run_refuses_memory_timeout_and_out_it_cannot_use(tmp_path, capsys, monkeypatch):
+    import signal  # noqa: PLC0415
+
     guest = _guest()
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     out = tmp_path / "o"
     assert guest.main(["run", "--mem-mib", "99999999,99999999", "--accel", "tcg", "--quiet", "--out", str(out)]) == 2
     assert "is more than this host's memory" in capsys.readouterr().err and not out.exists()
@@ -135,6 +138,9 @@ def test_guest_run_refuses_memory_timeout_and_out_it_cannot_use(tmp_path, capsys
     assert f"--out {afile}: cannot make the directory" in capsys.readouterr().err
     assert guest.main(["run", "--script", str(tmp_path), "--out", str(out), "--accel", "tcg", "--quiet"]) == 1
     assert f"script {tmp_path} is not a file" in capsys.readouterr().err and not out.exists()
+    # main() is called in-process here: it puts its stop-signal handlers back (a SIGTERM handler it
+    # left behind was copied into a later test's forked pool, and make test hung)
+    assert {sig: signal.getsignal(sig) for sig in before} == before
 
 
 @pytest.mark.parametrize("facts, needle", [

@@ -1061,8 +1061,17 @@ def main(argv: list[str] | None = None) -> int:
                         "2s: two sockets, one node each, two cores of two SMT threads per socket")
     r.add_argument("--quiet", action="store_true", help="do not stream the guest console")
     a = ap.parse_args(argv)
-    for sig in (signal.SIGINT, signal.SIGTERM):  # QEMU runs in its own session: stop it by pid
-        signal.signal(sig, _raise_interrupted)
+    # QEMU runs in its own session: stop it by pid (the handlers put back on return: main() is also
+    # called in-process, by tests, and a handler left behind is inherited by every later fork)
+    old = {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return _main(a)
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+
+
+def _main(a) -> int:
     try:
         if a.cmd == "check":
             rows = check()

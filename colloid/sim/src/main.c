@@ -553,14 +553,14 @@ int main(int argc, char **argv)
 		cli_bad_arg("%s", "--system is required");
 	if (!seen_tier[0] || !seen_tier[1])
 		cli_bad_arg("%s", "--tier default:CURVE and --tier alternate:CURVE are required");
+	if (c.working_set < (double)c.region_size)
+		cli_bad_arg("%s", "--working-set is smaller than one region");
 	if (c.hot_set > c.working_set)
 		cli_bad_arg("%s", "--hot-set is larger than --working-set");
 	if (c.workload == WL_ZIPF && have_share)
 		cli_bad_arg("%s", "--hot-share is for --workload gups; zipf's skew is --zipf-theta");
 	if (c.workload == WL_GUPS && have_theta)
 		cli_bad_arg("%s", "--zipf-theta needs --workload zipf");
-	if (c.working_set < (double)c.region_size)
-		cli_bad_arg("%s", "--working-set is smaller than one region");
 	if (c.average_last_s > c.duration_s)
 		cli_bad_arg("%s", "--average-last is longer than --duration");
 	if (c.freeze_at_s >= c.duration_s)

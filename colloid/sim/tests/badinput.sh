@@ -45,5 +45,7 @@ expect2 "freeze at the end" --system hemem $D $A --freeze-at 2
 expect2 "freeze after the end" --system hemem $D $A --freeze-at 5
 expect2 "unknown tier option" --system hemem $D:cap=3 $A
 grep -q "unknown tier option 'cap'" "$d/err" || { echo "unknown tier option: $(cat "$d/err")"; fails=$((fails + 1)); }
+expect2 "working set of no region" --system hemem $D $A --working-set 0
+grep -q "working-set is smaller than one region" "$d/err" || { echo "working set 0: $(cat "$d/err")"; fails=$((fails + 1)); }
 $T --help >/dev/null || { echo "--help failed"; fails=$((fails + 1)); }
 [ "$fails" -eq 0 ]
