@@ -350,16 +350,22 @@ def test_a_stop_signal_while_restoring_waits_for_the_restore(tmp_path, monkeypat
         real(path, value)
 
     want = KeyboardInterrupt if body_raises else Interrupted
-    with pytest.raises(want):
-        with Settings(journal) as s:
-            for k in knobs:
-                s.set(str(k), "1")
-            monkeypatch.setattr(settings_mod, "_write", slow)
-            if body_raises:
-                raise KeyboardInterrupt
+    # Python's own SIGINT handler, whatever this session inherited (a background job's is SIG_IGN):
+    # without the deferral, the signal would raise KeyboardInterrupt in the middle of the restore
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(want):
+            with Settings(journal) as s:
+                for k in knobs:
+                    s.set(str(k), "1")
+                monkeypatch.setattr(settings_mod, "_write", slow)
+                if body_raises:
+                    raise KeyboardInterrupt
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "the handler is put back"
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert [k.read_text().strip() for k in knobs] == ["0", "0", "0"] and not journal.exists()
     assert "SIGINT came while settings were being restored: restored first" in capsys.readouterr().err
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_an_interrupted_point_says_whether_settings_were_restored(tmp_path):
