@@ -22,6 +22,13 @@ FIO = ["/usr/bin/fio", "--runtime=2", "--name=qd1", "--iodepth=1", "--name=qd4",
     (FIO, 4.0),                                                               # one runtime per fio job
     (["python", "-m", "workflows.harness.memcg", "run", "--argv-json", json.dumps(["pgbench", "-c", "2", "-T", "10"])], 10.0),
     (["/usr/bin/ffmpeg", "-frames:v", "150"], None),                          # a length its argv does not say
+    # memcg at 1/R of the memory: fixed work takes about R times as long, a set time does not
+    (["python", "-m", "workflows.harness.memcg", "run", "--ratio", "4", "--argv-json", json.dumps(["ffmpeg"])],
+     4 * estimate.UNKNOWN_ROLE_S),
+    (["python", "-m", "workflows.harness.memcg", "run", "--ratio", "1", "--argv-json", json.dumps(["ffmpeg"])],
+     estimate.UNKNOWN_ROLE_S),
+    (["python", "-m", "workflows.harness.memcg", "run", "--ratio", "4", "--argv-json", json.dumps(["pgbench", "-T", "10"]),
+      "--prepare-json", json.dumps(["load"])], 10.0),
 ])
 def test_role_seconds_reads_durations_and_their_sweeps(argv, seconds):
     assert estimate.role_seconds(argv) == seconds

@@ -11,7 +11,7 @@ Every point's expected time comes, in this order, from
    (``--duration``, ``--max-seconds``, ``--runtime``, pgbench ``-T``...) times the sweeps that
    repeat them (``--threads 1,2``, ``--delays``, ``--sizes``, ``--shares``, ``--phases``, fio's
    jobs), plus the scenario's warm-up and a fixed per-point cost; a role whose length its argv
-   does not say counts ``UNKNOWN_ROLE_S``; then scaled, family by family, by what the family's
+   does not say counts ``UNKNOWN_ROLE_S`` (R times that under memcg at ratio R); then scaled, family by family, by what the family's
    points with benchmark files took against what their durations said (so one earlier run, even
    a partial one, corrects the rest);
 3. modelled points (tiersim): one point of each family is run here, timed, before the estimate
@@ -58,9 +58,12 @@ REPO = Path(__file__).resolve().parents[2]
 # points ~1.2 s of CPU each);
 # any earlier run's benchmark files replace them family by family.
 POINT_OVERHEAD_S = 2.0      # start the point's processes, check the node, parse, write result.csv
-UNKNOWN_ROLE_S = 5.0        # a role whose argv names no length (ffmpeg frames, a TPC-H round, PageRank trials...):
-                            # the quick run's 13 such points took 4.7 s each beyond the rest of their estimate,
-                            # 1-21 s (two fresh runs here, 2026-11-26; the R4 overcommit points swap); was 15
+UNKNOWN_ROLE_S = 4.0        # a role whose argv names no length (ffmpeg frames, a TPC-H round, PageRank trials...),
+                            # at R = 1 where memcg runs it (role_seconds scales it by R): the quick run's 13 such
+                            # points took 3.0-3.6 s each beyond the rest of their estimate so counted (five fresh
+                            # runs here, 2026-11-27); with 4, overcommit's 12 points come to 138 s (measured
+                            # 141-159 s) and apps' 8 to 52 s (34-37 s); was 5 (fitted before the R scaling, with
+                            # R4's swapping in it), before that 15
 MODEL_POINT_S = 1.2         # one modelled point (100 simulated seconds) without a probe
 MODEL_HARNESS_S = 0.35      # the point harness around tiersim (Python start, parse): 0.2-0.45 s CPU here
 # Build steps: the quick `make run` of a fresh clone here (2026-11-26, sources=../shared/upstream),
@@ -209,19 +212,33 @@ def _num(x: str) -> float | None:
     return v if math.isfinite(v) and v >= 0 else None
 
 
+def _json_argv(args: list[str], flag: str) -> list[str] | None:
+    try:
+        inner = json.loads(args[args.index(flag) + 1]) if flag in args else None
+    except (IndexError, ValueError):
+        return None
+    return [str(x) for x in inner] if isinstance(inner, list) else None
+
+
 def role_seconds(argv: list[str]) -> float | None:
-    """The length one role's argv says it runs (None: it does not say). A ``--argv-json`` (a
-    wrapper: memcg) is read for its inner command; ``--flag=value`` counts like ``--flag value``."""
+    """The length one role's argv says it runs (None: it does not say). ``--flag=value`` counts like
+    ``--flag value``. A ``--argv-json`` (a wrapper: memcg) is read for its inner command. Given
+    ``--ratio R`` (memcg: the program gets 1/R of the memory it needs), an inner command of fixed
+    work whose length its argv does not say counts ``UNKNOWN_ROLE_S`` x R: such a program swaps,
+    and it ran 1.6-2.5x longer at R = 2 and 3.3-5.5x at R = 4 in the quick run's overcommit points
+    here (FFmpeg, DuckDB TPC-H, ResNet-50; four fresh runs, 2026-11-27); one that runs for a set
+    time does not. (A ``--prepare-json`` run first is not counted: TPC-C's database load took 3-8 s
+    here, ResNet-50's dataset check well under one.)"""
     args: list[str] = []
     for a in argv:
         args += a.split("=", 1) if a.startswith("--") and "=" in a else [a]
-    if "--argv-json" in args:
-        try:
-            inner = json.loads(args[args.index("--argv-json") + 1])
-        except (IndexError, ValueError):
-            inner = None
-        if isinstance(inner, list):
-            return role_seconds([str(x) for x in inner])
+    inner = _json_argv(args, "--argv-json")
+    if inner is not None:
+        s = role_seconds(inner)
+        ratio = _num(args[args.index("--ratio") + 1]) if "--ratio" in args[:-1] else None
+        if s is None and ratio:
+            s = UNKNOWN_ROLE_S * max(1.0, ratio)
+        return s
     dur = None
     repeat = 1
     for i, a in enumerate(args[:-1]):
