@@ -380,6 +380,27 @@ def test_usage_since_ready_leaves_out_a_start_up_that_waits(tmp_path):
     assert "ready" not in run.meta["usage"]["w2"]
 
 
+def test_a_scratch_directory_the_point_made_goes_with_its_files(tmp_path):
+    """Scratch: its files removed after the point; the directory too where the point made it (a
+    review found results/<host>/storage-scratch left empty after every fio point), never one it
+    found (a DAX mount's path a profile names)."""
+    from workflows.harness.procs import Supervisor
+    from workflows.harness.settings import Settings
+
+    for existed in (False, True):
+        d = tmp_path / f"scratch-{existed}"
+        if existed:
+            d.mkdir()
+        w = scenario.role("w", ["sh", "-c", f"echo x > {d}/data"], parse="m:f")
+        sc = scenario.scenario(w, scratch={"dir": str(d), "remove": ["data"]}, timeout_s=60)
+        with Settings(tmp_path / "journal.json") as settings, Supervisor() as sup:
+            run = scenario.HostRun(sc, tmp_path, sup, settings)
+            run.execute()
+            assert (d / "data").exists()
+            run.cleanup_scratch()
+        assert not (d / "data").exists() and d.exists() == existed
+
+
 def test_group_cpu_sums_a_process_group_from_proc(tmp_path):
     """group_cpu() adds utime, stime, cutime and cstime (clock ticks) of every process whose pgrp
     is the group, reading the fields after the command name's last ')'; none left: None."""

@@ -342,6 +342,7 @@ class HostRun:
         self.children: dict[str, Child] = {}
         self.meta: dict = {"argv": {}, "exit": {}}
         self._cpu_times: dict[int, tuple[int, int]] = {}  # /proc/stat when the workload started
+        self.made_scratch = False  # the scratch directory did not exist before the point (op_mkdir)
 
     def path(self, name: str) -> Path:
         return self.outdir / name
@@ -439,6 +440,7 @@ class HostRun:
         self.meta["exit"][FEEDER] = self.sup.stop(self.children[FEEDER])
 
     def op_mkdir(self, path: str) -> None:
+        self.made_scratch = not Path(path).exists()  # (one the point made goes again once empty)
         Path(path).mkdir(parents=True, exist_ok=True)
 
     def op_spawn(self, name: str) -> None:
@@ -560,6 +562,11 @@ class HostRun:
         if s:
             for f in s.get("remove", []):
                 (Path(s["dir"]) / f).unlink(missing_ok=True)
+            if self.made_scratch:  # never a directory the point found (a DAX mount's)
+                try:
+                    Path(s["dir"]).rmdir()
+                except OSError:  # not empty: what else is in it stays
+                    pass
 
 
 # ---- a guest host (busybox sh) ----------------------------------------------------------------
