@@ -61,7 +61,7 @@ def quick_run(results: Path | None, run: bool) -> int:
     cwd = os.getcwd()
     os.chdir(REPO)
     try:
-        config, prof, pl = cli._resolve(ns)
+        config, prof, pl = cli._resolve(ns, cli._config(ns), ns.host)
     finally:
         os.chdir(cwd)
     results = results or REPO / "results" / prof["name"]

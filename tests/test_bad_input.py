@@ -5,7 +5,6 @@ failure before it was mended)."""
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 from conftest import REPO
@@ -107,15 +106,10 @@ def test_curve_read_ratio_outside_zero_to_one_is_refused(tmp_path, capsys, rr):
 
 
 def _guest():
-    """hosts/qemu/guest.py, as tests/test_qemu_guest.py loads it (one module for both)."""
-    import importlib.util  # noqa: PLC0415
+    """hosts/qemu/guest.py, as the workflow loads it (runner.launcher, the guest profile's launcher)."""
+    from workflows.harness import profile, runner  # noqa: PLC0415
 
-    if "tierbench_qemu_guest" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("tierbench_qemu_guest", REPO / "hosts/qemu/guest.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod  # dataclasses need the module registered
-        spec.loader.exec_module(mod)
-    return sys.modules["tierbench_qemu_guest"]
+    return runner.launcher(profile.runner_of("qemu-numa"))
 
 
 def test_guest_run_refuses_memory_timeout_and_out_it_cannot_use(tmp_path, capsys, monkeypatch):

@@ -103,8 +103,7 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     start = d if rc["start_tier"] == "default" else a
     # (where GUPS starts: tiering/real/start_tier)
     gups.check_sizes(working_set=rc["working_set"], hot_set=rc["hot_set"], object_bytes=rc["object_bytes"],
-                     threads=len(app), node=start, node_mib=(facts["nodes"].get(str(start)) or {}).get("memory_mib", 0),
-                     where="tiering/real")
+                     threads=len(app), node=start, facts=facts, where="tiering/real")
     ev, after = rc["event_at_s"], rc["after_event_s"]
     timeout_s = rc["duration_s"] + ev + after + 900
 
@@ -182,8 +181,7 @@ def contention_points(config: dict, host: Host) -> list[dict]:
     if not app:
         raise ConfigError(f"host profile {prof['source']}: cpus/app: no CPU left for the application")
     gups.check_sizes(working_set=cc["working_set"], hot_set=cc["hot_set"], object_bytes=cc["object_bytes"],
-                     threads=len(app), node=node, node_mib=(host.facts["nodes"].get(str(node)) or {}).get("memory_mib", 0),
-                     where="tiering/contention")
+                     threads=len(app), node=node, facts=host.facts, where="tiering/contention")
     w = gups.role(gups.argv(cpus=app, node=node, working_set=cc["working_set"], hot_set=cc["hot_set"],
                             hot_share=cc["hot_share"], object_bytes=cc["object_bytes"], op=cc["op"],
                             duration_s=cc["duration_s"], seed=tc["seed"]))

@@ -30,12 +30,12 @@ def _config(args) -> dict:
     return profile.load_yaml(profile.Path(args.configfile), "experiment config") if args.configfile else {"scale": "cli"}
 
 
-def _hosts(args) -> list[str]:
+def _hosts(args, config: dict) -> list[str]:
     """The host profiles a command covers: --host, else the config's fleet (``hosts``) or ``host``,
     each found before anything is planned (as the workflow does: profile.host_args)."""
     if args.host:
         return [args.host]
-    return profile.host_args(_config(args))
+    return profile.host_args(dict(config))
 
 
 def _check_facts(facts, src: str) -> dict:
@@ -60,11 +60,9 @@ def _check_facts(facts, src: str) -> dict:
     return facts
 
 
-def _resolve(args, host: str | None = None) -> tuple[dict, dict, plan.Plan]:
-    config = _config(args)
-    if host or args.host:
-        config["host"] = host or args.host
-    config = profile.validate_config(config)
+def _resolve(args, config: dict, host: str) -> tuple[dict, dict, plan.Plan]:
+    """The config (as read from --configfile) validated for HOST, the host's profile and the plan."""
+    config = profile.validate_config({**config, "host": host})
     r = profile.runner_of(config["host"])
     if getattr(args, "facts", None):
         try:
@@ -119,21 +117,21 @@ def _cores(spec: str | None) -> int:
     return n
 
 
-def _plan_cmd(args, host: str) -> int:
+def _plan_cmd(args, config: dict, host: str) -> int:
     """``plan`` with the projection printed even where this host cannot run the config (a config
     that is itself wrong is said once, and nothing is projected)."""
     try:
-        config, prof, pl = _resolve(args, host)
+        checked, prof, pl = _resolve(args, config, host)
     except ConfigError as e:
         print(f"tierbench: error: {e}", file=sys.stderr)
         try:
-            here = profile.validate_config({**_config(args), "host": host})
+            here = profile.validate_config({**config, "host": host})
         except ConfigError:
             return 1
         if args.project or here.get("scale") == "paper":
             _project(args, here, {})
         return 1
-    return _plan(args, config, prof, pl)
+    return _plan(args, checked, prof, pl)
 
 
 def _project(args, config: dict, per: dict[str, float]) -> None:
@@ -234,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
                 facts["profile"] = profile.resolve(args.host, facts)
             print(json.dumps(facts, indent=1))
             return 0
-        hosts = _hosts(args)
+        config = _config(args)
+        hosts = _hosts(args, config)
         if args.cmd == "points" and args.family is not None:
             import families  # noqa: PLC0415 - the registry imports family modules, which import the harness
 
@@ -248,16 +247,16 @@ def main(argv: list[str] | None = None) -> int:
         if len(hosts) > 1 and args.cmd != "name":  # (name: one name per line, for scripts)
             print(f"== host {host} (of the config's fleet: {', '.join(hosts)})", flush=True)
         try:
-            rc = max(rc, _plan_cmd(args, host) if args.cmd == "plan" else _one(args, host))
+            rc = max(rc, _plan_cmd(args, config, host) if args.cmd == "plan" else _one(args, config, host))
         except (ConfigError, curvecheck.CurveError) as e:
             print(f"tierbench: error: {e}", file=sys.stderr)
             rc = 1
     return rc
 
 
-def _one(args, host: str) -> int:
+def _one(args, config: dict, host: str) -> int:
     """``name``, ``points`` or ``validate`` for one host profile."""
-    config, prof, pl = _resolve(args, host)
+    config, prof, pl = _resolve(args, config, host)
     if args.cmd == "name":
         print(prof["name"])
     elif args.cmd == "points":

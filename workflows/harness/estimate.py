@@ -11,9 +11,9 @@ Every point's expected time comes, in this order, from
    (``--duration``, ``--max-seconds``, ``--runtime``, pgbench ``-T``...) times the sweeps that
    repeat them (``--threads 1,2``, ``--delays``, ``--sizes``, ``--shares``, ``--phases``, fio's
    jobs), plus the scenario's warm-up and a fixed per-point cost; a role whose length its argv
-   does not say counts ``UNKNOWN_ROLE_S`` (R times that under memcg at ratio R); then scaled, family by family, by what the family's
-   points with benchmark files took against what their durations said (so one earlier run, even
-   a partial one, corrects the rest);
+   does not say counts ``UNKNOWN_ROLE_S`` (R times that under memcg at ratio R); then scaled,
+   family by family, by what the family's points with benchmark files took against what their
+   durations said (so one earlier run, even a partial one, corrects the rest);
 3. modelled points (tiersim): one point of each family is run here, timed, before the estimate
    (``probe``; ``--no-probe``: ``MODEL_POINT_S``), and scaled by each point's simulated duration,
    plus the Python harness around tiersim (``MODEL_HARNESS_S``) once per job: once per point, or

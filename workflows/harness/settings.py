@@ -101,11 +101,11 @@ def _unmount(where: str) -> None:
     its directory removed if empty: what a role that mounted it does when it is stopped, done here
     for one that was killed before it could."""
     if os.path.ismount(where):
-        r = subprocess.run(["umount", where], capture_output=True, text=True, start_new_session=True, timeout=60)
-        if r.returncode != 0:
-            r = subprocess.run(["umount", "-l", where], capture_output=True, text=True, start_new_session=True,
-                               timeout=60)
-        if r.returncode != 0:
+        for argv in (["umount", where], ["umount", "-l", where]):
+            r = subprocess.run(argv, capture_output=True, text=True, start_new_session=True, timeout=60)
+            if r.returncode == 0:
+                break
+        else:
             raise OSError(r.returncode, f"umount {where}: {(r.stderr or r.stdout).strip()}")
     try:
         os.rmdir(where)
@@ -215,10 +215,11 @@ def _write(path: str, value: str) -> None:
 def stop_signals_deferred(raise_after: bool = True):
     """Run the block to its end through SIGINT/SIGTERM/SIGHUP: a stop signal that comes meanwhile is
     noted, and raised (procs.Interrupted) once the block is done, unless an exception unwinds from
-    it or ``raise_after`` is false (the caller is itself on its way out with an exception). Restoring settings and removing swap areas and cgroups must not be cut short by a
-    second Ctrl-C or a scheduler's SIGTERM: a swap area left on, or a journal half put back, would
-    outlive the run (the next measured point repairs it, but only the next *measured* point). In a
-    thread other than the main one (where Python delivers signals) the block just runs."""
+    it or ``raise_after`` is false (the caller is itself on its way out with an exception).
+    Restoring settings and removing swap areas and cgroups must not be cut short by a second Ctrl-C
+    or a scheduler's SIGTERM: a swap area left on, or a journal half put back, would outlive the
+    run (the next measured point repairs it, but only the next *measured* point). In a thread other
+    than the main one (where Python delivers signals) the block just runs."""
     from .procs import STOP_SIGNALS, Interrupted  # noqa: PLC0415 - procs is the signal code's home
 
     came: list[int] = []

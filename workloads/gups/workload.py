@@ -32,13 +32,14 @@ def argv(*, cpus: list[int], node: int, working_set: str, hot_set: str, hot_shar
     return a + (["--unbind-after-touch"] if unbind_after_touch else [])
 
 
-def check_sizes(*, working_set: str, hot_set: str, object_bytes: int, threads: int, node: int, node_mib: float,
+def check_sizes(*, working_set: str, hot_set: str, object_bytes: int, threads: int, node: int, facts: dict,
                 where: str) -> None:
     """Refuse, before any job, the sizes gups.c's own checks would refuse when the point runs
     (workloads/gups/gups.c, "Sizes"): a hot set at least as large as the working set, or smaller than
     one object per thread, or a working set the node does not hold (here: with no room left for
     anything else). ``where``: the config key of the sizes (e.g. ``tiering/contention``)."""
     ws, hot = mib(working_set), mib(hot_set)
+    node_mib = (facts["nodes"].get(str(node)) or {}).get("memory_mib", 0)
     if hot >= ws:
         raise ConfigError(f"experiment config: {where}/hot_set: {hot_set} is not smaller than the working set "
                           f"({working_set}); GUPS needs a hot set smaller than its working set")

@@ -139,14 +139,14 @@ def drive(port: int, warehouses: int, clients: int, duration_s: int) -> int:
     ``# committed_new_orders_by_district N``."""
     from workflows.harness.procs import dies_with_us  # noqa: PLC0415
 
+    # (preexec_fn: this driver runs one thread) each child dies with it
     rc = subprocess.run(pgbench_argv(port, warehouses=warehouses, clients=clients, duration_s=duration_s),
-                        preexec_fn=dies_with_us()).returncode  # noqa: PLW1509 - one thread here
+                        preexec_fn=dies_with_us()).returncode
     sys.stdout.flush()
     if rc != 0:
         return rc
-    mix = subprocess.run(psql_argv(port) + ["-c", MIX_SQL], capture_output=True, text=True, preexec_fn=dies_with_us())  # noqa: PLW1509
-    dist = subprocess.run(psql_argv(port) + ["-c", DISTRICT_SQL], capture_output=True, text=True,
-                          preexec_fn=dies_with_us())  # noqa: PLW1509
+    mix = subprocess.run(psql_argv(port) + ["-c", MIX_SQL], capture_output=True, text=True, preexec_fn=dies_with_us())
+    dist = subprocess.run(psql_argv(port) + ["-c", DISTRICT_SQL], capture_output=True, text=True, preexec_fn=dies_with_us())
     if mix.returncode != 0 or dist.returncode != 0:
         print(f"tierbench: error: reading tpcc_mix: {(mix.stderr or dist.stderr).strip()[-400:]}", file=sys.stderr)
         return 1
