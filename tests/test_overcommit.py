@@ -492,9 +492,14 @@ def test_faults_and_swapins_grow_with_r_and_the_limit_holds(tmp_path):
 def test_a_footprint_too_small_to_limit_is_a_clear_error_with_nothing_written(tmp_path):
     fp = tmp_path / "r1.csv"
     fp.write_text("t_s,metric,value,unit\n,footprint,20,MiB\n")
-    r = subprocess.run(runner(tmp_path, "small", 4, 8, 1, footprint=fp), cwd=REPO, capture_output=True, text=True, timeout=60)
+    argv = runner(tmp_path, "small", 4, 8, 1, footprint=fp)
+    stale = [tmp_path / "small" / f for f in memcg.FILES.values()]
+    for f in stale:  # an earlier attempt's summary and logs
+        f.write_text("{}\n")
+    r = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "too small to limit" in r.stderr and len(r.stderr.strip().splitlines()) == 1
-    assert not (tmp_path / "small" / "memcg.json").exists() and ours_left(tmp_path / "swap" / "t.swap") == []
+    assert [f.name for f in stale if f.exists()] == [], "no earlier attempt's file is left beside this one's"
+    assert ours_left(tmp_path / "swap" / "t.swap") == []
 
 
 def test_without_its_cgroup_the_runner_says_the_scenario_makes_it(tmp_path):

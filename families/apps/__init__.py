@@ -14,7 +14,7 @@ from pathlib import Path
 from analysis.registry import figures_of
 from systems import sweep
 from workflows.harness import ConfigError, bootstrap, cpulist
-from workflows.harness.plan import FamilyPlan, Host, replicate
+from workflows.harness.plan import FamilyPlan, Host, node_mib, replicate
 from workloads.cachebench import workload as cachebench
 from workloads.gapbs import workload as gapbs
 from workloads.silo import workload as silo
@@ -124,7 +124,7 @@ def contention_points(config: dict, host: Host) -> tuple[list[dict], dict]:
     node = sweep.single_node(host)
     if not ac["contention"]["enabled"] or node is None:
         return [], {}
-    have = (host.facts["nodes"].get(str(node)) or {}).get("memory_mib", 0)
+    have = node_mib(host.facts, node)
     app_cpus = prof["cpus"]["app"]
     workloads, inputs = [], {}
     for app in apps_of(config, host):

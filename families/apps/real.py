@@ -15,7 +15,7 @@ import os
 import systems
 from systems import sweep
 from workflows.harness import ConfigError, cpulist
-from workflows.harness.plan import Host
+from workflows.harness.plan import Host, node_mib
 from workflows.harness.scenario import scenario
 
 # An application runs under `numactl --membind` (a task policy without MPOL_F_MOF): NUMA balancing
@@ -89,7 +89,7 @@ def points(config: dict, host: Host, apps: list[str], app_role, columns: dict, k
                           r.knobs_needed(rc["systems"], out),
                           "apps/real/systems", knob_exists)
     sweep.check_observe(host, rc["observe"], "apps/real/observe")
-    have = (facts["nodes"].get(str(start)) or {}).get("memory_mib", 0)
+    have = node_mib(facts, start)
     rows = []
     for app in apps:
         role, inputs, params = app_role(app, ac[app], app_cpus, host)

@@ -13,7 +13,7 @@ import os
 import systems
 from systems import sweep
 from workflows.harness import ConfigError
-from workflows.harness.plan import Host, antagonist_threads, fmt, mib
+from workflows.harness.plan import Host, antagonist_threads, fmt, mib, node_mib
 from workflows.harness.scenario import scenario
 from workloads.gups import workload as gups
 from workloads.memchar import workload as memchar
@@ -66,7 +66,7 @@ def check_guest(config: dict, host: Host) -> None:
         raise ConfigError(f"host profile {host.source}: a {kind} guest runs only the real tiering family, "
                           "but tiering/enabled or tiering/real/enabled is false")
     node = host.profile["tiers"][0 if rc["start_tier"] == "default" else 1]["node"]
-    have = (host.facts["nodes"].get(str(node)) or {}).get("memory_mib", 0)
+    have = node_mib(host.facts, node)
     if mib(rc["working_set"]) >= have:
         raise ConfigError(f"experiment config: tiering/real/working_set: {rc['working_set']} does not fit node {node} of the "
                           f"{kind} guest ({have} MiB); use a guest-sized config (workflows/config/qemu.yaml)")

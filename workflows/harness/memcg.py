@@ -335,6 +335,10 @@ def _vmstat() -> dict[str, int]:
 def run(args: argparse.Namespace) -> int:
     from .procs import Interrupted, Supervisor  # noqa: PLC0415
 
+    # what an earlier attempt of this point left beside its series (an interrupted one writes no
+    # summary, and a stale one would then be read beside the new, partial series)
+    for f in FILES:
+        Path(getattr(args, f)).unlink(missing_ok=True)
     info = detect()
     if not info.get("version"):
         print(f"tierbench: error: memory cgroup controller unavailable: {info['reason']}", file=sys.stderr)

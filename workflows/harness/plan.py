@@ -197,6 +197,11 @@ def node_cpus(facts: dict, node: int) -> list[int]:
     return [c for c in cpus if not allowed or c in allowed]
 
 
+def node_mib(facts: dict, node: int) -> int:
+    """The memory of ``node`` (MiB) in the host's facts; 0 for a node the facts do not list."""
+    return (facts["nodes"].get(str(node)) or {}).get("memory_mib", 0)
+
+
 def mib(size: str) -> float:
     """'72G', '512M', '4K' -> MiB."""
     return float(size[:-1]) * {"K": 1 / 1024, "M": 1, "G": 1024}[size[-1]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from workflows.harness import ConfigError, cpulist
-from workflows.harness.plan import mib
+from workflows.harness.plan import mib, node_mib
 from workflows.harness.scenario import role as scenario_role
 
 from .. import read_series, tail_mean
@@ -39,16 +39,16 @@ def check_sizes(*, working_set: str, hot_set: str, object_bytes: int, threads: i
     one object per thread, or a working set the node does not hold (here: with no room left for
     anything else). ``where``: the config key of the sizes (e.g. ``tiering/contention``)."""
     ws, hot = mib(working_set), mib(hot_set)
-    node_mib = (facts["nodes"].get(str(node)) or {}).get("memory_mib", 0)
+    have = node_mib(facts, node)
     if hot >= ws:
         raise ConfigError(f"experiment config: {where}/hot_set: {hot_set} is not smaller than the working set "
                           f"({working_set}); GUPS needs a hot set smaller than its working set")
     if hot * (1 << 20) < object_bytes * threads:
         raise ConfigError(f"experiment config: {where}/hot_set: {hot_set} holds less than one {object_bytes}-byte "
                           f"object for each of GUPS's {threads} threads")
-    if ws >= node_mib:
+    if ws >= have:
         raise ConfigError(f"experiment config: {where}/working_set: {working_set} does not fit node {node} "
-                          f"({node_mib:g} MiB), where GUPS allocates it; use a smaller working set")
+                          f"({have:g} MiB), where GUPS allocates it; use a smaller working set")
 
 
 def role(argv_: list[str]) -> dict:
