@@ -5,8 +5,9 @@ beside what tiersim predicted for it on the host's own model profile. Its column
 
 - ``point``, ``experiment``, ``family``, ``workload``: the measured point;
 - ``metric``, ``unit``: what is compared (``throughput_gbps`` in GB/s, ``latency_ns`` in ns, ...);
-- ``measured``; ``predicted`` and ``rel_error`` = (predicted - measured) / measured, both empty
-  when the model cannot represent the point;
+- ``measured`` (empty only for an unrepresented point where nothing was measured: a run that did
+  not converge); ``predicted`` and ``rel_error`` = (predicted - measured) / measured, both empty
+  when the model cannot represent the point (also where the error does not exist: measured 0);
 - ``role``: ``calibration`` (a model constant was fitted on it: listed, never scored),
   ``validation`` (scored) or ``unrepresented`` (the model cannot represent it);
 - ``reason``: for calibration what was fitted from it, for unrepresented why; empty for validation.
@@ -96,7 +97,8 @@ def validate(raw: pd.DataFrame, name: str) -> pd.DataFrame:
                 problems.append(f"{where}: {c} {r[c]!r} is not a number")
         m, p, e = nums["measured"], nums["predicted"], nums["rel_error"]
         if not r["measured"]:
-            problems.append(f"{where}: measured is empty")
+            if role != "unrepresented":  # (an unrepresented point may have nothing measured: a run that did not converge)
+                problems.append(f"{where}: measured is empty")
         elif m is not None and not math.isfinite(m):
             problems.append(f"{where}: measured {r['measured']!r} is not a finite number")
         if role in ("calibration", "validation"):

@@ -467,3 +467,31 @@ def test_a_raised_wall_leaves_a_curve_the_model_reads(tmp_path):
     tiers = char_fidelity.tiers(host, facts("vm"), notes, {}, [{"mem_node": 0, "read_ratio": 0.5, "mbps": 34765.5,
                                                                  "point": "tiering/x/i3"}])
     assert tiers and tiers[0]["curve"] == "model-curves/c0-m0.csv", notes
+
+
+def test_every_row_the_harness_writes_is_one_the_report_reads(tmp_path):
+    """A validation row whose error does not exist (measured 0 or not a number, no finite prediction)
+    is written as unrepresented with the reason, and an unrepresented point with nothing measured
+    (a run that did not converge) keeps an empty measured value: analysis/fidelity.py loads the file
+    (it refused both before, which stopped the report, the tables and every modelled figure)."""
+    from analysis import fidelity as report  # noqa: PLC0415
+
+    common = dict(experiment="e", family="f", workload="w", metric="latency_ns", unit="ns")
+    rows = [fidelity.row(point="ok", **common, measured=100.0, predicted=110.0, role="validation"),
+            fidelity.row(point="zero", **common, measured=0.0, predicted=5.0, role="validation"),
+            fidelity.row(point="nan", **common, measured=float("nan"), predicted=5.0, role="validation"),
+            fidelity.row(point="nopred", **common, measured=100.0, predicted=float("inf"), role="validation"),
+            fidelity.row(point="fit", **common, measured=0.0, predicted=0.0, role="calibration", reason="fitted x"),
+            fidelity.row(point="noconv", **common, measured=float("nan"), predicted=None, role="unrepresented",
+                         reason="not converged in the measured run")]
+    f = tmp_path / "fidelity.csv"
+    pd.DataFrame(rows, columns=fidelity.COLUMNS).to_csv(f, index=False, float_format="%.6g")
+    df = report.load(f).set_index("point")
+    assert df.loc["ok", "role"] == "validation" and df.loc["ok", "rel_error"] == pytest.approx(0.1)
+    assert (df.drop(index="ok")["role"] == "unrepresented").all()
+    assert df.loc["zero", "reason"] == "measured 0, which has no relative error"
+    assert df.loc["nan", "reason"] == "nothing was measured" and pd.isna(df.loc["nan", "measured"])
+    assert df.loc["nopred", "reason"] == "tiersim gave no finite prediction" and df.loc["nopred", "measured"] == 100
+    assert df.loc["fit", "reason"] == "fitted x; measured 0, which has no relative error"
+    assert df.drop(index="ok")[["predicted", "rel_error"]].isna().all().all()
+    assert report.of_csv(f, "box").score.n == 1

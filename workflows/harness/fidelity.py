@@ -75,17 +75,26 @@ class Fit:
 
 def row(*, point: str, experiment: str, family: str, workload: str, metric: str, unit: str, measured: float,
         predicted: float | None, role: str, reason: str = "") -> dict:
-    """One fidelity.csv row; ``rel_error`` = (predicted - measured) / measured, empty when either
-    is missing (an unrepresented point has no prediction)."""
+    """One fidelity.csv row; ``rel_error`` = (predicted - measured) / measured. An unrepresented point
+    has no prediction (and may have no measured value: a run that did not converge). A calibration or
+    validation row whose relative error does not exist (measured 0 or not a number, no finite
+    prediction) is listed as unrepresented, the reason said, never written as a score without an
+    error (analysis/fidelity.py refuses such a file)."""
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}")
+    finite = lambda x: x is not None and math.isfinite(x)  # noqa: E731
+    if role != "unrepresented":
+        why = ("nothing was measured" if not finite(measured) else
+               "measured 0, which has no relative error" if measured == 0 else
+               "tiersim gave no finite prediction" if not finite(predicted) else "")
+        if why:
+            role, reason = "unrepresented", f"{reason}; {why}" if reason else why
     if role == "unrepresented":
         predicted = None
-    ok = predicted is not None and measured is not None and math.isfinite(measured) and measured != 0 \
-        and math.isfinite(predicted)
     return {"point": point, "experiment": experiment, "family": family, "workload": workload, "metric": metric,
-            "unit": unit, "measured": measured, "predicted": predicted,
-            "rel_error": (predicted - measured) / measured if ok else None, "role": role, "reason": reason}
+            "unit": unit, "measured": measured if finite(measured) else None, "predicted": predicted,
+            "rel_error": (predicted - measured) / measured if predicted is not None else None, "role": role,
+            "reason": reason}
 
 
 def bisect(f: Callable[[float], float], target: float, lo: float, hi: float, *, tol: float = 1e-4,
