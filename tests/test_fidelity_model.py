@@ -97,7 +97,7 @@ def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth"
         share = (window_shares or shares or {}).get(t, 1.0)
         rows = [{"workload": "gups", "metric": "throughput", "value": g["throughput"] * share, "unit": "Mops/s"},
                 {"workload": "gups", "metric": "latency_default", "value": probe["latency_default"], "unit": "ns"},
-                # GUPS's own traffic, a per-second row (what the antagonist's fit reads beside its own)
+                # GUPS's own traffic, a per-second row (the antagonist's fit reads the 0x point's)
                 {"workload": "gups", "metric": "app_bandwidth", "t_s": 1.0,
                  "value": g["bandwidth_default"] - g["antagonist_bandwidth"], "unit": "MB/s"}]
         if window_shares:
@@ -173,6 +173,28 @@ def test_the_antagonists_lines_in_flight_come_from_littles_law(tmp_path):
     cal = yaml.safe_load((host / "model-profile.yaml").read_text())["calibration"]["antagonist_mlp"]
     assert cal["value"] == pytest.approx(ANT_MLP, rel=2e-3)
     assert "Little's law" in cal["source"] and "20 ns" in cal["source"]
+
+
+def test_no_fit_reads_a_number_that_is_scored(tmp_path):
+    """Calibration points only: GUPS's throughput and traffic beside the antagonist at its
+    calibration point (the highest intensity) are validation numbers there, so moving them changes
+    their scored rows and nothing fitted (the antagonist's lines in flight, the curve's walls)."""
+    host = synthetic_host(tmp_path)
+    fidelity.run(host, [], tiersim=TIERSIM)
+    cal0 = yaml.safe_load((host / "model-profile.yaml").read_text())["calibration"]
+    f = host / "tiering" / "contention_single_node" / "i3-t3" / "rep0" / "result.csv"
+    d = pd.read_csv(f)
+    for metric, k in (("app_bandwidth", 3.0), ("throughput", 0.5)):
+        d.loc[(d["workload"] == "gups") & (d["metric"] == metric), "value"] *= k
+    d.to_csv(f, index=False)
+    before = read(host)
+    fidelity.run(host, [], tiersim=TIERSIM)
+    assert yaml.safe_load((host / "model-profile.yaml").read_text())["calibration"] == cal0
+    after = read(host)
+    gups3 = lambda df: df[(df["point"] == "i3-t3") & (df["workload"] == "gups")].iloc[0]  # noqa: E731
+    assert gups3(after)["role"] == "validation"
+    assert gups3(after)["measured"] == pytest.approx(0.5 * gups3(before)["measured"], rel=1e-4)
+    assert gups3(after)["predicted"] == pytest.approx(gups3(before)["predicted"])
 
 
 def test_a_duty_cycled_antagonist_is_the_time_weighted_mix_of_its_two_states(tmp_path):

@@ -183,8 +183,9 @@ def predict_probe(model: Model, p: dict) -> dict[str, float]:
 
 def observed(df: pd.DataFrame, host_dir) -> list[dict]:
     """The traffic measured at the antagonist's calibration point (the highest intensity): the
-    antagonist's own bandwidth and GUPS's beside it, both 64 B lines read and written back (read
-    ratio 0.5), what the default node was measured to carry."""
+    antagonist's own bandwidth, 64 B lines read and written back (read ratio 0.5), what the default
+    node was measured to carry. (GUPS's traffic beside it is not counted: it goes with GUPS's
+    throughput there, a validation number that no fit reads.)"""
     model = Model({}, host_dir=host_dir)
     pts = [p for p in points(df, model) if p["why"] is None and p["threads"] > 0 and p["duty"] == 1
            and mean(p["rows"], p["point"], "antagonist_bandwidth")]
@@ -195,9 +196,8 @@ def observed(df: pd.DataFrame, host_dir) -> list[dict]:
     per_rep = []  # the most of the repetitions: what the memory was seen to carry
     for _, r in d.groupby("rep"):
         ant = r[r["t_s"].isna() & (r["metric"] == "antagonist_bandwidth")]["value"]
-        app = r[r["t_s"].notna() & (r["metric"] == "app_bandwidth")]["value"]
         if len(ant):
-            per_rep.append(float(ant.mean()) + (float(app.mean()) if len(app) else 0.0))
+            per_rep.append(float(ant.mean()))
     node = top["rows"]["mem_node"].dropna() if "mem_node" in top["rows"] else []
     return [{"mem_node": int(node.iloc[0]) if len(node) else None, "read_ratio": 0.5, "mbps": max(per_rep),
              "point": f"{NAME}/contention_single_node/{top['point']}"}] if per_rep else []
@@ -262,7 +262,7 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
                                               ["--antagonist-mlp", f"{m:.6g}"])["antagonist_bandwidth"], bw, 0.05, 1024)
             how = "the antagonist's own measured bandwidth beside GUPS at the highest intensity, matched by tiersim"
         else:
-            v, how = little(model, top, bw)
+            v, how = little(model, top, bw, base)
         f = Fit("antagonist_mlp", "--antagonist-mlp", v, "lines", [f"{NAME}/contention_single_node/{top['point']}"],
                 how)
         if top.get("ant_share"):
@@ -280,31 +280,39 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
     return fits
 
 
-def traffic(p: dict) -> float:
-    """The memory traffic measured at a contention point (MB/s): the antagonist's bandwidth and
-    GUPS's (its per-second rows), each the mean over the repetitions."""
-    s = p["rows"]
-    ant = mean(s, p["point"], "antagonist_bandwidth") or 0.0
-    return ant + (p.get("app_mbps") or 0.0)
-
-
-def little(model: Model, p: dict, bw: float) -> tuple[float, str]:
-    """``antagonist_mlp`` from Little's law on measured quantities only: the antagonist's lines per
-    ns (its measured bandwidth over tiersim's 128 B per line, 64 read + 64 written back:
-    MODEL_ANTAGONIST) times its time per line (tiersim's antagonist think time plus the latency the
-    default tier's curve gives at the traffic measured there, antagonist and GUPS together, at the
-    1:1 read ratio of both), per antagonist core. Each input is measured, so the fit does not swing
-    with where the fixed point sits near the curve's wall (docs/fidelity.md)."""
-    curve = curvecheck.load_for_tiersim(model.tiers["default"]["curve"])
-    total = traffic(p)
+def app_traffic_at(curve, base: dict, ant_mbps: float, think_ns: float, rounds: int = 8) -> tuple[float, float]:
+    """GUPS's traffic beside the antagonist at its calibration point (MB/s), from GUPS's own
+    calibration point alone (0x, ``base``): with its lines in flight fixed (Little's law) its traffic
+    is the 0x one times (think + L0) / (think + L), L the default tier's 1:1 curve at the antagonist's
+    measured bandwidth plus that traffic (a fixed point, a few rounds), L0 the curve at the 0x traffic.
+    GUPS's traffic measured there is not read: it goes with GUPS's throughput there, a validation
+    number. Returns (GUPS's traffic, the latency L)."""
     wall = max(r.wall_mbps for r in curve.ratios.values())
-    lat = curvecheck.latency_at(curve, 0.5, min(total, wall))
+    at = lambda mbps: curvecheck.latency_at(curve, 0.5, min(mbps, wall))  # noqa: E731
+    t0 = base.get("app_mbps") or 0.0
+    l0, g = at(t0), t0
+    for _ in range(rounds):
+        lat = at(ant_mbps + g)
+        g = t0 * (think_ns + l0) / (think_ns + lat)
+    return g, at(ant_mbps + g)
+
+
+def little(model: Model, p: dict, bw: float, base: dict) -> tuple[float, str]:
+    """``antagonist_mlp`` from Little's law on the calibration points' measurements only: the
+    antagonist's lines per ns (its measured bandwidth over tiersim's 128 B per line, 64 read + 64
+    written back: MODEL_ANTAGONIST) times its time per line (tiersim's antagonist think time plus the
+    latency the default tier's curve gives at the traffic there, at the 1:1 read ratio of both: the
+    antagonist's measured bandwidth and GUPS's from its 0x point, :func:`app_traffic_at`), per
+    antagonist core. It does not swing with where the fixed point sits near the curve's wall
+    (docs/fidelity.md)."""
+    curve = curvecheck.load_for_tiersim(model.tiers["default"]["curve"])
+    g, lat = app_traffic_at(curve, base, bw, model.default("app-think-ns"))
     z = model.default("antagonist-think-ns")
     lines_per_ns = bw * 1e6 / LINE_BYTES / 1e9
     v = lines_per_ns * (z + lat) / max(p["threads"], 1)
     how = (f"Little's law on the highest intensity: the antagonist's measured {bw:.4g} MB/s over {LINE_BYTES} B per "
-           f"line, times (its think time {z:g} ns + {lat:.4g} ns, the default tier's 1:1 curve at the {total:.4g} MB/s "
-           f"measured there with GUPS), over its {p['threads']} cores")
+           f"line, times (its think time {z:g} ns + {lat:.4g} ns, the default tier's 1:1 curve at {bw + g:.4g} MB/s: "
+           f"its own and GUPS's {g:.4g} MB/s from GUPS's 0x point), over its {p['threads']} cores")
     return v, how
 
 
