@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from workflows.harness import cli, estimate, plan
+from workflows.harness import cli, estimate, plan, scenario
 
 MEMCHAR_BW = ["build/bin/memchar", "bandwidth", "--cpus", "0,1", "--op", "read", "--threads", "1,2", "--duration", "0.5"]
 FIO = ["/usr/bin/fio", "--runtime=2", "--name=qd1", "--iodepth=1", "--name=qd4", "--iodepth=4", "--stonewall"]
@@ -34,10 +34,48 @@ def test_role_seconds_reads_durations_and_their_sweeps(argv, seconds):
     assert estimate.role_seconds(argv) == seconds
 
 
-def _row(family, point, argv, executor="host"):
-    run = {"argv": argv} if executor == "model" else {"scenario": {"warmup_s": 1, "roles": [
-        {"name": "w", "kind": "workload", "argv": argv},
-        {"name": "bg", "kind": "background", "argv": ["build/bin/antagonist", "--duration", "999"]}]}}
+KRON20_ARCS = 2**20 * 16 * 2
+YCSB = ["numactl", "--membind=0", "build/bin/ycsb", "--db", "redis", "--records", "50000", "--operations", "1000000",
+        "--max-seconds", "1", "--phases", "a,c,d,e", "--warmup-seconds", "1", "--pipeline-depths", "1,4,16",
+        "--pipeline-seconds", "0.3"]
+
+
+@pytest.mark.parametrize("argv, parse, seconds", [
+    # PageRank: its length is trials, not seconds; the workload says it from the graph's arcs
+    (["build/bin/gapbs-pr", "-f", "build/graphs/kron20-k16.sg", "-n", "3"], "workloads.gapbs.workload:rows",
+     KRON20_ARCS * (3.5e-9 + 3 * 1.3e-8)),
+    (["build/bin/silo-dbtest", "--scale-factor", "600", "--runtime", "3"], "workloads.silo.workload:rows", 3 + 1.2),
+    # YCSB as Runner.java runs it: depths repeat the pipelined part only, not the phases
+    (YCSB, "workloads.ycsb.workload:rows", 0.4 + 1 + 1.5 + 4 * (1 + 1) + 3 * (1 + 0.3)),
+    # the null store ends a phase at --operations, its driver's ceiling
+    ([*YCSB[:4], "null", *YCSB[5:15]], "workloads.ycsb.workload:rows", 0.4 + 1e6 / 4.5e6 + 1.5 + 4 * 2 * 1e6 / 4.5e6),
+    (["build/bin/memchar", "loaded", "--delays", "0,5,10", "--duration", "0.5"], "workloads.memchar.workload:rows",
+     9e-3 * 256 + 3 * 0.6),
+    (["build/bin/memchar", "bandwidth", "--threads", "1,2", "--duration", "0.5"], "workloads.memchar.workload:rows", 1.0),
+    # a prepare step run first under memcg counts what its workload (python -m MODULE) says
+    (["python", "-m", "workflows.harness.memcg", "run", "--ratio", "2", "--argv-json",
+      json.dumps(["python", "-m", "workloads.pgtpcc.workload", "drive", "--duration-s", "10"]),
+      "--prepare-json", json.dumps(["python", "-m", "workloads.pgtpcc.workload", "prepare", "--warehouses", "2"])],
+     "families.overcommit:rows", 10 + 2 * 5.5),
+])
+def test_a_workload_says_how_long_it_runs_where_its_argv_does_not(argv, parse, seconds):
+    assert estimate.role_seconds(argv, parse) == pytest.approx(seconds)
+
+
+def test_the_warm_up_counts_only_where_the_executor_waits_it():
+    """scenario.ops: the warm-up is slept with a background role running, none without one."""
+    w = scenario.role("w", ["build/bin/x", "--duration", "2"], parse="x:rows")
+    bg = scenario.role("antagonist", ["build/bin/antagonist"], parse="x:rows")
+    alone = {"run": {"scenario": scenario.scenario(w, warmup_s=1)}}
+    beside = {"run": {"scenario": scenario.scenario(w, background=[bg], warmup_s=1)}}
+    assert estimate.measured_seconds(alone) == pytest.approx(2 + estimate.POINT_OVERHEAD_S)
+    assert estimate.measured_seconds(beside) == pytest.approx(2 + 1 + estimate.BACKGROUND_READY_S + estimate.POINT_OVERHEAD_S)
+
+
+def _row(family, point, argv, executor="host", parse="x:rows"):
+    bg = scenario.role("antagonist", ["build/bin/antagonist", "--duration", "999"], parse="x:rows")
+    run = {"argv": argv} if executor == "model" else {
+        "scenario": scenario.scenario(scenario.role("w", argv, parse=parse), background=[bg], warmup_s=1)}
     return {"family": family, "experiment": "e", "point": point, "rep": 0, "executor": executor,
             "tools": [], "inputs": [], "run": run}
 
@@ -51,7 +89,8 @@ def test_durations_then_an_earlier_runs_benchmarks_calibrate_the_family(tmp_path
             _row("mod", "m", ["build/bin/tiersim", "--duration", "200"], executor="model")]
     fresh = estimate.estimate(_plan(rows), "h", cores=2, results=tmp_path, probe=False)
     by = {p.key: p for p in fresh.points}
-    said = 1.0 + 1 + estimate.POINT_OVERHEAD_S  # sweep x duration + warm-up + fixed cost; background ignored
+    # sweep x duration + the warm-up and the background role's start before the workload + fixed cost
+    said = 1.0 + 1 + estimate.BACKGROUND_READY_S + estimate.POINT_OVERHEAD_S
     assert by["fam/e/a/rep0"].seconds == pytest.approx(said) and by["fam/e/a/rep0"].source == "durations"
     assert by["mod/e/m/rep0"].seconds == pytest.approx(2 * estimate.MODEL_POINT_S)  # 200 simulated s
     assert fresh.workflow_s == estimate.WORKFLOW_START_S + 2 * estimate.PER_FAMILY_S  # (no figures planned)

@@ -9,7 +9,11 @@ Each module gives, in one place:
 - ``argv(...)``: its command line from the point's parameters (no hard-coded CPUs or nodes);
 - ``role(argv)``: its protocol in a scenario (output file, pid and ready files, stdout;
   workflows/harness/scenario.py);
-- its parser(s) ``rows(outdir, role, opts) -> list[dict]``: raw output to long-form rows.
+- its parser(s) ``rows(outdir, role, opts) -> list[dict]``: raw output to long-form rows;
+- optionally ``seconds(argv) -> float | None``: how long one run of that command line takes, for
+  ``cli plan``'s estimate before a first run (workflows/harness/estimate.py: read from the module
+  named by the role's ``parse``, or by ``python -m MODULE``; None leaves it to the durations in the
+  argv). Its constants are this project's development VM's; an earlier run's times replace them.
 
 Adding a workload is its module (and its sources or pin) plus one line in :data:`WORKLOADS`.
 """
@@ -66,3 +70,22 @@ def tail_mean(rows: list[dict], key: str, average_last_s: float) -> float:
     t_end = max(float(r["t_s"]) for r in rows)
     last = [r for r in rows if float(r["t_s"]) > t_end - average_last_s] or rows
     return sum(float(r[key]) for r in last) / len(last)
+
+
+def args_after(argv: list[str], program: str) -> list[str]:
+    """The arguments after ``program`` in a command line that may start with wrappers (numactl,
+    setpriv, ``python -m``): after its first element named ``program`` or ending in ``/program``."""
+    for i, a in enumerate(argv):
+        if a == program or a.endswith("/" + program):
+            return argv[i + 1:]
+    return argv[1:]
+
+
+def flag(args: list[str], name: str, default: str | None = None) -> str | None:
+    """The value of ``name`` in ``args`` (``--name value`` or ``--name=value``), else ``default``."""
+    for i, a in enumerate(args):
+        if a == name and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith(name + "="):
+            return a.split("=", 1)[1]
+    return default

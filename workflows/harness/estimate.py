@@ -7,11 +7,13 @@ Every point's expected time comes, in this order, from
 
 1. an earlier run's Snakemake ``benchmark:`` file of that very point
    (``results/<host>/benchmarks/<family>/<experiment>/<point>/rep<rep>.tsv``, its ``s`` column);
-2. the point's own durations: the duration-like arguments of each role of its scenario
+2. the point's own durations: what each role's workload says one run takes (its module's optional
+   ``seconds(argv)``, :func:`workload_seconds`), else the duration-like arguments of the role
    (``--duration``, ``--max-seconds``, ``--runtime``, pgbench ``-T``...) times the sweeps that
    repeat them (``--threads 1,2``, ``--delays``, ``--sizes``, ``--shares``, ``--phases``, fio's
-   jobs), plus the scenario's warm-up and a fixed per-point cost; a role whose length its argv
-   does not say counts ``UNKNOWN_ROLE_S`` (R times that under memcg at ratio R); then scaled,
+   jobs), plus the waits before the workload starts (:func:`waits`) and the harness's own cost per
+   point; a role whose length neither says counts ``UNKNOWN_ROLE_S`` (R times that under memcg at
+   ratio R); then scaled,
    family by family, by what the family's points with benchmark files took against what their
    durations said (so one earlier run, even a partial one, corrects the rest);
 3. modelled points (tiersim): one point of each family is run here, timed, before the estimate
@@ -35,6 +37,7 @@ speed for modelled points (the projection says so): what changes is which points
 from __future__ import annotations
 
 import csv
+import importlib
 import json
 import math
 import os
@@ -57,13 +60,15 @@ REPO = Path(__file__).resolve().parents[2]
 # one family's 12 memory-limited points 225 s, another's 18 key-value points 119 s, modelled
 # points ~1.2 s of CPU each);
 # any earlier run's benchmark files replace them family by family.
-POINT_OVERHEAD_S = 2.0      # start the point's processes, check the node, parse, write result.csv
-UNKNOWN_ROLE_S = 4.0        # a role whose argv names no length (ffmpeg frames, a TPC-H round, PageRank trials...),
+POINT_OVERHEAD_S = 0.6      # the harness around a point (processes started, result.csv written): its benchmark
+                            # seconds less its meta.json wall_s, 0.34-0.69 s over the 45 measured points of a fresh
+                            # quick run here (2026-11-27); was 2, which stood in for setup the estimate did not see
+BACKGROUND_READY_S = 0.45   # a background role started and ready before the workload (the antagonist: 0.44 s)
+UNKNOWN_ROLE_S = 4.0        # a role whose length neither its workload (seconds()) nor its argv says,
                             # at R = 1 where memcg runs it (role_seconds scales it by R): the quick run's 13 such
                             # points took 3.0-3.6 s each beyond the rest of their estimate so counted (five fresh
                             # runs here, 2026-11-27); with 4, overcommit's 12 points come to 138 s (measured
-                            # 141-159 s) and apps' 8 to 52 s (34-37 s); was 5 (fitted before the R scaling, with
-                            # R4's swapping in it), before that 15
+                            # 141-159 s); was 5 (fitted before the R scaling, with R4's swapping in it), before that 15
 MODEL_POINT_S = 1.2         # one modelled point (100 simulated seconds) without a probe
 MODEL_HARNESS_S = 0.35      # the point harness around tiersim (Python start, parse): 0.2-0.45 s CPU here
 # Build steps: the quick `make run` of a fresh clone here (2026-11-26, sources=../shared/upstream),
@@ -220,15 +225,36 @@ def _json_argv(args: list[str], flag: str) -> list[str] | None:
     return [str(x) for x in inner] if isinstance(inner, list) else None
 
 
-def role_seconds(argv: list[str]) -> float | None:
+def workload_seconds(argv: list[str], parse: str | None = None) -> float | None:
+    """What a workload says one run of ``argv`` takes: the optional ``seconds(argv)`` of the module
+    that parses the role (``parse``: "module:function") or that ``argv`` runs (``python -m
+    MODULE``); None where there is none or it does not say."""
+    mods = [parse.partition(":")[0]] if parse else []
+    mods += [argv[i + 2] for i, a in enumerate(argv[:-2]) if Path(a).name.startswith("python") and argv[i + 1] == "-m"]
+    for mod in mods:
+        try:
+            fn = getattr(importlib.import_module(mod), "seconds", None)
+        except ImportError:
+            continue
+        s = fn(argv) if callable(fn) else None
+        if s is not None:
+            return float(s)
+    return None
+
+
+def role_seconds(argv: list[str], parse: str | None = None) -> float | None:
     """The length one role's argv says it runs (None: it does not say). ``--flag=value`` counts like
     ``--flag value``. A ``--argv-json`` (a wrapper: memcg) is read for its inner command. Given
     ``--ratio R`` (memcg: the program gets 1/R of the memory it needs), an inner command of fixed
     work whose length its argv does not say counts ``UNKNOWN_ROLE_S`` x R: such a program swaps,
     and it ran 1.6-2.5x longer at R = 2 and 3.3-5.5x at R = 4 in the quick run's overcommit points
     here (FFmpeg, DuckDB TPC-H, ResNet-50; four fresh runs, 2026-11-27); one that runs for a set
-    time does not. (A ``--prepare-json`` run first is not counted: TPC-C's database load took 3-8 s
-    here, ResNet-50's dataset check well under one.)"""
+    time does not. A ``--prepare-json`` run first counts what its workload says
+    (:func:`workload_seconds`), else nothing. Before the argv's flags, the workload is asked
+    (:func:`workload_seconds`, ``parse`` the role's parser)."""
+    own = workload_seconds(argv, parse)
+    if own is not None:
+        return own
     args: list[str] = []
     for a in argv:
         args += a.split("=", 1) if a.startswith("--") and "=" in a else [a]
@@ -238,6 +264,9 @@ def role_seconds(argv: list[str]) -> float | None:
         ratio = _num(args[args.index("--ratio") + 1]) if "--ratio" in args[:-1] else None
         if s is None and ratio:
             s = UNKNOWN_ROLE_S * max(1.0, ratio)
+        prep = _json_argv(args, "--prepare-json")
+        if s is not None and prep is not None:
+            s += workload_seconds(prep) or 0.0
         return s
     dur = None
     repeat = 1
@@ -253,13 +282,31 @@ def role_seconds(argv: list[str]) -> float | None:
     return dur * repeat * jobs
 
 
+def waits(sc: dict) -> float:
+    """What the scenario waits before its workload starts (scenario.ops, as the executor runs it):
+    its warm-up sleep, which it takes only with a background role running, and each such role's
+    start until ready."""
+    from .scenario import ops, workload_of  # noqa: PLC0415
+
+    bg = {r["name"] for r in sc["roles"] if r["kind"] == "background"}
+    total = 0.0
+    for op in ops(sc):
+        if op[0] == "spawn" and op[1] == workload_of(sc)["name"]:
+            break
+        if op[0] == "sleep":
+            total += float(op[1])
+        elif op[0] == "ready" and op[1] in bg:
+            total += BACKGROUND_READY_S
+    return total
+
+
 def measured_seconds(row: dict) -> float:
     sc = row["run"]["scenario"]
-    total = float(sc.get("warmup_s") or 0) + POINT_OVERHEAD_S
+    total = waits(sc) + POINT_OVERHEAD_S
     for role in sc["roles"]:
         if role["kind"] == "background":
             continue
-        s = role_seconds(role["argv"])
+        s = role_seconds(role["argv"], role.get("parse"))
         total += UNKNOWN_ROLE_S if s is None else s
     return total
 

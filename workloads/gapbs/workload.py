@@ -45,6 +45,29 @@ def argv(*, graph: str, trials: int) -> list[str]:
     return a + (["-s"] if graph.endswith(".el") else [])  # an edge list may hold each edge once
 
 
+# cli plan's estimate before a first run (a later run's own times replace it): seconds per arc of the
+# graph to read it, and per arc per PageRank trial, on the development VM (kron:20, 2^20 x 16 x 2 arcs:
+# 0.09-0.13 s read, 0.42-0.50 s per trial alone, a fresh quick run, 2026-11-27)
+READ_S_PER_ARC, TRIAL_S_PER_ARC = 3.5e-9, 1.3e-8
+
+
+def seconds(argv_: list[str]) -> float | None:
+    """How long ``pr -f GRAPH -n TRIALS`` takes (for cli plan): read plus trials, in proportion to the
+    graph's arcs (a kron graph's from its name; a file's from its size, 4 bytes per arc)."""
+    from workloads import args_after, flag  # noqa: PLC0415
+
+    args = args_after(argv_, "gapbs-pr")
+    graph, trials = flag(args, "-f"), flag(args, "-n", "16")  # (pr's default trial count: gapbs command_line.h)
+    m = re.search(r"kron(\d+)-k(\d+)\.sg$", graph or "")
+    if m:
+        arcs = 2 ** int(m.group(1)) * int(m.group(2)) * 2
+    elif graph and Path(graph).is_file():
+        arcs = Path(graph).stat().st_size / 4
+    else:
+        return None
+    return arcs * (READ_S_PER_ARC + int(trials) * TRIAL_S_PER_ARC)
+
+
 def role(argv_: list[str]) -> dict:
     # ready once the graph is in memory (an attached policy daemon then sees all of it)
     return scenario_role("gapbs-pr", argv_, stdout="gapbs-pr.out", ready_line="Read Time:",

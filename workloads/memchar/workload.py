@@ -62,6 +62,35 @@ def argv(mode: str, target: list[str], **opts: object) -> list[str]:
     return a
 
 
+# cli plan's estimate before a first run (a later run's own times replace it), the development VM's
+# (a fresh quick run, 2026-11-27): a pointer chain built and walked once before it is timed, per MiB
+# (latency over 256 MiB, 1 s timed: 3.3 s; loaded's chain the same), and the warm-ups per point
+# (loaded: min(d/5, 0.2 s) per delay, mode_loaded.c; objsize: min(d/10, 0.2 s) per size,
+# mode_objsize.c, and its objects laid out: about 0.3 s)
+CHAIN_S_PER_MIB, CHAIN_MIB, OBJSIZE_SETUP_S = 9e-3, 256, 0.3
+
+
+def seconds(argv_: list[str]) -> float | None:
+    """How long one memchar run takes (for cli plan), for the modes whose set-up is a large part of
+    it (latency, loaded, objsize); None for the others (their ``--duration`` x the sweep says it).
+    The chain's size is ``--buffer-mib`` or the smallest default (max(256, 8 x LLC) MiB: on a host
+    with a larger last-level cache the chain is larger and this says too little)."""
+    from workloads import args_after, flag  # noqa: PLC0415
+
+    args = args_after(argv_, "memchar")
+    mode, d = (args[0] if args else ""), float(flag(args, "--duration", "1"))
+    chain = CHAIN_S_PER_MIB * float(flag(args, "--buffer-mib", str(CHAIN_MIB)))
+    if mode == "latency":
+        return chain + d
+    if mode == "loaded":
+        n = len([x for x in (flag(args, "--delays") or "").split(",") if x]) or 8  # (opts.c: 8 default delays)
+        return chain + n * (d + min(d / 5, 0.2))
+    if mode == "objsize":
+        n = len([x for x in (flag(args, "--sizes") or "").split(",") if x]) or 7  # (opts.c: 7 default sizes)
+        return OBJSIZE_SETUP_S + n * (d + min(d / 10, 0.2))
+    return None
+
+
 def role(argv_: list[str], *, name: str = "memchar", probe_metric: str | None = None) -> dict:
     """As the point's workload (its rows are the result), or as a probe whose idle latency is
     reported as ``probe_metric`` (e.g. latency_default under an antagonist)."""

@@ -163,6 +163,24 @@ def prepare_argv(datadir: str, port: int, *, warehouses: int, shared_buffers: st
             "--warehouses", str(warehouses), "--shared-buffers", shared_buffers]
 
 
+# cli plan's estimate of ``prepare`` before a first run (a later run's own times replace it): initdb, the
+# load, a checkpoint and the server stopped took about 5.5 s per warehouse here (the quick run's TPC-C
+# points, 1 warehouse: 16.2-18.4 s for a 10 s pgbench run, 2026-11-27; how it splits between initdb's
+# fixed cost and the load's per warehouse was not measured)
+PREPARE_S_PER_WAREHOUSE = 5.5
+
+
+def seconds(argv_: list[str]) -> float | None:
+    """How long ``prepare`` takes (for cli plan); None for the other subcommands (the driver's
+    ``-T`` says its length)."""
+    from workloads import args_after, flag  # noqa: PLC0415
+
+    args = args_after(argv_, "workloads.pgtpcc.workload")
+    if not args or args[0] != "prepare":
+        return None
+    return PREPARE_S_PER_WAREHOUSE * int(flag(args, "--warehouses", "1"))
+
+
 def cleanup_argv(datadir: str, port: int) -> list[str]:
     return ["python", "-m", "workloads.pgtpcc.workload", "cleanup", "--datadir", datadir, "--port", str(port)]
 

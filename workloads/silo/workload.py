@@ -37,6 +37,21 @@ def argv(*, threads: int, scale_factor: int, runtime_s: float, zipf_theta: float
             str(scale_factor), "--runtime", f"{runtime_s:g}", "--report-interval-s", "1", "--bench-opts", bench]
 
 
+# cli plan's estimate before a first run (a later run's own times replace it): loading the table, per
+# scale-factor unit (1000 keys), on the development VM (scale factor 600: its first report 2.2 s after
+# the start, 1 s into the run, a fresh quick run, 2026-11-27)
+LOAD_S_PER_SCALE = 2e-3
+
+
+def seconds(argv_: list[str]) -> float | None:
+    """How long a run takes (for cli plan): the table's load, then ``--runtime``."""
+    from workloads import args_after, flag  # noqa: PLC0415
+
+    args = args_after(argv_, "silo-dbtest")
+    runtime, scale = flag(args, "--runtime"), flag(args, "--scale-factor", "1")
+    return None if runtime is None else float(runtime) + LOAD_S_PER_SCALE * float(scale)
+
+
 def role(argv_: list[str]) -> dict:
     # ready once loaded: the first throughput report, one interval into the measured phase
     return scenario_role("silo-dbtest", argv_, stdout="silo.out", ready_line="tierbench-throughput",

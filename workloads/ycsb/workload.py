@@ -67,6 +67,32 @@ def argv(*, system: str, key_type: str, threads: int, records: int, operations: 
     return a
 
 
+# cli plan's estimate before a first run (a later run's own times replace it), the development VM's (the
+# quick run's ten points, 50 000 records, a fresh run, 2026-11-27; Runner.java reports each part's
+# elapsed time): the JVM's start and end, the load (0.04-3.7 s: the servers' slowest, the in-process
+# stores' fastest), and the null store (YCSB's BasicDB) at the driver's ceiling, which ends a phase at
+# --operations before --max-seconds
+JVM_S, LOAD_S_PER_RECORD, NULL_OPS_PER_S = 0.4, 3e-5, 4.5e6
+
+
+def seconds(argv_: list[str]) -> float | None:
+    """How long one runner takes (for cli plan), as Runner.java runs it: a warm-up and the load; per
+    phase a warm-up and its timed part (--max-seconds, or until --operations where that comes first);
+    per pipeline depth a warm-up and --pipeline-seconds."""
+    from workloads import args_after, flag  # noqa: PLC0415
+
+    args = args_after(argv_, "ycsb")
+    count = lambda name: len([x for x in (flag(args, name) or "").split(",") if x])  # noqa: E731
+    w = float(flag(args, "--warmup-seconds", "0"))
+    timed = float(flag(args, "--max-seconds", "0"))
+    if flag(args, "--db") == "null":
+        timed = min(timed, int(flag(args, "--operations", "0")) / NULL_OPS_PER_S)
+        w = min(w, timed)
+    load = LOAD_S_PER_RECORD * int(flag(args, "--records", "0"))
+    pipe = count("--pipeline-depths") * (w + float(flag(args, "--pipeline-seconds", "0")))
+    return JVM_S + w + load + count("--phases") * (w + timed) + pipe
+
+
 def role(argv_: list[str], opts: dict) -> dict:
     """``opts``: what the parser needs (slow_nodes, llc_bytes, records, value_bytes, key_type)."""
     return scenario_role("ycsb", argv_, output="ycsb.csv", parse="workloads.ycsb.workload:rows", opts=opts,
