@@ -14,8 +14,8 @@ beside what tiersim predicted for it on the host's own model profile. Its column
 
 The score, over validation rows only: per metric N, median and worst |rel_error| (with the point
 it belongs to); overall N and median |rel_error|. A host without a score is "not scored" with the
-reason: no ``fidelity.csv`` (a ``fidelity.skipped`` file beside it says why), a functional host
-(the QEMU guest: no timing from it is ever scored), or no validation rows.
+reason: no ``fidelity.csv``, or one without rows, beside a ``fidelity.skipped`` file (its line says
+why), a functional host (the QEMU guest: no timing from it is ever scored), or no validation rows.
 
     python -m analysis.fidelity --host NAME (--csv results/NAME/fidelity.csv | --not-scored REASON)
         --md results/NAME/tables/fidelity.md --figure results/NAME/figures/fidelity
@@ -237,15 +237,29 @@ def of_frame(host: str, df: pd.DataFrame, source: str = "") -> HostFidelity:
     return HostFidelity(host, score(df), "", source, df)
 
 
+def skipped_reason(skipped: Path) -> str:
+    """The line of a ``fidelity.skipped`` (why the host was not scored)."""
+    line = next((ln.strip() for ln in skipped.read_text().splitlines() if ln.strip()), "")
+    return line or f"{skipped} gives no reason"
+
+
 def of_csv(path: str | Path, host: str) -> HostFidelity:
-    """A host's fidelity from its fidelity.csv (raises :class:`FidelityError` when malformed)."""
-    return of_frame(host, load(path), str(path))
+    """A host's fidelity from its fidelity.csv (raises :class:`FidelityError` when malformed). A
+    csv without rows beside a ``fidelity.skipped`` is the file the workflow's rule expected from a
+    host the model then did not score (workflows/harness/fidelity.py, ``--expect csv``): the host
+    is "not scored" with the skipped file's reason."""
+    df = load(path)
+    skipped = Path(path).with_name("fidelity.skipped")
+    if df.empty and skipped.exists():
+        return HostFidelity(host, None, skipped_reason(skipped), str(path), df)
+    return of_frame(host, df, str(path))
 
 
 def of_results(d: str | Path, host: str | None = None) -> HostFidelity:
     """A host's fidelity from its results directory, e.g. one copied from another machine
     (``host_facts.json``, ``fidelity.csv``, ``fidelity.skipped``). A functional host is never
-    scored; one without fidelity.csv says why (fidelity.skipped's line, or what its facts say)."""
+    scored; one without fidelity.csv, or with one without rows, says why (fidelity.skipped's line,
+    or what its facts say)."""
     d = Path(d)
     prof: dict = {}
     try:
@@ -259,8 +273,7 @@ def of_results(d: str | Path, host: str | None = None) -> HostFidelity:
         return of_csv(d / "fidelity.csv", host)
     skipped = d / "fidelity.skipped"
     if skipped.exists():
-        line = next((ln.strip() for ln in skipped.read_text().splitlines() if ln.strip()), "")
-        return not_scored(host, line or f"{skipped} gives no reason")
+        return not_scored(host, skipped_reason(skipped))
     if prof.get("backend") == "model":
         return not_scored(host, "every point on this host is modelled: nothing measured to compare the model with")
     return not_scored(host, f"no fidelity.csv in {d}")

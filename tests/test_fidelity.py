@@ -293,6 +293,26 @@ def test_fleet_reasons_without_fidelity_csv(tmp_path):
     assert fidelity.of_results(_results_dir(tmp_path, "bare")).reason.startswith("no fidelity.csv in ")
 
 
+def test_a_header_only_csv_beside_skipped_says_why(tmp_path):
+    """The workflow's rule expected fidelity.csv but the harness skipped the host (e.g. no usable
+    curves): it wrote a header without rows and fidelity.skipped. The host is "not scored" with
+    the skipped file's reason, not "no validation points (0 calibration, 0 unrepresented)"."""
+    d = _results_dir(tmp_path, "box", rows=[])
+    why = "no loaded-latency curves of this host usable as model tiers: no model of it"
+    (d / "fidelity.skipped").write_text(why + "\n")
+    for hf in (fidelity.of_csv(d / "fidelity.csv", "box"), fidelity.of_results(d)):
+        assert hf.summary == f"not scored: {why}" and hf.figure_note is None
+    assert why in fidelity.table_md(fidelity.of_csv(d / "fidelity.csv", "box"))
+    assert f"**Model error on this host: not scored** ({why})" in fidelity.header_md(fidelity.of_results(d))
+    # without fidelity.skipped a csv without rows is what it says
+    (d / "fidelity.skipped").unlink()
+    assert fidelity.of_results(d).reason.startswith("no validation points")
+    # a csv with rows is read whatever a stale fidelity.skipped beside it says
+    write_csv(d / "fidelity.csv")
+    (d / "fidelity.skipped").write_text(why + "\n")
+    assert fidelity.of_results(d).scored
+
+
 def test_fleet_malformed_fidelity_stops_before_writing(tmp_path):
     a = _results_dir(tmp_path / "r", "box-a", rows=ROWS)
     (a / "fidelity.csv").write_text("point,measured\nx,1\n")

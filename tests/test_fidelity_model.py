@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from analysis import fidelity as analysis_fidelity
 from families.characterize import fidelity as char_fidelity
 from families.tiering import fidelity as tiering_fidelity
 from workflows.harness import fidelity, profile
@@ -410,6 +411,10 @@ def test_no_curves_skips_with_the_reason_and_the_rule_still_gets_its_file(tmp_pa
     fidelity.run(host, [], tiersim=TIERSIM, expect="csv")
     assert "loaded-latency" in (host / "fidelity.skipped").read_text()
     assert (host / "fidelity.csv").read_text().strip() == ",".join(fidelity.COLUMNS)
+    # what reads the score says why (docs/fidelity.md: "not scored: <reason>")
+    why = (host / "fidelity.skipped").read_text().strip()
+    assert analysis_fidelity.of_results(host).summary == f"not scored: {why}"
+    assert analysis_fidelity.of_csv(host / "fidelity.csv", host.name).summary == f"not scored: {why}"
 
 
 def test_two_tier_runs_are_predicted(tmp_path):

@@ -23,7 +23,8 @@ This module runs tiersim (:class:`Model`) and writes the files; it names no fami
 With no measured inputs given it reads ``HOST_DIR/measurements.csv`` (a copied results directory is
 scored the same way on another machine), else every ``HOST_DIR/**/result.csv``. A functional host
 (an emulated guest) or a host without loaded-latency curves gets ``fidelity.skipped`` (one line: why)
-instead of a score; ``fidelity.csv`` is then absent.
+instead of a score; ``fidelity.csv`` is then absent, or a header without rows where the workflow's
+rule expects it (``--expect csv``): analysis/fidelity.py reads that pair as "not scored" with the reason.
 """
 
 from __future__ import annotations
