@@ -82,8 +82,14 @@ def mix_curve(host: Path) -> None:
 
 
 def sweep_only(host: Path) -> None:
+    """No bandwidth experiment: its points and its rows in measurements.csv (where the driver reads
+    them when it is there) are gone."""
     shutil.rmtree(host / "characterize" / "bandwidth", ignore_errors=True)
     shutil.rmtree(host / "model-curves", ignore_errors=True)
+    whole = host / "measurements.csv"
+    if whole.exists():
+        df = pd.read_csv(whole, dtype=str, keep_default_na=False)
+        df[~((df["family"] == "characterize") & (df["experiment"] == "bandwidth"))].to_csv(whole, index=False)
 
 
 def score(df: pd.DataFrame) -> None:

@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from analysis import fidelity as analysis_fidelity
+from families.characterize import OP_SLUG
 from families.characterize import fidelity as char_fidelity
 from families.tiering import fidelity as tiering_fidelity
 from workflows.harness import fidelity, profile
@@ -70,6 +71,19 @@ def write_point(host: Path, family: str, exp: str, pid: str, rows: list[dict], a
             "target": "node:0", "point": pid, "system": "none", "colloid": "", **ctx}
     pd.DataFrame([{**base, **r} for r in rows], columns=COLS).to_csv(d / "result.csv", index=False)
     (d / "meta.json").write_text(json.dumps({"point": ctx, "argv": argv, **(meta or {})}))
+
+
+def write_bandwidth(host: Path, pair: str, peaks: dict[str, float]) -> None:
+    """The pair's bandwidth experiment (characterize/bandwidth/<pair>/<op>): per op, memchar's
+    bandwidth at 1 and 2 threads, the most ``peaks[op]`` MB/s. Its rows' point is the pair."""
+    for op, mbps in peaks.items():
+        d = point_dir(host, "characterize", "bandwidth", f"{pair}/{OP_SLUG[op]}")
+        base = {"host": host.name, "backend": "numa", "family": "characterize", "experiment": "bandwidth", "rep": 0,
+                "t_s": "", "tool": "memchar", "target": "node:0", "point": pair, "system": "none", "colloid": "",
+                "workload": "", "metric": "bandwidth", "unit": "MB/s", "op": op, "cpu_node": 0, "mem_node": 0}
+        pd.DataFrame([{**base, "threads": n, "value": mbps * n / 2} for n in (1, 2)],
+                     columns=[*COLS, "op", "cpu_node", "mem_node"]).to_csv(d / "result.csv", index=False)
+        (d / "meta.json").write_text(json.dumps({"point": {"point": pair, "op": op}, "argv": {}}))
 
 
 def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth", shares: dict | None = None,
@@ -374,23 +388,34 @@ def test_an_unrepresented_point_is_listed_with_its_reason(tmp_path):
 
 def test_a_copied_results_directory_is_scored_elsewhere(tmp_path):
     host = synthetic_host(tmp_path / "here")
+    # the pair's bandwidth experiment measured more than the loaded sweep reached (18 and 14.4 GB/s
+    # at reads only and 1:1): the curve's walls are raised to it (rmw's, not mix1:1's, at 1:1)
+    write_bandwidth(host, "c0-m0", {"read": 24000.0, "rmw": 21000.0, "mix1:1": 30000.0})
     fidelity.run(host, [], tiersim=TIERSIM)
     first = read(host)
-    # the other machine: only the results directory, measurements.csv instead of per-point files
+    walls = yaml.safe_load((host / "model-profile.yaml").read_text())["calibration"]
+    assert walls["wall_mbps_c0-m0_r1"]["value"] == 24000 and walls["wall_mbps_c0-m0_r0.5"]["value"] == 21000
+    assert walls["wall_mbps_c0-m0_r1"]["points"] == ["characterize/bandwidth/c0-m0/read"]
+    # the other machine: what docs/fidelity.md ("Elsewhere") says is copied, measurements.csv (every
+    # result.csv's rows in one file), host_facts.json, curves/ and the points' meta.json, nothing else
     there = tmp_path / "there" / host.name
-    shutil.copytree(host, there)
-    (there / "fidelity.csv").unlink()
-    (there / "model-profile.yaml").unlink()
-    files = sorted(there.glob("**/result.csv"))
+    there.mkdir(parents=True)
+    files = sorted(host.glob("**/result.csv"))
     pd.concat([pd.read_csv(f, dtype=str, keep_default_na=False) for f in files]).to_csv(there / "measurements.csv", index=False)
-    for f in files:
-        f.unlink()
+    shutil.copy(host / "host_facts.json", there)
+    shutil.copytree(host / "curves", there / "curves")
+    for m in host.glob("**/meta.json"):
+        (there / m.relative_to(host)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(m, there / m.relative_to(host))
     p = subprocess.run([sys.executable, "-m", "workflows.harness.fidelity", "--host-dir", str(there), "--tiersim", str(TIERSIM)],
                        cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
                        check=False)
     assert p.returncode == 0, p.stderr
     again = read(there)
     pd.testing.assert_frame_equal(first, again)
+    # the same model: the same walls, fits and curves
+    assert (there / "model-profile.yaml").read_text() == (host / "model-profile.yaml").read_text()
+    assert (there / "model-curves" / "c0-m0.csv").read_text() == (host / "model-curves" / "c0-m0.csv").read_text()
     # the model profile written there is a host profile like any user's
     prof = profile.resolve(str(there / "model-profile.yaml"), facts())
     assert [t["name"] for t in prof["tiers"]] == ["default"] and prof["backend"] == "model"

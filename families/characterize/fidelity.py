@@ -14,12 +14,12 @@ is ``results/<host>/model-curves/<pair>.csv``, per read ratio:
 1. the least-squares non-decreasing fit of latency over bandwidth (pool adjacent violators), ties
    then raised by 0.1 ns per step (far below memchar's noise) so that every point is kept;
 2. where another measurement saw the memory carry more than the loaded sweep reached at that read
-   ratio (the bandwidth experiment of the same pair, ``characterize/bandwidth``, the op of the
-   nearest read ratio, its most threads; or a family's ``observed`` bandwidth, e.g. the
-   antagonist's own at its calibration point), one point at that bandwidth with the last latency
-   plus 0.1 ns: the curve's wall is then the most the memory was measured to carry instead of what
-   the sweep's few injectors reached (no latency rise is invented past the last measured point;
-   tiersim's closed-loop wall applies beyond it).
+   ratio (the bandwidth experiment of the same pair, ``characterize/bandwidth``, read from the
+   host's measured rows, the op of the nearest read ratio, its most threads; or a family's
+   ``observed`` bandwidth, e.g. the antagonist's own at its calibration point), one point at that
+   bandwidth with the last latency plus 0.1 ns: the curve's wall is then the most the memory was
+   measured to carry instead of what the sweep's few injectors reached (no latency rise is invented
+   past the last measured point; tiersim's closed-loop wall applies beyond it).
 
 Both are said in the profile's header, and the wall's source is in its ``calibration`` block.
 
@@ -36,11 +36,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.frame import load
 from workflows.harness import curvecheck
 from workflows.harness.fidelity import Model, row
 
-from . import OP_SLUG
+from . import NAME, OP_SLUG
 from .curves import READ_RATIO, curve_ops
 
 PAIR = re.compile(r"^c(\d+)-m(\d+)\.csv$")
@@ -78,13 +77,18 @@ def monotone(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return out
 
 
-def peaks(host_dir: Path, pair: str) -> dict[float, tuple[float, str]]:
-    """Read ratio -> (the bandwidth experiment's peak MB/s, its point) for a pair."""
-    files = sorted((host_dir / "characterize" / "bandwidth" / pair).glob("*/rep*/result.csv"))
-    if not files:
+def peaks(df: pd.DataFrame | None, pair: str) -> dict[float, tuple[float, str]]:
+    """Read ratio -> (the bandwidth experiment's peak MB/s, its point) for a pair, from the host's
+    measured rows (the driver's frame: measurements.csv, which a copied results directory carries,
+    or the points' result.csv). The experiment's rows name the pair as their point, each op's
+    (``characterize/bandwidth/<pair>/<op>``) apart by its ``op`` column."""
+    need = {"family", "experiment", "point", "metric", "value", "op"}
+    if df is None or df.empty or not need <= set(df.columns):
         return {}
-    df = load(files)
-    df = df[(df["metric"] == "bandwidth") & df["value"].notna()]
+    df = df[(df["family"] == NAME) & (df["experiment"] == "bandwidth") & (df["point"] == pair)
+            & (df["metric"] == "bandwidth") & df["value"].notna() & df["op"].notna()]
+    if df.empty:
+        return {}
     use = curve_ops(df["op"])  # the op that makes the ratio's curve (rmw before mix1:1)
     out = {}
     for op, g in df.groupby("op"):
@@ -94,17 +98,18 @@ def peaks(host_dir: Path, pair: str) -> dict[float, tuple[float, str]]:
 
 
 def model_curve(host_dir: Path, pair: str, notes: list[str], walls: dict,
-                observed: dict[float, tuple[float, str]] | None = None) -> Path | None:
+                observed: dict[float, tuple[float, str]] | None = None, df: pd.DataFrame | None = None) -> Path | None:
     """The model's input curve of a pair (see the module's doc), or None when the measured one is
     already one the model reads as it is and nothing measured more bandwidth than its wall.
-    ``observed``: read ratio -> (MB/s, point) that other measurements saw this memory carry."""
+    ``observed``: read ratio -> (MB/s, point) that other measurements saw this memory carry;
+    ``df``: the host's measured rows (the pair's bandwidth experiment is read from them)."""
     src = host_dir / "curves" / f"{pair}.csv"
     try:
         plausible = not curvecheck.implausible(curvecheck.load_for_tiersim(str(src)))
     except curvecheck.CurveError:
         plausible = False
     raw = pd.read_csv(src)
-    pk = peaks(host_dir, pair)
+    pk = peaks(df, pair)
     per_ratio, raised = [], []
     for rr, g in raw.groupby("read_ratio"):
         pts = sorted(zip(g["bandwidth_mbps"], g["latency_ns"], strict=True))
@@ -141,10 +146,11 @@ def model_curve(host_dir: Path, pair: str, notes: list[str], walls: dict,
 
 
 def tiers(host_dir: Path, facts: dict, notes: list[str], walls: dict | None = None,
-          observed: list[dict] | None = None) -> list[dict] | None:
+          observed: list[dict] | None = None, df: pd.DataFrame | None = None) -> list[dict] | None:
     """``observed``: bandwidths other measurements saw a memory node carry (``mem_node``,
     ``read_ratio``, ``mbps``, ``point``): each raises that node's local pair's wall where it is
-    above it."""
+    above it. ``df``: the host's measured rows (the driver's frame), whose bandwidth experiment
+    raises each pair's walls likewise (None: no bandwidth experiment)."""
     walls = {} if walls is None else walls
     curves = host_dir / "curves"
     pairs = {(int(m.group(1)), int(m.group(2))): p for p in sorted(curves.glob("c*-m*.csv")) if (m := PAIR.match(p.name))}
@@ -154,7 +160,7 @@ def tiers(host_dir: Path, facts: dict, notes: list[str], walls: dict | None = No
             # measured beside a workload on its own node (None: the node is not in the rows)
             if o["mem_node"] in (key[1], None) and key[0] == key[1]:
                 seen[o["read_ratio"]] = max(seen.get(o["read_ratio"], (0.0, "")), (o["mbps"], o["point"]))
-        fixed = model_curve(host_dir, p.stem, notes, walls, seen)
+        fixed = model_curve(host_dir, p.stem, notes, walls, seen, df)
         if fixed is not None:
             pairs[key] = fixed
     node = app_node(facts)

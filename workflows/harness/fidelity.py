@@ -9,10 +9,10 @@ node's the alternate one). Every registered family may have a ``families/<name>/
 
 - ``observed(df, host_dir) -> list[dict]``: bandwidths its calibration points saw a memory node
   carry (``mem_node``, ``read_ratio``, ``mbps``, ``point``), for the curves' walls;
-- ``tiers(host_dir, facts, notes, walls, observed) -> list[dict] | None``: the model tiers of the
-  host (one family says), what it did to the measured curves in ``notes`` and the values it took
-  from other measurements in ``walls`` (name -> (value, point): the profile's calibration block
-  lists them);
+- ``tiers(host_dir, facts, notes, walls, observed, df) -> list[dict] | None``: the model tiers of
+  the host (one family says), what it did to the measured curves in ``notes`` and the values it
+  took from other measurements (the measured rows ``df``, ``observed``) in ``walls`` (name ->
+  (value, point): the profile's calibration block lists them);
 - ``calibrate(df, model) -> list[Fit]``: what it fits on named calibration points of its measured
   rows (first fit of a name wins, in registry order; later families see it in ``model.calibration``);
 - ``rows(df, model) -> list[dict]``: one row of :data:`COLUMNS` per measured number the model is
@@ -369,7 +369,7 @@ def run(host_dir: Path, inputs: list[Path], *, tiersim: str | Path = TIERSIM, ex
     tiers, notes, walls = None, [], {}
     for m in mods:
         if hasattr(m, "tiers"):
-            tiers = m.tiers(host_dir, facts, notes, walls, observed)
+            tiers = m.tiers(host_dir, facts, notes, walls, observed, df)
             if tiers:
                 break
     if not tiers:
