@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -442,19 +443,26 @@ def test_no_curves_skips_with_the_reason_and_the_rule_still_gets_its_file(tmp_pa
     assert analysis_fidelity.of_csv(host / "fidelity.csv", host.name).summary == f"not scored: {why}"
 
 
-def test_two_tier_runs_are_predicted(tmp_path):
-    """A real steady-state run on a two-node host (synthetic: tiersim made its numbers) beside the
-    model on the host's local and far curves."""
+def two_tier_host(tmp_path: Path, duration_s: int = 10) -> tuple[Path, fidelity.Model, dict]:
+    """results/<host>/ of a two-node host (its facts and its local and far curves), the model of it
+    and the argv of a GUPS run under tierd's HeMem there."""
     host = tmp_path / "two"
     host.mkdir()
     (host / "host_facts.json").write_text(json.dumps(facts("two", nodes=2)))
     write_curve(host / "curves" / "c0-m0.csv")
     write_curve(host / "curves" / "c0-m1.csv", wall=12000, l0=170)
     argv = {"gups": GUPS[:5] + ["--working-set", "1G", "--hot-set", "256M", "--hot-share", "0.9", "--object-size", "64",
-                                "--op", "rmw", "--duration", "10"],
+                                "--op", "rmw", "--duration", str(duration_s)],
             "tierd": ["build/bin/tierd", "--policy", "hemem", "--capacity", "512M,auto"]}
     model = fidelity.Model({"default": {"curve": str(host / "curves" / "c0-m0.csv"), "capacity_gib": 16},
                             "alternate": {"curve": str(host / "curves" / "c0-m1.csv"), "capacity_gib": 16}}, tiersim=TIERSIM)
+    return host, model, argv
+
+
+def test_two_tier_runs_are_predicted(tmp_path):
+    """A real steady-state run on a two-node host (synthetic: tiersim made its numbers) beside the
+    model on the host's local and far curves."""
+    host, model, argv = two_tier_host(tmp_path)
     truth = model.run(tiering_fidelity.two_tier_argv(model, "hemem", True, 0, argv["gups"], argv, "steady_state", None))
     rows = [{"workload": "gups", "metric": m, "value": truth[m], "unit": u}
             for m, u in (("throughput", "Mops/s"), ("latency_default", "ns"), ("latency_alternate", "ns"), ("p", ""))]
@@ -482,10 +490,50 @@ def test_two_tier_runs_are_predicted(tmp_path):
     assert idle.loc["c0-m1", "rel_error"] == pytest.approx(-0.09, abs=0.01)
 
 
+def test_a_contention_change_is_predicted_with_its_event_time_from_its_rows(tmp_path):
+    """A real contention_change run (synthetic: tiersim made its summary and its per-second
+    throughput): its event time is the point's ``event_t_s`` row, as the harness writes it
+    (workflows/harness/point.py; meta.json has none), so every number it has is predicted, the
+    convergence time after the event too."""
+    host, model, argv = two_tier_host(tmp_path, duration_s=40)
+    argv["antagonist"] = ["build/bin/antagonist", "--cpus", "1-3", "--write-fraction", "50", "--access-size", "64"]
+    argv["tierd"][2] = "memtis"  # (MEMTIS with Colloid takes 2 s to settle after the antagonist starts here)
+    ev = 10.0
+    args = tiering_fidelity.two_tier_argv(model, "memtis", True, 0, argv["gups"], argv, "contention_change", ev)
+    truth = model.run(args)
+    p = subprocess.run([str(TIERSIM), *args, "--timeseries", "-", "--summary", os.devnull, "--no-timing"],
+                       capture_output=True, text=True, check=True)
+    series = [ln.split(",") for ln in p.stdout.splitlines()[1:]]
+    rows = [{"workload": "gups", "metric": m, "value": truth[m], "unit": u}
+            for m, u in (("throughput", "Mops/s"), ("latency_default", "ns"), ("latency_alternate", "ns"), ("p", ""))]
+    rows += [{"workload": "gups", "metric": "throughput", "t_s": float(t), "value": float(v), "unit": u}
+             for t, m, v, u in series if m == "throughput"]
+    rows.append({"workload": "gups", "metric": "event_t_s", "value": ev, "unit": "s"})  # point.py's row
+    pid = "numa-memtis-c1-i0-to3"
+    write_point(host, "tiering", "contention_change", pid, rows, argv,
+                {"workload": "gups", "intensity": 0, "system": "memtis", "colloid": True})
+    assert "event_t_s" not in json.loads((point_dir(host, "tiering", "contention_change", pid) / "meta.json").read_text())
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host)
+    v = v[v["experiment"] == "contention_change"]
+    assert (v["role"] == "validation").all(), v[["metric", "role", "reason"]]
+    assert set(v["metric"]) == {"throughput_mops", "latency_default_ns", "latency_alternate_ns", "p_default",
+                                "convergence_time_s"}
+    assert v["rel_error"].abs().max() < 1e-3, v[["metric", "measured", "predicted"]]
+    conv = v[v["metric"] == "convergence_time_s"].iloc[0]
+    assert conv["measured"] == pytest.approx(truth["convergence_time_s"]) and truth["convergence_time_s"] > 0
+
+
 def test_convergence_time_follows_tiersims_rule():
     t = [float(i) for i in range(1, 41)]
     x = [1.0 if ti <= 10 else (0.5 if ti <= 20 else 1.0) for ti in t]
     assert tiering_fidelity.convergence_time(t, x, event=10) == pytest.approx(10)
+    # tiersim's windows end at every second (colloid/sim/src/sim.c), not every fifth: a dip of 2 s
+    # after the event has passed with the window (12, 17]
+    x = [1.0 if ti <= 10 or ti > 12 else 0.5 for ti in t]
+    assert tiering_fidelity.convergence_time(t, x, event=10) == pytest.approx(2)
+    # F is the run's own final mean where given (tiersim's --average-last), not the last window's
+    assert tiering_fidelity.convergence_time(t, x, event=10, final=0.5) != tiering_fidelity.convergence_time(t, x, 10)
 
 
 def test_monotone_fit_keeps_every_point_rising():

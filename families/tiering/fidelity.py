@@ -349,27 +349,44 @@ def contention_rows(df: pd.DataFrame, model: Model) -> list[dict]:
     return out
 
 
-def convergence_time(t: list[float], x: list[float], event: float, window: float = 5, within: float = 0.05) -> float:
-    """tiersim's convergence rule (docs/tier-model.md, Outputs) on a measured per-second series:
-    with F the mean of the last ``window`` seconds, the start of the first ``window``-s window after
-    the event from which every later window's mean is within ``within`` of F, minus the event time."""
+def convergence_time(t: list[float], x: list[float], event: float, window: float = 5, within: float = 0.05,
+                     final: float | None = None) -> float:
+    """tiersim's convergence rule (docs/tier-model.md, Outputs; colloid/sim/src/sim.c) on a measured
+    per-second series: with F the final throughput (``final``: the run's own mean over its last
+    seconds, as tiersim's --average-last; else the mean of the last ``window`` seconds), the windows
+    (e - ``window``, e] ending at each measured second e and lying wholly after the event; the start
+    of the first window from which every later one's mean is within ``within`` of F, minus the
+    event time. NaN where no window qualifies."""
     s = sorted((ti, xi) for ti, xi in zip(t, x, strict=True) if ti > event)
     if not s:
         return math.nan
-    end = s[-1][0]
-    wins = []
-    w0 = event
-    while w0 + window <= end + 1e-9:
-        v = [xi for ti, xi in s if w0 < ti <= w0 + window]
-        wins.append((w0, sum(v) / len(v) if v else math.nan))
-        w0 += window
-    if not wins:
-        return math.nan
-    final = wins[-1][1]
-    for i, (w0, _) in enumerate(wins):
-        if all(abs(m - final) <= within * final for _, m in wins[i:]):
-            return w0 - event
-    return math.nan
+
+    def mean_to(e: float) -> float:
+        v = [xi for ti, xi in s if e - window < ti <= e + 1e-9]
+        return sum(v) / len(v) if v else math.nan
+
+    ends = sorted({ti for ti, _ in s}, reverse=True)
+    f = mean_to(ends[0]) if final is None else final
+    first = None
+    for e in ends:
+        if e - window < event - 1e-9:
+            break
+        if not abs(mean_to(e) - f) <= within * abs(f):
+            break
+        first = e
+    return math.nan if first is None else first - window - event
+
+
+def event_time(s: pd.DataFrame, gargv: list[str] | None) -> float | None:
+    """When a two-tier run's event happened (s): the point's ``event_t_s`` row, as
+    the harness writes it for every point with a phase event (workflows/harness/point.py), both a
+    hot set's move and a contention change; else GUPS's own ``--move-hot-at`` (a hot set's move of a
+    run without that row). None where neither is there."""
+    v = s[s["metric"] == "event_t_s"]["value"].dropna()
+    if len(v):
+        return float(v.iloc[0])
+    at = opt(gargv or [], "--move-hot-at")
+    return float(at) if at is not None else None
 
 
 def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
@@ -405,15 +422,16 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
                 compare.append((src, float(v.mean()), metric))
         ev = None
         if exp != "steady_state":
-            # the event time: the point's own (meta.json's event_t_s), else GUPS's --move-hot-at
-            event = model.meta(NAME, exp, pid).get("event_t_s") or opt(gargv or [], "--move-hot-at")
-            ev = float(event) if event is not None else None
+            ev = event_time(s, gargv)
             ser = g[(g["metric"] == "throughput") & g["t_s"].notna()]
             if ev is not None and len(ser):
-                compare.append(("convergence_time_s", convergence_time(list(ser["t_s"]), list(ser["value"]), ev),
+                final = next((v for src, v, _ in compare if src == "throughput"), None)  # tiersim's F: the same mean
+                compare.append(("convergence_time_s",
+                                convergence_time(list(ser["t_s"]), list(ser["value"]), ev, final=final),
                                 "convergence_time_s"))
             elif ev is None:
-                why = why or "the event time of this run is not in its rows"
+                why = why or ("the event time of this run is not in its rows (no event_t_s row) nor in GUPS's "
+                              "arguments (--move-hot-at)")
         if not compare:
             continue
         pred: dict[str, float] = {}
