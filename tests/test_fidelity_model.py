@@ -524,6 +524,52 @@ def test_a_contention_change_is_predicted_with_its_event_time_from_its_rows(tmp_
     assert conv["measured"] == pytest.approx(truth["convergence_time_s"]) and truth["convergence_time_s"] > 0
 
 
+def test_two_tier_points_not_predicted_are_listed_with_the_reason(tmp_path):
+    """On a two-tier host nothing measured is dropped in silence: a tiering run none of whose compared
+    numbers is in its rows, and the apps family's runs on real tiers (not predicted yet), are each
+    listed as unrepresented by the numbers they have, with the reason."""
+    from families.apps import fidelity as apps_fidelity  # noqa: PLC0415
+
+    host, model, argv = two_tier_host(tmp_path)
+    ctx = {"workload": "gups", "intensity": 0, "system": "hemem", "colloid": True}
+    write_point(host, "tiering", "steady_state", "numa-hemem-c1-i0", [
+        {"workload": "gups", "metric": "cpu_share", "value": 0.9, "unit": "fraction"},
+        {"workload": "gups", "metric": "app_bandwidth", "t_s": 1.0, "value": 900.0, "unit": "MB/s"}], argv, ctx)
+    silo = {"silo": ["numactl", "--physcpubind=0", "--membind=1", "build/bin/silo-dbtest"]}
+    for pid, k in (("numa-silo-hemem-c1-i0", 0), ("numa-silo-hemem-c1-i3", 3)):
+        write_point(host, "apps", "steady_state", pid, [
+            {"workload": "silo", "metric": "throughput", "value": 1000.0 / (1 + k), "unit": "ops/s"},
+            {"workload": "silo", "metric": "footprint_mib", "value": 700.0, "unit": "MiB"}], silo,
+            {**ctx, "workload": "silo", "intensity": k})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    df = read(host)
+    t = df[df["family"] == "tiering"]
+    assert list(t["metric"]) == ["cpu_share"] and (t["role"] == "unrepresented").all() and t["measured"].iloc[0] == 0.9
+    assert t["reason"].iloc[0].startswith("none of the numbers the model is compared on")
+    a = df[df["family"] == "apps"]
+    assert sorted(a["point"]) == ["numa-silo-hemem-c1-i0", "numa-silo-hemem-c1-i3"]
+    assert (a["role"] == "unrepresented").all() and (a["metric"] == "throughput").all()
+    assert (a["experiment"] == "steady_state").all() and (a["reason"] == apps_fidelity.TWO_TIER).all()
+    assert sorted(a["measured"]) == [250.0, 1000.0] and a["predicted"].isna().all()
+
+
+def test_an_application_without_a_known_metric_is_listed_with_the_reason(tmp_path):
+    """An application that reported neither of the apps family's metrics has no slowdown to compare:
+    each of its points is listed by what it measured, role unrepresented, saying so."""
+    host = synthetic_host(tmp_path)
+    for pid, t in (("mystery-i0-t0", 0), ("mystery-i3-t1", 1)):
+        write_point(host, "apps", "contention_single_node", pid,
+                    [{"workload": "mystery", "metric": "footprint_mib", "value": 100.0 + t, "unit": "MiB"}],
+                    {"mystery": ["build/bin/mystery"]}, {"workload": "mystery", "intensity": 3 * t, "threads": t})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    df = read(host)
+    a = df[df["family"] == "apps"]
+    assert sorted(a["point"]) == ["mystery-i0-t0", "mystery-i3-t1"]
+    assert (a["role"] == "unrepresented").all() and (a["metric"] == "footprint_mib").all()
+    assert a["reason"].str.startswith("mystery reported neither of the apps family's metrics").all()
+    assert sorted(a["measured"]) == [100.0, 101.0]
+
+
 def test_convergence_time_follows_tiersims_rule():
     t = [float(i) for i in range(1, 41)]
     x = [1.0 if ti <= 10 else (0.5 if ti <= 20 else 1.0) for ti in t]

@@ -9,6 +9,9 @@ cores and the point's antagonist threads, everything in the default tier (the no
 The application's lines in flight and think time are the access models' (tiersim's defaults, as
 the apps family models them: not fitted here); the antagonist's lines in flight are the host's
 fitted value. The 0x row is the ratio's reference (1 by definition): listed as calibration.
+
+Listed as unrepresented, with the reason: an application that reported neither known metric, and
+the family's points on real tiers (two-tier hosts, real.py), which no hook predicts yet (TWO_TIER).
 """
 
 from __future__ import annotations
@@ -25,9 +28,39 @@ NAME = "apps"
 METRICS = {"average_trial_time": False, "throughput": True}
 
 
-def summary(df: pd.DataFrame) -> pd.DataFrame:
-    d = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node")]
+def summary(df: pd.DataFrame, contention: bool = True) -> pd.DataFrame:
+    """The family's measured summary rows: of its single-node contention points, else of every other
+    experiment (its runs on real tiers)."""
+    d = df[(df["family"] == NAME) & ((df["experiment"] == "contention_single_node") == contention)]
+    if "backend" in d.columns:
+        d = d[d["backend"] != "model"]
     return d[d["t_s"].isna() & d["value"].notna()]
+
+
+# What an apps point on real tiers (real.py: steady_state under a tiering system, two NUMA tiers) lacks
+TWO_TIER = ("the apps family's two-tier points are not predicted yet: no hook runs an application's access model "
+            "under the point's system and Colloid mode on the host's two tiers (the application starting in its "
+            "start tier, the default tier held to its share of the footprint), and the application's metric is in its "
+            "own units, not tiersim's operations, so it needs a measured reference to be compared as a ratio (as "
+            "slowdown_vs_0x is on one node), which none of these points has yet")
+
+
+def numbers(g: pd.DataFrame) -> list[tuple[str, str, float]]:
+    """(metric, unit, mean value) of one point's rows to list it by: the application's metric where
+    it reported one (METRICS), else every number it has."""
+    known = g[g["metric"].isin(list(METRICS))]
+    out = []
+    for metric, m in (known if len(known) else g).groupby("metric", sort=False):
+        unit = m["unit"].dropna() if "unit" in m.columns else []
+        out.append((str(metric), str(unit.iloc[0]) if len(unit) else "", float(m["value"].mean())))
+    return out
+
+
+def unrepresented(g: pd.DataFrame, experiment: str, app: str, why: str) -> list[dict]:
+    """Each point of ``g`` listed by its numbers (:func:`numbers`), role unrepresented, with ``why``."""
+    return [row(point=str(pid), experiment=experiment, family=NAME, workload=app, metric=metric, unit=unit,
+                measured=v, predicted=None, role="unrepresented", reason=why)
+            for pid, gp in g.groupby("point", sort=False) for metric, unit, v in numbers(gp)]
 
 
 def cores(argv: dict, d: pd.DataFrame) -> int | None:
@@ -115,6 +148,8 @@ def rows(df: pd.DataFrame, model: Model) -> list[dict]:
     for app, g in d.groupby("workload", sort=False):
         metric = next((m for m in METRICS if (g["metric"] == m).any()), None)
         if metric is None:
+            out += unrepresented(g, exp, app, f"{app} reported neither of the apps family's metrics "
+                                              f"({', '.join(METRICS)}): no slowdown_vs_0x to compare with the model")
             continue
         perf = g[g["metric"] == metric].groupby("point", sort=False).agg(value=("value", "mean"), threads=("threads", "first"))
         base = perf[perf["threads"] == 0]
@@ -153,4 +188,6 @@ def rows(df: pd.DataFrame, model: Model) -> list[dict]:
             # each run's throughput scaled by the CPU share the application got there (docs/fidelity.md)
             share = [share_of(model, g, q, app, n) for q in (base.index[0], pid)]
             out.append(row(**common, measured=measured, predicted=(x[0] * share[0]) / (x[1] * share[1]), role="validation"))
+    for (e, app), g in summary(df, contention=False).groupby(["experiment", "workload"], sort=False, dropna=False):
+        out += unrepresented(g, str(e), "" if pd.isna(app) else str(app), TWO_TIER)
     return out

@@ -389,6 +389,24 @@ def event_time(s: pd.DataFrame, gargv: list[str] | None) -> float | None:
     return float(at) if at is not None else None
 
 
+def uncompared(s: pd.DataFrame, pid: str, exp: str, why: str | None) -> list[dict]:
+    """A two-tier run none of whose compared numbers (:func:`two_tier_rows`' metrics) is in its rows:
+    one unrepresented row per number it has (its summary rows, else its per-second ones, averaged),
+    with the reason. The event time is the point's configuration, not a result: listed only where
+    it is all there is."""
+    have = s[s["metric"] != "event_t_s"] if (s["metric"] != "event_t_s").any() else s
+    have = have[have["value"].notna()] if have["value"].notna().any() else have  # numbers, where it has any
+    lack = ("none of the numbers the model is compared on (throughput, latency_default, latency_alternate, p, "
+            "hot_in_alternate, or a throughput series after the event) is in this run's rows")
+    out = []
+    for metric, m in have.groupby("metric", sort=False):
+        unit = m["unit"].dropna()
+        out.append(row(point=pid, experiment=exp, family=NAME, workload="gups", metric=str(metric),
+                       unit=str(unit.iloc[0]) if len(unit) else "", measured=float(m["value"].mean()), predicted=None,
+                       role="unrepresented", reason=f"{lack}; {why}" if why else lack))
+    return out
+
+
 def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
     """Real tiering runs on a two-tier host, each beside its tiersim run on the host's own curves."""
     exps = ("steady_state", "hotset_move", "contention_change")
@@ -432,7 +450,8 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
             elif ev is None:
                 why = why or ("the event time of this run is not in its rows (no event_t_s row) nor in GUPS's "
                               "arguments (--move-hot-at)")
-        if not compare:
+        if not compare:  # listed all the same: nothing of this run is dropped in silence
+            out += uncompared(s if len(s) else g, pid, exp, why)
             continue
         pred: dict[str, float] = {}
         if why is None:
