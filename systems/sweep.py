@@ -284,17 +284,26 @@ def single_node(host: Host) -> int | None:
     return numa[0]["node"] if prof["backend"] == "numa" and len(numa) == 1 and not host.runner else None
 
 
+def contention_node(host: Host) -> int | None:
+    """The node ``contention_single_node`` runs on, measured where snakemake runs (None in a guest
+    or on modelled tiers): a single-node host's one node, or the default tier's node of a host with
+    more (there its points are what the model of that host is calibrated on: docs/fidelity.md)."""
+    prof = host.profile
+    numa = [t for t in prof["tiers"] if t["kind"] == "numa"]
+    return numa[0]["node"] if prof["backend"] == "numa" and numa and not host.runner else None
+
+
 def contention(family: str, config: dict, host: Host, cc: dict, columns: dict, workloads: list[tuple[str, dict, dict]],
                *, timeout_s: float, prefix: bool = True, probes: Callable[[list[int], int], list[dict]] | None = None,
                parse: dict | None = None, inputs: dict | None = None) -> list[dict]:
     """``contention_single_node``: each workload (name, scenario role bound to the node, its
-    parameter columns) alone and beside the antagonist on the one node of a single-node host
-    (:func:`single_node`), at the intensities of ``cc`` (a family's ``contention`` block:
+    parameter columns) alone and beside the antagonist on one node (:func:`contention_node`: a
+    single-node host's, a two-tier host's default node), at the intensities of ``cc`` (a family's ``contention`` block:
     intensities, antagonist_buffer, write_fraction, access_size, warmup_s; a level below 3x on a
     host with fewer than 3 antagonist CPUs is a duty-cycled antagonist: ``intensity_levels``).
     Point ids ``{workload}-i{k}-t{threads}``, or ``i{k}-t{threads}`` without ``prefix``."""
     prof = host.profile
-    node = single_node(host)
+    node = contention_node(host)
     ant = prof["cpus"]["antagonist"]
     rows = []
     for name, role, params in workloads:

@@ -99,6 +99,15 @@ def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth"
     (host / "host_facts.json").write_text(json.dumps(facts(name)))
     write_curve(host / "curves" / "c0-m0.csv")
     model = fidelity.Model({"default": {"curve": str(host / "curves" / "c0-m0.csv"), "capacity_gib": 16}}, tiersim=TIERSIM)
+    write_contention(host, model, write_fraction=write_fraction, shares=shares, window_shares=window_shares,
+                     ant_shares=ant_shares)
+    return host
+
+
+def write_contention(host: Path, model: fidelity.Model, *, write_fraction: str = "50", shares: dict | None = None,
+                     window_shares: dict | None = None, ant_shares: dict | None = None) -> None:
+    """The contention points (0x..3x on the default node) that tiersim makes with APP_MLP/ANT_MLP
+    on ``model``'s default tier (:func:`synthetic_host` says the options)."""
     for t in (0, 1, 2, 3):
         mlp = ANT_MLP * (ant_shares[t] / ant_shares[3] if ant_shares and t else 1.0)
         true = ["--app-mlp", str(APP_MLP), "--antagonist-mlp", f"{mlp:.6g}"]
@@ -126,7 +135,6 @@ def synthetic_host(tmp: Path, *, write_fraction: str = "50", name: str = "synth"
         usage = {"usage": {"gups": {"user_s": 4 * share, "system_s": 0, "wall_s": 4}}} if shares else None
         write_point(host, "tiering", "contention_single_node", pid, rows, p["argv"],
                     {"workload": "gups", "intensity": t, "threads": t}, usage)
-    return host
 
 
 def read(host: Path) -> pd.DataFrame:
@@ -488,6 +496,38 @@ def test_two_tier_runs_are_predicted(tmp_path):
     assert idle.loc["c0-m1", "predicted"] == pytest.approx(170.41, rel=0.01)
     assert list(idle["measured"]) == [90.0, 187.0]
     assert idle.loc["c0-m1", "rel_error"] == pytest.approx(-0.09, abs=0.01)
+
+
+def test_a_two_tier_hosts_runs_are_predicted_with_what_its_default_node_calibrated(tmp_path):
+    """On a two-tier host the contention points run on the default node too: GUPS alone and the
+    antagonist's highest intensity there fit app_mlp and antagonist_mlp (calibration rows), and the
+    real tiering runs are predicted with them (the synthetic truth: tiersim with the true values);
+    without those points they are predicted with tiersim's defaults, and miss."""
+    host, model, argv = two_tier_host(tmp_path)
+    argv["antagonist"] = ["build/bin/antagonist", "--cpus", "1,2,3", "--mem-node", "0"]
+    true = ["--app-mlp", str(APP_MLP), "--antagonist-mlp", str(ANT_MLP)]
+    truth = model.run(tiering_fidelity.two_tier_argv(model, "hemem", True, 3, argv["gups"], argv, "steady_state", None)
+                      + true)
+    rows = [{"workload": "gups", "metric": m, "value": truth[m], "unit": u}
+            for m, u in (("throughput", "Mops/s"), ("latency_default", "ns"), ("latency_alternate", "ns"), ("p", ""))]
+    write_point(host, "tiering", "steady_state", "numa-hemem-c1-i3", rows, argv,
+                {"workload": "gups", "intensity": 3, "system": "hemem", "colloid": True})
+
+    def steady() -> pd.DataFrame:
+        fidelity.run(host, [], tiersim=TIERSIM)
+        df = read(host)
+        return df[df["experiment"] == "steady_state"].set_index("metric")
+
+    uncalibrated = steady()
+    assert "calibration" not in yaml.safe_load((host / "model-profile.yaml").read_text())
+    write_contention(host, model.on_tier("default"))
+    calibrated = steady()
+    cal = yaml.safe_load((host / "model-profile.yaml").read_text())["calibration"]
+    assert cal["app_mlp"]["value"] == pytest.approx(APP_MLP, rel=5e-3)
+    assert cal["antagonist_mlp"]["value"] == pytest.approx(ANT_MLP, rel=5e-3)
+    assert (calibrated["role"] == "validation").all()
+    assert calibrated.loc["throughput_mops", "rel_error"] == pytest.approx(0, abs=5e-3)
+    assert abs(uncalibrated.loc["throughput_mops", "rel_error"]) > 0.05, "tiersim's defaults are not this host's"
 
 
 def test_a_contention_change_is_predicted_with_its_event_time_from_its_rows(tmp_path):

@@ -36,7 +36,15 @@ def test_two_tier_host_runs_real_family_not_model():
     assert fp.info.profile == "icelake-2s" and fp.info.comparable_to == ["colloid-sosp24"]
     assert {r["executor"] for r in fp.rows} == {"host"}
     pts = by_id(fp.rows)
-    assert {p["experiment"] for p in pts.values()} == {"steady_state", "hotset_move", "contention_change"}
+    assert {p["experiment"] for p in pts.values()} == {"steady_state", "hotset_move", "contention_change",
+                                                       "contention_single_node"}
+    # GUPS alone and beside the antagonist on the default node: what the host's model is calibrated on
+    single = {k: p for k, p in pts.items() if p["experiment"] == "contention_single_node"}
+    assert sorted(p["context"]["intensity"] for p in single.values()) == [0, 1, 2, 3]
+    for p in single.values():
+        g, a = role(p, "gups"), role(p, "antagonist")
+        assert arg(g, "--mem-node") == "0" and arg(g, "--cpus") == "0-14"
+        assert a is None if p["context"]["intensity"] == 0 else (arg(a, "--mem-node") == "0")
     pt = pts["steady_state/numa-hemem-c1-i3"]
     g, a, t = role(pt, "gups"), role(pt, "antagonist"), role(pt, "tierd")
     assert arg(g, "--mem-node") == "1", "GUPS starts on the alternate tier"

@@ -165,8 +165,10 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
 
 
 def contention_points(config: dict, host: Host) -> list[dict]:
-    """Real GUPS against real antagonist intensities on the default node (single-node hosts;
-    :func:`systems.sweep.contention`).
+    """Real GUPS against real antagonist intensities on the default node (:func:`systems.sweep.contention`):
+    on a single-node host its one node; on a two-tier host the default tier's, beside the real tiering
+    runs, where GUPS alone (0x) and the antagonist's highest intensity are the points the host's model
+    is calibrated on for its predictions of those runs (docs/fidelity.md).
 
     Intensity k uses k x cores_per_unit antagonist threads; with ``intensities: auto`` 3x is every
     antagonist CPU the profile grants and lower levels scale down.
@@ -174,9 +176,9 @@ def contention_points(config: dict, host: Host) -> list[dict]:
     tc = config["tiering"]
     cc = tc["contention"]
     prof = host.profile
-    node = sweep.single_node(host)
+    node = sweep.contention_node(host)
     if not (tc["enabled"] and cc["enabled"]) or node is None:
-        return []  # two-tier hosts run the real tiering family instead
+        return []  # a guest (functional, not timed) or modelled tiers
     app = prof["cpus"]["app"]
     if not app:
         raise ConfigError(f"host profile {prof['source']}: cpus/app: no CPU left for the application")
