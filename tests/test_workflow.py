@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import REPO, alive, binary, started_by
 
 from analysis.frame import load
@@ -24,7 +25,7 @@ kv: {enabled: false}
 characterize:
   latency: {buffer_mib: 64, duration_s: 0.2}
   bandwidth: {ops: [read, "mix2:1"], threads: auto, duration_s: 0.2}
-  loaded: {delays: [0, 2000], duration_s: 0.2}
+  loaded: {delays: [0, 200, 2000], duration_s: 0.2}
   objsize: {ops: [read, write], sizes: [64, 4096], duration_s: 0.1}
   thread_share: {shares: [0, 0.5, 1], buffer_mib: 16, duration_s: 0.2}
 storage: {file_size_mib: 16, iodepths: [1, 4], runtime_s: 0.5}
@@ -257,6 +258,21 @@ def test_tiny_run_end_to_end(tmp_path, workdir):
     for src, st in meta["counters"].items():
         assert st["available"] or st["reason"], f"{src}: unavailable without a reason"
     assert "Counter sources" in (out / "tables/counters.md").read_text()
+    # the model of this host, end to end: its profile and curves load as a user's would, and the
+    # score of its idle latencies reads back (tiering and apps are off: characterize's rows only)
+    from analysis import fidelity as score  # noqa: PLC0415
+
+    hf = score.of_results(out, name)
+    assert hf.score is not None and set(hf.frame["experiment"]) == {"idle_latency"}, hf.note
+    assert hf.note.capitalize() in (out / "tables/fidelity.md").read_text()
+    assert "Model fidelity" in (out / "report.html").read_text()
+    mp = out / "model-profile.yaml"
+    cli = [sys.executable, "-m", "workflows.harness.cli"]
+    r = subprocess.run([*cli, "validate", "--host", str(mp)], cwd=workdir, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    curve = out / yaml.safe_load(mp.read_text())["tiers"][0]["curve"]
+    r = subprocess.run([*cli, "curve", str(curve)], cwd=workdir, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
     # a changed setting reruns exactly the points whose rows it changes, and what depends on them
     host = f"host={profile(tmp_path, name)}"
     assert "Nothing to be done" in smk_in(workdir, "-n", "--cores", "1", "--configfile", str(cfg), "--config", host).stdout
