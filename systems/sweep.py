@@ -3,7 +3,8 @@ with a model backend (:class:`Model`: tiersim on modelled tiers) and a real back
 each system's mechanism from its registry entry, systems/, on a host's NUMA tiers). A family names
 only its workload and its experiments: it passes :func:`sweep` what one cell (and one event run)
 makes, and builds each point with a backend. ``contention_single_node`` (a workload alone and
-beside the antagonist on a one-node host, no tiering system) is :func:`contention` here too.
+beside the antagonist on one node, no tiering system: :func:`contention_node`) is :func:`contention`
+here too.
 
 Point ids: ``{prefix}{system}-c{0|1}-i{k}{suffix}`` (:func:`pid`).
 """
@@ -289,8 +290,8 @@ def contention_node(host: Host) -> int | None:
     or on modelled tiers): a single-node host's one node, or the default tier's node of a host with
     more (there its points are what the model of that host is calibrated on: docs/fidelity.md)."""
     prof = host.profile
-    numa = [t for t in prof["tiers"] if t["kind"] == "numa"]
-    return numa[0]["node"] if prof["backend"] == "numa" and numa and not host.runner else None
+    first = prof["tiers"][0] if prof["tiers"] else {}
+    return first["node"] if prof["backend"] == "numa" and first.get("kind") == "numa" and not host.runner else None
 
 
 def contention(family: str, config: dict, host: Host, cc: dict, columns: dict, workloads: list[tuple[str, dict, dict]],

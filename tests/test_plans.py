@@ -198,3 +198,12 @@ def test_tierd_observation_checked_up_front(observe, damon_ok, perf_ok, needle):
     else:
         with pytest.raises(ConfigError, match=needle):
             real.points(c, h, knob_exists=lambda p: True)
+
+
+def test_a_default_node_too_small_for_the_contention_points_leaves_them_out_and_says_why():
+    """On a two-tier host the contention points only calibrate its model: where their working set
+    does not fit the default node they are left out, said before any job, and the rest runs."""
+    fp = plan.build(cfg(contention={"working_set": "200G", "hot_set": "1G"}), host()).families["tiering"]
+    assert "contention_single_node" not in {r["experiment"] for r in fp.rows} and fp.rows
+    why = fp.absent["tiering: contention_single_node"]
+    assert "200G does not fit the default node 0 (131072 MiB)" in why and "not calibrated" in why

@@ -12,8 +12,11 @@ Each module gives, in one place:
 - its parser(s) ``rows(outdir, role, opts) -> list[dict]``: raw output to long-form rows;
 - optionally ``seconds(argv) -> float | None``: how long one run of that command line takes, for
   ``cli plan``'s estimate before a first run (workflows/harness/estimate.py: read from the module
-  named by the role's ``parse``, or by ``python -m MODULE``; None leaves it to the durations in the
-  argv). Its constants are this project's development VM's; an earlier run's times replace them.
+  named by the role's ``parse``, or by ``python -m MODULE``). It gets the role's whole argv,
+  wrappers included, for every role its module parses (a server's, a probe's too): None where the
+  argv is not its program's (:func:`args_after`) or says nothing it can use, which leaves it to the
+  durations in the argv; a number replaces those. Its constants are this project's development
+  VM's; an earlier run's times replace them.
 
 Adding a workload is its module (and its sources or pin) plus one line in :data:`WORKLOADS`.
 """
@@ -72,13 +75,14 @@ def tail_mean(rows: list[dict], key: str, average_last_s: float) -> float:
     return sum(float(r[key]) for r in last) / len(last)
 
 
-def args_after(argv: list[str], program: str) -> list[str]:
+def args_after(argv: list[str], program: str) -> list[str] | None:
     """The arguments after ``program`` in a command line that may start with wrappers (numactl,
-    setpriv, ``python -m``): after its first element named ``program`` or ending in ``/program``."""
+    setpriv, ``python -m``): after its first element named ``program`` or ending in ``/program``;
+    None where ``program`` is not in it (another program's argv: a server role, a wrapper's)."""
     for i, a in enumerate(argv):
         if a == program or a.endswith("/" + program):
             return argv[i + 1:]
-    return argv[1:]
+    return None
 
 
 def flag(args: list[str], name: str, default: str | None = None) -> str | None:

@@ -2,7 +2,8 @@
 and without Colloid; best static placement; unloaded-latency and object-size sweeps; hot-set move
 and contention change; CPU overhead; the cost of steady-state migrations. For real on hosts with
 two NUMA memory tiers (tierd, kernel TPP; real.py), on modelled tiers elsewhere (tiersim;
-model.py), and GUPS against a real antagonist on single-node hosts (real.py).
+model.py), and GUPS against a real antagonist on the default node of a host measured here, one-node
+or two-tier (real.py; on a two-tier host what its model is calibrated on).
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     fp = FamilyPlan()
     contention = real.contention_points(config, host)
     measured = real.points(config, host)
+    if why := real.contention_left_out(config, host):
+        fp.absent[f"{NAME}: contention_single_node"] = why
     if measured:  # a system whose kernel mechanism cannot work here: left out, said before any job
         fp.absent.update(real.absent(config, host))
-        fp.notes += [f"left out: {what}: {why}" for what, why in fp.absent.items()] + real.notes(config, host)
+        fp.notes += real.notes(config, host)
+    fp.notes = [f"left out: {what}: {why}" for what, why in fp.absent.items()] + fp.notes
     rows = contention + measured
     if tc["enabled"] and not measured and not host.runner:
         # no two real tiers here (or a model profile): the family runs on modelled tiers
@@ -40,7 +44,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     elif measured:
         fp.info = model.plan_info(host.profile)
     fp.rows = replicate(rows, config["reps"], reseed=lambda r, k: tiersim.reseed(r, k) if r["executor"] == "model" else None)
-    # the contention figure shows the single-node runs, every other figure the tiering systems
+    # the contention figure shows the contention_single_node runs, every other figure the tiering systems
     fp.figures = [f for f in figures_of(NAME) if (f == "contention" and contention) or
                   (f != "contention" and len(rows) > len(contention))]
     return fp

@@ -1,8 +1,8 @@
 """The tiering family's measured points beside tiersim's prediction for them
 (workflows/harness/fidelity.py's hooks; docs/fidelity.md).
 
-Single-node contention (``contention_single_node``): GUPS alone and beside the antagonist on the
-one node, each point run again in tiersim with its own parameters (GUPS's CPUs, working and hot
+Contention (``contention_single_node``): GUPS alone and beside the antagonist on one node (a
+one-node host's, or a two-tier host's default node), each point run again in tiersim with its own parameters (GUPS's CPUs, working and hot
 set, hot share, object size and op; the antagonist's threads), everything in the default tier (the
 node's own curves). Compared: GUPS's throughput, the latency probe's (a one-line pointer chase run
 after GUPS, beside the antagonist: in the model a workload of one core with one line in flight and
@@ -280,7 +280,7 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
     return fits
 
 
-def app_traffic_at(curve, base: dict, ant_mbps: float, think_ns: float, rounds: int = 8) -> tuple[float, float]:
+def app_traffic_at(curve, base: dict, ant_mbps: float, think_ns: float, rounds: int = 50) -> tuple[float, float]:
     """GUPS's traffic beside the antagonist at its calibration point (MB/s), from GUPS's own
     calibration point alone (0x, ``base``): with its lines in flight fixed (Little's law) its traffic
     is the 0x one times (think + L0) / (think + L), L the default tier's 1:1 curve at the antagonist's
@@ -289,11 +289,12 @@ def app_traffic_at(curve, base: dict, ant_mbps: float, think_ns: float, rounds: 
     number. Returns (GUPS's traffic, the latency L)."""
     wall = max(r.wall_mbps for r in curve.ratios.values())
     at = lambda mbps: curvecheck.latency_at(curve, 0.5, min(mbps, wall))  # noqa: E731
-    t0 = base.get("app_mbps") or 0.0
+    t0 = base.get("app_mbps") or 0.0  # (0 where GUPS reported no traffic of its own: the antagonist's alone)
     l0, g = at(t0), t0
-    for _ in range(rounds):
-        lat = at(ant_mbps + g)
-        g = t0 * (think_ns + l0) / (think_ns + lat)
+    for _ in range(rounds):  # g falls as the latency rises with it: a few rounds settle it
+        g, last = t0 * (think_ns + l0) / (think_ns + at(ant_mbps + g)), g
+        if abs(g - last) <= 1e-6 * max(t0, 1.0):
+            break
     return g, at(ant_mbps + g)
 
 
@@ -451,11 +452,14 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
                 why = why or ("the event time of this run is not in its rows (no event_t_s row) nor in GUPS's "
                               "arguments (--move-hot-at)")
         if not compare:  # listed all the same: nothing of this run is dropped in silence
-            out += uncompared(s if len(s) else g, pid, exp, why)
+            out += uncompared(s if (s["metric"] != "event_t_s").any() else g, pid, exp, why)
             continue
         pred: dict[str, float] = {}
         if why is None:
-            pred = model.run(two_tier_argv(model, system, colloid, k, gargv, argv, exp, ev))
+            pred = dict(model.run(two_tier_argv(model, system, colloid, k, gargv, argv, exp, ev)))
+            share = mean(s, pid, "cpu_share") if model.cpu_share else None
+            if share and "throughput" in pred:  # the share of its CPUs GUPS ran on, as at the contention points
+                pred["throughput"] *= min(1.0, share)
         for src, v, metric in compare:
             unit = metrics.get(src, (None, "s"))[1]
             base = dict(point=pid, experiment=exp, family=NAME, workload="gups", metric=metric, unit=unit, measured=v)

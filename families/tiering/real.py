@@ -1,6 +1,6 @@
 """The tiering family measured for real: on a host with two or more NUMA memory tiers (or inside
-a guest host such as qemu-numa), and, on a single-node host, GUPS against a real antagonist on the
-one node there is (``contention_single_node``).
+a guest host such as qemu-numa), and GUPS against a real antagonist on the default node of a host
+measured here, one-node or two-tier (``contention_single_node``).
 
 Each point is a scenario (workflows/harness/scenario.py): settings, the antagonist on the default
 tier in the background, GUPS as the workload, tierd attached to it, a latency probe after it.
@@ -164,6 +164,21 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     return sweep.sweep(tc["systems"], tc["intensities"], cell, events, each=make_mechanism)
 
 
+def contention_left_out(config: dict, host: Host) -> str | None:
+    """Why a two-tier host runs no contention points although they are enabled: its default node
+    cannot hold their working set (on a one-node host that stays an error of the config, said by
+    :func:`contention_points`). Its model is then predicted with tiersim's defaults."""
+    tc, cc = config["tiering"], config["tiering"]["contention"]
+    node = sweep.contention_node(host)
+    if not (tc["enabled"] and cc["enabled"]) or node is None or sweep.single_node(host) is not None:
+        return None
+    have = node_mib(host.facts, node)
+    if mib(cc["working_set"]) < have:
+        return None
+    return (f"tiering/contention/working_set: {cc['working_set']} does not fit the default node {node} ({have:g} MiB); "
+            "without these points the host's model is not calibrated (docs/fidelity.md)")
+
+
 def contention_points(config: dict, host: Host) -> list[dict]:
     """Real GUPS against real antagonist intensities on the default node (:func:`systems.sweep.contention`):
     on a single-node host its one node; on a two-tier host the default tier's, beside the real tiering
@@ -177,8 +192,8 @@ def contention_points(config: dict, host: Host) -> list[dict]:
     cc = tc["contention"]
     prof = host.profile
     node = sweep.contention_node(host)
-    if not (tc["enabled"] and cc["enabled"]) or node is None:
-        return []  # a guest (functional, not timed) or modelled tiers
+    if not (tc["enabled"] and cc["enabled"]) or node is None or contention_left_out(config, host):
+        return []  # a guest (functional, not timed), modelled tiers, or said by contention_left_out
     app = prof["cpus"]["app"]
     if not app:
         raise ConfigError(f"host profile {prof['source']}: cpus/app: no CPU left for the application")

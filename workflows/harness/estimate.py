@@ -55,15 +55,14 @@ from . import plan
 
 REPO = Path(__file__).resolve().parents[2]
 
-# Defaults where neither an earlier run nor the point's arguments say (seconds). The per-point
-# and unknown-role costs are this 2-core VM's averages from issue 27's fresh `make run` (707 s:
-# one family's 12 memory-limited points 225 s, another's 18 key-value points 119 s, modelled
-# points ~1.2 s of CPU each);
-# any earlier run's benchmark files replace them family by family.
+# Defaults where neither an earlier run nor the point's workload or arguments say (seconds): this
+# 2-core VM's, each from the run its comment names; any earlier run's benchmark files replace them
+# family by family.
 POINT_OVERHEAD_S = 0.6      # the harness around a point (processes started, result.csv written): its benchmark
                             # seconds less its meta.json wall_s, 0.34-0.69 s over the 45 measured points of a fresh
                             # quick run here (2026-11-27); was 2, which stood in for setup the estimate did not see
-BACKGROUND_READY_S = 0.45   # a background role started and ready before the workload (the antagonist: 0.44 s)
+BACKGROUND_READY_S = 0.45   # a background role started and ready before the workload: 0.44 s for the quick run's
+                            # (a fresh run here, 2026-11-27)
 UNKNOWN_ROLE_S = 4.0        # a role whose length neither its workload (seconds()) nor its argv says,
                             # at R = 1 where memcg runs it (role_seconds scales it by R): the quick run's 13 such
                             # points took 3.0-3.6 s each beyond the rest of their estimate so counted (five fresh
@@ -236,7 +235,10 @@ def workload_seconds(argv: list[str], parse: str | None = None) -> float | None:
             fn = getattr(importlib.import_module(mod), "seconds", None)
         except ImportError:
             continue
-        s = fn(argv) if callable(fn) else None
+        try:  # an estimate: a hook that cannot read this argv leaves it to the durations
+            s = fn(argv) if callable(fn) else None
+        except (ValueError, TypeError, IndexError, KeyError):
+            s = None
         if s is not None:
             return float(s)
     return None

@@ -53,15 +53,18 @@ READ_S_PER_ARC, TRIAL_S_PER_ARC = 3.5e-9, 1.3e-8
 
 def seconds(argv_: list[str]) -> float | None:
     """How long ``pr -f GRAPH -n TRIALS`` takes (for cli plan): read plus trials, in proportion to the
-    graph's arcs (a kron graph's from its name; a file's from its size, 4 bytes per arc)."""
+    graph's arcs (a kron graph's from its name; a serialized ``.sg`` file's from its size, about 4
+    bytes per arc; None for an edge list, whose text says less of its arcs)."""
     from workloads import args_after, flag  # noqa: PLC0415
 
     args = args_after(argv_, "gapbs-pr")
+    if args is None:
+        return None
     graph, trials = flag(args, "-f"), flag(args, "-n", "16")  # (pr's default trial count: gapbs command_line.h)
     m = re.search(r"kron(\d+)-k(\d+)\.sg$", graph or "")
     if m:
         arcs = 2 ** int(m.group(1)) * int(m.group(2)) * 2
-    elif graph and Path(graph).is_file():
+    elif graph and graph.endswith(".sg") and Path(graph).is_file():
         arcs = Path(graph).stat().st_size / 4
     else:
         return None

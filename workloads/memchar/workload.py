@@ -78,6 +78,8 @@ def seconds(argv_: list[str]) -> float | None:
     from workloads import args_after, flag  # noqa: PLC0415
 
     args = args_after(argv_, "memchar")
+    if args is None:
+        return None
     mode, d = (args[0] if args else ""), float(flag(args, "--duration", "1"))
     chain = CHAIN_S_PER_MIB * float(flag(args, "--buffer-mib", str(CHAIN_MIB)))
     if mode == "latency":

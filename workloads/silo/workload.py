@@ -48,6 +48,8 @@ def seconds(argv_: list[str]) -> float | None:
     from workloads import args_after, flag  # noqa: PLC0415
 
     args = args_after(argv_, "silo-dbtest")
+    if args is None:
+        return None
     runtime, scale = flag(args, "--runtime"), flag(args, "--scale-factor", "1")
     return None if runtime is None else float(runtime) + LOAD_S_PER_SCALE * float(scale)
 

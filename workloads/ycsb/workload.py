@@ -82,6 +82,8 @@ def seconds(argv_: list[str]) -> float | None:
     from workloads import args_after, flag  # noqa: PLC0415
 
     args = args_after(argv_, "ycsb")
+    if args is None:
+        return None
     count = lambda name: len([x for x in (flag(args, name) or "").split(",") if x])  # noqa: E731
     w = float(flag(args, "--warmup-seconds", "0"))
     timed = float(flag(args, "--max-seconds", "0"))
