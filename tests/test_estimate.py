@@ -52,10 +52,11 @@ YCSB = ["numactl", "--membind=0", "build/bin/ycsb", "--db", "redis", "--records"
     (["build/bin/silo-dbtest", "--scale-factor", "600", "--runtime", "3"], "workloads.silo.workload:rows",
      3 + 600 * silo.LOAD_S_PER_SCALE),
     # YCSB as Runner.java runs it: depths repeat the pipelined part only, not the phases
-    (YCSB, "workloads.ycsb.workload:rows", ycsb.JVM_S + 1 + 50000 * ycsb.LOAD_S_PER_RECORD + 4 * (1 + 1) + 3 * (1 + 0.3)),
+    (YCSB, "workloads.ycsb.workload:rows",
+     ycsb.JVM_S + 1 + 50000 * ycsb.LOAD_S_PER_RECORD["server"] + 4 * (1 + 1) + 3 * (1 + 0.3)),
     # the null store ends a phase at --operations, its driver's ceiling
     ([*YCSB[:4], "null", *YCSB[5:15]], "workloads.ycsb.workload:rows",
-     ycsb.JVM_S + 50000 * ycsb.LOAD_S_PER_RECORD + (1 + 4 * 2) * 1e6 / ycsb.NULL_OPS_PER_S),
+     ycsb.JVM_S + (50000 + (1 + 4 * 2) * 1e6) / ycsb.NULL_OPS_PER_S),
     # a hook given another program's argv (the server its module also parses) leaves it to the flags
     (["numactl", "--membind=0", "redis-server", "--port", "16379"], "workloads.ycsb.workload:server_rows", None),
     (["build/bin/memchar", "loaded", "--delays", "0,5,10", "--duration", "0.5"], "workloads.memchar.workload:rows",

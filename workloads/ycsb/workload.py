@@ -68,11 +68,13 @@ def argv(*, system: str, key_type: str, threads: int, records: int, operations: 
 
 
 # cli plan's estimate before a first run (a later run's own times replace it), the development VM's (the
-# quick run's ten points, 50 000 records, a fresh run, 2026-11-27; Runner.java reports each part's
-# elapsed time): the JVM's start and end, the load (0.04-3.7 s: the servers' slowest, the in-process
-# stores' fastest), and the null store (YCSB's BasicDB) at the driver's ceiling, which ends a phase at
-# --operations before --max-seconds
-JVM_S, LOAD_S_PER_RECORD, NULL_OPS_PER_S = 0.4, 3e-5, 4.5e6
+# quick run's ten points, 50 000 records, 1 and 2 threads, a fresh run, 2026-11-27; Runner.java reports
+# each part's elapsed time): the JVM's start and end; the load per record, a server's (Redis 1.5-3.2 s,
+# memcached 3.4-3.7 s) and an in-process store's (skiplist, RocksDB: 0.14-0.18 s); the null store
+# (YCSB's BasicDB) at the driver's ceiling, which ends each part at --operations before --max-seconds.
+# (Two vCPUs: the load's speed with more threads was not measured; none is assumed.)
+JVM_S, NULL_OPS_PER_S = 0.4, 4.5e6
+LOAD_S_PER_RECORD = {"server": 5e-5, "in-process": 3e-6}
 
 
 def seconds(argv_: list[str]) -> float | None:
@@ -87,10 +89,12 @@ def seconds(argv_: list[str]) -> float | None:
     count = lambda name: len([x for x in (flag(args, name) or "").split(",") if x])  # noqa: E731
     w = float(flag(args, "--warmup-seconds", "0"))
     timed = float(flag(args, "--max-seconds", "0"))
-    if flag(args, "--db") == "null":
+    records, db = int(flag(args, "--records", "0")), flag(args, "--db")
+    if db == "null":
         timed = min(timed, int(flag(args, "--operations", "0")) / NULL_OPS_PER_S)
         w = min(w, timed)
-    load = LOAD_S_PER_RECORD * int(flag(args, "--records", "0"))
+    load = (records / NULL_OPS_PER_S if db == "null" else
+            LOAD_S_PER_RECORD["server" if db in SERVERS else "in-process"] * records)
     pipe = count("--pipeline-depths") * (w + float(flag(args, "--pipeline-seconds", "0")))
     return JVM_S + w + load + count("--phases") * (w + timed) + pipe
 
