@@ -19,7 +19,7 @@ from __future__ import annotations
 import pandas as pd
 
 from workflows.harness import cpulist
-from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, row
+from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, row
 
 from . import model as access_models
 
@@ -45,22 +45,15 @@ TWO_TIER = ("the apps family's two-tier points are not predicted yet: no hook ru
             "slowdown_vs_0x is on one node), which none of these points has yet")
 
 
-def numbers(g: pd.DataFrame) -> list[tuple[str, str, float]]:
-    """(metric, unit, mean value) of one point's rows to list it by: the application's metric where
-    it reported one (METRICS), else every number it has."""
-    known = g[g["metric"].isin(list(METRICS))]
-    out = []
-    for metric, m in (known if len(known) else g).groupby("metric", sort=False):
-        unit = m["unit"].dropna() if "unit" in m.columns else []
-        out.append((str(metric), str(unit.iloc[0]) if len(unit) else "", float(m["value"].mean())))
-    return out
-
-
 def unrepresented(g: pd.DataFrame, experiment: str, app: str, why: str) -> list[dict]:
-    """Each point of ``g`` listed by its numbers (:func:`numbers`), role unrepresented, with ``why``."""
-    return [row(point=str(pid), experiment=experiment, family=NAME, workload=app, metric=metric, unit=unit,
-                measured=v, predicted=None, role="unrepresented", reason=why)
-            for pid, gp in g.groupby("point", sort=False) for metric, unit, v in numbers(gp)]
+    """Each point of ``g`` listed (role unrepresented, with ``why``) by the application's metric where
+    it reported one (METRICS), else by every number it has."""
+    out = []
+    for pid, gp in g.groupby("point", sort=False):
+        known = gp[gp["metric"].isin(list(METRICS))]
+        out += listed(known if len(known) else gp, point=str(pid), experiment=experiment, family=NAME, workload=app,
+                      reason=why)
+    return out
 
 
 def cores(argv: dict, d: pd.DataFrame) -> int | None:

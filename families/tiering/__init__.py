@@ -24,10 +24,11 @@ from . import model, real  # noqa: E402
 def plan(config: dict, host: Host) -> FamilyPlan:
     tc = config[NAME]
     fp = FamilyPlan()
-    contention = real.contention_points(config, host)
+    left_out = real.contention_left_out(config, host)
+    contention = [] if left_out else real.contention_points(config, host)
     measured = real.points(config, host)
-    if why := real.contention_left_out(config, host):
-        fp.absent[f"{NAME}: contention_single_node"] = why
+    if left_out:
+        fp.absent[f"{NAME}: contention_single_node"] = left_out
     if measured:  # a system whose kernel mechanism cannot work here: left out, said before any job
         fp.absent.update(real.absent(config, host))
         fp.notes += real.notes(config, host)

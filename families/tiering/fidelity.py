@@ -2,9 +2,9 @@
 (workflows/harness/fidelity.py's hooks; docs/fidelity.md).
 
 Contention (``contention_single_node``): GUPS alone and beside the antagonist on one node (a
-one-node host's, or a two-tier host's default node), each point run again in tiersim with its own parameters (GUPS's CPUs, working and hot
-set, hot share, object size and op; the antagonist's threads), everything in the default tier (the
-node's own curves). Compared: GUPS's throughput, the latency probe's (a one-line pointer chase run
+one-node host's, or a two-tier host's default node), each point run again in tiersim with its own
+parameters (GUPS's CPUs, working and hot set, hot share, object size and op; the antagonist's
+threads), everything in the default tier (the node's own curves). Compared: GUPS's throughput, the latency probe's (a one-line pointer chase run
 after GUPS, beside the antagonist: in the model a workload of one core with one line in flight and
 no think time) and the antagonist's bandwidth.
 
@@ -29,8 +29,9 @@ import pandas as pd
 
 import systems
 from workflows.harness import cpulist, curvecheck
-from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, row
+from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, row
 from workflows.harness.plan import size_bytes
+from workloads import flag
 
 NAME = "tiering"
 # tiersim's antagonist: 64 B lines, read-modify-write (every line read and written back: 50 % of
@@ -38,10 +39,6 @@ NAME = "tiering"
 MODEL_ANTAGONIST = {"--write-fraction": "50", "--access-size": "64"}
 LINE_BYTES = 128  # bytes per antagonist line in tiersim's traffic: 64 read + 64 written back
 PROBE = "probe"
-
-
-def opt(argv: list[str], name: str, default: str | None = None) -> str | None:
-    return argv[argv.index(name) + 1] if name in argv and argv.index(name) + 1 < len(argv) else default
 
 
 def summary(df: pd.DataFrame, family: str, experiments: tuple[str, ...]) -> pd.DataFrame:
@@ -65,15 +62,15 @@ def antagonist_problem(argv: dict) -> str | None:
     if not a:
         return None
     for name, want in MODEL_ANTAGONIST.items():
-        if opt(a, name, want) != want:
-            return (f"the antagonist runs {name} {opt(a, name)}, but tiersim's antagonist is 64 B lines read and "
+        if flag(a, name, want) != want:
+            return (f"the antagonist runs {name} {flag(a, name)}, but tiersim's antagonist is 64 B lines read and "
                     "written back (write fraction 50, access size 64): docs/tier-model.md")
     return None
 
 
 def duty_of(argv: dict) -> float:
     """The share of each period the point's antagonist streamed (its ``--duty``; 1 without it)."""
-    return float(opt(argv.get("antagonist") or [], "--duty", "1"))
+    return float(flag(argv.get("antagonist") or [], "--duty", "1"))
 
 
 def mixed(on: dict[str, float], off: dict[str, float], duty: float) -> dict[str, float]:
@@ -92,14 +89,14 @@ def mixed(on: dict[str, float], off: dict[str, float], duty: float) -> dict[str,
 
 
 def gups_workload(g: list[str]) -> list[str]:
-    return ["--workload", "gups", "--working-set", opt(g, "--working-set"), "--hot-set", opt(g, "--hot-set"),
-            "--hot-share", opt(g, "--hot-share", "0.9"), "--object-size", opt(g, "--object-size", "64"),
-            "--op", opt(g, "--op", "rmw")]
+    return ["--workload", "gups", "--working-set", flag(g, "--working-set"), "--hot-set", flag(g, "--hot-set"),
+            "--hot-share", flag(g, "--hot-share", "0.9"), "--object-size", flag(g, "--object-size", "64"),
+            "--op", flag(g, "--op", "rmw")]
 
 
 def probe_workload(argv: dict) -> list[str]:
     """The latency probe as a tiersim workload: a dependent chase, one line in flight, reads only."""
-    mibs = opt(argv.get("latency") or [], "--buffer-mib", "256")
+    mibs = flag(argv.get("latency") or [], "--buffer-mib", "256")
     return ["--workload", "gups", "--working-set", f"{mibs}M", "--hot-set", f"{mibs}M", "--hot-share", "1",
             "--object-size", "64", "--op", "read"]
 
@@ -139,7 +136,7 @@ def points(df: pd.DataFrame, model: Model) -> list[dict]:
 
 
 def app_cores(p: dict) -> int:
-    return len(cpulist.parse(opt(p["argv"]["gups"], "--cpus")))
+    return len(cpulist.parse(flag(p["argv"]["gups"], "--cpus")))
 
 
 def antagonist_options(model: Model, share: float | None, duty: float, skip: tuple[str, ...] = ()) -> \
@@ -386,26 +383,22 @@ def event_time(s: pd.DataFrame, gargv: list[str] | None) -> float | None:
     v = s[s["metric"] == "event_t_s"]["value"].dropna()
     if len(v):
         return float(v.iloc[0])
-    at = opt(gargv or [], "--move-hot-at")
+    at = flag(gargv or [], "--move-hot-at")
     return float(at) if at is not None else None
 
 
-def uncompared(s: pd.DataFrame, pid: str, exp: str, why: str | None) -> list[dict]:
+def uncompared(s: pd.DataFrame, g: pd.DataFrame, pid: str, exp: str, why: str | None) -> list[dict]:
     """A two-tier run none of whose compared numbers (:func:`two_tier_rows`' metrics) is in its rows:
-    one unrepresented row per number it has (its summary rows, else its per-second ones, averaged),
-    with the reason. The event time is the point's configuration, not a result: listed only where
-    it is all there is."""
-    have = s[s["metric"] != "event_t_s"] if (s["metric"] != "event_t_s").any() else s
+    listed by the numbers it has (its summary rows ``s``, else all its rows ``g``, the per-second ones
+    averaged), with the reason. The event time is the point's configuration, not a result: listed
+    only where it is all there is."""
+    result = lambda d: d[d["metric"] != "event_t_s"]  # noqa: E731
+    have = s if len(result(s)) else g
+    have = result(have) if len(result(have)) else have
     have = have[have["value"].notna()] if have["value"].notna().any() else have  # numbers, where it has any
     lack = ("none of the numbers the model is compared on (throughput, latency_default, latency_alternate, p, "
             "hot_in_alternate, or a throughput series after the event) is in this run's rows")
-    out = []
-    for metric, m in have.groupby("metric", sort=False):
-        unit = m["unit"].dropna()
-        out.append(row(point=pid, experiment=exp, family=NAME, workload="gups", metric=str(metric),
-                       unit=str(unit.iloc[0]) if len(unit) else "", measured=float(m["value"].mean()), predicted=None,
-                       role="unrepresented", reason=f"{lack}; {why}" if why else lack))
-    return out
+    return listed(have, point=pid, experiment=exp, family=NAME, workload="gups", reason=f"{lack}; {why}" if why else lack)
 
 
 def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
@@ -452,7 +445,7 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
                 why = why or ("the event time of this run is not in its rows (no event_t_s row) nor in GUPS's "
                               "arguments (--move-hot-at)")
         if not compare:  # listed all the same: nothing of this run is dropped in silence
-            out += uncompared(s if (s["metric"] != "event_t_s").any() else g, pid, exp, why)
+            out += uncompared(s, g, pid, exp, why)
             continue
         pred: dict[str, float] = {}
         if why is None:
@@ -480,12 +473,12 @@ def two_tier_argv(model: Model, system: str, colloid: bool, k: float, gargv: lis
     threads), GUPS's parameters, the default tier held to tierd's ``--capacity`` (else the node's)."""
     s = systems.get(system)
     a = ["--system", s.policy] + (["--colloid", "on" if colloid else "off"] if s.colloid else [])
-    cap = opt(argv.get("tierd") or [], "--capacity", "auto,auto").split(",")[0]
+    cap = flag(argv.get("tierd") or [], "--capacity", "auto,auto").split(",")[0]
     dgib = size_bytes(cap) / 2**30 if cap != "auto" else None
-    threads = len(cpulist.parse(opt(argv["antagonist"], "--cpus"))) if argv.get("antagonist") else 0
-    dur = float(opt(gargv, "--duration", "100"))
+    threads = len(cpulist.parse(flag(argv["antagonist"], "--cpus"))) if argv.get("antagonist") else 0
+    dur = float(flag(gargv, "--duration", "100"))
     a += model.tier_args(default_gib=dgib) + gups_workload(gargv)
-    a += ["--app-cores", str(len(cpulist.parse(opt(gargv, "--cpus")))), "--antagonist-cores-per-unit", "1",
+    a += ["--app-cores", str(len(cpulist.parse(flag(gargv, "--cpus")))), "--antagonist-cores-per-unit", "1",
           "--intensity", str(threads if exp != "contention_change" else 0), "--duration", f"{max(2, round(dur)):d}",
           "--average-last", f"{min(30, max(1, round(dur) - 1)):d}", *model.options(scope="gups")]
     if exp == "hotset_move" and event is not None:

@@ -167,7 +167,8 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
 def contention_left_out(config: dict, host: Host) -> str | None:
     """Why a two-tier host runs no contention points although they are enabled: its default node
     cannot hold their working set (on a one-node host that stays an error of the config, said by
-    :func:`contention_points`). Its model is then predicted with tiersim's defaults."""
+    :func:`contention_points`, which the family's plan then does not call). Its model is then
+    predicted with tiersim's defaults."""
     tc, cc = config["tiering"], config["tiering"]["contention"]
     node = sweep.contention_node(host)
     if not (tc["enabled"] and cc["enabled"]) or node is None or sweep.single_node(host) is not None:
@@ -192,8 +193,8 @@ def contention_points(config: dict, host: Host) -> list[dict]:
     cc = tc["contention"]
     prof = host.profile
     node = sweep.contention_node(host)
-    if not (tc["enabled"] and cc["enabled"]) or node is None or contention_left_out(config, host):
-        return []  # a guest (functional, not timed), modelled tiers, or said by contention_left_out
+    if not (tc["enabled"] and cc["enabled"]) or node is None:
+        return []  # a guest (functional, not timed) or modelled tiers
     app = prof["cpus"]["app"]
     if not app:
         raise ConfigError(f"host profile {prof['source']}: cpus/app: no CPU left for the application")

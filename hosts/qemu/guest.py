@@ -719,6 +719,15 @@ def _first_line(log: Path) -> str:
     return lines[0][:160] if lines else ""
 
 
+def _head(log: Path, size: int = 65536) -> bytes:
+    """The first ``size`` bytes of a log QEMU is writing (polled while it runs: not read whole)."""
+    try:
+        with open(log, "rb") as f:
+            return f.read(size)
+    except OSError:
+        return b""
+
+
 def _accel_key() -> str:
     """What the KVM try's answer depends on: this boot of the host (/proc/sys/kernel/random/boot_id,
     proc(5)), the QEMU binary and the guest build."""
@@ -903,7 +912,7 @@ def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem
                 t_result = time.monotonic() - t0
             if done:
                 break
-            if accel == "kvm" and KVM_STOPPED in (out / "qemu.log").read_bytes()[:65536]:
+            if accel == "kvm" and KVM_STOPPED in _head(out / "qemu.log"):
                 problems_seen.append(f"QEMU stopped the guest: {_first_line(out / 'qemu.log')} "
                                      "(KVM cannot run this guest here; --accel tcg can)")
                 say(f"{problems_seen[-1]}: stopping QEMU (pid {proc.pid})")

@@ -13,9 +13,8 @@ Every point's expected time comes, in this order, from
    repeat them (``--threads 1,2``, ``--delays``, ``--sizes``, ``--shares``, ``--phases``, fio's
    jobs), plus the waits before the workload starts (:func:`waits`) and the harness's own cost per
    point; a role whose length neither says counts ``UNKNOWN_ROLE_S`` (R times that under memcg at
-   ratio R); then scaled,
-   family by family, by what the family's points with benchmark files took against what their
-   durations said (so one earlier run, even a partial one, corrects the rest);
+   ratio R); then scaled, family by family, by what the family's points with benchmark files took
+   against what their durations said (so one earlier run, even a partial one, corrects the rest);
 3. modelled points (tiersim): one point of each family is run here, timed, before the estimate
    (``probe``; ``--no-probe``: ``MODEL_POINT_S``), and scaled by each point's simulated duration,
    plus the Python harness around tiersim (``MODEL_HARNESS_S``) once per job: once per point, or
@@ -291,9 +290,10 @@ def waits(sc: dict) -> float:
     from .scenario import ops, workload_of  # noqa: PLC0415
 
     bg = {r["name"] for r in sc["roles"] if r["kind"] == "background"}
+    workload = workload_of(sc)["name"]
     total = 0.0
     for op in ops(sc):
-        if op[0] == "spawn" and op[1] == workload_of(sc)["name"]:
+        if op[0] == "spawn" and op[1] == workload:
             break
         if op[0] == "sleep":
             total += float(op[1])

@@ -98,6 +98,18 @@ def row(*, point: str, experiment: str, family: str, workload: str, metric: str,
             "reason": reason}
 
 
+def listed(g: pd.DataFrame, *, point: str, experiment: str, family: str, workload: str, reason: str) -> list[dict]:
+    """A point the model does not predict, listed by the numbers it has: one unrepresented row per
+    metric of ``g`` (that point's rows), its mean and its unit, with ``reason``."""
+    out = []
+    for metric, m in g.groupby("metric", sort=False):
+        unit = m["unit"].dropna() if "unit" in m.columns else []
+        out.append(row(point=point, experiment=experiment, family=family, workload=workload, metric=str(metric),
+                       unit=str(unit.iloc[0]) if len(unit) else "", measured=float(m["value"].mean()), predicted=None,
+                       role="unrepresented", reason=reason))
+    return out
+
+
 def bisect(f: Callable[[float], float], target: float, lo: float, hi: float, *, tol: float = 1e-4,
            steps: int = 60) -> float:
     """The x in [lo, hi] with f(x) = target for an increasing f (geometric bisection: x > 0); ``lo``

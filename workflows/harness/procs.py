@@ -79,8 +79,9 @@ def dies_with_us() -> Callable[[], None]:
     """A ``preexec_fn`` for a plain subprocess of a program the harness runs (a wrapper's own child:
     pgbench under the TPC-C driver): the child gets PR_SET_PDEATHSIG(SIGKILL) and default signal
     dispositions, as a Supervisor's children do. The harness's death signal reaches only its own
-    children (prctl(2), PR_SET_PDEATHSIG: sent when the caller's parent thread dies), and a grandchild started without this outlives a harness killed with SIGKILL (a
-    review found pgbench still running); with it, each generation dies with the one above."""
+    children (prctl(2), PR_SET_PDEATHSIG: sent when the caller's parent thread dies), and a
+    grandchild started without this outlives a harness killed with SIGKILL (a review found pgbench
+    still running); with it, each generation dies with the one above."""
     return functools.partial(_child_setup, os.getpid())
 
 
