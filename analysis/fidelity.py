@@ -10,10 +10,15 @@ beside what tiersim predicted for it on the host's own model profile. Its column
   when the model cannot represent the point (also where the error does not exist: measured 0);
 - ``role``: ``calibration`` (a model constant was fitted on it: listed, never scored),
   ``validation`` (scored) or ``unrepresented`` (the model cannot represent it);
-- ``reason``: for calibration what was fitted from it, for unrepresented why; empty for validation.
+- ``reason``: for calibration what was fitted from it, for unrepresented why; empty for validation;
+- ``spread`` (optional: a file written before it existed lacks the column): how far the measured
+  number's own per-interval values (per second, per trial) ranged while it was measured, as a
+  fraction of it, (max - min) / 2 (workflows/harness/fidelity.py, ``spread``); empty where the
+  program reported one value.
 
 The score, over validation rows only: per metric N, median and worst |rel_error| (with the point
-it belongs to); overall N and median |rel_error|. A host without a score is "not scored" with the
+it belongs to), the median spread and how many errors are within their own point's spread;
+overall N and median |rel_error|. A host without a score is "not scored" with the
 reason: no ``fidelity.csv``, or one without rows, beside a ``fidelity.skipped`` file (its line says
 why), a functional host (the QEMU guest: no timing from it is ever scored), or no validation rows.
 
@@ -40,10 +45,11 @@ from matplotlib.figure import Figure
 from . import style
 
 COLUMNS = ["point", "experiment", "family", "workload", "metric", "unit", "measured", "predicted", "rel_error",
-           "role", "reason"]  # fmt: skip
+           "role", "reason", "spread"]  # fmt: skip
+OPTIONAL = ("spread",)  # a column a file may lack (written before it existed): read as empty
 ROLES = ("calibration", "validation", "unrepresented")
 TEXT = ("point", "experiment", "family", "workload", "metric", "unit", "role", "reason")
-NUMBERS = ("measured", "predicted", "rel_error")
+NUMBERS = ("measured", "predicted", "rel_error", "spread")
 # rel_error must agree with (predicted - measured) / measured to this (absolute + relative) slack:
 # enough for a writer that rounds its numbers, not for a sign or a swapped ratio
 REL_ERROR_SLACK = (1e-3, 1e-2)
@@ -69,6 +75,9 @@ def validate(raw: pd.DataFrame, name: str) -> pd.DataFrame:
     """A checked, typed copy of a fidelity frame read as text (every cell a string); raises
     :class:`FidelityError` naming ``name`` and the first problem (and how many more there are)."""
     cols = list(raw.columns)
+    if cols == [c for c in COLUMNS if c not in OPTIONAL]:
+        raw = raw.assign(**{c: "" for c in OPTIONAL})
+        cols = list(raw.columns)
     if cols != COLUMNS:
         missing = [c for c in COLUMNS if c not in cols]
         extra = [c for c in cols if c not in COLUMNS]
@@ -101,6 +110,8 @@ def validate(raw: pd.DataFrame, name: str) -> pd.DataFrame:
                 problems.append(f"{where}: measured is empty")
         elif m is not None and not math.isfinite(m):
             problems.append(f"{where}: measured {r['measured']!r} is not a finite number")
+        if nums["spread"] is not None and not (math.isfinite(nums["spread"]) and nums["spread"] >= 0):
+            problems.append(f"{where}: spread {r['spread']!r} is not a finite number >= 0")
         if role in ("calibration", "validation"):
             for c in ("predicted", "rel_error"):
                 if not r[c]:
@@ -154,7 +165,7 @@ class Score:
 
     n: int  # validation points
     median: float  # median |rel_error| over them
-    per_metric: pd.DataFrame  # metric, unit, n, median, worst, worst_point, worst_experiment
+    per_metric: pd.DataFrame  # metric, unit, n, median, worst, worst_point, worst_experiment, spread, with_spread, within
     per_experiment: pd.DataFrame  # experiment, metric, n, median, worst
     validation: pd.DataFrame
     calibration: pd.DataFrame
@@ -172,10 +183,13 @@ def score(df: pd.DataFrame) -> Score:
     rows = []
     for metric, g in val.groupby("metric", sort=True):
         w = g.loc[g["abs_error"].idxmax()]
+        sp = g[g["spread"].notna()]
         rows.append({"metric": metric, "unit": _units(g["unit"]), "n": len(g), "median": float(g["abs_error"].median()),
-                     "worst": float(w["abs_error"]), "worst_point": w["point"], "worst_experiment": w["experiment"]})
+                     "worst": float(w["abs_error"]), "worst_point": w["point"], "worst_experiment": w["experiment"],
+                     "spread": float(sp["spread"].median()) if len(sp) else math.nan, "with_spread": len(sp),
+                     "within": int((sp["abs_error"] <= sp["spread"]).sum())})
     per_metric = pd.DataFrame(rows, columns=["metric", "unit", "n", "median", "worst", "worst_point",
-                                             "worst_experiment"])
+                                             "worst_experiment", "spread", "with_spread", "within"])
     per_exp = (val.groupby(["experiment", "metric"], sort=True)["abs_error"]
                .agg(n="count", median="median", worst="max").reset_index()) if not val.empty else \
         pd.DataFrame(columns=["experiment", "metric", "n", "median", "worst"])
@@ -302,9 +316,13 @@ def header_md(hf: HostFidelity, where: str = "tables/fidelity.md") -> str:
     s = hf.score
     per = "; ".join(f"{r.metric} {pct(r.median)} (N = {r.n}, worst {pct(r.worst)} at {r.worst_point})"
                     for r in s.per_metric.itertuples())
+    with_spread = int(s.per_metric["with_spread"].sum())
+    within = (f" {int(s.per_metric['within'].sum())} of the {with_spread} validation points whose measurement reported "
+              "per-interval values were predicted within the spread of those values (the most the measurement moved "
+              "while it was made).") if with_spread else ""
     return (f"**Model error on this host: median {pct(s.median)} over {s.n} validation points** (tiersim on the "
             f"host's own model profile against its measured points; |predicted - measured| / measured). "
-            f"Per metric: {per}. {len(s.calibration)} calibration points (fitted, not scored) and "
+            f"Per metric: {per}.{within} {len(s.calibration)} calibration points (fitted, not scored) and "
             f"{len(s.unrepresented)} points the model cannot represent are listed in `{where}`.\n")
 
 
@@ -324,9 +342,16 @@ def table_md(hf: HostFidelity) -> str:
     if s is not None:
         out.append(f"**{hf.note[0].upper()}{hf.note[1:]}** (source: `{Path(hf.source).name or 'fidelity.csv'}`).\n")
         out.append("## Score per metric (validation points)\n")
-        pm = s.per_metric.assign(median=s.per_metric["median"].map(pct), worst=s.per_metric["worst"].map(pct))
+        pm = s.per_metric.assign(median=s.per_metric["median"].map(pct), worst=s.per_metric["worst"].map(pct),
+                                 spread=s.per_metric["spread"].map(pct),
+                                 within=[f"{r.within} of {r.with_spread}" if r.with_spread else ""
+                                         for r in s.per_metric.itertuples()]).drop(columns=["with_spread"])
         out.append(md_table(pm.rename(columns={"n": "N", "median": "median abs. error", "worst": "worst abs. error",
-                                          "worst_point": "worst at point", "worst_experiment": "its experiment"})))
+                                          "worst_point": "worst at point", "worst_experiment": "its experiment",
+                                          "spread": "median spread", "within": "error within spread"})))
+        out.append("Spread: how far the measured number's own per-interval values (per second, per trial) ranged "
+                   "while it was measured, (max - min) / 2 as a fraction of it; for a ratio of two runs, the sum of "
+                   "both. An error within it is no larger than the measurement's own movement.\n")
         out.append("## Score per experiment and metric\n")
         pe = s.per_experiment.assign(median=s.per_experiment["median"].map(pct),
                                      worst=s.per_experiment["worst"].map(pct))
@@ -356,7 +381,8 @@ def table_md(hf: HostFidelity) -> str:
         out.append(md_table(pd.DataFrame({"point": v["point"], "experiment": v["experiment"], "workload": v["workload"],
                                      "metric": v["metric"], "unit": v["unit"], "measured": v["measured"].map(_num),
                                      "predicted": v["predicted"].map(_num),
-                                     "error": v["rel_error"].map(lambda e: f"{e * 100:+.1f} %")})))
+                                     "error": v["rel_error"].map(lambda e: f"{e * 100:+.1f} %"),
+                                     "spread": v["spread"].map(lambda x: "" if pd.isna(x) else f"\u00b1{pct(x)}")})))
     return "\n".join(out)
 
 
@@ -364,7 +390,8 @@ def table_md(hf: HostFidelity) -> str:
 
 TITLE = "Model vs measurement"
 CAPTION = ("Predicted against measured for every point of this host the model can represent, one panel per "
-           "metric, coloured by experiment; the dashed line is y = x and the band +-10 %. Calibration points "
+           "metric, coloured by experiment, a horizontal bar the measurement's own spread (the range of its "
+           "per-interval values); the dashed line is y = x and the band +-10 %. Calibration points "
            "(hollow black) were used to fit the model and are not scored; the points the model cannot "
            "represent are listed in tables/fidelity.md with their reasons.")
 _MARKERS = "osD^vP*Xh<>"
@@ -394,7 +421,8 @@ def plot(hf: HostFidelity) -> Figure:
     for k, metric in enumerate(metrics):
         ax = axes[k // ncols, k % ncols]
         g = shown[shown["metric"] == metric]
-        vals = pd.concat([g["measured"], g["predicted"]])
+        bar = (g["measured"].abs() * g["spread"]).where(g["role"] == "validation")
+        vals = pd.concat([g["measured"], g["predicted"], (g["measured"] - bar).dropna(), (g["measured"] + bar).dropna()])
         lo, hi = float(vals.min()), float(vals.max())
         log = lo > 0 and hi / lo > 20
         if lo > 0:  # at least +-15 % around the points, so that the +-10 % band reads as a band
@@ -415,6 +443,10 @@ def plot(hf: HostFidelity) -> Figure:
             st = exps[exp]
             h = ax.scatter(e["measured"], e["predicted"], s=10, color=st["color"], marker=st["marker"], zorder=3,
                            linewidths=0.3)
+            eb = e[e["spread"].notna()]
+            if len(eb):  # the measurement's own spread: a horizontal bar
+                ax.errorbar(eb["measured"], eb["predicted"], xerr=eb["measured"].abs() * eb["spread"], fmt="none",
+                            ecolor=st["color"], elinewidth=0.6, alpha=0.7, zorder=2)
             handles.setdefault(exp, h)
         c = g[g["role"] == "calibration"]
         if not c.empty:

@@ -147,18 +147,20 @@ def save(fig, stem: Path) -> list[Path]:
 
 
 def fidelity_table(fids: dict[str, fidelity.HostFidelity]) -> str:
-    """One row per host: the model's error there (N, median, worst per metric) or why not scored."""
+    """One row per host: the model's error there (N, median, worst per metric, and the median spread
+    of the measurements: docs/fidelity.md, "Spread") or why not scored."""
     rows = []
     for name, hf in fids.items():
         if hf.score is None:
             rows.append({"host": name, "metric": "", "N": "", "median abs. error": "", "worst abs. error": "",
-                         "worst at point": "", "score": hf.summary})
+                         "worst at point": "", "median spread": "", "score": hf.summary})
             continue
         rows.append({"host": name, "metric": "(all)", "N": hf.score.n, "median abs. error": fidelity.pct(hf.score.median),
-                     "worst abs. error": "", "worst at point": "", "score": hf.summary})
+                     "worst abs. error": "", "worst at point": "", "median spread": "", "score": hf.summary})
         for r in hf.score.per_metric.itertuples():
             rows.append({"host": name, "metric": r.metric, "N": r.n, "median abs. error": fidelity.pct(r.median),
-                         "worst abs. error": fidelity.pct(r.worst), "worst at point": r.worst_point, "score": ""})
+                         "worst abs. error": fidelity.pct(r.worst), "worst at point": r.worst_point,
+                         "median spread": fidelity.pct(r.spread), "score": ""})
     return fidelity.md_table(pd.DataFrame(rows))
 
 

@@ -31,7 +31,8 @@ fidelity driver (workflows/harness/fidelity.py) on copies of it, three ways:
 - ``as first built``: the sweep's own walls, no CPU share, the mix1:1 curve and the fit at the
   wall together (the model before this host's misses were fixed).
 
-Printed per way: per metric N, median and worst |error| of the validation rows (and the point),
+Printed per way: per metric N, median and worst |error| of the validation rows (and the point), the
+median spread of their measurements and how many errors are within it (docs/fidelity.md, "Spread"),
 the calibration rows, the unrepresented rows with their reasons, the largest errors, and the
 figure of merit: the median |error| of GUPS's predicted throughput over the validation
 intensities (goal <= 10 %). Ratios, no verdict; nothing is measured here (the measurements are
@@ -95,10 +96,16 @@ def sweep_only(host: Path) -> None:
 def score(df: pd.DataFrame) -> None:
     v = df[df["role"] == "validation"].copy()
     v["abs"] = v["rel_error"].abs()
-    print(f"  {'metric':28s} {'N':>3s} {'median':>8s} {'worst':>8s}  worst point")
+    if "spread" not in v.columns:  # (a fidelity.csv written before the column existed)
+        v["spread"] = float("nan")
+    print(f"  {'metric':28s} {'N':>3s} {'median':>8s} {'worst':>8s} {'spread':>8s} {'within':>7s}  worst point")
     for metric, g in v.groupby("metric"):
         w = g.loc[g["abs"].idxmax()]
-        print(f"  {metric:28s} {len(g):3d} {g['abs'].median():8.1%} {w['abs']:8.1%}  {w['family']}/{w['point']}")
+        sp = g[g["spread"].notna()]
+        within = f"{int((sp['abs'] <= sp['spread']).sum())}/{len(sp)}" if len(sp) else "-"
+        med = f"{sp['spread'].median():8.1%}" if len(sp) else f"{'-':>8s}"
+        print(f"  {metric:28s} {len(g):3d} {g['abs'].median():8.1%} {w['abs']:8.1%} {med} {within:>7s}  "
+              f"{w['family']}/{w['point']}")
     print(f"  {'overall':28s} {len(v):3d} {v['abs'].median():8.1%}")
     for r in df[df["role"] == "calibration"].itertuples():
         print(f"  calibration: {r.family}/{r.point} {r.metric}: {r.reason}")
@@ -106,8 +113,9 @@ def score(df: pd.DataFrame) -> None:
         print(f"  unrepresented: {r.family}/{r.point} {r.metric}: {r.reason}")
     print("  largest errors:")
     for r in v.sort_values("abs", ascending=False).head(5).itertuples():
+        sp = f", its spread \u00b1{r.spread:.1%}" if r.spread == r.spread else ""  # (NaN: none)
         print(f"    {r.family}/{r.point} {r.metric}: measured {r.measured:.4g}, predicted {r.predicted:.4g} {r.unit} "
-              f"({r.rel_error:+.1%})")
+              f"({r.rel_error:+.1%}{sp})")
     gups = v[(v["workload"] == "gups") & (v["metric"] == "throughput_mops")]
     print(f"  GUPS throughput: median |error| {gups['abs'].median():.1%} over {len(gups)} validation intensities "
           "(goal <= 10 %)" if len(gups) else "  GUPS throughput: no validation intensity")

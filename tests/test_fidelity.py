@@ -79,6 +79,34 @@ def test_score_counts_validation_rows_only(fid_csv):
     assert hf.note == "model error on this host: median 5.0 % over 6 points"
 
 
+
+def test_the_spread_of_each_measurement_is_read_and_counted(tmp_path):
+    """A row's spread (the measurement's own per-interval range) is read, not scored, and counted:
+    how many errors are within it; a file written before the column existed still reads."""
+    path = write_csv(tmp_path / "fidelity.csv")
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df.loc[df["point"] == "gups/i4", "spread"] = "0.06"  # error 5 %: within
+    df.loc[df["point"] == "gups/i8", "spread"] = "0.02"  # error 8 %: not within
+    df.to_csv(path, index=False)
+    hf = fidelity.of_csv(path, "box")
+    pm = hf.score.per_metric.set_index("metric")
+    assert (pm.loc["throughput_gbps", "with_spread"], pm.loc["throughput_gbps", "within"]) == (2, 1)
+    assert pm.loc["throughput_gbps", "spread"] == pytest.approx(0.04)
+    assert pm.loc["latency_ns", "with_spread"] == 0 and pd.isna(pm.loc["latency_ns", "spread"])
+    assert hf.score.median == pytest.approx(0.05)  # the score is the same with or without spreads
+    assert "1 of the 2 validation points whose measurement reported per-interval values" in fidelity.header_md(hf)
+    table = fidelity.table_md(hf)
+    assert "| 1 of 2 |" in table and "\u00b16.0 %" in table
+    # the column as it was before: the same score, no spreads
+    df.drop(columns=["spread"]).to_csv(path, index=False)
+    old = fidelity.of_csv(path, "box")
+    assert old.score.median == hf.score.median and old.frame["spread"].isna().all()
+    # a spread below 0 is refused, with its line
+    df.loc[df["point"] == "gups/i4", "spread"] = "-0.1"
+    df.to_csv(path, index=False)
+    with pytest.raises(fidelity.FidelityError, match="line 4: spread '-0.1' is not a finite number >= 0"):
+        fidelity.load(path)
+
 def test_unrepresented_points_listed_with_reason(fid_csv):
     hf = fidelity.of_csv(fid_csv, "box")
     assert list(hf.score.unrepresented["point"]) == ["silo/i4"]

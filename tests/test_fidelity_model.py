@@ -624,6 +624,51 @@ def test_an_application_without_a_known_metric_is_listed_with_the_reason(tmp_pat
     assert sorted(a["measured"]) == [100.0, 101.0]
 
 
+
+def test_the_spread_is_over_the_values_averaged_into_the_number():
+    """spread(): the per-interval values a summary is the mean of (the shortest such tail), every
+    repetition's pooled, relative to the mean; a series in another metric and order (trials)."""
+    def rows(rep, series, summary, metric="throughput", series_metric=None, order="t_s"):
+        out = [{"rep": rep, "t_s": float("nan"), "trial": float("nan"), "metric": metric, "value": summary}]
+        for i, v in enumerate(series):
+            out.append({"rep": rep, "t_s": float(i + 1) if order == "t_s" else float("nan"),
+                        "trial": float(i) if order == "trial" else float("nan"), "metric": series_metric or metric,
+                        "value": v})
+        return out
+
+    # GUPS's last 3 s averaged (12, 12 before them are not): 18..20 about 19, +-1/19
+    d = pd.DataFrame(rows(0, [12, 12, 18, 19, 20], 19.0))
+    assert fidelity.spread(d, "throughput") == pytest.approx(1 / 19)
+    # a summary that is no tail's mean (Silo's ops over its run time): every value
+    d = pd.DataFrame(rows(0, [8, 9, 10], 9.4))
+    assert fidelity.spread(d, "throughput") == pytest.approx(1 / 9.4)
+    # two repetitions pooled: 10..11 and 13..14; over the mean of their summaries (12)
+    d = pd.DataFrame(rows(0, [10, 11], 10.5) + rows(1, [13, 14], 13.5))
+    assert fidelity.spread(d, "throughput") == pytest.approx(2 / 12)
+    # trials under an average, ordered by trial
+    d = pd.DataFrame(rows(0, [0.4, 0.6, 0.5], 0.5, "average_trial_time", "trial_time", "trial"))
+    assert fidelity.spread(d, "average_trial_time", "trial_time", "trial") == pytest.approx(0.2)
+    # one value, or no summary: none
+    assert fidelity.spread(pd.DataFrame(rows(0, [5], 5.0)), "throughput") is None
+    assert fidelity.spread(pd.DataFrame(rows(0, [5, 6], 5.5))[1:], "throughput") is None
+
+
+def test_a_contention_points_rows_carry_their_measurements_spread(tmp_path):
+    """GUPS's and the antagonist's per-second values give their rows a spread; the latency probe,
+    one value, gets none."""
+    host = synthetic_host(tmp_path)
+    res = host / "tiering" / "contention_single_node" / "i2-t2" / "rep0" / "result.csv"
+    df = pd.read_csv(res, dtype=str, keep_default_na=False)
+    x = float(df[(df["metric"] == "throughput") & (df["t_s"] == "")]["value"].iloc[0])
+    extra = df[(df["metric"] == "throughput") & (df["t_s"] == "")].copy()
+    extra = pd.concat([extra.assign(t_s=str(t), value=str(v)) for t, v in ((1, x * 0.5), (2, x * 0.9), (3, x * 1.1))])
+    pd.concat([df, extra]).to_csv(res, index=False)
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host).set_index(["point", "metric"])
+    assert v.loc[("i2-t2", "throughput_mops"), "spread"] == pytest.approx(0.1, rel=1e-3)  # the last two: 0.9x, 1.1x
+    assert pd.isna(v.loc[("i2-t2", "latency_ns"), "spread"])
+    assert pd.isna(v.loc[("i1-t1", "throughput_mops"), "spread"])  # no per-second throughput there
+
 def test_convergence_time_follows_tiersims_rule():
     t = [float(i) for i in range(1, 41)]
     x = [1.0 if ti <= 10 else (0.5 if ti <= 20 else 1.0) for ti in t]

@@ -19,13 +19,15 @@ from __future__ import annotations
 import pandas as pd
 
 from workflows.harness import cpulist
-from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, row
+from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, row, spread
 
 from . import model as access_models
 
 NAME = "apps"
 # each application's measured metric and whether higher is better (figures/app_contention.py's)
 METRICS = {"average_trial_time": False, "throughput": True}
+# the per-interval values each metric is the mean of, and the column that orders them (its spread)
+SERIES = {"average_trial_time": ("trial_time", "trial"), "throughput": ("throughput", "t_s")}
 
 
 def summary(df: pd.DataFrame, contention: bool = True) -> pd.DataFrame:
@@ -133,6 +135,15 @@ def share_of(model: Model, g: pd.DataFrame, pid: str, app: str, cores_: int) -> 
     return cpu_share(model, NAME, "contention_single_node", pid, reps, role, cores_) or 1.0
 
 
+def ratio_spread(df: pd.DataFrame, app: str, metric: str, pids: list[str]) -> float | None:
+    """The spread of a ratio of two points' metric: the sum of each one's (to first order), None
+    unless both have one."""
+    series, order = SERIES[metric]
+    d = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["workload"] == app)]
+    s = [spread(d[d["point"] == q], metric, series, order) for q in pids]
+    return None if None in s else sum(s)
+
+
 def rows(df: pd.DataFrame, model: Model) -> list[dict]:
     d = summary(df)
     table = access_models.models()
@@ -180,7 +191,8 @@ def rows(df: pd.DataFrame, model: Model) -> list[dict]:
             x[1] = duty * x[1] + (1 - duty) * x[0]
             # each run's throughput scaled by the CPU share the application got there (docs/fidelity.md)
             share = [share_of(model, g, q, app, n) for q in (base.index[0], pid)]
-            out.append(row(**common, measured=measured, predicted=(x[0] * share[0]) / (x[1] * share[1]), role="validation"))
+            out.append(row(**common, measured=measured, predicted=(x[0] * share[0]) / (x[1] * share[1]), role="validation",
+                           spread=ratio_spread(df, app, metric, [base.index[0], pid])))
     for (e, app), g in summary(df, contention=False).groupby(["experiment", "workload"], sort=False, dropna=False):
         out += unrepresented(g, str(e), "" if pd.isna(app) else str(app), TWO_TIER)
     return out

@@ -29,7 +29,7 @@ import pandas as pd
 
 import systems
 from workflows.harness import cpulist, curvecheck
-from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, row
+from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, row, spread
 from workflows.harness.plan import size_bytes
 from workloads import flag
 
@@ -49,6 +49,11 @@ def summary(df: pd.DataFrame, family: str, experiments: tuple[str, ...]) -> pd.D
 def mean(d: pd.DataFrame, point: str, metric: str) -> float | None:
     v = d[(d["point"] == point) & (d["metric"] == metric)]["value"]
     return float(v.mean()) if len(v) else None
+
+
+def point_rows(df: pd.DataFrame, point: str, experiment: str = "contention_single_node") -> pd.DataFrame:
+    """Every row of one of the family's points: its summaries and its per-second series."""
+    return df[(df["family"] == NAME) & (df["experiment"] == experiment) & (df["point"] == point)]
 
 
 def meta_argv(model: Model, family: str, experiment: str, point: str) -> dict:
@@ -246,6 +251,7 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
         pred = predict_gups(model, base, ("app_mlp",), ["--app-mlp", f"{v:.6g}"])["throughput"]
         f.rows = [row(point=base["point"], experiment="contention_single_node", family=NAME, workload="gups",
                       metric="throughput_mops", unit="Mops/s", measured=x0, predicted=pred, role="calibration",
+                      spread=spread(point_rows(df, base["point"]), "throughput"),
                       reason=f"fitted app_mlp = {v:.3g} lines in flight per GUPS core from this point "
                              f"(GUPS had {base['share']:.0%} of its CPU time over {base['share_of']})")]
         fits.append(f)
@@ -272,6 +278,7 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
         f.how += past
         f.rows = [row(point=top["point"], experiment="contention_single_node", family=NAME, workload="antagonist",
                       metric="antagonist_bandwidth_mbps", unit="MB/s", measured=bw, predicted=pred, role="calibration",
+                      spread=spread(point_rows(df, top["point"]), "antagonist_bandwidth"),
                       reason=f"fitted antagonist_mlp = {v:.3g} lines in flight per antagonist core from this point{past}")]
         fits.append(f)
     return fits
@@ -331,7 +338,8 @@ def contention_rows(df: pd.DataFrame, model: Model) -> list[dict]:
             v = mean(p["rows"], p["point"], src)
             if v is None or (p["point"], metric) in done:
                 continue
-            base = dict(point=p["point"], experiment=exp, family=NAME, workload=workload, metric=metric, unit=unit, measured=v)
+            base = dict(point=p["point"], experiment=exp, family=NAME, workload=workload, metric=metric, unit=unit, measured=v,
+                        spread=spread(point_rows(df, p["point"]), src))
             if p["why"]:
                 out.append(row(**base, predicted=None, role="unrepresented", reason=p["why"]))
                 continue
@@ -455,7 +463,8 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
                 pred["throughput"] *= min(1.0, share)
         for src, v, metric in compare:
             unit = metrics.get(src, (None, "s"))[1]
-            base = dict(point=pid, experiment=exp, family=NAME, workload="gups", metric=metric, unit=unit, measured=v)
+            base = dict(point=pid, experiment=exp, family=NAME, workload="gups", metric=metric, unit=unit, measured=v,
+                        spread=spread(g, src) if src in metrics else None)
             if why:
                 out.append(row(**base, predicted=None, role="unrepresented", reason=why))
             elif src not in pred or not math.isfinite(v):

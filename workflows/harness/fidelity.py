@@ -48,7 +48,7 @@ from . import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
 COLUMNS = ["point", "experiment", "family", "workload", "metric", "unit", "measured", "predicted", "rel_error", "role",
-           "reason"]
+           "reason", "spread"]
 ROLES = ("calibration", "validation", "unrepresented")
 TIERSIM = "build/bin/tiersim"
 
@@ -75,8 +75,9 @@ class Fit:
 
 
 def row(*, point: str, experiment: str, family: str, workload: str, metric: str, unit: str, measured: float,
-        predicted: float | None, role: str, reason: str = "") -> dict:
-    """One fidelity.csv row; ``rel_error`` = (predicted - measured) / measured. An unrepresented point
+        predicted: float | None, role: str, reason: str = "", spread: float | None = None) -> dict:
+    """One fidelity.csv row; ``rel_error`` = (predicted - measured) / measured; ``spread``: how far the
+    measured number's own per-interval values ranged (:func:`spread`), None where it has none. An unrepresented point
     has no prediction (and may have no measured value: a run that did not converge). A calibration or
     validation row whose relative error does not exist (measured 0 or not a number, no finite
     prediction) is listed as unrepresented, the reason said, never written as a score without an
@@ -95,7 +96,47 @@ def row(*, point: str, experiment: str, family: str, workload: str, metric: str,
     return {"point": point, "experiment": experiment, "family": family, "workload": workload, "metric": metric,
             "unit": unit, "measured": measured if finite(measured) else None, "predicted": predicted,
             "rel_error": (predicted - measured) / measured if predicted is not None else None, "role": role,
-            "reason": reason}
+            "reason": reason, "spread": spread if finite(spread) and finite(measured) else None}
+
+
+def window(values: list[float], summary: float) -> list[float]:
+    """The per-interval values a program averaged into its summary: the shortest tail whose mean is
+    ``summary`` (GUPS's last ``average_last_s`` seconds), else all of them (a summary that is not
+    such a mean, e.g. Silo's operations over its run time)."""
+    for n in range(2, len(values) + 1):
+        tail = values[-n:]
+        if abs(sum(tail) / n - summary) <= 1e-4 * abs(summary):
+            return tail
+    return values
+
+
+def spread(rows: pd.DataFrame, metric: str, series: str | None = None, order: str = "t_s") -> float | None:
+    """How far a measured number moved while it was measured, as a fraction of it: (max - min) / 2
+    over the per-interval values (per second, per trial) its program averaged into it (:func:`window`),
+    every repetition's pooled, over the mean of the repetitions' summaries. ``rows``: the point's rows
+    (summaries, empty ``t_s``, and the series); ``metric``: the summary's; ``series``: the series'
+    metric where it has another name (a trial time under an average); ``order``: the column that
+    orders the series. None with fewer than two values.
+
+    The spread of one point's measurement, not a confidence interval: a prediction whose error is
+    within it missed by no more than the measurement moved while it was made (docs/fidelity.md,
+    "Spread")."""
+    if rows.empty or order not in rows.columns:
+        return None
+    summ = rows[rows["t_s"].isna() & (rows["metric"] == metric) & rows["value"].notna()] if "t_s" in rows.columns else \
+        rows.iloc[0:0]
+    ser = rows[rows[order].notna() & (rows["metric"] == (series or metric)) & rows["value"].notna()]
+    if summ.empty or ser.empty:
+        return None
+    rep = (lambda d: d["rep"].fillna(0)) if "rep" in rows.columns else (lambda d: pd.Series(0, index=d.index))  # noqa: E731
+    pooled: list[float] = []
+    for r, sv in summ.groupby(rep(summ)):
+        vals = [float(v) for v in ser[rep(ser) == r].sort_values(order, kind="stable")["value"]]
+        pooled += window(vals, float(sv["value"].mean())) if vals else []
+    mid = float(summ["value"].mean())
+    if len(pooled) < 2 or not math.isfinite(mid) or mid == 0:
+        return None
+    return (max(pooled) - min(pooled)) / 2 / abs(mid)
 
 
 def listed(g: pd.DataFrame, *, point: str, experiment: str, family: str, workload: str, reason: str) -> list[dict]:
