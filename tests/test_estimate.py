@@ -59,8 +59,8 @@ YCSB = ["numactl", "--membind=0", "build/bin/ycsb", "--db", "redis", "--records"
      ycsb.JVM_S + (50000 + (1 + 4 * 2) * 1e6) / ycsb.NULL_OPS_PER_S),
     # a hook given another program's argv (the server its module also parses) leaves it to the flags
     (["numactl", "--membind=0", "redis-server", "--port", "16379"], "workloads.ycsb.workload:server_rows", None),
-    (["build/bin/memchar", "loaded", "--delays", "0,5,10", "--duration", "0.5"], "workloads.memchar.workload:rows",
-     memchar.CHAIN_S_PER_MIB * memchar.CHAIN_MIB + 3 * (0.5 + 0.1)),
+    (["build/bin/memchar", "loaded", "--delays", "0,5,10", "--duration", "0.5", "--buffer-mib", "300"],
+     "workloads.memchar.workload:rows", memchar.CHAIN_S_PER_MIB * 300 + 3 * (0.5 + 0.1)),
     (["build/bin/memchar", "bandwidth", "--threads", "1,2", "--duration", "0.5"], "workloads.memchar.workload:rows", 1.0),
     # a prepare step run first under memcg counts what its workload (python -m MODULE) says
     (["python", "-m", "workflows.harness.memcg", "run", "--ratio", "2", "--argv-json",
@@ -71,6 +71,16 @@ YCSB = ["numactl", "--membind=0", "build/bin/ycsb", "--db", "redis", "--records"
 def test_a_workload_says_how_long_it_runs_where_its_argv_does_not(argv, parse, seconds):
     got = estimate.role_seconds(argv, parse)
     assert got is None if seconds is None else got == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize(("llc_mib", "chain_mib"), [(None, 256), (16, 256), (96, 768)])
+def test_memchars_default_chain_grows_with_the_hosts_last_level_cache(monkeypatch, llc_mib, chain_mib):
+    """Without --buffer-mib memchar's chain is max(256, 8 x LLC) MiB (src/util.c), and so is its time."""
+    from workflows.harness import hostdetect  # noqa: PLC0415
+
+    monkeypatch.setattr(hostdetect, "llc_bytes", lambda *a: llc_mib and llc_mib << 20)
+    assert memchar.seconds(["build/bin/memchar", "latency", "--duration", "1"]) == \
+        pytest.approx(memchar.CHAIN_S_PER_MIB * chain_mib + 1)
 
 
 def test_the_warm_up_counts_only_where_the_executor_waits_it():

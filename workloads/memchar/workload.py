@@ -73,15 +73,18 @@ CHAIN_S_PER_MIB, CHAIN_MIB, OBJSIZE_SETUP_S = 9e-3, 256, 0.3
 def seconds(argv_: list[str]) -> float | None:
     """How long one memchar run takes (for cli plan), for the modes whose set-up is a large part of
     it (latency, loaded, objsize); None for the others (their ``--duration`` x the sweep says it).
-    The chain's size is ``--buffer-mib`` or the smallest default (max(256, 8 x LLC) MiB: on a host
-    with a larger last-level cache the chain is larger and this says too little)."""
+    The chain's size is ``--buffer-mib`` or memchar's default, max(256, 8 x LLC) MiB
+    (src/util.c, mc_default_chain_bytes), with the last-level cache of the machine the plan runs
+    on (the run's own host: hostdetect.llc_bytes, the sysfs cache memchar reads too)."""
+    from workflows.harness.hostdetect import llc_bytes  # noqa: PLC0415
     from workloads import args_after, flag  # noqa: PLC0415
 
     args = args_after(argv_, "memchar")
     if args is None:
         return None
     mode, d = (args[0] if args else ""), float(flag(args, "--duration", "1"))
-    chain = CHAIN_S_PER_MIB * float(flag(args, "--buffer-mib", str(CHAIN_MIB)))
+    mib = flag(args, "--buffer-mib")
+    chain = CHAIN_S_PER_MIB * (float(mib) if mib else max(CHAIN_MIB, 8 * (llc_bytes() or 0) / (1 << 20)))
     if mode == "latency":
         return chain + d
     if mode == "loaded":
