@@ -20,7 +20,7 @@ from test_profiles import two_socket_facts
 
 from families import overcommit
 from families.overcommit import parse as oc_parse
-from workflows.harness import ConfigError, hostdetect, memcg, plan, profile
+from workflows.harness import ConfigError, hostdetect, memcg, plan, profile, scenario
 from workflows.harness.settings import Settings
 from workloads.duckdb_tpch import workload as tpch
 from workloads.ffmpeg import workload as ffmpeg
@@ -152,6 +152,31 @@ def test_two_node_host_binds_the_pool_dram_to_the_far_node(monkeypatch):
     r = fp.rows[1]
     prog = json.loads(r["run"]["scenario"]["roles"][0]["argv"][-1])
     assert prog[:2] == ["numactl", "--membind=1"] and r["context"]["mem_node"] == 1
+
+
+def test_a_tpcc_point_journals_its_cluster_directories_and_server(monkeypatch):
+    """The TPC-C-like point's scenario names the directories its preparation makes (the socket
+    directory, then the data directory with the postmaster's pid file), so the harness journals
+    them before any role starts: after a SIGKILL of the harness the repair ends the postmaster by
+    pid (SIGQUIT: immediate shutdown) and removes both (tests/test_procs.py simulates it)."""
+    facts = two_socket_facts()
+    facts["privileges"] = {"root": True}
+    host = plan.Host(profile.resolve("icelake-2s", facts), facts)
+    monkeypatch.setattr(memcg, "detect", lambda root=None: {"version": "v2", "base": "/sys/fs/cgroup"})
+    monkeypatch.setattr(overcommit.memcg, "check_swapfile_room", lambda *a: None)
+    monkeypatch.setattr(overcommit.shutil, "which", lambda t: f"/usr/bin/{t}")
+    monkeypatch.setattr(pgtpcc, "check", lambda: None)
+    c = profile.validate_config({"scale": "t", "overcommit": {"enabled": True, "workloads": ["tpcc"], "ratios": [1, 2],
+                                                             "tpcc": {"port": 54391}}})
+    datadir = os.path.abspath(f"{host.results}/overcommit-scratch/tpcc")
+    for r in overcommit.plan(c, host).rows:
+        sc = r["run"]["scenario"]
+        assert sc["dirs"] == [{"path": "/tmp/tierbench-pg-54391", "pid_file": None, "signal": "TERM"},
+                              {"path": datadir, "pid_file": "postmaster.pid", "signal": "QUIT"}]
+        ops = scenario.ops(sc)
+        assert ops.index(("dir_guard", datadir, "postmaster.pid", "QUIT")) < ops.index(("spawn", "tpcc"))
+        argv = sc["roles"][0]["argv"]
+        assert datadir in argv[argv.index("--cleanup-json") + 1], "the runner's own cleanup removes the same cluster"
 
 
 def test_guest_host_plans_nothing_and_says_why():

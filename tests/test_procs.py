@@ -402,6 +402,135 @@ def test_a_mount_left_by_a_killed_role_is_unmounted_from_the_journal(tmp_path):
     assert not journal.exists()
 
 
+# A point's harness that journals the directories its role makes (a PostgreSQL cluster's data and
+# socket directories), makes them and starts their server, then is killed with SIGKILL (no handler,
+# no restore). The server runs in its own session and outlives it, as a postmaster does (setpriv
+# drops its death signal with its user), working in its data directory with a child (a backend)
+# working there too; both ignore SIGTERM, so only SIGKILL (by pid) ends them.
+KILLED_HARNESS = """
+import os, subprocess, sys, time
+from pathlib import Path
+from workflows.harness.settings import Settings
+journal, sock, data = sys.argv[1:4]
+s = Settings(Path(journal))
+s.dir_guard(sock)
+s.dir_guard(data, server_pid_file="server.pid", server_signal="TERM")
+Path(sock).mkdir()
+Path(data, "base", "1").mkdir(parents=True)
+Path(data, "base", "1", "16384").write_text("rows")
+subprocess.Popen([sys.executable, "-c", sys.argv[4]], cwd=data, start_new_session=True)
+while not Path(data, "server.pid").exists():
+    time.sleep(0.02)
+print("ready", flush=True)
+time.sleep(600)
+"""
+DEAF_SERVER = """
+import os, signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+b = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                      "time.sleep(600)"])
+open("backend.pid.tmp", "w").write(str(b.pid))
+os.rename("backend.pid.tmp", "backend.pid")
+open("server.pid.tmp", "w").write(f"{os.getpid()}\\n{os.getcwd()}\\n")
+os.rename("server.pid.tmp", "server.pid")
+time.sleep(600)
+"""
+
+
+def test_a_server_and_directories_a_killed_harness_left_are_removed_from_the_journal(tmp_path, monkeypatch):
+    """The harness is killed (SIGKILL) after its role made its directories and started its server:
+    the journal names them, and its repair (the next measured point's restore_journal) ends the
+    server and its child by pid (SIGTERM, ignored here, then SIGKILL) and removes the directories
+    and the scratch directory made above one; a directory beside them that the run did not make
+    stays."""
+    from workflows.harness import settings as settings_mod  # noqa: PLC0415
+
+    monkeypatch.setattr(settings_mod, "SERVER_GRACE_S", 0.5)
+    tmp = tmp_path.resolve()
+    keep = tmp / "keep"
+    keep.mkdir()
+    (keep / "f").write_text("not ours")
+    journal, sock, data = tmp / "journal.json", tmp / "sock", tmp / "scratch" / "data"
+    h = subprocess.Popen([sys.executable, "-c", KILLED_HARNESS, str(journal), str(sock), str(data), DEAF_SERVER],
+                         cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE, text=True)
+    server = backend = None
+    try:
+        assert h.stdout.readline().strip() == "ready"
+        server = int((data / "server.pid").read_text().split()[0])
+        backend = int((data / "backend.pid").read_text())
+        os.kill(h.pid, signal.SIGKILL)
+        h.wait(10)
+        left = {f"dir:{tmp / 'scratch'}": "absent", f"tree:{sock}": "absent", f"tree:{data}": "absent",
+                f"server:TERM:{data / 'server.pid'}": "absent"}
+        assert json.loads(journal.read_text()) == left
+        assert alive(server) and alive(backend), "the server outlived the harness"
+        assert restore_journal(journal) == left
+        assert wait_gone(server) and wait_gone(backend)
+        assert not sock.exists() and not data.exists() and not (tmp / "scratch").exists() and not journal.exists()
+        assert (keep / "f").read_text() == "not ours"
+    finally:
+        if h.poll() is None:
+            h.kill()
+            h.wait()
+        for pid in (server, backend):
+            if pid and alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_journaled_directory_is_removed_only_where_it_is_the_one_the_run_made(tmp_path):
+    """A directory there before the point is not journaled (the point is refused); one whose path
+    is a symbolic link by the time of the repair, or has a filesystem mounted inside it, is not
+    removed (the journal keeps it); a pid file naming a process that works elsewhere (its pid
+    reused) ends nothing; paths that are not absolute and normalised, or are top-level, are refused."""
+    from workflows.harness import settings as settings_mod  # noqa: PLC0415
+
+    tmp = tmp_path.resolve()
+    there = tmp / "there"
+    there.mkdir()
+    (there / "f").write_text("keep")
+    journal = tmp / "journal.json"
+    s = Settings(journal)
+    with pytest.raises(ConfigError, match="is there before the point made it"):
+        s.dir_guard(str(there))
+    with pytest.raises(ConfigError, match="a top-level directory"):
+        s.dir_guard("/tmp")
+    assert not journal.exists() and (there / "f").read_text() == "keep"
+    for bad in ("relative/dir", f"{tmp}/a/../b", f"{tmp}/a/", "/", "/tmp"):
+        assert settings_mod.tree_refused(bad), bad
+    made = tmp / "made"
+    assert s.dir_guard(str(made)) == str(made)
+    made.symlink_to(there)  # ... the run dies; its path now names what it did not make
+    with pytest.raises(ConfigError, match=f"tree:{made}: not removed: a symbolic link"):
+        restore_journal(journal)
+    assert (there / "f").read_text() == "keep" and journal.exists()
+    made.unlink()
+    assert restore_journal(journal) == {f"tree:{made}": "absent"} and not journal.exists()
+    # a pid file whose pid is a process working elsewhere now: left alone, the directory removed
+    other = subprocess.Popen(["sleep", "60"], cwd=there)
+    try:
+        data = Path(Settings(journal).dir_guard(str(tmp / "data"), server_pid_file="postmaster.pid", server_signal="KILL"))
+        data.mkdir()
+        (data / "postmaster.pid").write_text(f"{other.pid}\n{data}\n")
+        assert restore_journal(journal) == {f"tree:{data}": "absent", f"server:KILL:{data / 'postmaster.pid'}": "absent"}
+        assert other.poll() is None and not data.exists()
+    finally:
+        other.kill()
+        other.wait()
+    if os.geteuid() != 0:
+        return
+    mnt = Path(Settings(journal).dir_guard(str(tmp / "m")))
+    (mnt / "sub").mkdir(parents=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tierbench-test", str(mnt / "sub")], check=True)
+    try:
+        (mnt / "sub" / "f").write_text("on another filesystem")
+        with pytest.raises(ConfigError, match=f"a filesystem is mounted on {mnt / 'sub'}"):
+            restore_journal(journal)
+        assert (mnt / "sub" / "f").exists() and journal.exists()
+    finally:
+        subprocess.run(["umount", "-l", str(mnt / "sub")], check=False)
+    assert restore_journal(journal) == {f"tree:{mnt}": "absent"} and not mnt.exists()
+
+
 def test_a_wrappers_own_child_dies_with_it_when_it_is_killed(tmp_path):
     """procs.dies_with_us: a program the harness runs (the TPC-C driver) starts its own child
     (pgbench) with it; SIGKILL to the program, which no handler sees, ends the child too."""

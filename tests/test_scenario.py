@@ -256,6 +256,34 @@ def test_a_mount_a_role_makes_is_journaled_before_any_role_starts():
         scenario.render_sh(sc, "/out/p")
 
 
+def test_directories_a_role_makes_are_journaled_before_any_role_starts(tmp_path):
+    """``dirs``: each journaled (a directory guard, with its server's pid file) before the first
+    spawn, in order (restored in reverse: the server ended before its directory is removed); a
+    directory that is there already fails the point before any role starts; the guest's lib.sh
+    has no such guard, so a guest scenario with one is refused at rendering, not run without it."""
+    from workflows.harness.settings import Settings  # noqa: PLC0415
+
+    w = scenario.role("w", ["w"], parse="m:f")
+    tmp = tmp_path.resolve()
+    dirs = [{"path": str(tmp / "sock")}, {"path": str(tmp / "data"), "pid_file": "postmaster.pid", "signal": "QUIT"}]
+    sc = scenario.scenario(w, cgroup="w-R1", dirs=dirs)
+    ops = scenario.ops(sc)
+    guards = [("dir_guard", str(tmp / "sock"), "", "TERM"), ("dir_guard", str(tmp / "data"), "postmaster.pid", "QUIT")]
+    assert ops.index(("cgroup", "w-R1")) < ops.index(guards[0]) < ops.index(guards[1]) < ops.index(("spawn", "w"))
+    assert "dirs" not in scenario.scenario(w)
+    with pytest.raises(ValueError, match="runs on a host: the guest's lib.sh journals no such directories"):
+        scenario.render_sh(sc, "/out/p")
+    journal = tmp / "journal.json"
+    hr = scenario.HostRun(scenario.scenario(w, dirs=dirs), tmp / "pt", None, Settings(journal))
+    for op in scenario.ops(hr.sc)[:2]:
+        getattr(hr, "op_" + op[0])(*op[1:])
+    assert list(json.loads(journal.read_text())) == [f"tree:{tmp / 'sock'}", f"tree:{tmp / 'data'}",
+                                                     f"server:QUIT:{tmp / 'data' / 'postmaster.pid'}"]
+    (tmp / "sock").mkdir()
+    with pytest.raises(ConfigError, match="is there before the point made it"):
+        scenario.HostRun(hr.sc, tmp / "pt", None, Settings()).op_dir_guard(str(tmp / "sock"), "", "TERM")
+
+
 def test_resources_come_first_and_are_journaled_like_settings(tmp_path):
     """A scenario's swap area and memory cgroup are operations after its settings and before any
     role; the host backend journals each before it makes it (one journal with the settings) and

@@ -153,8 +153,9 @@ def plan(config: dict, host: Host) -> FamilyPlan:
             r = role(name, argv, output="memcg.csv", output_flag="--series", parse="families.overcommit.parse:rows",
                      opts={"native": spec["native"], "ratio": ratio, "baseline": base, "cost": dict(oc["cost"]),
                            "files": wl.FILES, "info": spec.get("info", {})}, stop_grace_s=STOP_GRACE_S if cleans_up else None)
-            # the point's cgroup and swap area: resources of its scenario, journaled with its settings
-            sc = scenario(r, settings=settings, swap=swap, cgroup=cgroup,
+            # the point's cgroup and swap area, and the directories its workload makes (TPC-C-like: the
+            # cluster's): resources of its scenario, journaled with its settings
+            sc = scenario(r, settings=settings, swap=swap, cgroup=cgroup, dirs=spec.get("dirs", ()),
                           timeout_s=oc["timeout_s"] + (oc["prepare_timeout_s"] if prepares else 0))
             ctx = {"host": host.name, "backend": "numa", "workload": name, "system": "linux-swap", "ratio": ratio,
                    "cgroup": info["version"], "swap_target": target, "target": f"node:{node}" if node is not None

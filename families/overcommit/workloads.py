@@ -80,6 +80,7 @@ def spec(name: str, oc: dict, host: Host, cpus: list[int]) -> dict:
         argv = pgtpcc.driver_argv(datadir, port, warehouses=cfg["warehouses"], clients=cfg["clients"],
                                   duration_s=cfg["duration_s"])
         return {"argv": argv, "native": "workloads.pgtpcc.workload:native", "runner_args": runner, "server": pgtpcc.server_argv(datadir, port),
+                "dirs": pgtpcc.made_dirs(datadir, port),  # journaled: removed (its server ended) after a SIGKILL too
                 "context": {"work_unit": "transaction", "warehouses": cfg["warehouses"]},
                 "note": f"TPC-C-like (not TPC-C: docs/overcommit.md) {cfg['warehouses']} warehouse(s), {cfg['clients']} pgbench clients for {cfg['duration_s']} s; "
                         f"PostgreSQL in the cgroup (shared_buffers {cfg['shared_buffers']}), pgbench outside"}

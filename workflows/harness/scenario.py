@@ -28,6 +28,11 @@ protocol, as its workload module declares it (``workloads/<name>/workload.py``):
   ``cgroup`` names it is started inside it (a shell shim writes its pid into ``cgroup.procs``,
   then execs it: memcg.SHIM), so the memory it touches is charged there (e.g. a filler
   that a kernel mechanism's memcg filter then leaves out);
+- ``dirs``: directories a role makes for the point (``{"path", "pid_file", "signal"}``: the TPC-C-like
+  workload's PostgreSQL data and socket directories), journaled before any role starts (each must
+  not be there yet) and removed with their contents however the point ends, a server whose pid
+  file (``pid_file``, in the directory) names a process working there ended by pid first
+  (``signal``, then SIGKILL: settings.Settings.dir_guard); a guest host has no such guard;
 - ``vmstat``: /proc/vmstat saved just before the workload starts and just after it ends
   (``vmstat_before.txt`` / ``vmstat_after.txt``), each with every node's meminfo beside it
   (``.nodes``: what earlier points or other processes left on each tier, e.g. page cache that
@@ -167,7 +172,8 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
              probes: list[dict] | tuple = (), settings: dict | None = None, scratch: dict | None = None,
              warmup_s: float = 0, timeout_s: float = 900, start_after_s: dict | None = None,
              swap_off: bool = False, vmstat: dict | None = None, mechanism: dict | None = None, swap: dict | None = None,
-             cgroup: str | None = None, tier_setup: dict | None = None, mounts: list[str] | tuple = ()) -> dict:
+             cgroup: str | None = None, tier_setup: dict | None = None, mounts: list[str] | tuple = (),
+             dirs: list[dict] | tuple = ()) -> dict:
     """A scenario (see the module docstring). ``start_after_s``: background role name -> seconds
     after the workload is ready to start it (the others start before the workload); ``vmstat``:
     {"expect": "promote" | "demote" | "migrate" | ""} records the kernel's page moves over the point;
@@ -175,7 +181,10 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
     and ``cgroup`` (a name): resources made for the point; ``tier_setup`` ({"setup", "undo",
     "timeout_s", "nodes"}): a host profile's tier setup, run first; ``mounts``: directories a role
     mounts a filesystem on, journaled before any role starts so that they are unmounted however the
-    point ends (settings.Settings.mount_guard)."""
+    point ends (settings.Settings.mount_guard); ``dirs`` ({"path", "pid_file": None, "signal": "TERM"}):
+    directories a role makes, journaled before any role starts so that they are removed, and the
+    server whose pid file is in one ended, however the point ends (settings.Settings.dir_guard),
+    restored in the reverse order."""
     roles = [{**r, "kind": "background"} for r in background] + [{**workload, "kind": "workload"}]
     roles += [{**r, "kind": "attach"} for r in attach] + [{**r, "kind": "probe"} for r in probes]
     names = [r["name"] for r in roles]
@@ -206,6 +215,9 @@ def scenario(workload: dict, *, background: list[dict] | tuple = (), attach: lis
         sc["cgroup"] = str(cgroup)
     if mounts:
         sc["mounts"] = [str(m) for m in mounts]
+    if dirs:
+        sc["dirs"] = [{"path": str(d["path"]), "pid_file": d.get("pid_file"), "signal": d.get("signal") or "TERM"}
+                      for d in dirs]
     if tier_setup is not None:
         sc["tier_setup"] = {"setup": str(tier_setup["setup"]), "undo": str(tier_setup["undo"]),
                             "timeout_s": float(tier_setup["timeout_s"]), "nodes": [int(n) for n in tier_setup["nodes"]]}
@@ -246,6 +258,7 @@ def ops(sc: dict) -> list[tuple]:
     if sc.get("cgroup"):
         out.append(("cgroup", sc["cgroup"]))
     out += [("mount_guard", m) for m in sc.get("mounts", [])]
+    out += [("dir_guard", d["path"], d["pid_file"] or "", d["signal"]) for d in sc.get("dirs", [])]
     if sc.get("scratch"):
         out.append(("mkdir", sc["scratch"]["dir"]))
     bg = roles_of(sc, "background")
@@ -411,6 +424,9 @@ class HostRun:
 
     def op_mount_guard(self, path: str) -> None:
         self.settings.mount_guard(path)
+
+    def op_dir_guard(self, path: str, pid_file: str, sig: str) -> None:
+        self.settings.dir_guard(path, pid_file or None, sig)
 
     def op_vmstat(self, name: str) -> None:
         self.path(name).write_text(Path("/proc/vmstat").read_text())
@@ -665,6 +681,9 @@ def render_sh(sc: dict, outdir: str, ctl_dir: str = GUEST_CTL) -> str:
             guard(f"resource_cgroup {q(name)} 2>>\"$D/guest.log\" || fail cgroup")
         elif kind == "mount_guard":  # (no scenario planned for a guest mounts anything)
             raise ValueError(f"a scenario that mounts {name} runs on a host: the guest's lib.sh journals no mounts")
+        elif kind == "dir_guard":  # (no scenario planned for a guest has one)
+            raise ValueError(f"a scenario whose role makes {name} runs on a host: the guest's lib.sh journals no "
+                             "such directories")
         elif kind == "vmstat":
             guard(f"cat /proc/vmstat >\"$D/{name}\"; cat /sys/devices/system/node/node*/meminfo >\"$D/{name}.nodes\"")
         elif kind == "mkdir":

@@ -21,6 +21,19 @@ journal, as ``<kind>:<path>`` = the state to put back:
   the user's that changes the host (a host profile's ``tier_setup``: its undo is journaled, then
   its setup runs); restoring runs the undo command (its own process group, stopped past
   ``timeout_s``), and a failed undo is a restore error like any other.
+- ``tree:<path>`` = ``absent``: ``s.dir_guard(path)``, a directory a role of the point makes (the
+  TPC-C-like workload's PostgreSQL data directory and socket directory), journaled before any
+  role starts and only where it is not there yet (one that is there is not this run's: the point
+  is refused); restoring removes it with its contents, refusing a path that is no longer what
+  the run made (a symbolic link, a mount point or a filesystem mounted inside it, a path that
+  now resolves elsewhere, a top-level directory). The missing directories above it are journaled
+  as ``dir:<path>`` (removed when empty);
+- ``server:<signal>:<pid file>`` = ``absent``: ``s.dir_guard(path, server_pid_file=...)``, a server
+  that writes its pid in that directory (PostgreSQL's ``postmaster.pid``): restoring ends the
+  process the file names, by pid and only where it works in that directory (so a pid the kernel
+  has since given to another process is left alone), with ``<signal>``, then SIGKILL to it and
+  its children (by pid) past :data:`SERVER_GRACE_S`. Journaled after its directory, so it is
+  ended before the directory is removed.
 
 Each original value is written to a journal file *before* the change, so a run
 killed with SIGKILL is repaired by :func:`restore_journal`, which every measured point
@@ -33,6 +46,8 @@ import contextlib
 import errno
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -73,11 +88,17 @@ def _read_file_value(path: str) -> str:
 
 SWAP = "swap:"  # journal key prefix of a swap area switched off (or on)
 SWAPFILE = "swapfile:"  # a swapfile made for a point
-DIR = "dir:"  # a directory made for a swapfile (removed when empty)
+DIR = "dir:"  # a directory made for a swapfile, or above a tree (removed when empty)
 CGROUP = "cgroup:"  # a memory cgroup made for a point
 UNDO = "undo:"  # a user's command that undoes a setup command run for a point ("undo:<timeout_s>:<command>")
 MOUNT = "mount:"  # a directory a role of the point mounts a filesystem on (kv-tmpfs): unmounted on restore
-PRESENCE = (SWAPFILE, DIR, CGROUP)  # resources whose state is "present" or "absent"
+TREE = "tree:"  # a directory a role of the point makes (a database's data directory): removed with its contents
+SERVER = "server:"  # a server's pid file in such a directory ("server:<signal>:<pid file>"): the server ended by pid
+PRESENCE = (SWAPFILE, DIR, CGROUP, TREE)  # resources whose state is "present" or "absent"
+# a journaled server is given this long to end after its signal, then it and its children get SIGKILL
+# (PostgreSQL's immediate shutdown, SIGQUIT, itself sends SIGKILL to children still there after 5 s)
+SERVER_GRACE_S = 10.0
+TREE_WAIT_S = 30.0  # a tree's removal is tried again this long while ended processes finish exiting
 
 
 def active_swaps(proc_swaps: str = "/proc/swaps") -> list[str]:
@@ -113,6 +134,133 @@ def _unmount(where: str) -> None:
         pass
 
 
+def _mount_points() -> list[str]:
+    """Every mount point of this mount namespace (proc(5): /proc/self/mountinfo's fifth field,
+    with spaces, tabs, newlines and backslashes as octal escapes)."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return []
+    return [re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), f[4]) for f in (ln.split(" ") for ln in lines)
+            if len(f) > 4]
+
+
+def tree_refused(where: str) -> str | None:
+    """Why the directory WHERE, journaled as one a role of the point made, must not be removed
+    (None: it may): a path that is not absolute and normalised or that resolves elsewhere now
+    (an ancestor turned into a symbolic link), a top-level directory (``/``, ``/tmp``), a symbolic
+    link, something not a directory, or a mount point or a directory with a filesystem mounted
+    inside it (removing its contents would reach into that filesystem)."""
+    if not os.path.isabs(where) or os.path.normpath(where) != where:
+        return "not an absolute, normalised path"
+    if len(Path(where).parts) < 3:
+        return "a top-level directory"
+    if os.path.islink(where):
+        return "a symbolic link"
+    if os.path.realpath(where) != where:
+        return f"it resolves to {os.path.realpath(where)} now"
+    if os.path.lexists(where) and not os.path.isdir(where):
+        return "not a directory"
+    inside = [m for m in _mount_points() if m == where or m.startswith(where + "/")]
+    if inside:
+        return f"a filesystem is mounted on {inside[0]}"
+    return None
+
+
+def _remove_tree(where: str) -> None:
+    """Remove WHERE with its contents (never following a symbolic link in it), unless
+    :func:`tree_refused` says why not; tried again for up to TREE_WAIT_S while processes that
+    were just ended finish writing there."""
+    why = tree_refused(where)
+    if why:
+        raise OSError(errno.EPERM, f"not removed: {why}, not a directory the run made")
+    deadline = time.monotonic() + TREE_WAIT_S
+    while True:
+        shutil.rmtree(where, ignore_errors=True)
+        if not os.path.lexists(where):
+            return
+        if time.monotonic() > deadline:
+            raise OSError(errno.ENOTEMPTY, f"could not be removed within {TREE_WAIT_S:g} s")
+        time.sleep(0.1)
+
+
+def _proc_alive(pid: int) -> bool:
+    """PID runs (is not gone, nor a zombie: /proc/<pid>/stat's state, after the command's last ')')."""
+    try:
+        stat_ = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat_[stat_.rindex(")") + 2:].split()[0] != "Z"
+
+
+def _children_of(pid: int) -> list[int]:
+    """The processes whose parent is PID (/proc/<pid>/stat's fourth field)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat_ = (d / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat_[stat_.rindex(")") + 2:].split()[1]) == pid:
+                out.append(int(d.name))
+    return out
+
+
+def server_pid(pid_file: str) -> int | None:
+    """The process a server's pid file names (its first line; PostgreSQL's postmaster.pid holds
+    a standalone backend's pid negated) if it runs with its working directory the file's own
+    directory, as PostgreSQL's postmaster does (it changes to its data directory at start); else
+    None: no file, no such process, or a process working elsewhere (a pid reused since)."""
+    try:
+        pid = abs(int(Path(pid_file).read_text().split("\n", 1)[0]))
+    except (OSError, ValueError):
+        return None
+    if pid <= 1 or not _proc_alive(pid):
+        return None
+    try:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:  # gone, or not ours to look at (nor, then, to signal)
+        return None
+    return pid if cwd == os.path.realpath(os.path.dirname(pid_file)) else None
+
+
+def _works_in(pid: int, where: str) -> bool:
+    """PID runs with its working directory WHERE or one inside it."""
+    if not _proc_alive(pid):
+        return False
+    try:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:  # gone, or not ours to look at (nor, then, to signal)
+        return False
+    return cwd == where or cwd.startswith(where + "/")
+
+
+def _stop_server(sig_name: str, pid_file: str) -> None:
+    """End the server PID_FILE names (:func:`server_pid`), by pid: SIG_NAME first, then, past
+    SERVER_GRACE_S, SIGKILL to it and to each of its children that works in its directory too
+    (PostgreSQL's backends: each its own session leader, so not in the server's process group)."""
+    pid = server_pid(pid_file)
+    if pid is None:
+        return
+    where = os.path.realpath(os.path.dirname(pid_file))
+    ours = [pid, *_children_of(pid)]
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, getattr(signal, f"SIG{sig_name}"))
+    end = time.monotonic() + SERVER_GRACE_S
+    while _proc_alive(pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    left = [p for p in dict.fromkeys(ours + _children_of(pid)) if _works_in(p, where)]
+    for p in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(p, signal.SIGKILL)
+    end = time.monotonic() + 10
+    while any(_proc_alive(p) for p in left):
+        if time.monotonic() > end:
+            raise OSError(errno.EBUSY, f"the server's processes {[p for p in left if _proc_alive(p)]} did not end")
+        time.sleep(0.05)
+
+
 def shell_argv(cmd: str) -> list[str]:
     """A user's shell command as argv, its standard output sent to standard error (the point's log)."""
     return ["sh", "-c", 'exec 1>&2; eval "$1"', "tierbench-command", cmd]
@@ -137,7 +285,7 @@ def run_command(name: str, cmd: str, timeout_s: float, sup=None) -> int:
 
 
 def _resource(key: str) -> tuple[str, str] | None:
-    for prefix in (SWAP, UNDO, MOUNT, *PRESENCE):
+    for prefix in (SWAP, UNDO, MOUNT, SERVER, *PRESENCE):
         if key.startswith(prefix):
             return prefix, key[len(prefix):]
     return None
@@ -154,6 +302,10 @@ def read_value(path: str) -> str:
         return "on" if os.path.realpath(where) in {os.path.realpath(a) for a in active_swaps()} else "off"
     if kind == MOUNT:
         return "present" if os.path.ismount(where) else "absent"
+    if kind == SERVER:
+        return "absent" if server_pid(where.partition(":")[2]) is None else "present"
+    if kind == TREE:
+        return "present" if os.path.lexists(where) else "absent"
     return "present" if os.path.exists(where) else "absent"
 
 
@@ -195,6 +347,10 @@ def _write(path: str, value: str) -> None:
         raise OSError(22, f"{path}: cannot restore to {value!r}")
     elif kind == MOUNT:
         _unmount(where)
+    elif kind == SERVER:
+        _stop_server(*where.split(":", 1))
+    elif kind == TREE:
+        _remove_tree(where)
     elif kind == SWAPFILE:
         os.unlink(where)
     elif kind == DIR:
@@ -338,6 +494,36 @@ class Settings:
         directory removed (:func:`_unmount`). Returns the absolute path journaled."""
         path = os.path.abspath(where)
         self._save(MOUNT + path, "absent")
+        return path
+
+    def dir_guard(self, where: str, server_pid_file: str | None = None, server_signal: str = "TERM") -> str:
+        """Journal WHERE, a directory a role of the point is about to make (a database's data or
+        socket directory), before any role starts: on restore, or in the next measured point's
+        repair after a killed run, it is removed with its contents (:func:`_remove_tree`), and so
+        are the directories above it that are missing now (``dir:``, removed when empty). With
+        ``server_pid_file`` (a file name in it: PostgreSQL's ``postmaster.pid``) the server that
+        file names is ended first, by pid (:func:`_stop_server`, ``server_signal`` first).
+        ConfigError where WHERE is there already (not this run's: never removed) or could never be
+        removed (:func:`tree_refused`). Returns the path journaled (absolute, resolved)."""
+        path = os.path.realpath(where)
+        why = tree_refused(path)
+        if why:
+            raise ConfigError(f"directory {where}: {why}: a point journals only a directory it makes")
+        if os.path.lexists(path):
+            raise ConfigError(f"directory {path} is there before the point made it: it is not this run's and a point "
+                              "removes only what it made (a leftover of an earlier run? remove it, then run again)")
+        if server_pid_file is not None and (not hasattr(signal, f"SIG{server_signal}") or "/" in server_pid_file):
+            raise ValueError(f"dir_guard: signal {server_signal!r} or pid file name {server_pid_file!r}")
+        missing = []
+        parent = os.path.dirname(path)
+        while not os.path.lexists(parent):
+            missing.append(parent)
+            parent = os.path.dirname(parent)
+        for d in reversed(missing):  # outermost first: restored (removed when empty) last
+            self._save(DIR + d, "absent")
+        self._save(TREE + path, "absent")
+        if server_pid_file is not None:  # after its directory: restored (ended) before it is removed
+            self._save(f"{SERVER}{server_signal}:{os.path.join(path, server_pid_file)}", "absent")
         return path
 
     def command(self, setup: str, undo: str, timeout_s: float, sup=None) -> None:

@@ -19,6 +19,11 @@ A point (families/overcommit) runs:
    (and, as a check, the committed New-Orders from the districts' D_NEXT_O_ID);
 3. ``pg_ctl stop -m fast`` (``stop_argv``), then ``cleanup`` removes the cluster.
 
+The data and socket directories are journaled before the point starts (``made_dirs``, the
+scenario's ``dirs``; workflows/harness/settings.py ``Settings.dir_guard``): where the harness is
+killed (SIGKILL) before ``cleanup`` runs, the point's restore or the next measured point's repair
+ends the server ``postmaster.pid`` names, by pid (SIGQUIT, then SIGKILL), and removes both.
+
 Metric: ``new_orders_per_min``, committed New-Order transactions per minute of the run. TPC-C 5.11
 Clause 5.4 (the throughput rating) defines its throughput (tpmC) as the orders processed per minute,
 counted as New-Order transactions completed in the measurement interval; a New-Order that rolls back
@@ -94,6 +99,15 @@ def check() -> str | None:
 def socket_dir(port: int) -> str:
     """Where the server's Unix socket lives: short (a socket path has at most 107 bytes), per port."""
     return f"/tmp/tierbench-pg-{port}"
+
+
+def made_dirs(datadir: str, port: int) -> list[dict]:
+    """The directories ``prepare`` makes, for the scenario's ``dirs`` (journaled before any role
+    starts; restored in reverse): the socket directory, then the data directory with the
+    postmaster's pid file, so that a server left running is ended (by pid: SIGQUIT, PostgreSQL's
+    immediate shutdown, without a checkpoint: its files are removed next) before its directory is
+    removed."""
+    return [{"path": socket_dir(port)}, {"path": datadir, "pid_file": "postmaster.pid", "signal": "QUIT"}]
 
 
 def _as_user() -> list[str]:
