@@ -14,7 +14,7 @@ beside what tiersim predicted for it on the host's own model profile. Its column
 - ``spread`` (optional: a file written before it existed lacks the column): how far the measured
   number's own per-interval values (per second, per trial) ranged while it was measured, as a
   fraction of it, (max - min) / 2 (workflows/harness/fidelity.py, ``spread``); empty where the
-  program reported one value.
+  program reported one value or no series the family reads.
 
 The score, over validation rows only: per metric N, median and worst |rel_error| (with the point
 it belongs to), the median spread and how many errors are within their own point's spread;
@@ -79,7 +79,7 @@ def validate(raw: pd.DataFrame, name: str) -> pd.DataFrame:
         raw = raw.assign(**{c: "" for c in OPTIONAL})
         cols = list(raw.columns)
     if cols != COLUMNS:
-        missing = [c for c in COLUMNS if c not in cols]
+        missing = [c for c in COLUMNS if c not in cols and c not in OPTIONAL]
         extra = [c for c in cols if c not in COLUMNS]
         if missing:
             why = f"missing column(s) {', '.join(missing)}"
@@ -421,8 +421,7 @@ def plot(hf: HostFidelity) -> Figure:
     for k, metric in enumerate(metrics):
         ax = axes[k // ncols, k % ncols]
         g = shown[shown["metric"] == metric]
-        bar = (g["measured"].abs() * g["spread"]).where(g["role"] == "validation")
-        vals = pd.concat([g["measured"], g["predicted"], (g["measured"] - bar).dropna(), (g["measured"] + bar).dropna()])
+        vals = pd.concat([g["measured"], g["predicted"]])  # (the range from the points; a spread's bar may leave it)
         lo, hi = float(vals.min()), float(vals.max())
         log = lo > 0 and hi / lo > 20
         if lo > 0:  # at least +-15 % around the points, so that the +-10 % band reads as a band
@@ -444,8 +443,10 @@ def plot(hf: HostFidelity) -> Figure:
             h = ax.scatter(e["measured"], e["predicted"], s=10, color=st["color"], marker=st["marker"], zorder=3,
                            linewidths=0.3)
             eb = e[e["spread"].notna()]
-            if len(eb):  # the measurement's own spread: a horizontal bar
-                ax.errorbar(eb["measured"], eb["predicted"], xerr=eb["measured"].abs() * eb["spread"], fmt="none",
+            if len(eb):  # the measurement's own spread: a horizontal bar (its low end kept above 0 for a log axis)
+                m = eb["measured"].abs()
+                lo_err = (m * eb["spread"]).clip(upper=m * 0.999) if log else m * eb["spread"]
+                ax.errorbar(eb["measured"], eb["predicted"], xerr=[lo_err, m * eb["spread"]], fmt="none",
                             ecolor=st["color"], elinewidth=0.6, alpha=0.7, zorder=2)
             handles.setdefault(exp, h)
         c = g[g["role"] == "calibration"]

@@ -78,7 +78,7 @@ def test_memchars_default_chain_grows_with_the_hosts_last_level_cache(monkeypatc
     """Without --buffer-mib memchar's chain is max(256, 8 x LLC) MiB (src/util.c), and so is its time."""
     from workflows.harness import hostdetect  # noqa: PLC0415
 
-    monkeypatch.setattr(hostdetect, "llc_bytes", lambda *a: llc_mib and llc_mib << 20)
+    monkeypatch.setattr(hostdetect, "llc_bytes", lambda *a, level_only=None: llc_mib and llc_mib << 20)
     assert memchar.seconds(["build/bin/memchar", "latency", "--duration", "1"]) == \
         pytest.approx(memchar.CHAIN_S_PER_MIB * chain_mib + 1)
 

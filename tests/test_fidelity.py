@@ -45,7 +45,7 @@ def write_csv(path: Path, rows=ROWS) -> Path:
         w.writerow(fidelity.COLUMNS)
         for point, exp, fam, wl, metric, unit, m, p, role, reason in rows:
             e = "" if p is None else repr((p - m) / m)
-            w.writerow([point, exp, fam, wl, metric, unit, repr(m), "" if p is None else repr(p), e, role, reason])
+            w.writerow([point, exp, fam, wl, metric, unit, repr(m), "" if p is None else repr(p), e, role, reason, ""])
     return path
 
 
@@ -77,7 +77,6 @@ def test_score_counts_validation_rows_only(fid_csv):
     assert pm.loc["latency_ns", "worst"] == pytest.approx(0.10) and pm.loc["latency_ns", "worst_point"] == "probe/i4"
     assert set(s.calibration["point"]) == {"gups/i0", "antagonist/i4"}
     assert hf.note == "model error on this host: median 5.0 % over 6 points"
-
 
 
 def test_the_spread_of_each_measurement_is_read_and_counted(tmp_path):

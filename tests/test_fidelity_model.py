@@ -626,27 +626,33 @@ def test_an_application_without_a_known_metric_is_listed_with_the_reason(tmp_pat
 
 
 def test_the_spread_is_over_the_values_averaged_into_the_number():
-    """spread(): the per-interval values a summary is the mean of (the shortest such tail), every
-    repetition's pooled, relative to the mean; a series in another metric and order (trials)."""
-    def rows(rep, series, summary, metric="throughput", series_metric=None, order="t_s"):
-        out = [{"rep": rep, "t_s": float("nan"), "trial": float("nan"), "metric": metric, "value": summary}]
+    """spread(): over the seconds a summary says it averaged (duration_s: the series' last ones, as
+    workloads.tail_mean takes them), else every value; every repetition's pooled, relative to the
+    mean of the summaries; a series in another metric and order (trials)."""
+    def rows(rep, series, summary, window=None, metric="throughput", series_metric=None, order="t_s"):
+        out = [{"rep": rep, "t_s": float("nan"), "trial": float("nan"), "metric": metric, "value": summary,
+                "duration_s": float("nan") if window is None else window}]
         for i, v in enumerate(series):
             out.append({"rep": rep, "t_s": float(i + 1) if order == "t_s" else float("nan"),
                         "trial": float(i) if order == "trial" else float("nan"), "metric": series_metric or metric,
-                        "value": v})
+                        "value": v, "duration_s": float("nan")})
         return out
 
-    # GUPS's last 3 s averaged (12, 12 before them are not): 18..20 about 19, +-1/19
-    d = pd.DataFrame(rows(0, [12, 12, 18, 19, 20], 19.0))
+    # the last 3 s averaged (12, 12 before them are not): 18..20 about 19, +-1/19
+    d = pd.DataFrame(rows(0, [12, 12, 18, 19, 20], 19.0, window=3))
     assert fidelity.spread(d, "throughput") == pytest.approx(1 / 19)
-    # a summary that is no tail's mean (Silo's ops over its run time): every value
+    # a long run whose last 30 of 100 s are averaged: those, whatever the other tails' means are
+    vals = [10.0 + (i % 7) for i in range(70)] + [20.0 + (i % 3) for i in range(30)]
+    d = pd.DataFrame(rows(0, vals, sum(vals[-30:]) / 30, window=30))
+    assert fidelity.spread(d, "throughput") == pytest.approx(1 / (sum(vals[-30:]) / 30))
+    # a summary without its window (a rate over the whole run): every value
     d = pd.DataFrame(rows(0, [8, 9, 10], 9.4))
     assert fidelity.spread(d, "throughput") == pytest.approx(1 / 9.4)
     # two repetitions pooled: 10..11 and 13..14; over the mean of their summaries (12)
     d = pd.DataFrame(rows(0, [10, 11], 10.5) + rows(1, [13, 14], 13.5))
     assert fidelity.spread(d, "throughput") == pytest.approx(2 / 12)
     # trials under an average, ordered by trial
-    d = pd.DataFrame(rows(0, [0.4, 0.6, 0.5], 0.5, "average_trial_time", "trial_time", "trial"))
+    d = pd.DataFrame(rows(0, [0.4, 0.6, 0.5], 0.5, None, "average_trial_time", "trial_time", "trial"))
     assert fidelity.spread(d, "average_trial_time", "trial_time", "trial") == pytest.approx(0.2)
     # one value, or no summary: none
     assert fidelity.spread(pd.DataFrame(rows(0, [5], 5.0)), "throughput") is None
@@ -654,20 +660,27 @@ def test_the_spread_is_over_the_values_averaged_into_the_number():
 
 
 def test_a_contention_points_rows_carry_their_measurements_spread(tmp_path):
-    """GUPS's and the antagonist's per-second values give their rows a spread; the latency probe,
-    one value, gets none."""
+    """GUPS's per-second values over the seconds its summary averaged give its row a spread, the
+    antagonist's over its whole run; the latency probe, one value, gets none."""
     host = synthetic_host(tmp_path)
     res = host / "tiering" / "contention_single_node" / "i2-t2" / "rep0" / "result.csv"
     df = pd.read_csv(res, dtype=str, keep_default_na=False)
-    x = float(df[(df["metric"] == "throughput") & (df["t_s"] == "")]["value"].iloc[0])
-    extra = df[(df["metric"] == "throughput") & (df["t_s"] == "")].copy()
+    summ = (df["metric"] == "throughput") & (df["t_s"] == "")
+    x = float(df[summ]["value"].iloc[0])
+    df.loc[summ, "duration_s"] = "2"
+    extra = df[summ].assign(duration_s="")
     extra = pd.concat([extra.assign(t_s=str(t), value=str(v)) for t, v in ((1, x * 0.5), (2, x * 0.9), (3, x * 1.1))])
-    pd.concat([df, extra]).to_csv(res, index=False)
+    ant = df[(df["metric"] == "antagonist_bandwidth") & (df["t_s"] == "")]
+    b = float(ant["value"].iloc[0])
+    ant = pd.concat([ant.assign(t_s=str(t), value=str(v)) for t, v in ((1, b * 0.8), (2, b * 1.2))])
+    pd.concat([df, extra, ant]).to_csv(res, index=False)
     fidelity.run(host, [], tiersim=TIERSIM)
     v = read(host).set_index(["point", "metric"])
-    assert v.loc[("i2-t2", "throughput_mops"), "spread"] == pytest.approx(0.1, rel=1e-3)  # the last two: 0.9x, 1.1x
+    assert v.loc[("i2-t2", "throughput_mops"), "spread"] == pytest.approx(0.1, rel=1e-3)  # its last 2 s: 0.9x, 1.1x
+    assert v.loc[("i2-t2", "antagonist_bandwidth_mbps"), "spread"] == pytest.approx(0.2, rel=1e-3)
     assert pd.isna(v.loc[("i2-t2", "latency_ns"), "spread"])
     assert pd.isna(v.loc[("i1-t1", "throughput_mops"), "spread"])  # no per-second throughput there
+
 
 def test_convergence_time_follows_tiersims_rule():
     t = [float(i) for i in range(1, 41)]

@@ -26,8 +26,9 @@ from . import model as access_models
 NAME = "apps"
 # each application's measured metric and whether higher is better (figures/app_contention.py's)
 METRICS = {"average_trial_time": False, "throughput": True}
-# the per-interval values each metric is the mean of, and the column that orders them (its spread)
-SERIES = {"average_trial_time": ("trial_time", "trial"), "throughput": ("throughput", "t_s")}
+# the per-interval values each metric comes from (the first series a point has: Silo's per-second
+# throughput, CacheBench's op_throughput between progress lines), and the column that orders them (its spread)
+SERIES = {"average_trial_time": (("trial_time",), "trial"), "throughput": (("throughput", "op_throughput"), "t_s")}
 
 
 def summary(df: pd.DataFrame, contention: bool = True) -> pd.DataFrame:
@@ -122,7 +123,9 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
                 f"the antagonist's own measured bandwidth beside {app} at the highest intensity")
         f.rows = [row(point=top["point"], experiment="contention_single_node", family=NAME, workload="antagonist",
                       metric="antagonist_bandwidth_mbps", unit="MB/s", measured=target, predicted=bw_at(v),
-                      role="calibration", reason=f"fitted antagonist_mlp = {v:.3g} lines in flight per antagonist core")]
+                      role="calibration", reason=f"fitted antagonist_mlp = {v:.3g} lines in flight per antagonist core",
+                      spread=spread(df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node")
+                                       & (df["point"] == top["point"])], "antagonist_bandwidth"))]
         return [f]
     return []
 
@@ -138,9 +141,9 @@ def share_of(model: Model, g: pd.DataFrame, pid: str, app: str, cores_: int) -> 
 def ratio_spread(df: pd.DataFrame, app: str, metric: str, pids: list[str]) -> float | None:
     """The spread of a ratio of two points' metric: the sum of each one's (to first order), None
     unless both have one."""
-    series, order = SERIES[metric]
+    names, order = SERIES[metric]
     d = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["workload"] == app)]
-    s = [spread(d[d["point"] == q], metric, series, order) for q in pids]
+    s = [next((x for n in names if (x := spread(d[d["point"] == q], metric, n, order)) is not None), None) for q in pids]
     return None if None in s else sum(s)
 
 

@@ -99,40 +99,34 @@ def row(*, point: str, experiment: str, family: str, workload: str, metric: str,
             "reason": reason, "spread": spread if finite(spread) and finite(measured) else None}
 
 
-def window(values: list[float], summary: float) -> list[float]:
-    """The per-interval values a program averaged into its summary: the shortest tail whose mean is
-    ``summary`` (GUPS's last ``average_last_s`` seconds), else all of them (a summary that is not
-    such a mean, e.g. Silo's operations over its run time)."""
-    for n in range(2, len(values) + 1):
-        tail = values[-n:]
-        if abs(sum(tail) / n - summary) <= 1e-4 * abs(summary):
-            return tail
-    return values
-
-
 def spread(rows: pd.DataFrame, metric: str, series: str | None = None, order: str = "t_s") -> float | None:
     """How far a measured number moved while it was measured, as a fraction of it: (max - min) / 2
-    over the per-interval values (per second, per trial) its program averaged into it (:func:`window`),
-    every repetition's pooled, over the mean of the repetitions' summaries. ``rows``: the point's rows
-    (summaries, empty ``t_s``, and the series); ``metric``: the summary's; ``series``: the series'
-    metric where it has another name (a trial time under an average); ``order``: the column that
-    orders the series. None with fewer than two values.
+    over the per-interval values (per second, per trial) its program averaged into it, every
+    repetition's pooled, over the mean of the repetitions' summaries. The values averaged: where the
+    summary row says the seconds it is the mean of (``duration_s``: a program that averages its last
+    seconds), the series' rows of those last seconds (``t_s`` > the series' last ``t_s`` minus them,
+    the rule workloads.tail_mean applies); else every value (a rate over the whole run, a mean of
+    trials). ``rows``: the point's rows (summaries, empty ``t_s``, and the series); ``metric``: the
+    summary's; ``series``: the series' metric where it has another name (a trial time under an
+    average); ``order``: the column that orders the series. None with fewer than two values.
 
     The spread of one point's measurement, not a confidence interval: a prediction whose error is
     within it missed by no more than the measurement moved while it was made (docs/fidelity.md,
     "Spread")."""
-    if rows.empty or order not in rows.columns:
+    if rows.empty or order not in rows.columns or "t_s" not in rows.columns:
         return None
-    summ = rows[rows["t_s"].isna() & (rows["metric"] == metric) & rows["value"].notna()] if "t_s" in rows.columns else \
-        rows.iloc[0:0]
+    summ = rows[rows["t_s"].isna() & (rows["metric"] == metric) & rows["value"].notna()]
     ser = rows[rows[order].notna() & (rows["metric"] == (series or metric)) & rows["value"].notna()]
     if summ.empty or ser.empty:
         return None
     rep = (lambda d: d["rep"].fillna(0)) if "rep" in rows.columns else (lambda d: pd.Series(0, index=d.index))  # noqa: E731
     pooled: list[float] = []
     for r, sv in summ.groupby(rep(summ)):
-        vals = [float(v) for v in ser[rep(ser) == r].sort_values(order, kind="stable")["value"]]
-        pooled += window(vals, float(sv["value"].mean())) if vals else []
+        mine = ser[rep(ser) == r]
+        w = sv["duration_s"].dropna() if "duration_s" in sv.columns else []
+        if len(w) and order == "t_s" and len(mine):
+            mine = mine[mine["t_s"].astype(float) > float(mine["t_s"].astype(float).max()) - float(w.iloc[0])]
+        pooled += [float(v) for v in mine["value"]]
     mid = float(summ["value"].mean())
     if len(pooled) < 2 or not math.isfinite(mid) or mid == 0:
         return None

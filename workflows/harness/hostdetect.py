@@ -190,21 +190,29 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def llc_bytes(sys_root: Path = SYS) -> int | None:
-    best = None
+def llc_bytes(sys_root: Path = SYS, level_only: int | None = None) -> int | None:
+    """The highest-level cache of cpu0 (sysfs cpu/cpu0/cache/index*: the first listed at that level),
+    or with ``level_only`` the largest cache of that level (memchar's rule for its default buffers:
+    lib/src/cpu.c, cpu_cache_bytes(3, 3)); None where sysfs lists none."""
+    caches = _caches(sys_root)
+    if level_only is not None:
+        caches = [(lv, v) for lv, v in caches if lv == level_only]
+        return max(v for _, v in caches) if caches else None
+    if not caches:
+        return None
+    top = max(lv for lv, _ in caches)
+    return next(v for lv, v in caches if lv == top)
+
+
+def _caches(sys_root: Path) -> list[tuple[int, int]]:
+    """(level, bytes) of every cache sysfs lists for cpu0."""
+    out = []
     for idx in sorted((sys_root / "devices/system/cpu/cpu0/cache").glob("index*")):
-        level = _read(idx / "level")
-        size = _read(idx / "size")
-        if not level or not size:
-            continue
-        m = re.match(r"(\d+)([KMG]?)", size)
-        if not m:
-            continue
-        mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)]
-        val = int(m.group(1)) * mult
-        if best is None or int(level) > best[0]:
-            best = (int(level), val)
-    return best[1] if best else None
+        level, size = _read(idx / "level"), _read(idx / "size")
+        m = re.match(r"(\d+)([KMG]?)", size or "")
+        if level and m:
+            out.append((int(level), int(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)]))
+    return out
 
 
 class _PerfEventAttr(ctypes.Structure):

@@ -59,7 +59,8 @@ def role(argv_: list[str]) -> dict:
 def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
     """Per-second throughput and bandwidth, and the throughput averaged over the last
     ``average_last_s`` seconds (a summary row: empty ``t_s``), as the paper reports it; with it
-    ``cpu_share`` over the same seconds (the CPU time GUPS got there over the time times its threads)."""
+    ``cpu_share`` over the same seconds (the CPU time GUPS got there over the time times its threads);
+    both summaries say the seconds averaged in ``duration_s``."""
     series = read_series(outdir / role_["output"][1])
     out = []
     for g in series:
@@ -68,10 +69,14 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
         out.append({"t_s": g["t_s"], "metric": "app_bandwidth", "value": f"{float(g['gbytes_per_s']) * 1e3:.6g}",
                     "unit": "MB/s", "tool": "gups"})
     if series:
-        mean = tail_mean(series, "updates_per_s", opts.get("average_last_s", 30))
-        out.append({"metric": "throughput", "value": f"{mean / 1e6:.6g}", "unit": "Mops/s", "tool": "gups"})
+        w = opts.get("average_last_s", 30)
+        mean = tail_mean(series, "updates_per_s", w)
+        # duration_s: the seconds averaged (tail_mean's window; the fidelity's spread reads the same ones)
+        out.append({"metric": "throughput", "value": f"{mean / 1e6:.6g}", "unit": "Mops/s", "tool": "gups",
+                    "duration_s": f"{w:g}"})
         if all(g.get("cpu_share") not in (None, "") for g in series):
             # the share of its CPUs GUPS ran on over the same window as its throughput
-            share = tail_mean(series, "cpu_share", opts.get("average_last_s", 30))
-            out.append({"metric": "cpu_share", "value": f"{share:.4g}", "unit": "fraction", "tool": "gups"})
+            share = tail_mean(series, "cpu_share", w)
+            out.append({"metric": "cpu_share", "value": f"{share:.4g}", "unit": "fraction", "tool": "gups",
+                        "duration_s": f"{w:g}"})
     return out

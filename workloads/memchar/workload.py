@@ -74,8 +74,9 @@ def seconds(argv_: list[str]) -> float | None:
     """How long one memchar run takes (for cli plan), for the modes whose set-up is a large part of
     it (latency, loaded, objsize); None for the others (their ``--duration`` x the sweep says it).
     The chain's size is ``--buffer-mib`` or memchar's default, max(256, 8 x LLC) MiB
-    (src/util.c, mc_default_chain_bytes), with the last-level cache of the machine the plan runs
-    on (the run's own host: hostdetect.llc_bytes, the sysfs cache memchar reads too)."""
+    (src/util.c, mc_default_chain_bytes), LLC the largest level-3 cache as memchar reads it
+    (memchar.h, mc_llc_bytes), of the machine the plan runs on: the run's own where the plan runs
+    where the points will (not a QEMU guest's or another host's a plan projects onto)."""
     from workflows.harness.hostdetect import llc_bytes  # noqa: PLC0415
     from workloads import args_after, flag  # noqa: PLC0415
 
@@ -84,7 +85,7 @@ def seconds(argv_: list[str]) -> float | None:
         return None
     mode, d = (args[0] if args else ""), float(flag(args, "--duration", "1"))
     mib = flag(args, "--buffer-mib")
-    chain = CHAIN_S_PER_MIB * (float(mib) if mib else max(CHAIN_MIB, 8 * (llc_bytes() or 0) / (1 << 20)))
+    chain = CHAIN_S_PER_MIB * (float(mib) if mib else max(CHAIN_MIB, 8 * (llc_bytes(level_only=3) or 0) / (1 << 20)))
     if mode == "latency":
         return chain + d
     if mode == "loaded":

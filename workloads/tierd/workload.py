@@ -54,11 +54,12 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
     series = read_series(outdir / role_["output"][1])
     out = [{"t_s": t["t_s"], "metric": t["metric"], "value": t["value"], "unit": t.get("unit", ""), "tool": "tierd"}
            for t in series]
+    w = opts.get("average_last_s", 30)
     for metric, name in SUMMARY.items():
         s = [t for t in series if t["metric"] == metric]
-        if s:
-            out.append({"metric": name, "value": f"{tail_mean(s, 'value', opts.get('average_last_s', 30)):.6g}",
-                        "unit": s[0].get("unit", ""), "tool": "tierd"})
+        if s:  # duration_s: the seconds averaged (tail_mean's window)
+            out.append({"metric": name, "value": f"{tail_mean(s, 'value', w):.6g}", "unit": s[0].get("unit", ""),
+                        "tool": "tierd", "duration_s": f"{w:g}"})
     return out
 
 
