@@ -499,6 +499,23 @@ def test_two_tier_runs_are_predicted(tmp_path):
     assert idle.loc["c0-m1", "rel_error"] == pytest.approx(-0.09, abs=0.01)
 
 
+
+@pytest.mark.parametrize("own_row", [True, False])
+def test_a_two_tier_runs_throughput_is_scaled_by_the_cpu_share_gups_got_there(tmp_path, own_row):
+    """As at the contention points: GUPS's own cpu_share row, else its whole run's share from the
+    point's meta.json (usage), scales the predicted throughput."""
+    host, model, argv = two_tier_host(tmp_path)
+    truth = model.run(tiering_fidelity.two_tier_argv(model, "hemem", False, 0, argv["gups"], argv, "steady_state", None))
+    rows = [{"workload": "gups", "metric": "throughput", "value": truth["throughput"] * 0.5, "unit": "Mops/s"}]
+    if own_row:
+        rows.append({"workload": "gups", "metric": "cpu_share", "value": 0.5, "unit": "fraction"})
+    usage = None if own_row else {"usage": {"gups": {"user_s": 2, "system_s": 0, "wall_s": 4}}}
+    write_point(host, "tiering", "steady_state", "numa-hemem-c0-i0", rows, argv,
+                {"workload": "gups", "intensity": 0, "system": "hemem", "colloid": False}, usage)
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host).query("experiment == 'steady_state' and metric == 'throughput_mops'")
+    assert len(v) == 1 and v["role"].iloc[0] == "validation" and abs(v["rel_error"].iloc[0]) < 1e-6
+
 def test_a_two_tier_hosts_runs_are_predicted_with_what_its_default_node_calibrated(tmp_path):
     """On a two-tier host the contention points run on the default node too: GUPS alone and the
     antagonist's highest intensity there fit app_mlp and antagonist_mlp (calibration rows), and the

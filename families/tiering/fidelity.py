@@ -126,18 +126,25 @@ def points(df: pd.DataFrame, model: Model) -> list[dict]:
                         & df["t_s"].notna() & (df["metric"] == "app_bandwidth")]
             if len(series):  # GUPS's own traffic: its per-second rows, averaged per repetition, then over them
                 p["app_mbps"] = float(series.groupby("rep")["value"].mean().mean())
-        if why is None and model.cpu_share:
-            window = mean(g, pid, "cpu_share")
-            if window is not None and "process-share" not in model.ablate:
-                # GUPS's own: its CPU time over the seconds its throughput is averaged on
-                p["share"], p["share_of"] = min(1.0, window), "the measured window"
-            else:
-                reps = sorted({int(r) for r in g["rep"].dropna()}) or [0]
-                share = cpu_share(model, NAME, "contention_single_node", pid, reps, "gups", app_cores(p))
-                if share is not None:
-                    p["share"], p["share_of"] = share, "the whole run, start-up included"
+        if why is None and (got := gups_share(model, g, pid, "contention_single_node", app_cores(p))):
+            p["share"], p["share_of"] = got
         out.append(p)
     return sorted(out, key=lambda p: (p["threads"], p["intensity"]))
+
+
+def gups_share(model: Model, s: pd.DataFrame, pid: str, exp: str, cores: int) -> tuple[float, str] | None:
+    """The share of its CPUs GUPS got at a point, and over what: its own ``cpu_share`` row (its CPU
+    time over the seconds its throughput is averaged on), else its whole run's from the point's
+    meta.json (start-up included); None without either, or when the CPU share is ablated. ``s``:
+    the point's summary rows."""
+    if not model.cpu_share:
+        return None
+    window = mean(s, pid, "cpu_share")
+    if window is not None and "process-share" not in model.ablate:
+        return min(1.0, window), "the measured window"
+    reps = sorted({int(r) for r in s["rep"].dropna()}) or [0]
+    share = cpu_share(model, NAME, exp, pid, reps, "gups", cores)
+    return (share, "the whole run, start-up included") if share is not None else None
 
 
 def app_cores(p: dict) -> int:
@@ -458,9 +465,9 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
         pred: dict[str, float] = {}
         if why is None:
             pred = dict(model.run(two_tier_argv(model, system, colloid, k, gargv, argv, exp, ev)))
-            share = mean(s, pid, "cpu_share") if model.cpu_share else None
-            if share and "throughput" in pred:  # the share of its CPUs GUPS ran on, as at the contention points
-                pred["throughput"] *= min(1.0, share)
+            got = gups_share(model, s, pid, exp, len(cpulist.parse(flag(gargv, "--cpus") or "0")))
+            if got and "throughput" in pred:  # the share of its CPUs GUPS ran on, as at the contention points
+                pred["throughput"] *= got[0]
         for src, v, metric in compare:
             unit = metrics.get(src, (None, "s"))[1]
             base = dict(point=pid, experiment=exp, family=NAME, workload="gups", metric=metric, unit=unit, measured=v,
