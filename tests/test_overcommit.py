@@ -140,13 +140,18 @@ def test_detect_reads_both_versions(tmp_path):
     assert memcg.detect(v1)["version"] == "v1"
 
 
-def test_two_node_host_binds_the_pool_dram_to_the_far_node(monkeypatch):
+def two_socket_root_host(monkeypatch) -> plan.Host:
+    """icelake-2s as root with cgroup v2, swapfile room and every tool on PATH."""
     facts = two_socket_facts()
     facts["privileges"] = {"root": True}
-    host = plan.Host(profile.resolve("icelake-2s", facts), facts)
     monkeypatch.setattr(memcg, "detect", lambda root=None: {"version": "v2", "base": "/sys/fs/cgroup"})
     monkeypatch.setattr(overcommit.memcg, "check_swapfile_room", lambda *a: None)
     monkeypatch.setattr(overcommit.shutil, "which", lambda t: f"/usr/bin/{t}")
+    return plan.Host(profile.resolve("icelake-2s", facts), facts)
+
+
+def test_two_node_host_binds_the_pool_dram_to_the_far_node(monkeypatch):
+    host = two_socket_root_host(monkeypatch)
     monkeypatch.setattr("workloads.ffmpeg.workload.find", lambda p, f: "/usr/bin/ffmpeg")
     fp = overcommit.plan(cfg(ratios=[1, 2]), host)
     r = fp.rows[1]
@@ -159,12 +164,7 @@ def test_a_tpcc_point_journals_its_cluster_directories_and_server(monkeypatch):
     directory, then the data directory with the postmaster's pid file), so the harness journals
     them before any role starts: after a SIGKILL of the harness the repair ends the postmaster by
     pid (SIGQUIT: immediate shutdown) and removes both (tests/test_procs.py simulates it)."""
-    facts = two_socket_facts()
-    facts["privileges"] = {"root": True}
-    host = plan.Host(profile.resolve("icelake-2s", facts), facts)
-    monkeypatch.setattr(memcg, "detect", lambda root=None: {"version": "v2", "base": "/sys/fs/cgroup"})
-    monkeypatch.setattr(overcommit.memcg, "check_swapfile_room", lambda *a: None)
-    monkeypatch.setattr(overcommit.shutil, "which", lambda t: f"/usr/bin/{t}")
+    host = two_socket_root_host(monkeypatch)
     monkeypatch.setattr(pgtpcc, "check", lambda: None)
     c = profile.validate_config({"scale": "t", "overcommit": {"enabled": True, "workloads": ["tpcc"], "ratios": [1, 2],
                                                              "tpcc": {"port": 54391}}})
