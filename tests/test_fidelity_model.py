@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(not TIERSIM.exists(), reason="build/bin/tiersim 
 
 APP_MLP, ANT_MLP = 3.0, 8.0  # the synthetic host's true lines in flight
 COLS = ["host", "backend", "family", "experiment", "workload", "system", "colloid", "intensity", "rep", "t_s", "metric",
-        "value", "unit", "tool", "target", "point", "threads", "app_threads"]
+        "value", "unit", "tool", "target", "point", "threads", "app_threads", "duration_s"]
 GUPS = ["build/bin/gups", "--cpus", "0", "--mem-node", "0", "--working-set", "512M", "--hot-set", "128M",
         "--hot-share", "0.9", "--object-size", "64", "--op", "rmw", "--duration", "5", "--seed", "1"]
 
@@ -515,6 +515,36 @@ def test_a_two_tier_runs_throughput_is_scaled_by_the_cpu_share_gups_got_there(tm
     fidelity.run(host, [], tiersim=TIERSIM)
     v = read(host).query("experiment == 'steady_state' and metric == 'throughput_mops'")
     assert len(v) == 1 and v["role"].iloc[0] == "validation" and abs(v["rel_error"].iloc[0]) < 1e-6
+
+
+def test_gups_reports_its_hot_set_in_the_alternate_tier_and_a_two_tier_run_is_scored_on_it(tmp_path):
+    """GUPS's --hot-placement column (the hot set's bytes off the default node, per second) becomes
+    hot_in_alternate rows (GiB, and their mean over the seconds averaged, with duration_s), and a
+    two-tier run is compared on it with tiersim's metric of the same name."""
+    from workloads.gups import workload as gups  # noqa: PLC0415
+
+    assert gups.argv(cpus=[0], node=1, working_set="1G", hot_set="256M", hot_share=0.9, object_bytes=64, op="rmw",
+                     duration_s=10, seed=1, hot_placement=0)[-2:] == ["--hot-placement", "0"]
+    host, model, argv = two_tier_host(tmp_path)
+    truth = model.run(tiering_fidelity.two_tier_argv(model, "hemem", True, 0, argv["gups"], argv, "steady_state", None))
+    gib = truth["hot_in_alternate"]
+    out = tmp_path / "run"
+    out.mkdir()
+    lines = ["t_s,updates,updates_per_s,gbytes_per_s,bytes,phase,cpu_share,hot_off_node_bytes"]
+    for t, b in ((1, 2 * gib), (2, 0.9 * gib), (3, 1.1 * gib)):  # the last 2 s averaged: gib
+        lines.append(f"{t}.000,1,{truth['throughput'] * 1e6:.1f},1,1,0,1.0,{b * (1 << 30):.0f}")
+    (out / "gups.csv").write_text("\n".join(lines) + "\n")
+    rows = gups.rows(out, gups.role(argv["gups"]), {"average_last_s": 2})
+    hot = [r for r in rows if r["metric"] == "hot_in_alternate"]
+    assert [r.get("t_s") for r in hot] == ["1.000", "2.000", "3.000", None] and hot[-1]["duration_s"] == "2"
+    assert float(hot[-1]["value"]) == pytest.approx(gib, rel=1e-5)
+    write_point(host, "tiering", "steady_state", "numa-hemem-c1-i0",
+                [{"workload": "gups", **r} for r in rows if r["metric"] in ("throughput", "hot_in_alternate")], argv,
+                {"workload": "gups", "intensity": 0, "system": "hemem", "colloid": True})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host).query("experiment == 'steady_state' and metric == 'hot_in_alternate'")
+    assert len(v) == 1 and v["role"].iloc[0] == "validation" and abs(v["rel_error"].iloc[0]) < 1e-4
+    assert v["spread"].iloc[0] == pytest.approx(0.1, rel=1e-3)
 
 def test_a_two_tier_hosts_runs_are_predicted_with_what_its_default_node_calibrated(tmp_path):
     """On a two-tier host the contention points run on the default node too: GUPS alone and the

@@ -111,7 +111,7 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
         return gups.role(gups.argv(cpus=app, node=start, working_set=rc["working_set"], hot_set=rc["hot_set"],
                                    hot_share=rc["hot_share"], object_bytes=rc["object_bytes"], op=rc["op"],
                                    duration_s=duration, seed=tc["seed"], move_hot_at_s=move_hot_at_s,
-                                   unbind_after_touch=unbind))
+                                   unbind_after_touch=unbind, hot_placement=d))
 
     mech: dict = {}
 

@@ -10,11 +10,13 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <numaif.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -47,6 +49,7 @@ struct opts {
 	const char *summary;
 	bool self_test;
 	bool unbind;		/* drop the NUMA policy after the first touch */
+	int hot_node;		/* --hot-placement: the node asked about; -1: unset */
 };
 
 static void usage(FILE *f)
@@ -56,7 +59,8 @@ static void usage(FILE *f)
 "Random updates of fixed-size objects in a working set with a hot set.\n"
 "Writes one CSV row per report interval: t_s,updates,updates_per_s,\n"
 "gbytes_per_s,bytes,phase,cpu_share (the process's CPU time in the\n"
-"interval over interval x threads); a summary line goes to stderr at exit.\n"
+"interval over interval x threads), with --hot-placement also\n"
+"hot_off_node_bytes; a summary line goes to stderr at exit.\n"
 "\n"
 "Workload:\n"
 "  --working-set SIZE     bytes of memory accessed (K/M/G/T suffixes,\n"
@@ -91,6 +95,11 @@ static void usage(FILE *f)
 "  --huge auto|on|off     transparent huge pages: system default, or\n"
 "                         madvise(MADV_HUGEPAGE / MADV_NOHUGEPAGE);\n"
 "                         default auto\n"
+"  --hot-placement N      each row also gives hot_off_node_bytes: the bytes\n"
+"                         of the current hot set not on NUMA node N (a\n"
+"                         tiered run's default tier), from move_pages(2)\n"
+"                         asked where up to 1024 pages spread over the hot\n"
+"                         set are; needs --hot-set\n"
 "\n"
 "Run and output:\n"
 "  --duration S           seconds of the timed phase; 0 = until SIGINT or\n"
@@ -113,7 +122,7 @@ enum {
 	OPT_WS = 256, OPT_HOT, OPT_SHARE, OPT_OBJ, OPT_OP, OPT_THREADS,
 	OPT_CPUS, OPT_NODE, OPT_INTERLEAVE, OPT_DURATION, OPT_MOVE, OPT_SEED,
 	OPT_INTERVAL, OPT_OUTPUT, OPT_PID, OPT_READY, OPT_SUMMARY, OPT_HUGE,
-	OPT_SELFTEST, OPT_UNBIND,
+	OPT_SELFTEST, OPT_UNBIND, OPT_HOT_PLACEMENT,
 };
 
 static const struct option longopts[] = {
@@ -137,6 +146,7 @@ static const struct option longopts[] = {
 	{ "huge", required_argument, NULL, OPT_HUGE },
 	{ "self-test", no_argument, NULL, OPT_SELFTEST },
 	{ "unbind-after-touch", no_argument, NULL, OPT_UNBIND },
+	{ "hot-placement", required_argument, NULL, OPT_HOT_PLACEMENT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -173,6 +183,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		.seed = 1,
 		.interval = 1,
 		.huge = HUGE_AUTO,
+		.hot_node = -1,
 	};
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -251,6 +262,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_UNBIND:
 			o->unbind = true;
 			break;
+		case OPT_HOT_PLACEMENT:
+			if (parse_u64(optarg, &u) || u >= 1 << 16)
+				cli_bad_arg("--hot-placement: '%s' is not a node number", optarg);
+			o->hot_node = (int)u;
+			break;
 		case OPT_SELFTEST:
 			o->self_test = true;
 			break;
@@ -272,6 +288,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->cpus_given ? "--cpus" : "the allowed set", o->ncpus);
 
 	cli_nodes_check(o->nodes, o->nnodes, "NUMA placement requested");
+	if (o->hot_node >= 0)
+		cli_nodes_check(&o->hot_node, 1, "--hot-placement asked");
 
 	/* Sizes */
 	if (o->working_set < o->object_size)
@@ -294,6 +312,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		if (o->duration > 0 && o->move_hot_at >= o->duration)
 			cli_bad_arg("--move-hot-at must be before the end of --duration");
 	}
+	if (o->hot_node >= 0 && !o->hot_set)
+		cli_bad_arg("--hot-placement needs a --hot-set");
 }
 
 struct run {
@@ -347,6 +367,47 @@ static uint64_t bytes_of(const struct run *r, uint64_t updates, uint64_t rmw)
 	return (updates + rmw) * r->o.object_size;
 }
 
+/* pages of the hot set asked where they are, at most, per row */
+#define HOT_SAMPLE_PAGES 1024
+
+/*
+ * Bytes of the current hot set (phase 0's or, after --move-hot-at, phase 1's)
+ * not on node o.hot_node: move_pages(2) with nodes == NULL moves nothing and
+ * returns each page's node in status (mm/migrate.c, do_pages_stat_array: the
+ * folio's nid; -ENOENT for a page not present, -EFAULT for the zero page or an
+ * address outside any mapping: not counted),
+ * asked of up to HOT_SAMPLE_PAGES pages spread evenly over the hot set, the
+ * last one included; the share of the present ones elsewhere times the hot
+ * set's size. -errno when the call fails, -ENOENT when no page is present.
+ */
+static int64_t hot_off_node(const struct run *r)
+{
+	const struct gups_cfg *cfg = &r->cfg;
+	uint64_t first = cfg->hot_start[atomic_load(&cfg->phase)] * cfg->obj_words * 8;
+	uint64_t len = cfg->nhot * cfg->obj_words * 8, pages = (len + 4095) / 4096;
+	size_t n = pages < HOT_SAMPLE_PAGES ? pages : HOT_SAMPLE_PAGES, off = 0, present = 0;
+	void *addr[HOT_SAMPLE_PAGES];
+	int status[HOT_SAMPLE_PAGES];
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pg = n == 1 ? 0 : i * (pages - 1) / (n - 1);
+
+		addr[i] = (uint8_t *)cfg->buf + first + pg * 4096;
+		status[i] = -ENOENT;
+	}
+	if (move_pages(0, (unsigned long)n, addr, NULL, status, 0))
+		return -errno;
+	for (size_t i = 0; i < n; i++) {
+		if (status[i] < 0)
+			continue;
+		present++;
+		off += status[i] != r->o.hot_node;
+	}
+	if (!present)
+		return -ENOENT;
+	return (int64_t)((double)off / (double)present * (double)len + 0.5);
+}
+
 /*
  * One report row. cpu_share: the CPU time the process got in the interval
  * over the interval times the worker threads, the share of its CPUs it ran
@@ -361,8 +422,18 @@ static void row(struct run *r, double t, double dt, uint64_t du,
 		dt = 1e-9;
 	share = (cpu - r->last_cpu) / (dt * r->o.threads);
 	r->last_cpu = cpu;
-	fprintf(r->out, "%.3f,%" PRIu64 ",%.1f,%.4f,%" PRIu64 ",%d,%.4f\n", t,
+	fprintf(r->out, "%.3f,%" PRIu64 ",%.1f,%.4f,%" PRIu64 ",%d,%.4f", t,
 		du, du / dt, dbytes / dt / 1e9, dbytes, phase, share);
+	if (r->o.hot_node >= 0) {
+		int64_t off = hot_off_node(r);
+
+		/* (empty where the kernel could not say: no page present) */
+		if (off >= 0)
+			fprintf(r->out, ",%" PRId64, off);
+		else
+			fputc(',', r->out);
+	}
+	fputc('\n', r->out);
 	fflush(r->out);
 }
 
@@ -560,8 +631,17 @@ int main(int argc, char **argv)
 		}
 	}
 
-	fprintf(r->out,
-		"t_s,updates,updates_per_s,gbytes_per_s,bytes,phase,cpu_share\n");
+	if (r->o.hot_node >= 0) {
+		int64_t off = hot_off_node(r);
+
+		if (off < 0 && off != -ENOENT) {
+			cli_fail("--hot-placement: cannot ask where the hot set's pages are (move_pages): %s",
+				 strerror((int)-off));
+			goto out;
+		}
+	}
+	fprintf(r->out, "t_s,updates,updates_per_s,gbytes_per_s,bytes,phase,cpu_share%s\n",
+		r->o.hot_node >= 0 ? ",hot_off_node_bytes" : "");
 	fflush(r->out);
 	if (timed(r, &seconds, &sig))
 		goto out;

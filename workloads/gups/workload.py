@@ -21,14 +21,18 @@ BUILD = {"libs": ["lib"], "make": ["workloads/gups"], "sources": ["workloads/gup
 
 def argv(*, cpus: list[int], node: int, working_set: str, hot_set: str, hot_share: float, object_bytes: int,
          op: str, duration_s: float, seed: int, move_hot_at_s: float | None = None,
-         unbind_after_touch: bool = False) -> list[str]:
+         unbind_after_touch: bool = False, hot_placement: int | None = None) -> list[str]:
     """``unbind_after_touch``: the buffer starts on ``node`` but is not bound there once touched,
-    so that NUMA balancing (kernel TPP) may move it (a bound range is never scanned)."""
+    so that NUMA balancing (kernel TPP) may move it (a bound range is never scanned).
+    ``hot_placement``: a node (a tiered run's default tier) whose share of the hot set GUPS reports
+    every second (``--hot-placement``: the hot set's bytes elsewhere, :func:`rows`' hot_in_alternate)."""
     a = ["build/bin/gups", "--cpus", cpulist.format(cpus), "--mem-node", str(node), "--working-set", working_set,
          "--hot-set", hot_set, "--hot-share", f"{hot_share:g}", "--object-size", str(object_bytes),
          "--op", op, "--duration", f"{duration_s:g}", "--seed", str(seed)]
     if move_hot_at_s is not None:
         a += ["--move-hot-at", f"{move_hot_at_s:g}"]
+    if hot_placement is not None:
+        a += ["--hot-placement", str(hot_placement)]
     return a + (["--unbind-after-touch"] if unbind_after_touch else [])
 
 
@@ -60,7 +64,10 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
     """Per-second throughput and bandwidth, and the throughput averaged over the last
     ``average_last_s`` seconds (a summary row: empty ``t_s``), as the paper reports it; with it
     ``cpu_share`` over the same seconds (the CPU time GUPS got there over the time times its threads);
-    both summaries say the seconds averaged in ``duration_s``."""
+    both summaries say the seconds averaged in ``duration_s``. With ``--hot-placement N`` also
+    ``hot_in_alternate``: the GiB of the hot set not on node N (the default tier: on a two-tier host
+    the alternate one holds them; gups.c asks move_pages(2) where its pages are), per second and over
+    the same seconds, tiersim's metric of the same name."""
     series = read_series(outdir / role_["output"][1])
     out = []
     for g in series:
@@ -78,5 +85,13 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
             # the share of its CPUs GUPS ran on over the same window as its throughput
             share = tail_mean(series, "cpu_share", w)
             out.append({"metric": "cpu_share", "value": f"{share:.4g}", "unit": "fraction", "tool": "gups",
+                        "duration_s": f"{w:g}"})
+        placed = [g for g in series if g.get("hot_off_node_bytes") not in (None, "")]
+        for g in placed:
+            out.append({"t_s": g["t_s"], "metric": "hot_in_alternate",
+                        "value": f"{float(g['hot_off_node_bytes']) / (1 << 30):.6g}", "unit": "GiB", "tool": "gups"})
+        if placed:
+            hot = tail_mean(placed, "hot_off_node_bytes", w) / (1 << 30)
+            out.append({"metric": "hot_in_alternate", "value": f"{hot:.6g}", "unit": "GiB", "tool": "gups",
                         "duration_s": f"{w:g}"})
     return out
