@@ -505,11 +505,12 @@ def test_a_two_tier_runs_throughput_is_scaled_by_the_cpu_share_gups_got_there(tm
     """As at the contention points: GUPS's own cpu_share row, else its whole run's share from the
     point's meta.json (usage), scales the predicted throughput."""
     host, model, argv = two_tier_host(tmp_path)
+    argv["gups"] = ["build/bin/gups", "--cpus", "0-1", *argv["gups"][3:]]  # two cores: the share is per core
     truth = model.run(tiering_fidelity.two_tier_argv(model, "hemem", False, 0, argv["gups"], argv, "steady_state", None))
     rows = [{"workload": "gups", "metric": "throughput", "value": truth["throughput"] * 0.5, "unit": "Mops/s"}]
     if own_row:
         rows.append({"workload": "gups", "metric": "cpu_share", "value": 0.5, "unit": "fraction"})
-    usage = None if own_row else {"usage": {"gups": {"user_s": 2, "system_s": 0, "wall_s": 4}}}
+    usage = None if own_row else {"usage": {"gups": {"user_s": 4, "system_s": 0, "wall_s": 4}}}
     write_point(host, "tiering", "steady_state", "numa-hemem-c0-i0", rows, argv,
                 {"workload": "gups", "intensity": 0, "system": "hemem", "colloid": False}, usage)
     fidelity.run(host, [], tiersim=TIERSIM)
@@ -542,9 +543,12 @@ def test_gups_reports_its_hot_set_in_the_alternate_tier_and_a_two_tier_run_is_sc
                 [{"workload": "gups", **r} for r in rows if r["metric"] in ("throughput", "hot_in_alternate")], argv,
                 {"workload": "gups", "intensity": 0, "system": "hemem", "colloid": True})
     fidelity.run(host, [], tiersim=TIERSIM)
-    v = read(host).query("experiment == 'steady_state' and metric == 'hot_in_alternate'")
+    # compared as the share of the hot set in the default tier (256M hot): 1 - GiB / 0.25
+    v = read(host).query("experiment == 'steady_state' and metric == 'hot_set_in_default'")
     assert len(v) == 1 and v["role"].iloc[0] == "validation" and abs(v["rel_error"].iloc[0]) < 1e-4
-    assert v["spread"].iloc[0] == pytest.approx(0.1, rel=1e-3)
+    assert v["measured"].iloc[0] == pytest.approx(1 - gib / 0.25, rel=1e-4)
+    # the GiB's half-range (0.1 of it) over the share
+    assert v["spread"].iloc[0] == pytest.approx(0.1 * gib / 0.25 / (1 - gib / 0.25), rel=1e-3)
 
 def test_a_two_tier_hosts_runs_are_predicted_with_what_its_default_node_calibrated(tmp_path):
     """On a two-tier host the contention points run on the default node too: GUPS alone and the

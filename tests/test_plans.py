@@ -49,6 +49,10 @@ def test_two_tier_host_runs_real_family_not_model():
     g, a, t = role(pt, "gups"), role(pt, "antagonist"), role(pt, "tierd")
     assert arg(g, "--mem-node") == "1", "GUPS starts on the alternate tier"
     assert arg(g, "--cpus") == "0-14"
+    # and reports how much of its hot set is off the default node (compared with the model's)
+    assert all(arg(role(p, "gups"), "--hot-placement") == "0" for k, p in pts.items()
+               if p["experiment"] != "contention_single_node")
+    assert all("--hot-placement" not in role(p, "gups")["argv"] for p in single.values())
     assert arg(a, "--cpus") == "15-29", "3x = 15 antagonist cores"
     assert arg(a, "--mem-node") == "0", "antagonist on the default tier"
     assert arg(t, "--tiers") == "0,1" and t["kind"] == "attach" and t["target_pid"] == "--pid"

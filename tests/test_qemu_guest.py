@@ -34,7 +34,7 @@ GUEST_TESTS = [
     "topology", "hmat",
     "gups_bound_node0", "noop_move_caught",
     "tierd_move_0_to_1", "tierd_move_1_to_0",
-    "kernel_migrate_0_to_1", "kernel_migrate_1_to_0", "gups_checksum",
+    "kernel_migrate_0_to_1", "kernel_migrate_1_to_0", "gups_checksum", "gups_hot_placement",
     "memchar_latency_node0", "memchar_latency_node1",
     "antagonist_node0", "antagonist_node1",
     "settings_numa_balancing", "settings_demotion_enabled",

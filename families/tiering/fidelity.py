@@ -425,7 +425,7 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
     out = []
     metrics = {"throughput": ("throughput_mops", "Mops/s"), "latency_default": ("latency_default_ns", "ns"),
                "latency_alternate": ("latency_alternate_ns", "ns"), "p": ("p_default", "fraction"),
-               "hot_in_alternate": ("hot_in_alternate", "GiB")}
+               "hot_in_alternate": ("hot_set_in_default", "fraction")}
     for (exp, pid), g in d.groupby(["experiment", "point"], sort=False):
         s = g[g["t_s"].isna()]
         first = g.iloc[0]
@@ -443,10 +443,12 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
         else:
             why = antagonist_problem(argv)
         compare: list[tuple[str, float, str]] = []
+        hot_gib = size_bytes(flag(gargv, "--hot-set")) / 2**30 if gargv and flag(gargv, "--hot-set") else None
         for src, (metric, _unit) in metrics.items():
             v = s[s["metric"] == src]["value"]
-            if len(v):
-                compare.append((src, float(v.mean()), metric))
+            if len(v) and (src != "hot_in_alternate" or hot_gib):
+                compare.append((src, in_default(float(v.mean()), hot_gib) if src == "hot_in_alternate" else float(v.mean()),
+                                metric))
         ev = None
         if exp != "steady_state":
             ev = event_time(s, gargv)
@@ -468,10 +470,15 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
             got = gups_share(model, s, pid, exp, len(cpulist.parse(flag(gargv, "--cpus") or "0")))
             if got and "throughput" in pred:  # the share of its CPUs GUPS ran on, as at the contention points
                 pred["throughput"] *= got[0]
+            if "hot_in_alternate" in pred and hot_gib:
+                pred["hot_in_alternate"] = in_default(pred["hot_in_alternate"], hot_gib)
         for src, v, metric in compare:
             unit = metrics.get(src, (None, "s"))[1]
+            sp = spread(g, src) if src in metrics else None
+            if sp is not None and src == "hot_in_alternate":  # the GiB's half-range, over the share's value
+                sp = sp * float(s[s["metric"] == src]["value"].mean()) / hot_gib / v if v else None
             base = dict(point=pid, experiment=exp, family=NAME, workload="gups", metric=metric, unit=unit, measured=v,
-                        spread=spread(g, src) if src in metrics else None)
+                        spread=sp)
             if why:
                 out.append(row(**base, predicted=None, role="unrepresented", reason=why))
             elif src not in pred or not math.isfinite(v):
@@ -481,6 +488,14 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
             else:
                 out.append(row(**base, predicted=pred[src], role="validation"))
     return out
+
+
+def in_default(alt_gib: float, hot_gib: float) -> float:
+    """The share of GUPS's hot set in the default tier, from the GiB of it in the alternate one
+    (GUPS's hot_in_alternate, tiersim's metric of the same name). Compared as this share, not as
+    the GiB: where the policy works the GiB is near 0 (GUPS samples 1024 pages: a step of 1/1024 of
+    the hot set), where a relative error means nothing, and the share near 1."""
+    return 1.0 - alt_gib / hot_gib
 
 
 def two_tier_argv(model: Model, system: str, colloid: bool, k: float, gargv: list[str], argv: dict, exp: str,

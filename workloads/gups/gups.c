@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -393,7 +392,6 @@ static int64_t hot_off_node(const struct run *r)
 		uint64_t pg = n == 1 ? 0 : i * (pages - 1) / (n - 1);
 
 		addr[i] = (uint8_t *)cfg->buf + first + pg * 4096;
-		status[i] = -ENOENT;
 	}
 	if (move_pages(0, (unsigned long)n, addr, NULL, status, 0))
 		return -errno;
@@ -632,11 +630,12 @@ int main(int argc, char **argv)
 	}
 
 	if (r->o.hot_node >= 0) {
+		/* every page was just touched: each sampled one must be present */
 		int64_t off = hot_off_node(r);
 
-		if (off < 0 && off != -ENOENT) {
+		if (off < 0) {
 			cli_fail("--hot-placement: cannot ask where the hot set's pages are (move_pages): %s",
-				 strerror((int)-off));
+				 off == -ENOENT ? "none of the sampled pages is present" : strerror((int)-off));
 			goto out;
 		}
 	}

@@ -121,6 +121,26 @@ elif [ -n "${msg:-}" ]; then
 	done
 fi
 
+# --- gups --hot-placement: the hot set's bytes off node 0, bound to 1 and to 0 --
+# (GUPS asks move_pages(2) where up to 1024 pages of its hot set are: all 16 MiB
+# off node 0 when bound to node 1, none when bound to node 0)
+if msg=$(have gups); then
+	_got=
+	for n in 1 0; do
+		"$BIN/gups" --working-set 64M --hot-set 16M --threads 1 --cpus 0 --mem-node "$n" --huge off \
+			--duration 1 --hot-placement 0 >"$OUT/gups-hot-$n.csv" 2>"$OUT/gups-hot-$n.log"
+		_got="$_got node$n:$(tail -n +2 "$OUT/gups-hot-$n.csv" | cut -d, -f8 | sort -u | tr '\n' ' ')"
+	done
+	if [ "$(tail -n +2 "$OUT/gups-hot-1.csv" | cut -d, -f8 | sort -u)" = 16777216 ] &&
+		[ "$(tail -n +2 "$OUT/gups-hot-0.csv" | cut -d, -f8 | sort -u)" = 0 ]; then
+		result gups_hot_placement PASS "hot_off_node_bytes (off node 0):$_got"
+	else
+		fail gups_hot_placement FAIL "hot_off_node_bytes (off node 0):$_got $(tail -n 1 "$OUT/gups-hot-1.log")"
+	fi
+else
+	fail gups_hot_placement FAIL "gups: $msg"
+fi
+
 # --- memchar latency rows for both nodes (memchar verifies placement) ------
 for node in 0 1; do
 	if ! msg=$(have memchar); then

@@ -8,7 +8,7 @@ PROG=gups
 t_help() {
 	check_help working-set hot-set hot-share object-size op threads cpus \
 		mem-node interleave duration move-hot-at seed report-interval \
-		output pid-file ready-file summary huge self-test unbind-after-touch help
+		output pid-file ready-file summary huge self-test unbind-after-touch hot-placement help
 }
 
 t_help
