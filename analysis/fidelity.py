@@ -395,6 +395,7 @@ CAPTION = ("Predicted against measured for every point of this host the model ca
            "(hollow black) were used to fit the model and are not scored; the points the model cannot "
            "represent are listed in tables/fidelity.md with their reasons.")
 _MARKERS = "osD^vP*Xh<>"
+SPREAD_LABEL = "spread of the measurement (its per-interval values)"
 
 
 def _experiment_styles(experiments: list[str]) -> dict[str, dict]:
@@ -446,8 +447,9 @@ def plot(hf: HostFidelity) -> Figure:
             if len(eb):  # the measurement's own spread: a horizontal bar (its low end kept above 0 for a log axis)
                 m = eb["measured"].abs()
                 lo_err = (m * eb["spread"]).clip(upper=m * 0.999) if log else m * eb["spread"]
-                ax.errorbar(eb["measured"], eb["predicted"], xerr=[lo_err, m * eb["spread"]], fmt="none",
-                            ecolor=st["color"], elinewidth=0.6, alpha=0.7, zorder=2)
+                bars = ax.errorbar(eb["measured"], eb["predicted"], xerr=[lo_err, m * eb["spread"]], fmt="none",
+                                   ecolor=st["color"], elinewidth=0.6, alpha=0.7, zorder=2)
+                handles.setdefault(SPREAD_LABEL, bars)
             handles.setdefault(exp, h)
         c = g[g["role"] == "calibration"]
         if not c.empty:

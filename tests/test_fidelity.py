@@ -200,6 +200,16 @@ def test_table_and_figure_from_a_synthetic_csv(fid_csv, tmp_path):
     assert any(isinstance(c, PolyCollection) for c in thr.collections)  # the +-10 % band
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "contention_single_node" in legend and "calibration (fitted, not scored)" in legend and "y = x" in legend
+    assert fidelity.SPREAD_LABEL not in legend  # no row has a spread
+    # with a spread: a horizontal bar per such point, named in the legend
+    df = pd.read_csv(fid_csv, dtype=str, keep_default_na=False)
+    df.loc[df["point"].isin(["gups/i4", "gups/i8"]), "spread"] = "0.05"
+    df.to_csv(fid_csv, index=False)
+    fig = fidelity.plot(fidelity.of_csv(fid_csv, "box"))
+    thr = next(a for a in fig.axes if a.get_title().startswith("throughput_gbps"))
+    bars = [c for c in thr.collections if type(c).__name__ == "LineCollection"]
+    assert len(bars) == 1 and len(bars[0].get_segments()) == 2, bars
+    assert fidelity.SPREAD_LABEL in [t.get_text() for t in fig.legends[0].get_texts()]
 
 
 def test_not_scored_host_gets_table_and_figure_saying_why(tmp_path):
