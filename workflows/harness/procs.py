@@ -75,6 +75,17 @@ def _child_setup(parent: int, cpus: tuple[int, ...] = ()) -> None:  # in the chi
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
+def stat_fields(stat: Path) -> list[str] | None:
+    """The fields of a /proc/<pid>/stat file from its third (the state) on: proc(5) numbers them
+    from 1, the command name (field 2) is in parentheses and may hold spaces and ')', so the rest
+    is read after its last ')'. None where the process is gone (or the file unreadable)."""
+    try:
+        text = stat.read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2:].split()
+
+
 def dies_with_us() -> Callable[[], None]:
     """A ``preexec_fn`` for a plain subprocess of a program the harness runs (a wrapper's own child:
     pgbench under the TPC-C driver): the child gets PR_SET_PDEATHSIG(SIGKILL) and default signal

@@ -72,7 +72,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import ConfigError, memtiers
-from .procs import Child, Supervisor
+from .procs import Child, Supervisor, stat_fields
 from .settings import KNOWN, Settings
 
 KINDS = ("background", "workload", "attach", "probe")
@@ -125,12 +125,8 @@ def group_cpu(pgid: int, proc: Path = Path("/proc")) -> tuple[float, float] | No
     for d in proc.iterdir():
         if not d.name.isdigit():
             continue
-        try:
-            text = (d / "stat").read_text()
-        except OSError:  # it exited meanwhile
-            continue
-        f = text[text.rindex(")") + 2:].split()  # f[0] is field 3 (state)
-        if int(f[2]) != pgid:
+        f = stat_fields(d / "stat")  # f[0] is field 3 (state)
+        if f is None or int(f[2]) != pgid:  # (None: it exited meanwhile)
             continue
         found = True
         user += int(f[11]) + int(f[13])

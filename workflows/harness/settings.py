@@ -55,6 +55,7 @@ import time
 from pathlib import Path
 
 from . import ConfigError
+from .procs import stat_fields
 
 KNOWN = {
     "numa_balancing": "/proc/sys/kernel/numa_balancing",
@@ -185,26 +186,25 @@ def _remove_tree(where: str) -> None:
 
 
 def _proc_alive(pid: int) -> bool:
-    """PID runs (is not gone, nor a zombie: /proc/<pid>/stat's state, after the command's last ')')."""
-    try:
-        stat_ = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat_[stat_.rindex(")") + 2:].split()[0] != "Z"
+    """PID runs (is not gone, nor a zombie: /proc/<pid>/stat's state)."""
+    f = stat_fields(Path(f"/proc/{pid}/stat"))
+    return f is not None and f[0] != "Z"
 
 
 def _children_of(pid: int) -> list[int]:
     """The processes whose parent is PID (/proc/<pid>/stat's fourth field)."""
-    out = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                stat_ = (d / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat_[stat_.rindex(")") + 2:].split()[1]) == pid:
-                out.append(int(d.name))
-    return out
+    return [int(d.name) for d in Path("/proc").iterdir()
+            if d.name.isdigit() and (f := stat_fields(d / "stat")) is not None and int(f[1]) == pid]
+
+
+def _cwd(pid: int) -> str | None:
+    """PID's working directory where it runs (and is ours to look at: nor, else, to signal)."""
+    if not _proc_alive(pid):
+        return None
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:  # gone, or not ours to look at
+        return None
 
 
 def server_pid(pid_file: str) -> int | None:
@@ -216,24 +216,13 @@ def server_pid(pid_file: str) -> int | None:
         pid = abs(int(Path(pid_file).read_text().split("\n", 1)[0]))
     except (OSError, ValueError):
         return None
-    if pid <= 1 or not _proc_alive(pid):
-        return None
-    try:
-        cwd = os.readlink(f"/proc/{pid}/cwd")
-    except OSError:  # gone, or not ours to look at (nor, then, to signal)
-        return None
-    return pid if cwd == os.path.realpath(os.path.dirname(pid_file)) else None
+    return pid if pid > 1 and _cwd(pid) == os.path.realpath(os.path.dirname(pid_file)) else None
 
 
 def _works_in(pid: int, where: str) -> bool:
     """PID runs with its working directory WHERE or one inside it."""
-    if not _proc_alive(pid):
-        return False
-    try:
-        cwd = os.readlink(f"/proc/{pid}/cwd")
-    except OSError:  # gone, or not ours to look at (nor, then, to signal)
-        return False
-    return cwd == where or cwd.startswith(where + "/")
+    cwd = _cwd(pid)
+    return cwd is not None and (cwd == where or cwd.startswith(where + "/"))
 
 
 def _stop_server(sig_name: str, pid_file: str) -> None:
