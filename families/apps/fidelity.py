@@ -19,7 +19,7 @@ from __future__ import annotations
 import pandas as pd
 
 from workflows.harness import cpulist
-from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, row, spread
+from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, point_rows, row, spread
 
 from . import model as access_models
 
@@ -124,8 +124,7 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
         f.rows = [row(point=top["point"], experiment="contention_single_node", family=NAME, workload="antagonist",
                       metric="antagonist_bandwidth_mbps", unit="MB/s", measured=target, predicted=bw_at(v),
                       role="calibration", reason=f"fitted antagonist_mlp = {v:.3g} lines in flight per antagonist core",
-                      spread=spread(df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node")
-                                       & (df["point"] == top["point"])], "antagonist_bandwidth"))]
+                      spread=spread(point_rows(df, NAME, "contention_single_node", top["point"]), "antagonist_bandwidth"))]
         return [f]
     return []
 
@@ -142,8 +141,13 @@ def ratio_spread(df: pd.DataFrame, app: str, metric: str, pids: list[str]) -> fl
     """The spread of a ratio of two points' metric: the sum of each one's (to first order), None
     unless both have one."""
     names, order = SERIES[metric]
-    d = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["workload"] == app)]
-    s = [next((x for n in names if (x := spread(d[d["point"] == q], metric, n, order)) is not None), None) for q in pids]
+
+    def one(q: str) -> float | None:
+        g = point_rows(df, NAME, "contention_single_node", q)
+        g = g[g["workload"] == app]
+        return next((x for n in names if (x := spread(g, metric, n, order)) is not None), None)
+
+    s = [one(q) for q in pids]
     return None if None in s else sum(s)
 
 

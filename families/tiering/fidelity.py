@@ -29,7 +29,7 @@ import pandas as pd
 
 import systems
 from workflows.harness import cpulist, curvecheck
-from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, row, spread
+from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, point_rows, row, spread
 from workflows.harness.plan import size_bytes
 from workloads import flag
 
@@ -49,11 +49,6 @@ def summary(df: pd.DataFrame, family: str, experiments: tuple[str, ...]) -> pd.D
 def mean(d: pd.DataFrame, point: str, metric: str) -> float | None:
     v = d[(d["point"] == point) & (d["metric"] == metric)]["value"]
     return float(v.mean()) if len(v) else None
-
-
-def point_rows(df: pd.DataFrame, point: str, experiment: str = "contention_single_node") -> pd.DataFrame:
-    """Every row of one of the family's points: its summaries and its per-second series."""
-    return df[(df["family"] == NAME) & (df["experiment"] == experiment) & (df["point"] == point)]
 
 
 def meta_argv(model: Model, family: str, experiment: str, point: str) -> dict:
@@ -122,8 +117,8 @@ def points(df: pd.DataFrame, model: Model) -> list[dict]:
              "argv": argv, "why": why, "rows": g, "share": 1.0, "share_of": "none", "duty": duty_of(argv),
              "ant_share": mean(g, pid, "antagonist_cpu_share")}
         if why is None:
-            series = df[(df["family"] == NAME) & (df["experiment"] == "contention_single_node") & (df["point"] == pid)
-                        & df["t_s"].notna() & (df["metric"] == "app_bandwidth")]
+            series = point_rows(df, NAME, "contention_single_node", pid)
+            series = series[series["t_s"].notna() & (series["metric"] == "app_bandwidth")]
             if len(series):  # GUPS's own traffic: its per-second rows, averaged per repetition, then over them
                 p["app_mbps"] = float(series.groupby("rep")["value"].mean().mean())
         if why is None and (got := gups_share(model, g, pid, "contention_single_node", app_cores(p))):
@@ -258,7 +253,7 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
         pred = predict_gups(model, base, ("app_mlp",), ["--app-mlp", f"{v:.6g}"])["throughput"]
         f.rows = [row(point=base["point"], experiment="contention_single_node", family=NAME, workload="gups",
                       metric="throughput_mops", unit="Mops/s", measured=x0, predicted=pred, role="calibration",
-                      spread=spread(point_rows(df, base["point"]), "throughput"),
+                      spread=spread(point_rows(df, NAME, "contention_single_node", base["point"]), "throughput"),
                       reason=f"fitted app_mlp = {v:.3g} lines in flight per GUPS core from this point "
                              f"(GUPS had {base['share']:.0%} of its CPU time over {base['share_of']})")]
         fits.append(f)
@@ -285,7 +280,7 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
         f.how += past
         f.rows = [row(point=top["point"], experiment="contention_single_node", family=NAME, workload="antagonist",
                       metric="antagonist_bandwidth_mbps", unit="MB/s", measured=bw, predicted=pred, role="calibration",
-                      spread=spread(point_rows(df, top["point"]), "antagonist_bandwidth"),
+                      spread=spread(point_rows(df, NAME, "contention_single_node", top["point"]), "antagonist_bandwidth"),
                       reason=f"fitted antagonist_mlp = {v:.3g} lines in flight per antagonist core from this point{past}")]
         fits.append(f)
     return fits
@@ -346,7 +341,7 @@ def contention_rows(df: pd.DataFrame, model: Model) -> list[dict]:
             if v is None or (p["point"], metric) in done:
                 continue
             base = dict(point=p["point"], experiment=exp, family=NAME, workload=workload, metric=metric, unit=unit, measured=v,
-                        spread=spread(point_rows(df, p["point"]), src))
+                        spread=spread(point_rows(df, NAME, exp, p["point"]), src))
             if p["why"]:
                 out.append(row(**base, predicted=None, role="unrepresented", reason=p["why"]))
                 continue
@@ -475,8 +470,8 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
         for src, v, metric in compare:
             unit = metrics.get(src, (None, "s"))[1]
             sp = spread(g, src) if src in metrics else None
-            if sp is not None and src == "hot_in_alternate":  # the GiB's half-range, over the share's value
-                sp = sp * float(s[s["metric"] == src]["value"].mean()) / hot_gib / v if v else None
+            if sp is not None and src == "hot_in_alternate":  # the GiB's half-range (the GiB: (1 - v) x hot set), over v
+                sp = sp * (1 - v) / v if v else None
             base = dict(point=pid, experiment=exp, family=NAME, workload="gups", metric=metric, unit=unit, measured=v,
                         spread=sp)
             if why:

@@ -99,6 +99,11 @@ def row(*, point: str, experiment: str, family: str, workload: str, metric: str,
             "reason": reason, "spread": spread if finite(spread) and finite(measured) else None}
 
 
+def point_rows(df: pd.DataFrame, family: str, experiment: str, point: str) -> pd.DataFrame:
+    """Every measured row of one point: its summaries and its per-interval series."""
+    return df[(df["family"] == family) & (df["experiment"] == experiment) & (df["point"] == point)]
+
+
 def spread(rows: pd.DataFrame, metric: str, series: str | None = None, order: str = "t_s") -> float | None:
     """How far a measured number moved while it was measured, as a fraction of it: (max - min) / 2
     over the per-interval values (per second, per trial) its program averaged into it, every
