@@ -143,6 +143,16 @@ void region_unmap(void *addr, size_t len);
  * move them again. 0 or -errno.
  */
 int region_unbind(void *addr, size_t len);
+/*
+ * Where the pages of [addr, addr + len) are, for up to max (at most PAGES_WHERE_MAX) 4 KiB pages
+ * spread evenly over the range, the first and the last included: move_pages(2) with nodes ==
+ * NULL moves nothing and gives each page's node, or -ENOENT for a page not present and -EFAULT
+ * for the zero page or an address outside any mapping (Linux mm/migrate.c,
+ * do_pages_stat_array). Their statuses into status[], how many returned (0 for an empty
+ * range), or -errno when the call fails.
+ */
+#define PAGES_WHERE_MAX 1024
+long pages_where(const void *addr, size_t len, size_t max, int *status);
 
 /* ------------------------------------------------------------- files */
 

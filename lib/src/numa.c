@@ -155,6 +155,23 @@ int region_unbind(void *addr, size_t len)
 	return 0;
 }
 
+long pages_where(const void *addr, size_t len, size_t max, int *status)
+{
+	size_t pages = (len + 4095) / 4096, n = pages < max ? pages : max;
+	void *at[PAGES_WHERE_MAX];
+
+	if (n > PAGES_WHERE_MAX)
+		n = PAGES_WHERE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		size_t pg = n == 1 ? 0 : i * (pages - 1) / (n - 1);
+
+		at[i] = (uint8_t *)addr + pg * 4096;
+	}
+	if (n && move_pages(0, (unsigned long)n, at, NULL, status, 0))
+		return -errno;
+	return (long)n;
+}
+
 void region_unmap(void *addr, size_t len)
 {
 	if (addr)

@@ -10,7 +10,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <numaif.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -366,37 +365,26 @@ static uint64_t bytes_of(const struct run *r, uint64_t updates, uint64_t rmw)
 	return (updates + rmw) * r->o.object_size;
 }
 
-/* pages of the hot set asked where they are, at most, per row */
-#define HOT_SAMPLE_PAGES 1024
-
 /*
  * Bytes of the current hot set (phase 0's or, after --move-hot-at, phase 1's)
- * not on node o.hot_node: move_pages(2) with nodes == NULL moves nothing and
- * returns each page's node in status (mm/migrate.c, do_pages_stat_array: the
- * folio's nid; -ENOENT for a page not present, -EFAULT for the zero page or an
- * address outside any mapping: not counted),
- * asked of up to HOT_SAMPLE_PAGES pages spread evenly over the hot set, the
- * last one included; the share of the present ones elsewhere times the hot
- * set's size. -errno when the call fails, -ENOENT when no page is present.
+ * not on node o.hot_node: where up to PAGES_WHERE_MAX of its pages are
+ * (pages_where: move_pages(2) asked, nothing moved), the share of the present
+ * ones elsewhere times the hot set's size. -errno when the call fails, -ENOENT
+ * when no page is present.
  */
 static int64_t hot_off_node(const struct run *r)
 {
 	const struct gups_cfg *cfg = &r->cfg;
 	uint64_t first = cfg->hot_start[atomic_load(&cfg->phase)] * cfg->obj_words * 8;
-	uint64_t len = cfg->nhot * cfg->obj_words * 8, pages = (len + 4095) / 4096;
-	size_t n = pages < HOT_SAMPLE_PAGES ? pages : HOT_SAMPLE_PAGES, off = 0, present = 0;
-	void *addr[HOT_SAMPLE_PAGES];
-	int status[HOT_SAMPLE_PAGES];
+	uint64_t len = cfg->nhot * cfg->obj_words * 8;
+	int status[PAGES_WHERE_MAX];
+	long n = pages_where((uint8_t *)cfg->buf + first, len, PAGES_WHERE_MAX, status);
+	size_t off = 0, present = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t pg = n == 1 ? 0 : i * (pages - 1) / (n - 1);
-
-		addr[i] = (uint8_t *)cfg->buf + first + pg * 4096;
-	}
-	if (move_pages(0, (unsigned long)n, addr, NULL, status, 0))
-		return -errno;
-	for (size_t i = 0; i < n; i++) {
-		if (status[i] < 0)
+	if (n < 0)
+		return n;
+	for (long i = 0; i < n; i++) {
+		if (status[i] < 0)	/* not present, or the zero page */
 			continue;
 		present++;
 		off += status[i] != r->o.hot_node;

@@ -256,24 +256,14 @@ void mc_region_free(struct mc_region *r)
 
 int mc_region_check_node(const struct mc_region *r, int node, int *bad_node)
 {
-	size_t pages = r->len / 4096, n = pages < MC_SAMPLE_PAGES ?
-					   pages : MC_SAMPLE_PAGES;
-	void *addr[MC_SAMPLE_PAGES];
 	int status[MC_SAMPLE_PAGES];
+	/* evenly spread, the last page included (the length is whole 2 MiB pages) */
+	long n = pages_where(r->addr, r->len, MC_SAMPLE_PAGES, status);
 
 	*bad_node = node;
-	if (!n)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		/* Evenly spread, and always include the last page. */
-		size_t pg = n == 1 ? 0 : i * (pages - 1) / (n - 1);
-
-		addr[i] = (uint8_t *)r->addr + pg * 4096;
-		status[i] = -1;
-	}
-	if (move_pages(0, (unsigned long)n, addr, NULL, status, 0))
-		return -errno;
-	for (size_t i = 0; i < n; i++) {
+	if (n < 0)
+		return (int)n;
+	for (long i = 0; i < n; i++) {
 		if (status[i] != node) {
 			*bad_node = status[i];
 			return -EFAULT;
