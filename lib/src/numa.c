@@ -167,6 +167,7 @@ long pages_where(const void *addr, size_t len, size_t max, int *status)
 
 		at[i] = (uint8_t *)addr + pg * 4096;
 	}
+	/* nodes == NULL: a query, each status the page's node or -errno (mm/migrate.c, do_pages_stat_array) */
 	if (n && move_pages(0, (unsigned long)n, at, NULL, status, 0))
 		return -errno;
 	return (long)n;
