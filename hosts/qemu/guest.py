@@ -695,16 +695,17 @@ def python_runtime(packages: list[str], site: list[str]) -> dict[str, Path]:
 
 ACCELS = ("auto", "kvm", "tcg")
 # A KVM boot of this guest with an empty script reports within seconds where KVM works; where it
-# does not, QEMU either aborts at once (a nested paravirtual /dev/kvm refusing an MSR of `-cpu max`:
-# "failed to set MSR 0x10a") or the kernel never prints a line (seen with -arch-capabilities), so
-# the try is bounded.
+# does not, QEMU either aborts at once (a paravirtual /dev/kvm refusing an MSR of `-cpu max`:
+# "failed to set MSR 0x10a") or stops the VM (below), and a boot may also hang, so the try is
+# bounded.
 ACCEL_TRY_S = 60
 # Where KVM takes a vCPU exit it cannot handle, QEMU prints "KVM internal error. Suberror: N" and
 # stops the VM without exiting (accel/kvm/kvm-all.c: kvm_handle_internal_error() returns -1 and
 # kvm_cpu_exec() then calls vm_stop(RUN_STATE_INTERNAL_ERROR)); the guest never runs again, so a
-# KVM boot whose QEMU says this is stopped at once, not at its timeout. Seen on the 16-core device
-# (a KVM guest of an Emerald Rapids host): "KVM internal error. Suberror: 1" before the kernel
-# printed a line, which cost the try its full ACCEL_TRY_S.
+# KVM boot whose QEMU says this is stopped at once, not at its timeout. Seen on both paravirtual
+# KVMs this project has met (the development VM with -cpu max,-arch-capabilities, the 16-core
+# device with -cpu max): Suberror 1, an emulation failure at the kernel decompressor's BMI2 shlx,
+# which KVM's emulator does not decode (hosts/qemu/README.md).
 KVM_STOPPED = b"KVM internal error"
 ACCEL_CACHE = CACHE / "accel.json"
 _ACCEL: dict[str, tuple[str, str]] = {}
