@@ -624,10 +624,9 @@ def test_a_contention_change_is_predicted_with_its_event_time_from_its_rows(tmp_
 
 def test_two_tier_points_not_predicted_are_listed_with_the_reason(tmp_path):
     """On a two-tier host nothing measured is dropped in silence: a tiering run none of whose compared
-    numbers is in its rows, and the apps family's runs on real tiers (not predicted yet), are each
-    listed as unrepresented by the numbers they have, with the reason."""
-    from families.apps import fidelity as apps_fidelity  # noqa: PLC0415
-
+    numbers is in its rows, and an application's run on real tiers with neither ratio's reference
+    (no 0x run of its system and mode, no run without Colloid beside it), are each listed as
+    unrepresented by the numbers they have, with the reason."""
     host, model, argv = two_tier_host(tmp_path)
     ctx = {"workload": "gups", "intensity": 0, "system": "hemem", "colloid": True}
     write_point(host, "tiering", "steady_state", "numa-hemem-c1-i0", [
@@ -639,11 +638,10 @@ def test_two_tier_points_not_predicted_are_listed_with_the_reason(tmp_path):
         {"workload": "gups", "metric": "app_bandwidth", "t_s": 1.0, "value": 800.0, "unit": "MB/s"},
         {"workload": "gups", "metric": "app_bandwidth", "t_s": 2.0, "value": 600.0, "unit": "MB/s"}], argv, ctx)
     silo = {"silo": ["numactl", "--physcpubind=0", "--membind=1", "build/bin/silo-dbtest"]}
-    for pid, k in (("numa-silo-hemem-c1-i0", 0), ("numa-silo-hemem-c1-i3", 3)):
-        write_point(host, "apps", "steady_state", pid, [
-            {"workload": "silo", "metric": "throughput", "value": 1000.0 / (1 + k), "unit": "ops/s"},
-            {"workload": "silo", "metric": "footprint_mib", "value": 700.0, "unit": "MiB"}], silo,
-            {**ctx, "workload": "silo", "intensity": k})
+    write_point(host, "apps", "steady_state", "numa-silo-hemem-c1-i3", [
+        {"workload": "silo", "metric": "throughput", "value": 250.0, "unit": "ops/s"},
+        {"workload": "silo", "metric": "footprint_mib", "value": 700.0, "unit": "MiB"}], silo,
+        {**ctx, "workload": "silo", "intensity": 3})
     fidelity.run(host, [], tiersim=TIERSIM)
     df = read(host)
     t = df[(df["family"] == "tiering") & (df["experiment"] == "steady_state")]
@@ -652,10 +650,60 @@ def test_two_tier_points_not_predicted_are_listed_with_the_reason(tmp_path):
     c = df[df["experiment"] == "contention_change"]
     assert list(c["metric"]) == ["app_bandwidth"] and c["measured"].iloc[0] == 700.0 and (c["role"] == "unrepresented").all()
     a = df[df["family"] == "apps"]
-    assert sorted(a["point"]) == ["numa-silo-hemem-c1-i0", "numa-silo-hemem-c1-i3"]
-    assert (a["role"] == "unrepresented").all() and (a["metric"] == "throughput").all()
-    assert (a["experiment"] == "steady_state").all() and (a["reason"] == apps_fidelity.TWO_TIER).all()
-    assert sorted(a["measured"]) == [250.0, 1000.0] and a["predicted"].isna().all()
+    assert list(a["metric"]) == ["throughput"] and (a["role"] == "unrepresented").all()  # its metric, not its footprint
+    assert a["measured"].iloc[0] == 250.0 and a["predicted"].isna().all()
+    assert a["reason"].str.startswith("neither ratio has its reference here: no run of silo under hemem with Colloid at "
+                                      "0x, and no run without Colloid at this intensity").all()
+
+
+def test_an_applications_runs_on_real_tiers_are_predicted_as_ratios(tmp_path):
+    """The apps family's runs on real tiers (synthetic: tiersim made Silo's throughput under HeMem on
+    the host's two curves, with and without Colloid, alone and beside three antagonist threads,
+    times the CPU share Silo got there): each is compared as its slowdown against the same mode at
+    0x (that row the reference: calibration) and, with Colloid, as Colloid's speed-up at the same
+    intensity, every ratio predicted within the tolerance; the working set is the run's own
+    footprint and the default tier tierd's capacity. A one-tier model cannot predict them: listed
+    with the reason."""
+    from families.apps import fidelity as apps_fidelity  # noqa: PLC0415
+
+    host, model, _ = two_tier_host(tmp_path)
+    w = apps_fidelity.workload(apps_fidelity.access_models.models()["silo"], "700M")
+    ant = ["build/bin/antagonist", "--cpus", "1-3", "--write-fraction", "50", "--access-size", "64"]
+    for colloid in (False, True):
+        for k, cpu in ((0, 0.9), (3, 0.6)):
+            truth = model.run(["--system", "hemem", "--colloid", "on" if colloid else "off",
+                               *model.tier_args(default_gib=233 / 1024), *w, "--app-cores", "1",
+                               "--antagonist-cores-per-unit", "1", "--duration", "4", "--average-last", "4",
+                               "--intensity", str(k)])
+            argv = {"silo": ["numactl", "--physcpubind=0", "--membind=1", "build/bin/silo-dbtest"],
+                    "tierd": ["build/bin/tierd", "--policy", "hemem", "--capacity", "233M,auto"],
+                    **({"antagonist": ant} if k else {})}
+            pid = f"numa-silo-hemem-c{int(colloid)}-i{k}"
+            write_point(host, "apps", "steady_state", pid, [
+                {"workload": "silo", "metric": "throughput", "value": cpu * truth["throughput"] * 1e6, "unit": "ops/s"},
+                {"workload": "silo", "metric": "footprint_mib", "value": 700.0, "unit": "MiB"}], argv,
+                {"workload": "silo", "intensity": k, "system": "hemem", "colloid": colloid, "app_threads": 1},
+                {"usage": {"silo": {"user_s": 4 * cpu, "system_s": 0, "wall_s": 4}}})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    a = read(host).query("family == 'apps'")
+    cal = a[a["role"] == "calibration"]
+    assert sorted(cal["point"]) == ["numa-silo-hemem-c0-i0", "numa-silo-hemem-c1-i0"]
+    assert (cal["metric"] == "slowdown_vs_0x").all() and cal["reason"].str.startswith("the reference of the ratio").all()
+    v = a[a["role"] == "validation"]
+    assert sorted(zip(v["point"], v["metric"], strict=True)) == [
+        ("numa-silo-hemem-c0-i3", "slowdown_vs_0x"), ("numa-silo-hemem-c1-i0", "colloid_speedup"),
+        ("numa-silo-hemem-c1-i3", "colloid_speedup"), ("numa-silo-hemem-c1-i3", "slowdown_vs_0x")]
+    assert v["rel_error"].abs().max() < 1e-6, v[["point", "metric", "measured", "predicted"]]
+    slow = v[v["metric"] == "slowdown_vs_0x"]["measured"]
+    assert (slow > 1.2).all(), "three antagonist threads and half the CPU slowed Silo"
+    # the same runs on a one-tier model: listed, not predicted
+    prof = host / "curves" / "c0-m1.csv"
+    prof.rename(host / "far.csv")
+    (host / "fidelity.csv").unlink()
+    fidelity.run(host, [], tiersim=TIERSIM)
+    a = read(host).query("family == 'apps' and role != 'calibration'")
+    assert (a["role"] == "unrepresented").all() and a["predicted"].isna().all()
+    assert a["reason"].str.startswith("the host's model profile has one tier").all()
 
 
 def test_an_application_without_a_known_metric_is_listed_with_the_reason(tmp_path):

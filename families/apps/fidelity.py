@@ -10,16 +10,30 @@ The application's lines in flight and think time are the access models' (tiersim
 the apps family models them: not fitted here); the antagonist's lines in flight are the host's
 fitted value. The 0x row is the ratio's reference (1 by definition): listed as calibration.
 
-Listed as unrepresented, with the reason: an application that reported neither known metric, and
-the family's points on real tiers (two-tier hosts, real.py), which no hook predicts yet (TWO_TIER).
+On a two-tier host the family's runs on real tiers (real.py: each application under a tiering
+system, with and without Colloid, at each intensity) are compared as two ratios of the application's
+own metric, each beside the same ratio of tiersim's throughput for its access model under that
+system on the host's two tiers (the default tier held to tierd's ``--capacity``, the working set the
+point's own footprint, its threads as cores, the antagonist's threads on the default tier):
+``slowdown_vs_0x`` (a point against the same system and Colloid mode at 0x, whose row is the ratio's
+reference: calibration) and ``colloid_speedup`` (with Colloid against without, at the same
+intensity: the Colloid paper's own comparison). Not modelled: the application starts in its start
+tier (real.py) while tiersim's first touch fills the default tier first, so a run too short for the
+policy to settle differs from its model by that transient (docs/fidelity.md).
+
+Listed as unrepresented, with the reason: an application that reported neither known metric, and a
+run on real tiers with neither ratio (no 0x run of its system and mode, no run of the other mode).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+import systems
 from workflows.harness import cpulist
 from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, point_rows, row, spread
+from workflows.harness.plan import size_bytes
+from workloads import flag
 
 from . import model as access_models
 
@@ -40,14 +54,7 @@ def summary(df: pd.DataFrame, contention: bool = True) -> pd.DataFrame:
     return d[d["t_s"].isna() & d["value"].notna()]
 
 
-# What an apps point on real tiers (real.py: steady_state under a tiering system, two NUMA tiers) lacks
-TWO_TIER = ("the apps family's two-tier points are not predicted yet: no hook runs an application's access model "
-            "under the point's system and Colloid mode on the host's two tiers (the application starting in its "
-            "start tier, the default tier held to its share of the footprint), and the application's metric is in its "
-            "own units, not tiersim's operations, so it needs a measured reference to be compared as a ratio (as "
-            "slowdown_vs_0x is on one node), which none of these points has yet")
-
-
+REAL = "steady_state"  # the experiment of the family's runs on real tiers (real.py)
 def unrepresented(g: pd.DataFrame, experiment: str, app: str, why: str) -> list[dict]:
     """Each point of ``g`` listed (role unrepresented, with ``why``) by the application's metric where
     it reported one (METRICS), else by every number it has."""
@@ -88,10 +95,13 @@ def antagonist_options(model: Model, share: float | None, duty: float, skip: tup
     return same(model, share, duty, skip)
 
 
-def workload(m: dict) -> list[str]:
-    ws = access_models.gib(m["working_set"])
+def workload(m: dict, working_set: str | None = None) -> list[str]:
+    """tiersim's workload options for access model ``m`` (its working set, or ``working_set``: a
+    point's own footprint, the hot set the same share of it)."""
+    ws_arg = working_set or m["working_set"]
+    ws = access_models.gib(ws_arg)
     hot = f"{max(1, round(ws * 1024 * m['hot_fraction']))}M"
-    a = ["--workload", m["workload"], "--working-set", m["working_set"], "--hot-set", hot]
+    a = ["--workload", m["workload"], "--working-set", ws_arg, "--hot-set", hot]
     a += ["--hot-share", f"{m['hot_share']:g}"] if m["workload"] == "gups" else ["--zipf-theta", f"{m['zipf_theta']:g}"]
     return a + ["--object-size", str(m["object_bytes"]), "--op", m["op"]]
 
@@ -129,21 +139,21 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
     return []
 
 
-def share_of(model: Model, g: pd.DataFrame, pid: str, app: str, cores_: int) -> float:
+def share_of(model: Model, g: pd.DataFrame, pid: str, app: str, cores_: int, exp: str = "contention_single_node") -> float:
     """The CPU share the application's program got at a point (its meta.json's usage), 1 without it."""
-    argv = model.meta(NAME, "contention_single_node", pid).get("argv") or {}
-    role = next((r for r in argv if r != "antagonist"), app)
+    argv = model.meta(NAME, exp, pid).get("argv") or {}
+    role = app if app in argv else next((r for r in argv if r not in ("antagonist", "tierd")), app)
     reps = sorted({int(r) for r in g[g["point"] == pid]["rep"].dropna()}) or [0]
-    return cpu_share(model, NAME, "contention_single_node", pid, reps, role, cores_) or 1.0
+    return cpu_share(model, NAME, exp, pid, reps, role, cores_) or 1.0
 
 
-def ratio_spread(df: pd.DataFrame, app: str, metric: str, pids: list[str]) -> float | None:
+def ratio_spread(df: pd.DataFrame, app: str, metric: str, pids: list[str], exp: str = "contention_single_node") -> float | None:
     """The spread of a ratio of two points' metric: the sum of each one's (to first order), None
     unless both have one."""
     names, order = SERIES[metric]
 
     def one(q: str) -> float | None:
-        g = point_rows(df, NAME, "contention_single_node", q)
+        g = point_rows(df, NAME, exp, q)
         g = g[g["workload"] == app]
         return next((x for n in names if (x := spread(g, metric, n, order)) is not None), None)
 
@@ -200,6 +210,136 @@ def rows(df: pd.DataFrame, model: Model) -> list[dict]:
             share = [share_of(model, g, q, app, n) for q in (base.index[0], pid)]
             out.append(row(**common, measured=measured, predicted=(x[0] * share[0]) / (x[1] * share[1]), role="validation",
                            spread=ratio_spread(df, app, metric, [base.index[0], pid])))
-    for (e, app), g in summary(df, contention=False).groupby(["experiment", "workload"], sort=False, dropna=False):
-        out += unrepresented(g, str(e), "" if pd.isna(app) else str(app), TWO_TIER)
+    return out + two_tier_rows(df, model)
+
+
+
+def _on(v) -> bool:
+    """A colloid column's value (a bool, or its CSV spelling) as a bool; absent = off."""
+    if isinstance(v, str):
+        return v.strip().lower() in ("true", "1", "yes")
+    return bool(v) if pd.notna(v) else False
+
+
+def footprint_mib(model: Model, g: pd.DataFrame, pid: str) -> float | None:
+    """The point's footprint: its rows' ``footprint_mib`` column or row, else its meta.json's."""
+    p = g[g["point"] == pid]
+    if "footprint_mib" in p.columns and p["footprint_mib"].notna().any():
+        return float(p["footprint_mib"].dropna().iloc[0])
+    row_ = p[p["metric"] == "footprint_mib"]["value"]
+    if len(row_):
+        return float(row_.iloc[0])
+    v = (model.meta(NAME, REAL, pid).get("point") or {}).get("footprint_mib")
+    return float(v) if v else None
+
+
+def predict_real(model: Model, g: pd.DataFrame, pid: str, app: str, system: str, colloid: bool) -> tuple[float | None, str]:
+    """tiersim's throughput for one run of ``app`` on real tiers (its access model under the run's
+    system and Colloid mode on the host's two tiers: the run's threads, footprint, antagonist and
+    default-tier capacity), times the CPU share the application got there; or (None, why not)."""
+    meta = model.meta(NAME, REAL, pid)
+    argv = meta.get("argv") or {}
+    table = access_models.models()
+    n = cores(argv, g[g["point"] == pid])
+    fp = footprint_mib(model, g, pid)
+    if not model.two_tier:
+        return None, "the host's model profile has one tier (no far node's curve): a run on two tiers needs both"
+    if system not in systems.names():
+        return None, f"system {system!r} is not in the registry (systems/): tiersim has no policy for it"
+    if app not in table:
+        return None, f"{app} has no access model in families/apps/models.yaml"
+    if n is None:
+        return None, f"{app}'s threads are not in its rows nor in its meta.json"
+    if not fp:
+        return None, f"{app}'s footprint is not in its rows nor in its meta.json: the model's working set is the run's own"
+    why = antagonist_problem(argv)
+    if why:
+        return None, why
+    cap = flag(argv.get("tierd") or [], "--capacity", "auto,auto").split(",")[0]
+    dgib = size_bytes(cap) / 2**30 if cap != "auto" else None
+    threads = len(cpulist.parse(flag(argv["antagonist"], "--cpus"))) if argv.get("antagonist") else 0
+    duty = duty_of(argv)
+    ant_share = g[(g["point"] == pid) & (g["metric"] == "antagonist_cpu_share")]["value"]
+    skip, ant = antagonist_options(model, float(ant_share.mean()) if len(ant_share) else None, duty, ("app_mlp",))
+    # simulated as long as the application ran (its wall time, meta.json's usage), every second averaged
+    wall = ((meta.get("usage") or {}).get(app) or {}).get("wall_s")
+    dur = max(2, round(float(wall))) if wall else 10
+    s = systems.get(system)
+    base = ["--system", s.policy, *(["--colloid", "on" if colloid else "off"] if s.colloid else []),
+            *model.tier_args(default_gib=dgib), *workload(table[app], f"{fp:g}M"), "--app-cores", str(n),
+            "--antagonist-cores-per-unit", "1", "--duration", str(dur), "--average-last", str(dur),
+            *model.options(skip, app), *ant]
+
+    def x(t: int) -> float:
+        return model.run([*base, "--intensity", str(t)])["throughput"]
+
+    on = x(threads)
+    mixed = on if duty >= 1 or not threads else duty * on + (1 - duty) * x(0)
+    return mixed * share_of(model, g, pid, app, n, REAL), ""
+
+
+def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
+    """The family's runs on real tiers, each application's metric as two ratios beside tiersim's
+    (module docstring): ``slowdown_vs_0x`` against the same system and mode at 0x, and
+    ``colloid_speedup`` against the same system without Colloid at the same intensity."""
+    out = []
+    for (exp, app), g in summary(df, contention=False).groupby(["experiment", "workload"], sort=False, dropna=False):
+        exp, app = str(exp), ("" if pd.isna(app) else str(app))
+        metric = next((m for m in METRICS if (g["metric"] == m).any()), None)
+        if metric is None:
+            out += unrepresented(g, exp, app, f"{app} reported neither of the apps family's metrics ({', '.join(METRICS)}): "
+                                              "no ratio to compare with the model")
+        elif exp != REAL:
+            out += unrepresented(g, exp, app, f"the apps family's {exp} runs have no fidelity hook (only {REAL})")
+        else:
+            out += real_rows(df, model, app, g, metric)
+    return out
+
+
+def real_rows(df: pd.DataFrame, model: Model, app: str, g: pd.DataFrame, metric: str) -> list[dict]:
+    """:func:`two_tier_rows` for one application's runs on real tiers (``g``: its summary rows)."""
+    m = g[g["metric"] == metric].groupby("point", sort=False)
+    perf = pd.DataFrame({"value": m["value"].mean(), "system": m["system"].first().astype(str),
+                         "colloid": m["colloid"].first().map(_on), "k": m["intensity"].first().astype(float)})
+    pred: dict[str, tuple[float | None, str]] = {}
+
+    def better(a: str, b: str) -> float:
+        """How much better (faster) point ``b`` ran than point ``a``, by the application's metric."""
+        va, vb = perf.at[a, "value"], perf.at[b, "value"]
+        return vb / va if METRICS[metric] else va / vb
+
+    def predicted(pid: str) -> tuple[float | None, str]:
+        if pid not in pred:
+            pred[pid] = predict_real(model, g, pid, app, perf.at[pid, "system"], bool(perf.at[pid, "colloid"]))
+        return pred[pid]
+
+    def compare(pid: str, ref: str, name: str) -> dict:
+        # slowdown_vs_0x: how much better the 0x reference ran; colloid_speedup: how much better this one did
+        measured = better(pid, ref) if name == "slowdown_vs_0x" else better(ref, pid)
+        common = dict(point=pid, experiment=REAL, family=NAME, workload=app, metric=name, unit="ratio", measured=measured,
+                      spread=ratio_spread(df, app, metric, [ref, pid], REAL))
+        (xp, why_p), (xr, why_r) = predicted(pid), predicted(ref)
+        if xp is None or xr is None:
+            return row(**common, predicted=None, role="unrepresented", reason=why_p or why_r)
+        return row(**common, predicted=xr / xp if name == "slowdown_vs_0x" else xp / xr, role="validation")
+
+    out = []
+    for pid, r in perf.iterrows():
+        pid = str(pid)
+        mode = f"{r['system']} {'with' if r['colloid'] else 'without'} Colloid"
+        ref = perf[(perf["system"] == r["system"]) & (perf["colloid"] == r["colloid"]) & (perf["k"] == 0)]
+        twin = perf[(perf["system"] == r["system"]) & ~perf["colloid"] & (perf["k"] == r["k"])]
+        mine = []
+        if r["k"] == 0:
+            mine.append(row(point=pid, experiment=REAL, family=NAME, workload=app, metric="slowdown_vs_0x", unit="ratio",
+                            measured=1.0, predicted=1.0, role="calibration",
+                            reason=f"the reference of the ratio: {app} under {mode} at 0x ({metric} {r['value']:.4g}); "
+                                   "1 by definition"))
+        elif len(ref):
+            mine.append(compare(pid, str(ref.index[0]), "slowdown_vs_0x"))
+        if r["colloid"] and len(twin):
+            mine.append(compare(pid, str(twin.index[0]), "colloid_speedup"))
+        out += mine or unrepresented(g[g["point"] == pid], REAL, app,
+                                     f"neither ratio has its reference here: no run of {app} under {mode} at 0x, and "
+                                     f"{'no run without Colloid at this intensity' if r['colloid'] else 'it ran without Colloid'}")
     return out
