@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* numa.c - NUMA nodes and placed mappings (the only user of libnuma). */
+/* numa.c - NUMA nodes and placed mappings: libtbutil's libnuma calls (memchar and tierd also call libnuma themselves). */
 #include <errno.h>
 #include <numa.h>
 #include <numaif.h>
