@@ -662,8 +662,8 @@ def test_an_applications_runs_on_real_tiers_are_predicted_as_ratios(tmp_path):
     times the CPU share Silo got there): each is compared as its slowdown against the same mode at
     0x (that row the reference: calibration) and, with Colloid, as Colloid's speed-up at the same
     intensity, every ratio predicted within the tolerance; the working set is the run's own
-    footprint and the default tier tierd's capacity. A one-tier model cannot predict them: listed
-    with the reason."""
+    footprint, the default tier tierd's capacity, and Silo, bound to the far node at start, starts in
+    the alternate tier. A one-tier model cannot predict them: listed with the reason."""
     from families.apps import fidelity as apps_fidelity  # noqa: PLC0415
 
     host, model, _ = two_tier_host(tmp_path)
@@ -671,7 +671,7 @@ def test_an_applications_runs_on_real_tiers_are_predicted_as_ratios(tmp_path):
     ant = ["build/bin/antagonist", "--cpus", "1-3", "--write-fraction", "50", "--access-size", "64"]
     for colloid in (False, True):
         for k, cpu in ((0, 0.9), (3, 0.6)):
-            truth = model.run(["--system", "hemem", "--colloid", "on" if colloid else "off",
+            truth = model.run(["--system", "hemem", "--colloid", "on" if colloid else "off", "--start-tier", "alternate",
                                *model.tier_args(default_gib=233 / 1024), *w, "--app-cores", "1",
                                "--antagonist-cores-per-unit", "1", "--duration", "4", "--average-last", "4",
                                "--intensity", str(k)])
@@ -682,7 +682,8 @@ def test_an_applications_runs_on_real_tiers_are_predicted_as_ratios(tmp_path):
             write_point(host, "apps", "steady_state", pid, [
                 {"workload": "silo", "metric": "throughput", "value": cpu * truth["throughput"] * 1e6, "unit": "ops/s"},
                 {"workload": "silo", "metric": "footprint_mib", "value": 700.0, "unit": "MiB"}], argv,
-                {"workload": "silo", "intensity": k, "system": "hemem", "colloid": colloid, "app_threads": 1},
+                {"workload": "silo", "intensity": k, "system": "hemem", "colloid": colloid, "app_threads": 1,
+                 "target": "node:0,1"},
                 {"usage": {"silo": {"user_s": 4 * cpu, "system_s": 0, "wall_s": 4}}})
     fidelity.run(host, [], tiersim=TIERSIM)
     a = read(host).query("family == 'apps'")

@@ -17,9 +17,9 @@ system on the host's two tiers (the default tier held to tierd's ``--capacity``,
 point's own footprint, its threads as cores, the antagonist's threads on the default tier):
 ``slowdown_vs_0x`` (a point against the same system and Colloid mode at 0x, whose row is the ratio's
 reference: calibration) and ``colloid_speedup`` (with Colloid against without, at the same
-intensity: the Colloid paper's own comparison). Not modelled: the application starts in its start
-tier (real.py) while tiersim's first touch fills the default tier first, so a run too short for the
-policy to settle differs from its model by that transient (docs/fidelity.md).
+intensity: the Colloid paper's own comparison). An application bound to the alternate tier at start
+(real.py's ``start_tier``) starts there in tiersim too (``--start-tier alternate``), so the policy's
+first promotions are in both.
 
 Listed as unrepresented, with the reason: an application that reported neither known metric, and a
 run on real tiers with neither ratio (no 0x run of its system and mode, no run of the other mode).
@@ -233,6 +233,15 @@ def footprint_mib(model: Model, g: pd.DataFrame, pid: str) -> float | None:
     return float(v) if v else None
 
 
+def started_in_alternate(argv: dict, app: str, g: pd.DataFrame, pid: str) -> bool:
+    """Whether the application's memory was bound to the alternate tier's node at start: its
+    ``numactl --membind`` node is the second node of the point's target (``node:DEFAULT,ALTERNATE``)."""
+    bind = next((str(x).split("=", 1)[1] for x in argv.get(app) or [] if str(x).startswith("--membind=")), None)
+    target = g[g["point"] == pid]["target"].dropna() if "target" in g.columns else pd.Series(dtype=object)
+    nodes = str(target.iloc[0]).removeprefix("node:").split(",") if len(target) else []
+    return bind is not None and len(nodes) == 2 and bind == nodes[1]
+
+
 def predict_real(model: Model, g: pd.DataFrame, pid: str, app: str, system: str, colloid: bool) -> tuple[float | None, str]:
     """tiersim's throughput for one run of ``app`` on real tiers (its access model under the run's
     system and Colloid mode on the host's two tiers: the run's threads, footprint, antagonist and
@@ -266,6 +275,7 @@ def predict_real(model: Model, g: pd.DataFrame, pid: str, app: str, system: str,
     dur = max(2, round(float(wall))) if wall else 10
     s = systems.get(system)
     base = ["--system", s.policy, *(["--colloid", "on" if colloid else "off"] if s.colloid else []),
+            *(["--start-tier", "alternate"] if started_in_alternate(argv, app, g, pid) else []),
             *model.tier_args(default_gib=dgib), *workload(table[app], f"{fp:g}M"), "--app-cores", str(n),
             "--antagonist-cores-per-unit", "1", "--duration", str(dur), "--average-last", str(dur),
             *model.options(skip, app), *ant]

@@ -49,6 +49,11 @@ static void usage(FILE *f)
 "  --param NAME=VALUE        set a libcolloid parameter (repeatable; see colloid.h)\n"
 "  --static-hot-fraction F   system=static: share of the hot set kept in the default\n"
 "                            tier; cold regions fill the rest of it (default 1)\n"
+"  --start-tier default|alternate  a policy: where the working set starts: default =\n"
+"                            first touch in address order, filling the default tier\n"
+"                            first; alternate = all of it in the alternate tier (a\n"
+"                            program bound there at start), which must hold it\n"
+"                            (default default)\n"
 "tiers:\n"
 "  --tier ROLE:CURVE[:capacity=GiB]  ROLE is default or alternate; CURVE is a CSV\n"
 "                            file (read_ratio,bandwidth_mbps,latency_ns), a Mess-style\n"
@@ -272,7 +277,7 @@ enum {
 	O_OBJ, O_OP, O_APPC, O_ANTU, O_INT, O_SHF, O_REGION, O_DUR, O_QUANT, O_AVG, O_FREEZE,
 	O_EVENT, O_PARAM, O_SEED, O_TS, O_SUM, O_NOTIME, O_AMLP, O_ASMLP, O_ATHINK,
 	O_BMLP, O_BTHINK, O_CHAPOLL, O_CHANOISE, O_CHASHARE, O_PEBSMAX, O_REFRATE, O_CHECK,
-	O_CHECKCURVE,
+	O_CHECKCURVE, O_START,
 };
 
 /* --check-curve: the curve as a run loads it, one row per read ratio */
@@ -360,6 +365,7 @@ int main(int argc, char **argv)
 		{ "antagonist-cores-per-unit", required_argument, NULL, O_ANTU },
 		{ "intensity", required_argument, NULL, O_INT },
 		{ "static-hot-fraction", required_argument, NULL, O_SHF },
+		{ "start-tier", required_argument, NULL, O_START },
 		{ "region-size", required_argument, NULL, O_REGION },
 		{ "duration", required_argument, NULL, O_DUR },
 		{ "quantum-ms", required_argument, NULL, O_QUANT },
@@ -488,6 +494,14 @@ int main(int argc, char **argv)
 			if (c.object_bytes < 64 || c.object_bytes > 1048576)
 				cli_bad_arg("--object-size must be 64..1048576 bytes, got '%s'", optarg);
 			break;
+		case O_START:
+			if (!strcmp(optarg, "default"))
+				c.start_alternate = 0;
+			else if (!strcmp(optarg, "alternate"))
+				c.start_alternate = 1;
+			else
+				cli_bad_arg("--start-tier must be default or alternate, got '%s'", optarg);
+			break;
 		case O_OP:
 			if (!strcmp(optarg, "rmw"))
 				c.rmw = 1;
@@ -561,6 +575,8 @@ int main(int argc, char **argv)
 		cli_bad_arg("%s", "--hot-share is for --workload gups; zipf's skew is --zipf-theta");
 	if (c.workload == WL_GUPS && have_theta)
 		cli_bad_arg("%s", "--zipf-theta needs --workload zipf");
+	if (c.start_alternate && !c.policy)
+		cli_bad_arg("%s", "--start-tier alternate needs a policy (system=static places with --static-hot-fraction)");
 	if (c.average_last_s > c.duration_s)
 		cli_bad_arg("%s", "--average-last is longer than --duration");
 	if (c.freeze_at_s >= c.duration_s)

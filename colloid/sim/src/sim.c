@@ -235,6 +235,10 @@ static void initial_placement(struct sim *s)
 				s->where[i] = 0;
 				nd++;
 			}
+	} else if (s->cfg->start_alternate) {
+		/* bound to the alternate tier at start: the policy promotes from there */
+		for (i = 0; i < s->nreg; i++)
+			s->where[i] = 1;
 	} else {
 		/* first touch: the working set is initialised in address order
 		 * and fills the default tier first */
@@ -333,6 +337,10 @@ static int validate(struct sim *s, struct colloid_config *cc)
 	}
 	if (s->cap_reg[0] + s->cap_reg[1] < s->nreg) {
 		fail(s, "%s", "the two tiers' capacities do not hold the working set");
+		return 2;
+	}
+	if (c->start_alternate && s->cap_reg[1] < s->nreg) {
+		fail(s, "%s", "the alternate tier's capacity does not hold the working set it starts in (--start-tier alternate)");
 		return 2;
 	}
 	if (c->policy) {

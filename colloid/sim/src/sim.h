@@ -42,6 +42,7 @@ struct sim_cfg {
 	double antag_mlp, antag_think_ns;
 
 	double static_hot_fraction;
+	int start_alternate;	/* a policy's working set starts in the alternate tier (--start-tier) */
 	uint64_t region_size;
 	double duration_s, average_last_s;
 	double freeze_at_s;	/* > 0: no policy ticks (no migration) from this time on */
