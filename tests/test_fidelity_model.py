@@ -588,6 +588,28 @@ def test_a_two_tier_hosts_runs_are_predicted_with_what_its_default_node_calibrat
     assert steady().loc["throughput_mops", "rel_error"] == pytest.approx(0, abs=5e-3)
 
 
+def test_a_two_tier_run_bound_to_the_far_node_starts_in_the_alternate_tier(tmp_path):
+    """GUPS bound at start to its target's far node (tiering/real/start_tier: alternate, the default)
+    is predicted from a tiersim run that starts in the alternate tier (``--start-tier alternate``),
+    not from tiersim's first touch into the default tier, which differs over a short run."""
+    assert tiering_fidelity.start_args("1", "node:0,1") == ["--start-tier", "alternate"]
+    assert tiering_fidelity.start_args("0", "node:0,1") == []
+    assert tiering_fidelity.start_args(None, "node:0,1") == tiering_fidelity.start_args("1", "node:0") == []
+    host, model, argv = two_tier_host(tmp_path, duration_s=4)
+    argv["gups"][4] = "1"  # --mem-node 1
+    args = tiering_fidelity.two_tier_argv(model, "hemem", False, 0, argv["gups"], argv, "steady_state", None, "node:0,1")
+    assert args[args.index("--start-tier") + 1] == "alternate"
+    truth = model.run(args)
+    first_touch = model.run(tiering_fidelity.two_tier_argv(model, "hemem", False, 0, argv["gups"], argv, "steady_state", None))
+    assert abs(truth["throughput"] / first_touch["throughput"] - 1) > 0.01, "the start is seen over 4 s (1.7 %)"
+    rows = [{"workload": "gups", "metric": m, "value": truth[m], "unit": u} for m, u in (("throughput", "Mops/s"), ("p", ""))]
+    write_point(host, "tiering", "steady_state", "numa-hemem-c0-i0", rows, argv,
+                {"workload": "gups", "intensity": 0, "system": "hemem", "colloid": False, "target": "node:0,1"})
+    fidelity.run(host, [], tiersim=TIERSIM)
+    v = read(host).query("experiment == 'steady_state'")
+    assert (v["role"] == "validation").all() and v["rel_error"].abs().max() < 1e-9, v[["metric", "rel_error"]]
+
+
 def test_a_contention_change_is_predicted_with_its_event_time_from_its_rows(tmp_path):
     """A real contention_change run (synthetic: tiersim made its summary and its per-second
     throughput): its event time is the point's ``event_t_s`` row, as the harness writes it

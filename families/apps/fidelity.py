@@ -89,6 +89,12 @@ def duty_of(argv: dict) -> float:
     return same(argv)
 
 
+def start_args(bound: str | None, target: str | None) -> list[str]:
+    from families.tiering.fidelity import start_args as same  # noqa: PLC0415 - one start-tier rule
+
+    return same(bound, target)
+
+
 def antagonist_options(model: Model, share: float | None, duty: float, skip: tuple[str, ...]):
     from families.tiering.fidelity import antagonist_options as same  # noqa: PLC0415 - one antagonist model
 
@@ -233,15 +239,6 @@ def footprint_mib(model: Model, g: pd.DataFrame, pid: str) -> float | None:
     return float(v) if v else None
 
 
-def started_in_alternate(argv: dict, app: str, g: pd.DataFrame, pid: str) -> bool:
-    """Whether the application's memory was bound to the alternate tier's node at start: its
-    ``numactl --membind`` node is the second node of the point's target (``node:DEFAULT,ALTERNATE``)."""
-    bind = next((str(x).split("=", 1)[1] for x in argv.get(app) or [] if str(x).startswith("--membind=")), None)
-    target = g[g["point"] == pid]["target"].dropna() if "target" in g.columns else pd.Series(dtype=object)
-    nodes = str(target.iloc[0]).removeprefix("node:").split(",") if len(target) else []
-    return bind is not None and len(nodes) == 2 and bind == nodes[1]
-
-
 def predict_real(model: Model, g: pd.DataFrame, pid: str, app: str, system: str, colloid: bool) -> tuple[float | None, str]:
     """tiersim's throughput for one run of ``app`` on real tiers (its access model under the run's
     system and Colloid mode on the host's two tiers: the run's threads, footprint, antagonist and
@@ -273,9 +270,12 @@ def predict_real(model: Model, g: pd.DataFrame, pid: str, app: str, system: str,
     # simulated as long as the application ran (its wall time, meta.json's usage), every second averaged
     wall = ((meta.get("usage") or {}).get(app) or {}).get("wall_s")
     dur = max(2, round(float(wall))) if wall else 10
+    bound = next((str(x).split("=", 1)[1] for x in argv.get(app) or [] if str(x).startswith("--membind=")), None)
+    target = g[g["point"] == pid]["target"].dropna() if "target" in g.columns else []
+    target = str(target.iloc[0]) if len(target) else None
     s = systems.get(system)
     base = ["--system", s.policy, *(["--colloid", "on" if colloid else "off"] if s.colloid else []),
-            *(["--start-tier", "alternate"] if started_in_alternate(argv, app, g, pid) else []),
+            *start_args(bound, target),
             *model.tier_args(default_gib=dgib), *workload(table[app], f"{fp:g}M"), "--app-cores", str(n),
             "--antagonist-cores-per-unit", "1", "--duration", str(dur), "--average-last", str(dur),
             *model.options(skip, app), *ant]

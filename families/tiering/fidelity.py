@@ -461,7 +461,9 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
             continue
         pred: dict[str, float] = {}
         if why is None:
-            pred = dict(model.run(two_tier_argv(model, system, colloid, k, gargv, argv, exp, ev)))
+            target = g["target"].dropna() if "target" in g.columns else []
+            pred = dict(model.run(two_tier_argv(model, system, colloid, k, gargv, argv, exp, ev,
+                                                str(target.iloc[0]) if len(target) else None)))
             got = gups_share(model, s, pid, exp, len(cpulist.parse(flag(gargv, "--cpus") or "0")))
             if got and "throughput" in pred:  # the share of its CPUs GUPS ran on, as at the contention points
                 pred["throughput"] *= got[0]
@@ -493,12 +495,23 @@ def in_default(alt_gib: float, hot_gib: float) -> float:
     return 1.0 - alt_gib / hot_gib
 
 
+def start_args(bound: str | None, target: str | None) -> list[str]:
+    """tiersim's ``--start-tier alternate`` for a workload whose memory was bound at start to the far
+    node of its point's ``target`` (``node:DEFAULT,ALTERNATE``): it starts in the alternate tier and
+    the policy promotes from there (GUPS's ``--mem-node``, an application's ``numactl --membind``:
+    the families' ``start_tier``). Else none: tiersim's first touch, default tier first."""
+    nodes = str(target).removeprefix("node:").split(",") if target else []
+    return ["--start-tier", "alternate"] if bound is not None and len(nodes) == 2 and str(bound) == nodes[1] else []
+
+
 def two_tier_argv(model: Model, system: str, colloid: bool, k: float, gargv: list[str], argv: dict, exp: str,
-                  event: float | None) -> list[str]:
+                  event: float | None, target: str | None = None) -> list[str]:
     """tiersim's argv for a real two-tier run: the point's system, Colloid, intensity (antagonist
-    threads), GUPS's parameters, the default tier held to tierd's ``--capacity`` (else the node's)."""
+    threads), GUPS's parameters, the default tier held to tierd's ``--capacity`` (else the node's),
+    and GUPS starting in the alternate tier where it was bound to the far node of ``target``."""
     s = systems.get(system)
     a = ["--system", s.policy] + (["--colloid", "on" if colloid else "off"] if s.colloid else [])
+    a += start_args(flag(gargv, "--mem-node"), target)
     cap = flag(argv.get("tierd") or [], "--capacity", "auto,auto").split(",")[0]
     dgib = size_bytes(cap) / 2**30 if cap != "auto" else None
     threads = len(cpulist.parse(flag(argv["antagonist"], "--cpus"))) if argv.get("antagonist") else 0
