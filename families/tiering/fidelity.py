@@ -462,8 +462,10 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
         pred: dict[str, float] = {}
         if why is None:
             target = g["target"].dropna() if "target" in g.columns else []
+            window = s[s["metric"] == "throughput"]["duration_s"].dropna() if "duration_s" in s.columns else []
             pred = dict(model.run(two_tier_argv(model, system, colloid, k, gargv, argv, exp, ev,
-                                                str(target.iloc[0]) if len(target) else None)))
+                                                str(target.iloc[0]) if len(target) else None,
+                                                float(window.iloc[0]) if len(window) else None)))
             got = gups_share(model, s, pid, exp, len(cpulist.parse(flag(gargv, "--cpus") or "0")))
             if got and "throughput" in pred:  # the share of its CPUs GUPS ran on, as at the contention points
                 pred["throughput"] *= got[0]
@@ -505,10 +507,12 @@ def start_args(bound: str | None, target: str | None) -> list[str]:
 
 
 def two_tier_argv(model: Model, system: str, colloid: bool, k: float, gargv: list[str], argv: dict, exp: str,
-                  event: float | None, target: str | None = None) -> list[str]:
+                  event: float | None, target: str | None = None, average_s: float | None = None) -> list[str]:
     """tiersim's argv for a real two-tier run: the point's system, Colloid, intensity (antagonist
     threads), GUPS's parameters, the default tier held to tierd's ``--capacity`` (else the node's),
-    and GUPS starting in the alternate tier where it was bound to the far node of ``target``."""
+    GUPS starting in the alternate tier where it was bound to the far node of ``target``, and the
+    summary over the last ``average_s`` seconds (GUPS's own window, its summary's ``duration_s``;
+    without it the last 30, at most all but the first)."""
     s = systems.get(system)
     a = ["--system", s.policy] + (["--colloid", "on" if colloid else "off"] if s.colloid else [])
     a += start_args(flag(gargv, "--mem-node"), target)
@@ -516,10 +520,12 @@ def two_tier_argv(model: Model, system: str, colloid: bool, k: float, gargv: lis
     dgib = size_bytes(cap) / 2**30 if cap != "auto" else None
     threads = len(cpulist.parse(flag(argv["antagonist"], "--cpus"))) if argv.get("antagonist") else 0
     dur = float(flag(gargv, "--duration", "100"))
+    d = max(2, round(dur))
+    avg = min(d, max(1, round(average_s))) if average_s else min(30, max(1, round(dur) - 1))
     a += model.tier_args(default_gib=dgib) + gups_workload(gargv)
     a += ["--app-cores", str(len(cpulist.parse(flag(gargv, "--cpus")))), "--antagonist-cores-per-unit", "1",
-          "--intensity", str(threads if exp != "contention_change" else 0), "--duration", f"{max(2, round(dur)):d}",
-          "--average-last", f"{min(30, max(1, round(dur) - 1)):d}", *model.options(scope="gups")]
+          "--intensity", str(threads if exp != "contention_change" else 0), "--duration", f"{d:d}",
+          "--average-last", f"{avg:d}", *model.options(scope="gups")]
     if exp == "hotset_move" and event is not None:
         a += ["--event", f"hotset_move@{event:g}"]
     if exp == "contention_change" and event is not None:
