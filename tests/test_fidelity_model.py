@@ -694,7 +694,7 @@ def test_an_applications_runs_on_real_tiers_are_predicted_as_ratios(tmp_path):
     from families.apps import fidelity as apps_fidelity  # noqa: PLC0415
 
     host, model, _ = two_tier_host(tmp_path)
-    w = apps_fidelity.workload(apps_fidelity.access_models.models()["silo"], "700M")
+    w = apps_fidelity.workload(apps_fidelity.access_models.models()["silo"], "717312K")  # 700.5 MiB, in whole KiB
     ant = ["build/bin/antagonist", "--cpus", "1-3", "--write-fraction", "50", "--access-size", "64"]
     for colloid in (False, True):
         for k, cpu in ((0, 0.9), (3, 0.6)):
@@ -702,16 +702,16 @@ def test_an_applications_runs_on_real_tiers_are_predicted_as_ratios(tmp_path):
                                *model.tier_args(default_gib=233 / 1024), *w, "--app-cores", "1",
                                "--antagonist-cores-per-unit", "1", "--duration", "4", "--average-last", "4",
                                "--intensity", str(k)])
-            argv = {"silo": ["numactl", "--physcpubind=0", "--membind=1", "build/bin/silo-dbtest"],
+            argv = {"silo-dbtest": ["numactl", "--physcpubind=0", "--membind=1", "build/bin/silo-dbtest"],
                     "tierd": ["build/bin/tierd", "--policy", "hemem", "--capacity", "233M,auto"],
                     **({"antagonist": ant} if k else {})}
             pid = f"numa-silo-hemem-c{int(colloid)}-i{k}"
             write_point(host, "apps", "steady_state", pid, [
                 {"workload": "silo", "metric": "throughput", "value": cpu * truth["throughput"] * 1e6, "unit": "ops/s"},
-                {"workload": "silo", "metric": "footprint_mib", "value": 700.0, "unit": "MiB"}], argv,
+                {"workload": "silo", "metric": "footprint_mib", "value": 700.5, "unit": "MiB"}], argv,
                 {"workload": "silo", "intensity": k, "system": "hemem", "colloid": colloid, "app_threads": 1,
                  "target": "node:0,1"},
-                {"usage": {"silo": {"user_s": 4 * cpu, "system_s": 0, "wall_s": 4}}})
+                {"usage": {"silo-dbtest": {"user_s": 4 * cpu, "system_s": 0, "wall_s": 4}}})  # its program's role
     fidelity.run(host, [], tiersim=TIERSIM)
     a = read(host).query("family == 'apps'")
     cal = a[a["role"] == "calibration"]

@@ -145,10 +145,16 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
     return []
 
 
+def role_of(argv: dict, app: str) -> str:
+    """The application's role in a point's argv (its program's name: silo's is silo-dbtest), not the
+    antagonist's nor tierd's."""
+    return app if app in argv else next((r for r in argv if r not in ("antagonist", "tierd")), app)
+
+
 def share_of(model: Model, g: pd.DataFrame, pid: str, app: str, cores_: int, exp: str = "contention_single_node") -> float:
     """The CPU share the application's program got at a point (its meta.json's usage), 1 without it."""
     argv = model.meta(NAME, exp, pid).get("argv") or {}
-    role = app if app in argv else next((r for r in argv if r not in ("antagonist", "tierd")), app)
+    role = role_of(argv, app)
     reps = sorted({int(r) for r in g[g["point"] == pid]["rep"].dropna()}) or [0]
     return cpu_share(model, NAME, exp, pid, reps, role, cores_) or 1.0
 
@@ -267,16 +273,18 @@ def predict_real(model: Model, g: pd.DataFrame, pid: str, app: str, system: str,
     duty = duty_of(argv)
     ant_share = g[(g["point"] == pid) & (g["metric"] == "antagonist_cpu_share")]["value"]
     skip, ant = antagonist_options(model, float(ant_share.mean()) if len(ant_share) else None, duty, ("app_mlp",))
-    # simulated as long as the application ran (its wall time, meta.json's usage), every second averaged
-    wall = ((meta.get("usage") or {}).get(app) or {}).get("wall_s")
+    # simulated as long as the application ran (its wall time, meta.json's usage; 10 s where a run
+    # records none, as a guest's do), every second averaged
+    role = role_of(argv, app)
+    wall = ((meta.get("usage") or {}).get(role) or {}).get("wall_s")
     dur = max(2, round(float(wall))) if wall else 10
-    bound = next((str(x).split("=", 1)[1] for x in argv.get(app) or [] if str(x).startswith("--membind=")), None)
+    bound = next((str(x).split("=", 1)[1] for x in argv.get(role) or [] if str(x).startswith("--membind=")), None)
     target = g[g["point"] == pid]["target"].dropna() if "target" in g.columns else []
     target = str(target.iloc[0]) if len(target) else None
     s = systems.get(system)
     base = ["--system", s.policy, *(["--colloid", "on" if colloid else "off"] if s.colloid else []),
             *start_args(bound, target),
-            *model.tier_args(default_gib=dgib), *workload(table[app], f"{fp:g}M"), "--app-cores", str(n),
+            *model.tier_args(default_gib=dgib), *workload(table[app], f"{round(fp * 1024)}K"), "--app-cores", str(n),
             "--antagonist-cores-per-unit", "1", "--duration", str(dur), "--average-last", str(dur),
             *model.options(skip, app), *ant]
 
