@@ -711,7 +711,9 @@ def test_an_applications_runs_on_real_tiers_are_predicted_as_ratios(tmp_path):
                 {"workload": "silo", "metric": "footprint_mib", "value": 700.5, "unit": "MiB"}], argv,
                 {"workload": "silo", "intensity": k, "system": "hemem", "colloid": colloid, "app_threads": 1,
                  "target": "node:0,1"},
-                {"usage": {"silo-dbtest": {"user_s": 4 * cpu, "system_s": 0, "wall_s": 4}}})  # its program's role
+                # its program's role; 4 s after its ready line (tierd attached then): the seconds simulated
+                {"usage": {"silo-dbtest": {"user_s": 6 * cpu, "system_s": 0, "wall_s": 6,
+                                           "ready": {"user_s": 2 * cpu, "system_s": 0, "wall_s": 2}}}})
     fidelity.run(host, [], tiersim=TIERSIM)
     a = read(host).query("family == 'apps'")
     cal = a[a["role"] == "calibration"]

@@ -31,7 +31,7 @@ import pandas as pd
 
 import systems
 from workflows.harness import cpulist
-from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, point_rows, row, spread
+from workflows.harness.fidelity import MIN_PHASE_S, Fit, Model, bisect, cpu_share, listed, point_rows, row, spread
 from workflows.harness.plan import size_bytes
 from workloads import flag
 
@@ -273,10 +273,15 @@ def predict_real(model: Model, g: pd.DataFrame, pid: str, app: str, system: str,
     duty = duty_of(argv)
     ant_share = g[(g["point"] == pid) & (g["metric"] == "antagonist_cpu_share")]["value"]
     skip, ant = antagonist_options(model, float(ant_share.mean()) if len(ant_share) else None, duty, ("app_mlp",))
-    # simulated as long as the application ran (its wall time, meta.json's usage; 10 s where a run
-    # records none, as a guest's do), every second averaged
+    # simulated for the application's measured phase, every second averaged: its wall time (meta.json's
+    # usage) after its ready line, when tierd attached (scenario.py: the attach roles start once the
+    # workload is ready) and from when its CPU share counts (usage_share); its whole wall time without
+    # one; 10 s where a run records none, as a guest's do
     role = role_of(argv, app)
-    wall = ((meta.get("usage") or {}).get(role) or {}).get("wall_s")
+    u = (meta.get("usage") or {}).get(role) or {}
+    wall, ready = u.get("wall_s"), (u.get("ready") or {}).get("wall_s")
+    if wall and ready is not None and wall - ready >= MIN_PHASE_S:
+        wall -= ready
     dur = max(2, round(float(wall))) if wall else 10
     bound = next((str(x).split("=", 1)[1] for x in argv.get(role) or [] if str(x).startswith("--membind=")), None)
     target = g[g["point"] == pid]["target"].dropna() if "target" in g.columns else []
