@@ -736,6 +736,34 @@ def test_an_applications_runs_on_real_tiers_are_predicted_as_ratios(tmp_path):
     assert a["reason"].str.startswith("the host's model profile has one tier").all()
 
 
+def test_real_tier_ratios_are_oriented_by_the_metric_whatever_the_columns_spelling(monkeypatch):
+    """A time (PageRank's average_trial_time, lower is better): slowdown_vs_0x > 1 where the run at k
+    took longer than at 0x, colloid_speedup > 1 where the run with Colloid took less time than without;
+    the colloid column as its CSV spelling ('true'/'false'), the intensity as floats. tiersim's
+    throughput stands in as the inverse of each run's time, so each ratio is predicted exactly."""
+    from families.apps import fidelity as apps_fidelity  # noqa: PLC0415
+
+    times = {("false", 0.0): 10.0, ("false", 3.0): 15.0, ("true", 0.0): 9.0, ("true", 3.0): 12.0}
+    pid = {key: f"numa-gapbs-pr-hemem-c{int(key[0] == 'true')}-i{key[1]:g}" for key in times}
+    df = pd.DataFrame([{"family": "apps", "experiment": "steady_state", "point": pid[key], "workload": "gapbs-pr",
+                        "metric": "average_trial_time", "value": t, "unit": "s", "t_s": float("nan"), "system": "hemem",
+                        "colloid": key[0], "intensity": key[1]} for key, t in times.items()])
+    by_pid = {pid[key]: key for key in times}
+
+    def predict(model, g, p, app, system, colloid):
+        assert colloid is (by_pid[p][0] == "true"), (p, colloid)
+        return 1 / times[by_pid[p]], ""
+
+    monkeypatch.setattr(apps_fidelity, "predict_real", predict)
+    v = pd.DataFrame(apps_fidelity.two_tier_rows(df, None)).set_index(["point", "metric"])
+    slow = v.loc[(pid["false", 3.0], "slowdown_vs_0x")]
+    assert slow["measured"] == times["false", 3.0] / times["false", 0.0] > 1 and slow["role"] == "validation"
+    for k in (0.0, 3.0):
+        sp = v.loc[(pid["true", k], "colloid_speedup")]
+        assert sp["measured"] == times["false", k] / times["true", k] > 1 and sp["role"] == "validation"
+    assert (v["role"] != "unrepresented").all() and v["rel_error"].abs().max() < 1e-12
+
+
 def test_an_application_without_a_known_metric_is_listed_with_the_reason(tmp_path):
     """An application that reported neither of the apps family's metrics has no slowdown to compare:
     each of its points is listed by what it measured, role unrepresented, saying so."""
