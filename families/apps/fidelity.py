@@ -22,7 +22,8 @@ intensity: the Colloid paper's own comparison). An application bound to the alte
 first promotions are in both.
 
 Listed as unrepresented, with the reason: an application that reported neither known metric, and a
-run on real tiers with neither ratio (no 0x run of its system and mode, no run of the other mode).
+run on real tiers with neither ratio (no 0x run of its system and mode, no run of the other mode) or
+without the metric its application's other runs reported.
 """
 
 from __future__ import annotations
@@ -346,7 +347,9 @@ def real_rows(df: pd.DataFrame, model: Model, app: str, g: pd.DataFrame, metric:
             return row(**common, predicted=None, role="unrepresented", reason=why_p or why_r)
         return row(**common, predicted=xr / xp if name == "slowdown_vs_0x" else xp / xr, role="validation")
 
-    out = []
+    # a point of the application's without its metric (its other points have it): listed, not dropped
+    out = unrepresented(g[~g["point"].isin(perf.index)], REAL, app,
+                        f"{app} reported no {metric} at this point (its other runs did): no ratio to compare with the model")
     for pid, r in perf.iterrows():
         pid = str(pid)
         mode = f"{r['system']} {'with' if r['colloid'] else 'without'} Colloid"
