@@ -56,6 +56,8 @@ def summary(df: pd.DataFrame, contention: bool = True) -> pd.DataFrame:
 
 
 REAL = "steady_state"  # the experiment of the family's runs on real tiers (real.py)
+
+
 def unrepresented(g: pd.DataFrame, experiment: str, app: str, why: str) -> list[dict]:
     """Each point of ``g`` listed (role unrepresented, with ``why``) by the application's metric where
     it reported one (METRICS), else by every number it has."""
@@ -224,7 +226,6 @@ def rows(df: pd.DataFrame, model: Model) -> list[dict]:
             out.append(row(**common, measured=measured, predicted=(x[0] * share[0]) / (x[1] * share[1]), role="validation",
                            spread=ratio_spread(df, app, metric, [base.index[0], pid])))
     return out + two_tier_rows(df, model)
-
 
 
 def _on(v) -> bool:
