@@ -769,6 +769,18 @@ def test_real_tier_ratios_are_oriented_by_the_metric_whatever_the_columns_spelli
     assert v.drop(left.index)["rel_error"].abs().max() < 1e-12
 
 
+def test_the_applications_role_is_the_one_whose_usage_is_recorded():
+    """An application's program is its role (Silo's is silo-dbtest): the role whose CPU usage the
+    harness recorded, whatever roles come before it; without usage, the first role that is neither
+    the antagonist nor tierd."""
+    from families.apps import fidelity as apps_fidelity  # noqa: PLC0415
+
+    meta = {"argv": {"antagonist": [], "feeder": [], "silo-dbtest": [], "tierd": []}, "usage": {"silo-dbtest": {}}}
+    assert apps_fidelity.role_of(meta, "silo") == "silo-dbtest"
+    assert apps_fidelity.role_of({"argv": {"antagonist": [], "gapbs-pr": []}}, "gapbs-pr") == "gapbs-pr"
+    assert apps_fidelity.role_of({"argv": {"antagonist": [], "silo-dbtest": [], "tierd": []}}, "silo") == "silo-dbtest"
+
+
 def test_an_application_without_a_known_metric_is_listed_with_the_reason(tmp_path):
     """An application that reported neither of the apps family's metrics has no slowdown to compare:
     each of its points is listed by what it measured, role unrepresented, saying so."""

@@ -148,16 +148,20 @@ def calibrate(df: pd.DataFrame, model: Model) -> list[Fit]:
     return []
 
 
-def role_of(argv: dict, app: str) -> str:
-    """The application's role in a point's argv (its program's name: silo's is silo-dbtest), not the
-    antagonist's nor tierd's."""
-    return app if app in argv else next((r for r in argv if r not in ("antagonist", "tierd")), app)
+def role_of(meta: dict, app: str) -> str:
+    """The application's role in a point's meta.json (its program's name: silo's is silo-dbtest): the
+    one role whose CPU usage the harness records (families/apps: only the application's role asks for
+    it), else the first that is neither the antagonist nor tierd."""
+    argv, usage = meta.get("argv") or {}, meta.get("usage") or {}
+    if app in argv:
+        return app
+    measured = [r for r in argv if r in usage]
+    return measured[0] if len(measured) == 1 else next((r for r in argv if r not in ("antagonist", "tierd")), app)
 
 
 def share_of(model: Model, g: pd.DataFrame, pid: str, app: str, cores_: int, exp: str = "contention_single_node") -> float:
     """The CPU share the application's program got at a point (its meta.json's usage), 1 without it."""
-    argv = model.meta(NAME, exp, pid).get("argv") or {}
-    role = role_of(argv, app)
+    role = role_of(model.meta(NAME, exp, pid), app)
     reps = sorted({int(r) for r in g[g["point"] == pid]["rep"].dropna()}) or [0]
     return cpu_share(model, NAME, exp, pid, reps, role, cores_) or 1.0
 
@@ -279,7 +283,7 @@ def predict_real(model: Model, g: pd.DataFrame, pid: str, app: str, system: str,
     # usage) after its ready line, when tierd attached (scenario.py: the attach roles start once the
     # workload is ready) and from when its CPU share counts (usage_share); its whole wall time without
     # one; 10 s where a run records none, as a guest's do
-    role = role_of(argv, app)
+    role = role_of(meta, app)
     u = (meta.get("usage") or {}).get(role) or {}
     wall, ready = u.get("wall_s"), (u.get("ready") or {}).get("wall_s")
     if wall and ready is not None and wall - ready >= MIN_PHASE_S:
