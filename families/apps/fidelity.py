@@ -32,7 +32,18 @@ import pandas as pd
 
 import systems
 from workflows.harness import cpulist
-from workflows.harness.fidelity import MIN_PHASE_S, Fit, Model, bisect, cpu_share, listed, point_rows, row, spread
+from workflows.harness.fidelity import (
+    MIN_PHASE_S,
+    Fit,
+    Model,
+    bisect,
+    cpu_share,
+    listed,
+    point_rows,
+    row,
+    spread,
+    switched_on,
+)
 from workflows.harness.plan import size_bytes
 from workloads import flag
 
@@ -232,13 +243,6 @@ def rows(df: pd.DataFrame, model: Model) -> list[dict]:
     return out + two_tier_rows(df, model)
 
 
-def _on(v) -> bool:
-    """A colloid column's value (a bool, or its CSV spelling) as a bool; absent = off."""
-    if isinstance(v, str):
-        return v.strip().lower() in ("true", "1", "yes")
-    return bool(v) if pd.notna(v) else False
-
-
 def footprint_mib(model: Model, g: pd.DataFrame, pid: str) -> float | None:
     """The point's footprint: its rows' ``footprint_mib`` column or row, else its meta.json's."""
     p = g[g["point"] == pid]
@@ -329,7 +333,7 @@ def real_rows(df: pd.DataFrame, model: Model, app: str, g: pd.DataFrame, metric:
     """:func:`two_tier_rows` for one application's runs on real tiers (``g``: its summary rows)."""
     m = g[g["metric"] == metric].groupby("point", sort=False)
     perf = pd.DataFrame({"value": m["value"].mean(), "system": m["system"].first().astype(str),
-                         "colloid": m["colloid"].first().map(_on), "k": m["intensity"].first().astype(float)})
+                         "colloid": m["colloid"].first().map(switched_on), "k": m["intensity"].first().astype(float)})
     pred: dict[str, tuple[float | None, str]] = {}
 
     def better(a: str, b: str) -> float:

@@ -29,7 +29,7 @@ import pandas as pd
 
 import systems
 from workflows.harness import cpulist, curvecheck
-from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, point_rows, row, spread
+from workflows.harness.fidelity import Fit, Model, bisect, cpu_share, listed, point_rows, row, spread, switched_on
 from workflows.harness.plan import size_bytes
 from workloads import flag
 
@@ -425,7 +425,7 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
         s = g[g["t_s"].isna()]
         first = g.iloc[0]
         system, k = str(first["system"]), float(first["intensity"])
-        colloid = bool(first["colloid"]) if "colloid" in g.columns and pd.notna(first["colloid"]) else False
+        colloid = switched_on(first["colloid"]) if "colloid" in g.columns else False
         argv = meta_argv(model, NAME, exp, pid)
         why = None
         gargv = argv.get("gups")

@@ -99,6 +99,14 @@ def row(*, point: str, experiment: str, family: str, workload: str, metric: str,
             "reason": reason, "spread": spread if finite(spread) and finite(measured) else None}
 
 
+def switched_on(v) -> bool:
+    """A yes/no column's value (a bool, a nullable boolean, or its CSV spelling: 'true', 'false') as a
+    bool; absent (NaN, None, '') = off."""
+    if isinstance(v, str):
+        return v.strip().lower() in ("true", "1", "yes")
+    return bool(v) if pd.notna(v) else False
+
+
 def point_rows(df: pd.DataFrame, family: str, experiment: str, point: str) -> pd.DataFrame:
     """Every measured row of one point: its summaries and its per-interval series."""
     return df[(df["family"] == family) & (df["experiment"] == experiment) & (df["point"] == point)]
