@@ -192,6 +192,41 @@ def test_workflow_in_qemu_guest(qemu_workflow):
 
 
 @pytest.mark.vm
+def test_two_tier_fidelity_hooks_read_the_guests_rows(qemu_workflow):
+    """The two-tier fidelity hooks on the guest's real tiering and apps runs (the guest is a
+    functional host, so the workflow scores none of them: fidelity.skipped), here beside a two-tier
+    model of the paper's curves: every run gets its rows, none is dropped, and every apps run has
+    the ratio its references allow, predicted. The guest's runs start in the default tier
+    (qemu.yaml: start_tier: default), so no prediction starts in the alternate one."""
+    if qemu_workflow.skip:
+        pytest.skip(qemu_workflow.skip)
+    from families.apps import fidelity as apps_fidelity  # noqa: PLC0415
+    from families.tiering import fidelity as tiering_fidelity  # noqa: PLC0415
+    from workflows.harness import fidelity  # noqa: PLC0415
+
+    results = qemu_workflow.results
+    assert (results / "fidelity.skipped").exists()
+    df = fidelity.measurements(results, sorted(results.glob("*/measurements.csv")))
+    curves = REPO / "hosts" / "curves"
+    model = fidelity.Model({"default": {"curve": str(curves / "paper-default.csv"), "capacity_gib": 0.5},
+                            "alternate": {"curve": str(curves / "paper-alternate-135.csv"), "capacity_gib": 0.5}},
+                           host_dir=results)
+    t = pd.DataFrame(tiering_fidelity.two_tier_rows(df, model))
+    ran = df[(df["family"] == "tiering") & (df["experiment"] != "contention_single_node")]
+    assert set(t["point"]) == set(ran["point"]) and (t["role"] == "validation").any()
+    a = pd.DataFrame(apps_fidelity.two_tier_rows(df, model))
+    real = df[(df["family"] == "apps") & (df["experiment"] == "steady_state")]
+    assert set(a["point"]) == set(real["point"])
+    v = a[a["role"] == "validation"]
+    # per application: hemem c0/c1 and tpp c1, at 0x and 1x: 3 slowdowns, and Colloid's speed-up at 0x and 1x
+    for app in ("gapbs-pr", "silo"):
+        w = v[v["workload"] == app]
+        assert sorted(w["metric"]) == ["colloid_speedup"] * 2 + ["slowdown_vs_0x"] * 3, w[["point", "metric"]]
+        assert (w["predicted"] > 0).all() and (w["measured"] > 0).all()
+    assert not any("--start-tier" in argv for argv in model._cache), "a run bound to the default node started elsewhere"
+
+
+@pytest.mark.vm
 def test_thread_share_in_qemu_guest(guest_points):
     """characterize/thread_share for real in the guest, through the workflow's own path (guestrun's
     batch, then each point parsed as its job would; conftest's guest_points: no boot of its own):
