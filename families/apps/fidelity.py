@@ -44,8 +44,6 @@ from workflows.harness.fidelity import (
     spread,
     switched_on,
 )
-from workflows.harness.plan import size_bytes
-from workloads import flag
 
 from . import model as access_models
 
@@ -103,10 +101,10 @@ def duty_of(argv: dict) -> float:
     return same(argv)
 
 
-def start_args(bound: str | None, target: str | None) -> list[str]:
-    from families.tiering.fidelity import start_args as same  # noqa: PLC0415 - one start-tier rule
+def on_real_tiers(model: Model, system: str, colloid: bool, argv: dict, bound: str | None, target: str | None) -> list[str]:
+    from families.tiering.fidelity import on_real_tiers as same  # noqa: PLC0415 - one rule for runs on real tiers
 
-    return same(bound, target)
+    return same(model, system, colloid, argv, bound, target)
 
 
 def antagonist_options(model: Model, share: float | None, duty: float, skip: tuple[str, ...]):
@@ -277,9 +275,9 @@ def predict_real(model: Model, g: pd.DataFrame, pid: str, app: str, system: str,
     why = antagonist_problem(argv)
     if why:
         return None, why
-    cap = flag(argv.get("tierd") or [], "--capacity", "auto,auto").split(",")[0]
-    dgib = size_bytes(cap) / 2**30 if cap != "auto" else None
-    threads = len(cpulist.parse(flag(argv["antagonist"], "--cpus"))) if argv.get("antagonist") else 0
+    from families.tiering.fidelity import antagonist_threads, target_of  # noqa: PLC0415 - one antagonist model
+
+    threads = antagonist_threads(argv)
     duty = duty_of(argv)
     ant_share = g[(g["point"] == pid) & (g["metric"] == "antagonist_cpu_share")]["value"]
     skip, ant = antagonist_options(model, float(ant_share.mean()) if len(ant_share) else None, duty, ("app_mlp",))
@@ -294,12 +292,8 @@ def predict_real(model: Model, g: pd.DataFrame, pid: str, app: str, system: str,
         wall -= ready
     dur = max(2, round(float(wall))) if wall else 10
     bound = next((str(x).split("=", 1)[1] for x in argv.get(role) or [] if str(x).startswith("--membind=")), None)
-    target = g[g["point"] == pid]["target"].dropna() if "target" in g.columns else []
-    target = str(target.iloc[0]) if len(target) else None
-    s = systems.get(system)
-    base = ["--system", s.policy, *(["--colloid", "on" if colloid else "off"] if s.colloid else []),
-            *start_args(bound, target),
-            *model.tier_args(default_gib=dgib), *workload(table[app], f"{round(fp * 1024)}K"), "--app-cores", str(n),
+    base = [*on_real_tiers(model, system, colloid, argv, bound, target_of(g[g["point"] == pid])),
+            *workload(table[app], f"{round(fp * 1024)}K"), "--app-cores", str(n),
             "--antagonist-cores-per-unit", "1", "--duration", str(dur), "--average-last", str(dur),
             *model.options(skip, app), *ant]
 

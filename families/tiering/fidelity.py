@@ -461,10 +461,8 @@ def two_tier_rows(df: pd.DataFrame, model: Model) -> list[dict]:
             continue
         pred: dict[str, float] = {}
         if why is None:
-            target = g["target"].dropna() if "target" in g.columns else []
             window = s[s["metric"] == "throughput"]["duration_s"].dropna() if "duration_s" in s.columns else []
-            pred = dict(model.run(two_tier_argv(model, system, colloid, k, gargv, argv, exp, ev,
-                                                str(target.iloc[0]) if len(target) else None,
+            pred = dict(model.run(two_tier_argv(model, system, colloid, k, gargv, argv, exp, ev, target_of(g),
                                                 float(window.iloc[0]) if len(window) else None)))
             got = gups_share(model, s, pid, exp, len(cpulist.parse(flag(gargv, "--cpus") or "0")))
             if got and "throughput" in pred:  # the share of its CPUs GUPS ran on, as at the contention points
@@ -506,6 +504,28 @@ def start_args(bound: str | None, target: str | None) -> list[str]:
     return ["--start-tier", "alternate"] if bound is not None and len(nodes) == 2 and str(bound) == nodes[1] else []
 
 
+def target_of(rows: pd.DataFrame) -> str | None:
+    """A point's target (``node:DEFAULT,ALTERNATE`` for a run on real tiers), from its rows."""
+    t = rows["target"].dropna() if "target" in rows.columns else []
+    return str(t.iloc[0]) if len(t) else None
+
+
+def antagonist_threads(argv: dict) -> int:
+    """The point's antagonist threads: its CPUs (0 without an antagonist)."""
+    return len(cpulist.parse(flag(argv["antagonist"], "--cpus"))) if argv.get("antagonist") else 0
+
+
+def on_real_tiers(model: Model, system: str, colloid: bool, argv: dict, bound: str | None, target: str | None) -> list[str]:
+    """tiersim's options for a run on real tiers, before its workload's: the point's system and
+    Colloid mode, the workload starting where it was bound (:func:`start_args`), and the host's two
+    tiers with the default one held to tierd's ``--capacity`` (else the node's)."""
+    s = systems.get(system)
+    cap = flag(argv.get("tierd") or [], "--capacity", "auto,auto").split(",")[0]
+    dgib = size_bytes(cap) / 2**30 if cap != "auto" else None
+    return ["--system", s.policy, *(["--colloid", "on" if colloid else "off"] if s.colloid else []),
+            *start_args(bound, target), *model.tier_args(default_gib=dgib)]
+
+
 def two_tier_argv(model: Model, system: str, colloid: bool, k: float, gargv: list[str], argv: dict, exp: str,
                   event: float | None, target: str | None = None, average_s: float | None = None) -> list[str]:
     """tiersim's argv for a real two-tier run: the point's system, Colloid, intensity (antagonist
@@ -513,16 +533,11 @@ def two_tier_argv(model: Model, system: str, colloid: bool, k: float, gargv: lis
     GUPS starting in the alternate tier where it was bound to the far node of ``target``, and the
     summary over the last ``average_s`` seconds (GUPS's own window, its summary's ``duration_s``;
     without it the last 30, at most all but the first)."""
-    s = systems.get(system)
-    a = ["--system", s.policy] + (["--colloid", "on" if colloid else "off"] if s.colloid else [])
-    a += start_args(flag(gargv, "--mem-node"), target)
-    cap = flag(argv.get("tierd") or [], "--capacity", "auto,auto").split(",")[0]
-    dgib = size_bytes(cap) / 2**30 if cap != "auto" else None
-    threads = len(cpulist.parse(flag(argv["antagonist"], "--cpus"))) if argv.get("antagonist") else 0
+    threads = antagonist_threads(argv)
     dur = float(flag(gargv, "--duration", "100"))
     d = max(2, round(dur))
     avg = min(d, max(1, round(average_s))) if average_s else min(30, max(1, round(dur) - 1))
-    a += model.tier_args(default_gib=dgib) + gups_workload(gargv)
+    a = on_real_tiers(model, system, colloid, argv, flag(gargv, "--mem-node"), target) + gups_workload(gargv)
     a += ["--app-cores", str(len(cpulist.parse(flag(gargv, "--cpus")))), "--antagonist-cores-per-unit", "1",
           "--intensity", str(threads if exp != "contention_change" else 0), "--duration", f"{d:d}",
           "--average-last", f"{avg:d}", *model.options(scope="gups")]
