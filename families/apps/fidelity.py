@@ -241,6 +241,9 @@ def rows(df: pd.DataFrame, model: Model) -> list[dict]:
     return out + two_tier_rows(df, model)
 
 
+ONE_TIER = "the host's model profile has one tier (no far node's curve): a run on two tiers needs both"
+
+
 def footprint_mib(model: Model, g: pd.DataFrame, pid: str) -> float | None:
     """The point's footprint: its rows' ``footprint_mib`` column or row, else its meta.json's."""
     p = g[g["point"] == pid]
@@ -263,7 +266,7 @@ def predict_real(model: Model, g: pd.DataFrame, pid: str, app: str, system: str,
     n = cores(argv, g[g["point"] == pid])
     fp = footprint_mib(model, g, pid)
     if not model.two_tier:
-        return None, "the host's model profile has one tier (no far node's curve): a run on two tiers needs both"
+        return None, ONE_TIER
     if system not in systems.names():
         return None, f"system {system!r} is not in the registry (systems/): tiersim has no policy for it"
     if app not in table:
@@ -359,7 +362,10 @@ def real_rows(df: pd.DataFrame, model: Model, app: str, g: pd.DataFrame, metric:
         ref = perf[(perf["system"] == r["system"]) & (perf["colloid"] == r["colloid"]) & (perf["k"] == 0)]
         twin = perf[(perf["system"] == r["system"]) & ~perf["colloid"] & (perf["k"] == r["k"])]
         mine = []
-        if r["k"] == 0:
+        if r["k"] == 0 and not model.two_tier:  # no ratio of this family's is predicted: nor is its reference
+            mine.append(row(point=pid, experiment=REAL, family=NAME, workload=app, metric="slowdown_vs_0x", unit="ratio",
+                            measured=1.0, predicted=None, role="unrepresented", reason=ONE_TIER))
+        elif r["k"] == 0:
             mine.append(row(point=pid, experiment=REAL, family=NAME, workload=app, metric="slowdown_vs_0x", unit="ratio",
                             measured=1.0, predicted=1.0, role="calibration",
                             reason=f"the reference of the ratio: {app} under {mode} at 0x ({metric} {r['value']:.4g}); "
