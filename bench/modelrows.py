@@ -31,7 +31,8 @@ KEY = ("family", "experiment", "point", "rep", "metric", "t_s", "tool", "tier", 
 MEASURED = {"policy_cpu_share", "cpu_overhead"}
 
 
-def planned(config_name: str, host: str) -> list[dict]:
+def planned(config_name: str, host: str, executor: str = "model") -> list[dict]:
+    """The rows of ``config_name``'s plan on ``host`` that run with ``executor`` (model, host, guest)."""
     from workflows.harness import hostdetect, plan, profile, runner  # noqa: PLC0415 - only for `run`
 
     cfg = profile.load_yaml(REPO / "workflows" / "config" / f"{config_name}.yaml", "experiment config")
@@ -40,7 +41,7 @@ def planned(config_name: str, host: str) -> list[dict]:
     facts = runner.facts_for(host, hostdetect.detect())
     prof = profile.resolve(host, facts)
     pl = plan.build(cfg, plan.Host(prof, facts, profile.runner_of(host)))
-    return [r for r in pl.points.values() if r.get("executor") == "model"]
+    return [r for r in pl.points.values() if r.get("executor") == executor]
 
 
 def run(out: Path, configs: list[str], host: str, jobs: int) -> int:

@@ -19,3 +19,24 @@ def test_bad_arguments_stop_before_any_benchmark_runs(argv, says, capsys, monkey
     monkeypatch.setattr(importlib, "import_module", lambda name: ran.append(name))
     assert bench_main(argv) == 2
     assert says in capsys.readouterr().err and ran == []
+
+
+def test_fidelity_rounds_scores_gups_on_its_validation_intensities_only(capsys, tmp_path):
+    """bench fidelity_rounds: a round's figure of merit is the median |error| of GUPS's throughput over
+    the validation intensities (the calibrating 0x row, whose error is 0 by its fit, and the probe are
+    not in it); a results directory without measurements is skipped, saying so, before anything runs."""
+    import pandas as pd  # noqa: PLC0415
+
+    rounds = importlib.import_module("bench.bench_fidelity_rounds")
+    df = pd.DataFrame([
+        ("i0-t0", "gups", "throughput_mops", 20.0, 20.0, 0.0, "calibration"),
+        ("i1-t1", "gups", "throughput_mops", 18.0, 19.8, 0.1, "validation"),
+        ("i2-t1", "gups", "throughput_mops", 16.0, 17.6, 0.1, "validation"),
+        ("i3-t1", "gups", "throughput_mops", 10.0, 15.0, 0.5, "validation"),
+        ("i3-t1", "probe", "latency_ns", 200.0, 100.0, -0.5, "validation"),
+    ], columns=["point", "workload", "metric", "measured", "predicted", "rel_error", "role"])
+    med, alone = rounds.show(1, df)
+    assert med == pytest.approx(0.1) and alone == 20.0
+    assert "median |error| 10.0% over 3 validation intensities (within the goal" in capsys.readouterr().out
+    assert rounds.main(["--host-dir", str(tmp_path)]) == 0
+    assert "skipped" in capsys.readouterr().out
