@@ -587,6 +587,35 @@ int colloid_sample(struct colloid_ctx *ctx, uint64_t page, int is_write, uint32_
 	return 0;
 }
 
+/*
+ * Is every one of @pages[0..n) below @npages?  One pass with no early exit,
+ * eight pages at a time in two vectors of four (GCC's vector extension:
+ * plain SSE2 on x86-64, no -march): a sample batch's check costs about one
+ * instruction a page instead of six.
+ */
+static bool pages_in_range(const uint32_t *pages, size_t n, uint32_t npages)
+{
+	typedef uint32_t v4u __attribute__((vector_size(16)));
+	const uint32_t last = npages - 1;	/* x >= npages is x > last (one compare, not two) */
+	const v4u lim = { last, last, last, last };
+	v4u bad = { 0, 0, 0, 0 };
+	uint32_t bad1 = 0;
+	size_t k = 0;
+
+	if (!npages)
+		return !n;
+	for (; k + 8 <= n; k += 8) {
+		v4u a, b;
+
+		memcpy(&a, pages + k, sizeof(a));	/* unaligned loads */
+		memcpy(&b, pages + k + 4, sizeof(b));
+		bad |= (v4u)(a > lim) | (v4u)(b > lim);
+	}
+	for (; k < n; k++)
+		bad1 |= pages[k] > last;
+	return !(bad[0] | bad[1] | bad[2] | bad[3] | bad1);
+}
+
 int colloid_sample_many(struct colloid_ctx *ctx, const uint32_t *pages, size_t n, int is_write,
 			uint32_t weight)
 {
@@ -594,9 +623,8 @@ int colloid_sample_many(struct colloid_ctx *ctx, const uint32_t *pages, size_t n
 
 	if (!ctx || (n && !pages) || weight == 0 || (is_write != 0 && is_write != 1))
 		return -EINVAL;
-	for (size_t k = 0; k < n; k++)
-		if (pages[k] >= ctx->npages)
-			return -EINVAL;
+	if (!pages_in_range(pages, n, ctx->npages))
+		return -EINVAL;
 	if (!n)
 		return 0;
 	/* the logged inputs come first, as if these had been logged after them */

@@ -276,19 +276,26 @@ static inline uint32_t heat_of(const struct colloid_ctx *ctx, const struct cpage
 	return sat_add32(shr32(pg->reads, d), shr32(pg->writes, d));
 }
 
-/* Hotness bin of a heat (see NB_SUB). */
-static inline unsigned int bin_of(uint32_t heat)
+/*
+ * Hotness bin of a heat (see NB_SUB).  64 bits wide so that a run can bin
+ * the plain sum of two counts: a sum past UINT32_MAX lands in the top bin,
+ * as sat_add32()'s UINT32_MAX does (the assertion below).
+ */
+static inline unsigned int bin_of(uint64_t heat)
 {
 	unsigned int e, s, b;
 
 	if (!heat)
 		return 0;
-	e = 31 - (unsigned int)__builtin_clz(heat);	/* floor(log2) */
+	e = 63 - (unsigned int)__builtin_clzll(heat);	/* floor(log2) */
 	/* the two bits below the leading one: heat >> (e - 2), or << (2 - e) */
 	s = (unsigned int)(((uint64_t)heat << 2) >> e) & 3;
 	b = 1 + NB_SUB * e + s;
 	return b < NB ? b : NB - 1;
 }
+
+/* bin_of(UINT32_MAX) = 1 + NB_SUB * 31 + 3 is already capped to the top bin */
+_Static_assert(1 + NB_SUB * 31 + 3 >= NB - 1, "heats past UINT32_MAX must share UINT32_MAX's bin");
 
 static inline void page_set_flag_hot(struct colloid_ctx *ctx, uint32_t i, bool hot)
 {
@@ -436,7 +443,8 @@ COLLOID_HOT void run_end(struct colloid_ctx *ctx, const struct sample_run *sr)
 /* page_set_flag_hot() in a run */
 COLLOID_HOT void run_set_hot(struct sample_run *sr, struct cpage *pg, bool hot)
 {
-	if (hot != !!(pg->flags & PF_HOT)) {
+	/* one test, on the change (rare), not two on the flag and on @hot (unpredictable) */
+	if ((pg->flags ^ (unsigned int)hot) & PF_HOT) {
 		pg->flags ^= PF_HOT;
 		if (hot)
 			sr->tiers[pg->tier].hot_pages++;
@@ -445,13 +453,23 @@ COLLOID_HOT void run_set_hot(struct sample_run *sr, struct cpage *pg, bool hot)
 	}
 }
 
-/* Prefetch, for a run, page @i's node (ahead) or its list neighbours (nearer). */
+/*
+ * Prefetch page @i's node, NIL (a list end, rare) included: the address is
+ * computed as an integer, not by pointer arithmetic past the array, and a
+ * prefetch never faults, so no branch on NIL is needed.
+ */
+COLLOID_HOT void run_prefetch_node(const struct cpage *pages, uint32_t i)
+{
+	__builtin_prefetch((const void *)((uintptr_t)pages + (uintptr_t)i * sizeof(*pages)), 1);
+}
+
+/* Prefetch, for a run, page @i's list neighbours (a few samples ahead). */
 COLLOID_HOT void run_prefetch_nb(const struct sample_run *sr, uint32_t i)
 {
 	const struct cpage *pg = &sr->pages[i];
 
-	page_prefetch(sr->pages, pg->prev);
-	page_prefetch(sr->pages, pg->next);
+	run_prefetch_node(sr->pages, pg->prev);
+	run_prefetch_node(sr->pages, pg->next);
 }
 
 /* counts_add() in a run: the page moves to its list head at once */
@@ -463,7 +481,12 @@ COLLOID_HOT unsigned int run_counts_add(struct sample_run *sr, uint32_t i, int i
 	uint32_t r = shr32(pg->reads, d), wr = shr32(pg->writes, d);
 	uint32_t wmask = -(uint32_t)(is_write != 0);
 	uint32_t prev = pg->prev, next = pg->next;
-	struct clist *l;
+	/*
+	 * The page's tier's lists, and the list it is in: in a run a page is
+	 * linked into the list of its bin (lbin == bin: run_begin() flushed
+	 * the touch log, and only a logged page's differ).
+	 */
+	struct clist *tl = sr->lists[pg->tier], *l = &tl[pg->bin];
 	unsigned int b;
 
 	r = sat_add32(r, w & ~wmask);
@@ -472,12 +495,12 @@ COLLOID_HOT unsigned int run_counts_add(struct sample_run *sr, uint32_t i, int i
 	pg->writes = wr;
 	pg->clock = sr->clock;
 	sr->total_weight += w;
-	b = single_list ? 0 : bin_of(sat_add32(r, wr));
-	sr->lists[pg->tier][pg->bin].n--;
-	sr->lists[pg->tier][b].n++;
+	/* bin_of(sat_add32(r, wr)): bin_of() takes the sum unsaturated */
+	b = single_list ? 0 : bin_of((uint64_t)r + wr);
+	l->n--;
+	tl[b].n++;
 	pg->bin = (uint8_t)b;
 	/* page_touch() in a tick: link_del(), link_add_head() */
-	l = &sr->lists[pg->tier][pg->lbin];
 	if (prev != NIL)
 		pages[prev].next = next;
 	else
@@ -486,7 +509,7 @@ COLLOID_HOT unsigned int run_counts_add(struct sample_run *sr, uint32_t i, int i
 		pages[next].prev = prev;
 	else
 		l->tail = prev;
-	l = &sr->lists[pg->tier][b];
+	l = &tl[b];
 	pg->lbin = (uint8_t)b;
 	pg->prev = NIL;
 	pg->next = l->head;
@@ -583,6 +606,34 @@ COLLOID_HOT void run_prefetch(const struct sample_run *sr, const uint32_t *pages
 	if (k + SAMPLE_PREFETCH_NB < n)
 		run_prefetch_nb(sr, pages[k + SAMPLE_PREFETCH_NB]);
 }
+
+/* run_prefetch() for a @k with k + SAMPLE_PREFETCH < n: no bounds to check */
+COLLOID_HOT void run_prefetch_bulk(const struct sample_run *sr, const uint32_t *pages, size_t k)
+{
+	_Static_assert(SAMPLE_PREFETCH_NB <= SAMPLE_PREFETCH, "the page node is prefetched furthest");
+	__builtin_prefetch(&sr->pages[pages[k + SAMPLE_PREFETCH]], 1);
+	run_prefetch_nb(sr, pages[k + SAMPLE_PREFETCH_NB]);
+}
+
+/*
+ * A run's loop: `for (size_t k = 0; k < n; k++) { run_prefetch(); BODY }`
+ * over @pages[0..n), in two loops, the same BODY in each: all but the last
+ * SAMPLE_PREFETCH samples with run_prefetch_bulk() (no bounds checks: two
+ * compares and branches a sample fewer), then the rest with run_prefetch().
+ */
+#define RUN_FOR_EACH(sr, pages, n, k, ...)					\
+	do {									\
+		size_t k = 0;							\
+										\
+		for (; k + SAMPLE_PREFETCH < (n); k++) {			\
+			run_prefetch_bulk(sr, pages, k);			\
+			__VA_ARGS__						\
+		}								\
+		for (; k < (n); k++) {						\
+			run_prefetch(sr, pages, k, n);				\
+			__VA_ARGS__						\
+		}								\
+	} while (0)
 
 /*
  * Define `static void fn##_many(...)`, a sample_many hook that applies

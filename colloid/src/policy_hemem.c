@@ -61,11 +61,10 @@ COLLOID_HOT void hemem_run(struct colloid_ctx *ctx, const uint32_t *pages, size_
 	struct sample_run sr;
 
 	run_begin(ctx, &sr);
-	for (size_t k = 0; k < n; k++) {
+	RUN_FOR_EACH(&sr, pages, n, k, {
 		uint32_t i = pages[k];
 		struct cpage *pg = &sr.pages[i];
 
-		run_prefetch(&sr, pages, k, n);
 		run_counts_add(&sr, i, is_write, w, false);
 		run_set_hot(&sr, pg, pg->reads >= rh || pg->writes >= wh);
 		if (pg->reads >= thr || pg->writes >= thr) {
@@ -74,7 +73,7 @@ COLLOID_HOT void hemem_run(struct colloid_ctx *ctx, const uint32_t *pages, size_
 			page_refresh(ctx, i);
 			run_begin(ctx, &sr);
 		}
-	}
+	});
 	run_end(ctx, &sr);
 }
 

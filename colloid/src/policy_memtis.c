@@ -102,11 +102,10 @@ COLLOID_HOT void memtis_run(struct colloid_ctx *ctx, const uint32_t *pages, size
 	struct sample_run sr;
 
 	run_begin(ctx, &sr);
-	for (size_t k = 0; k < n; k++) {
+	RUN_FOR_EACH(&sr, pages, n, k, {
 		uint32_t i = pages[k];
 		unsigned int b;
 
-		run_prefetch(&sr, pages, k, n);
 		b = run_counts_add(&sr, i, is_write, w, false);
 		run_set_hot(&sr, &sr.pages[i], bin_pow2(b) >= thr);
 		since_cool += w;
@@ -125,7 +124,7 @@ COLLOID_HOT void memtis_run(struct colloid_ctx *ctx, const uint32_t *pages, size
 			thr = m->thr;
 			run_begin(ctx, &sr);
 		}
-	}
+	});
 	run_end(ctx, &sr);
 	m->since_cool = since_cool;
 	m->since_adapt = since_adapt;

@@ -119,14 +119,13 @@ COLLOID_HOT void tpp_run(struct colloid_ctx *ctx, const uint32_t *pages, size_t 
 	struct sample_run sr;
 
 	run_begin(ctx, &sr);
-	for (size_t k = 0; k < n; k++) {
+	RUN_FOR_EACH(&sr, pages, n, k, {
 		uint32_t i = pages[k];
 		struct cpage *pg = &sr.pages[i];
 
-		run_prefetch(&sr, pages, k, n);
 		run_counts_add(&sr, i, is_write, w, true);
 		run_set_hot(&sr, pg, pg->reads || pg->writes);	/* tpp_is_hot() */
-	}
+	});
 	run_end(ctx, &sr);
 }
 
