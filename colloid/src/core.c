@@ -253,6 +253,7 @@ static void page_move(struct colloid_ctx *ctx, uint32_t i, unsigned int to)
 	bool hot = pg->flags & PF_HOT;
 	unsigned int bin = pg->bin;
 
+	ctx->tier_moves++;
 	/* relinks at once: the caller flushed the touch log */
 	link_del(ctx, i);
 	/* apply pending cooling while unlinked: one relink instead of two */

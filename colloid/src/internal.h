@@ -210,6 +210,9 @@ struct colloid_ctx {
 	double last_budget_bytes;
 	uint64_t last_plan_moves, last_plan_bytes;
 	uint64_t quanta, moves_total, samples_total, faults_total;
+	/* pages that changed tier (page_move()), ever: a policy that mirrors
+	 * placement (DAMON's frames) can tell whether any moved since it looked */
+	uint64_t tier_moves;
 };
 
 /* params.c */

@@ -121,6 +121,12 @@ struct dmon {
 	uint32_t nframes, nfree;
 	uint32_t *frame;	/* frame -> page, NIL when free */
 	uint32_t *freel;	/* stack of free frames */
+	/* frame -> the hot flag mark_hot() last gave its page (0 or 1), 0xff
+	 * when unknown: set whenever the frame's page changes.  Only
+	 * mark_hot() sets DAMON's hot flags (hot_at_sample) and a move keeps
+	 * them, so a frame whose entry is the flag its region now gives
+	 * needs no visit */
+	uint8_t *fhot;
 	struct dregion *r, *tmp;
 	uint32_t n, rcap, last_nr;
 };
@@ -150,6 +156,16 @@ struct damon {
 	uint64_t *ring;		/* queued moves: page | to << 32 */
 	uint32_t rhead, rlen;
 	bool started;
+	/*
+	 * The frames match the tiers (a frames_sync() pass would change
+	 * nothing) while @synced and ctx->tier_moves == @synced_moves:
+	 * @synced when every page in a monitored tier had a frame there after
+	 * the last pass, and drain() counts its own moves in @synced_moves
+	 * (it moves their frames along); any other move makes the next
+	 * aggregation sync again.
+	 */
+	bool synced;
+	uint64_t synced_moves;
 };
 
 static inline struct damon *D(const struct colloid_ctx *ctx)
@@ -208,9 +224,10 @@ static int damon_init(struct colloid_ctx *ctx)
 		m->rcap = rcap < m->nframes + 16 ? rcap : m->nframes + 16;
 		m->frame = malloc((size_t)m->nframes * sizeof(*m->frame));
 		m->freel = malloc((size_t)m->nframes * sizeof(*m->freel));
+		m->fhot = malloc((size_t)m->nframes);
 		m->r = malloc((size_t)m->rcap * sizeof(*m->r));
 		m->tmp = malloc((size_t)m->rcap * sizeof(*m->tmp));
-		if (!m->frame || !m->freel || !m->r || !m->tmp)
+		if (!m->frame || !m->freel || !m->fhot || !m->r || !m->tmp)
 			return -ENOMEM;
 	}
 	d->rng = 0x9E3779B97F4A7C15ull;
@@ -224,6 +241,7 @@ static void damon_fini(struct colloid_ctx *ctx)
 	for (unsigned int k = 0; k < 2; k++) {
 		free(d->m[k].frame);
 		free(d->m[k].freel);
+		free(d->m[k].fhot);
 		free(d->m[k].r);
 		free(d->m[k].tmp);
 	}
@@ -249,33 +267,50 @@ static void frame_release(struct damon *d, uint32_t p)
 	m = mon_of_tier(d, d->ftier[p]);
 	if (m && d->pframe[p] != NIL) {
 		m->frame[d->pframe[p]] = NIL;
+		m->fhot[d->pframe[p]] = 0xff;
 		m->freel[m->nfree++] = d->pframe[p];
 	}
 	d->pframe[p] = NIL;
 	d->ftier[p] = 0xff;
 }
 
-static void frame_take(struct damon *d, uint32_t p, unsigned int t)
+/* false when tier @t is monitored but has no free frame (the page gets none) */
+static bool frame_take(struct damon *d, uint32_t p, unsigned int t)
 {
 	struct dmon *m = mon_of_tier(d, t);
 
-	if (!m || !m->nfree)
-		return;	/* not in a monitored node: not seen by DAMON */
+	if (!m)
+		return true;	/* not in a monitored node: not seen by DAMON */
+	if (!m->nfree)
+		return false;
 	d->pframe[p] = m->freel[--m->nfree];
 	d->ftier[p] = (uint8_t)t;
 	m->frame[d->pframe[p]] = p;
+	m->fhot[d->pframe[p]] = 0xff;
+	return true;
 }
 
 /* frames follow the tiers the pages are in (colloid_page_set_tier() included) */
 static void frames_sync(struct colloid_ctx *ctx)
 {
 	struct damon *d = D(ctx);
+	/* in locals: the byte stores of frame_release() and frame_take() may
+	 * alias anything, and the compiler would reload them at every page */
+	const struct cpage *pages = ctx->pages;
+	const uint8_t *ftier = d->ftier;
+	const uint32_t npages = ctx->npages;
+	bool ok = true;
 
-	for (uint32_t p = 0; p < ctx->npages; p++)
-		if (d->ftier[p] != ctx->pages[p].tier) {
+	/* no page moved but by drain() since a pass that framed every page: nothing to do */
+	if (d->synced && d->synced_moves == ctx->tier_moves)
+		return;
+	for (uint32_t p = 0; p < npages; p++)
+		if (ftier[p] != pages[p].tier) {
 			frame_release(d, p);
-			frame_take(d, p, ctx->pages[p].tier);
+			ok &= frame_take(d, p, pages[p].tier);
 		}
+	d->synced = ok;
+	d->synced_moves = ctx->tier_moves;
 }
 
 /* first tick: the nodes' frames, pages in page order, and the initial regions */
@@ -289,6 +324,7 @@ static void damon_start(struct colloid_ctx *ctx, uint64_t now)
 
 		for (uint32_t f = 0; f < m->nframes; f++) {
 			m->frame[f] = NIL;
+			m->fhot[f] = 0xff;
 			m->freel[f] = m->nframes - 1 - f;	/* lowest frame on top */
 		}
 		m->nfree = m->nframes;
@@ -309,10 +345,12 @@ static void damon_start(struct colloid_ctx *ctx, uint64_t now)
 		m->n = n;
 		m->last_nr = n;
 	}
+	d->synced = true;
+	d->synced_moves = ctx->tier_moves;
 	for (uint32_t p = 0; p < ctx->npages; p++) {
 		d->pframe[p] = NIL;
 		d->ftier[p] = 0xff;
-		frame_take(d, p, ctx->pages[p].tier);
+		d->synced &= frame_take(d, p, ctx->pages[p].tier);
 	}
 	/* the schemes: mtier.c's two, and Colloid's relief scheme */
 	memset(d->s, 0, sizeof(d->s));
@@ -686,17 +724,51 @@ static void prepare_access_checks(struct colloid_ctx *ctx)
 static void mark_hot(struct colloid_ctx *ctx)
 {
 	struct damon *d = D(ctx);
+	/* in locals: the flag stores (bytes) may alias anything, and the
+	 * compiler would reload them at every frame */
+	struct cpage *pages = ctx->pages;
+	const uint32_t min_nr = (uint32_t)ctx->own[PROMO_MIN_NR];
 
 	for (unsigned int k = 0; k < 2; k++) {
-		struct dmon *m = &d->m[k];
+		const struct dmon *m = &d->m[k];
+		const uint32_t *frame = m->frame;
+		uint8_t *fhot = m->fhot;
+		const unsigned int t = m->tier;
+		uint64_t on = 0, off = 0;
 
 		for (uint32_t i = 0; i < m->n; i++) {
-			bool hot = m->r[i].last_nr_accesses >= (uint32_t)ctx->own[PROMO_MIN_NR];
+			const unsigned int hot = m->r[i].last_nr_accesses >= min_nr;
+			const uint32_t end = m->r[i].end;
+			uint32_t flips = 0;
 
-			for (uint32_t f = m->r[i].start; f < m->r[i].end; f++)
-				if (m->frame[f] != NIL && ctx->pages[m->frame[f]].tier == m->tier)
-					page_set_flag_hot(ctx, m->frame[f], hot);
+			/*
+			 * page_set_flag_hot(pages in tier t, hot) without a branch
+			 * on the flag: the flips are counted, and tier t's
+			 * hot_pages changes by their sum after the node (nothing
+			 * reads it meanwhile; uint64_t arithmetic wraps alike).
+			 * A frame whose page already has the flag is passed over
+			 * (fhot): most are, from one aggregation to the next.
+			 */
+			for (uint32_t f = m->r[i].start; f < end; f++) {
+				uint32_t p;
+
+				if (fhot[f] == hot)
+					continue;
+				p = frame[f];
+				if (p != NIL && pages[p].tier == t) {
+					unsigned int x = (pages[p].flags ^ hot) & PF_HOT;
+
+					pages[p].flags ^= (uint8_t)x;
+					flips += x;
+					fhot[f] = (uint8_t)hot;
+				}
+			}
+			if (hot)
+				on += flips;
+			else
+				off += flips;
 		}
+		ctx->tiers[t].hot_pages += on - off;
 	}
 }
 
@@ -721,7 +793,11 @@ static void drain(struct colloid_ctx *ctx, struct plan *pl)
 		ret = plan_add(ctx, pl, p, to);
 		if (ret == 0) {
 			frame_release(d, p);
-			frame_take(d, p, to);
+			/* the move's frame follows it: still in sync, unless no frame was free */
+			if (frame_take(d, p, to))
+				d->synced_moves++;
+			else
+				d->synced = false;
 		} else if (ret == -ENOSPC) {
 			break;
 		}
