@@ -170,8 +170,11 @@ static inline uint64_t alias_draw(const struct alias *a, struct rng *r)
 	 * probability never yield their own page. */
 	uint64_t i = ((x >> 32) * a->n) >> 32;
 	double u = (double)(x & 0xffffffffULL) * 0x1.0p-32;
+	/* both loaded, then selected (a conditional move): which one is taken
+	 * is a coin toss per draw, a branch on it is mispredicted often */
+	uint64_t alt = a->alias[i];
 
-	return u < a->prob[i] ? i : a->alias[i];
+	return u < a->prob[i] ? i : alt;
 }
 
 /* ------------------------------------------------------------ fault heap */
