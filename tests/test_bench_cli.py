@@ -35,8 +35,17 @@ def test_fidelity_rounds_scores_gups_on_its_validation_intensities_only(capsys, 
         ("i3-t1", "gups", "throughput_mops", 10.0, 15.0, 0.5, "validation"),
         ("i3-t1", "probe", "latency_ns", 200.0, 100.0, -0.5, "validation"),
     ], columns=["point", "workload", "metric", "measured", "predicted", "rel_error", "role"])
-    med, alone = rounds.show(1, df)
+    df = pd.concat([df, pd.DataFrame([
+        ("silo-i0-t0", "silo", "slowdown_vs_0x", 1.0, 1.0, 0.0, "calibration"),
+        ("silo-i3-t1", "silo", "slowdown_vs_0x", 2.0, 1.5, -0.25, "validation"),
+    ], columns=df.columns)])
+    med, alone, per = rounds.show(1, df)
     assert med == pytest.approx(0.1) and alone == 20.0
-    assert "median |error| 10.0% over 3 validation intensities (within the goal" in capsys.readouterr().out
+    assert per == {"latency_ns": 0.5, "slowdown_vs_0x": 0.25, "throughput_mops": pytest.approx(0.1)}
+    out = capsys.readouterr().out
+    assert "median |error| 10.0% over 3 validation intensities (within the goal" in out
+    assert "silo-i3-t1" in out and "-25.0%" in out
     assert rounds.main(["--host-dir", str(tmp_path)]) == 0
     assert "skipped" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # an unknown family: refused before anything runs
+        rounds.main(["--families", "tiering,nosuch", "--host-dir", str(tmp_path)])
