@@ -1,46 +1,62 @@
 // SPDX-License-Identifier: MIT
 /* alias.c - Vose alias tables (O(1) draws) and a min-heap of pending faults. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "tiersim.h"
 
+/*
+ * One column's coin as an integer: the draw's coin is u = lo * 2^-32 for a
+ * 32-bit lo, exactly, and p * 2^32 is exact too (a power of two), so
+ * u < p exactly when lo < ceil(p * 2^32).  A column whose coin always
+ * yields its own page (ceil >= 2^32: p = 1, or within 2^-32 of it) keeps
+ * UINT32_MAX with its own page as the alias, which lo = UINT32_MAX then
+ * takes: the same page whatever the coin.
+ */
+static uint64_t cell_of(double prob, uint32_t self, uint32_t alias)
+{
+	double t = ceil(prob * 0x1.0p32);
+
+	if (!(t > 0))
+		return (uint64_t)alias << 32;
+	if (t >= 0x1.0p32)
+		return (uint64_t)self << 32 | UINT32_MAX;
+	return (uint64_t)alias << 32 | (uint32_t)t;
+}
+
 int alias_build(struct alias *a, const double *p, uint64_t n)
 {
-	uint32_t *small = NULL, *large = NULL;
+	uint32_t *small = NULL, *large = NULL, *alias = NULL;
+	double *prob = NULL;
 	uint64_t ns = 0, nl = 0, i;
 	double sum = 0.0;
+	int ret = -ENOMEM;
 
 	if (n == 0 || n > UINT32_MAX)
 		return -EINVAL;
 	if (a->n != n) {
 		alias_free(a);
-		a->prob = malloc(n * sizeof(*a->prob));
-		a->alias = malloc(n * sizeof(*a->alias));
-		if (!a->prob || !a->alias) {
-			alias_free(a);
+		a->cell = malloc(n * sizeof(*a->cell));
+		if (!a->cell)
 			return -ENOMEM;
-		}
 		a->n = n;
 	}
 	small = malloc(n * sizeof(*small));
 	large = malloc(n * sizeof(*large));
-	if (!small || !large) {
-		free(small);
-		free(large);
-		return -ENOMEM;
-	}
+	prob = malloc(n * sizeof(*prob));
+	alias = malloc(n * sizeof(*alias));
+	if (!small || !large || !prob || !alias)
+		goto out;
 	for (i = 0; i < n; i++)
 		sum += p[i];
-	if (!(sum > 0.0)) {
-		free(small);
-		free(large);
-		return -EINVAL;
-	}
+	ret = -EINVAL;
+	if (!(sum > 0.0))
+		goto out;
 	for (i = 0; i < n; i++) {
-		a->prob[i] = p[i] * (double)n / sum;
-		a->alias[i] = (uint32_t)i;
-		if (a->prob[i] < 1.0)
+		prob[i] = p[i] * (double)n / sum;
+		alias[i] = (uint32_t)i;
+		if (prob[i] < 1.0)
 			small[ns++] = (uint32_t)i;
 		else
 			large[nl++] = (uint32_t)i;
@@ -48,30 +64,34 @@ int alias_build(struct alias *a, const double *p, uint64_t n)
 	while (ns && nl) {
 		uint32_t s = small[--ns], l = large[--nl];
 
-		a->alias[s] = l;
-		a->prob[l] = (a->prob[l] + a->prob[s]) - 1.0;
-		if (a->prob[l] < 1.0)
+		alias[s] = l;
+		prob[l] = (prob[l] + prob[s]) - 1.0;
+		if (prob[l] < 1.0)
 			small[ns++] = l;
 		else
 			large[nl++] = l;
 	}
 	while (nl)
-		a->prob[large[--nl]] = 1.0;
+		prob[large[--nl]] = 1.0;
 	while (ns)
-		a->prob[small[--ns]] = 1.0;
+		prob[small[--ns]] = 1.0;
+	for (i = 0; i < n; i++)
+		a->cell[i] = cell_of(prob[i], (uint32_t)i, alias[i]);
+	ret = 0;
+out:
 	free(small);
 	free(large);
-	return 0;
+	free(prob);
+	free(alias);
+	return ret;
 }
 
 /* alias_draw() is inline in tiersim.h */
 
 void alias_free(struct alias *a)
 {
-	free(a->prob);
-	free(a->alias);
-	a->prob = NULL;
-	a->alias = NULL;
+	free(a->cell);
+	a->cell = NULL;
 	a->n = 0;
 }
 

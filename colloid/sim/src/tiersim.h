@@ -152,8 +152,10 @@ void workload_destroy(struct workload *w);
 
 struct alias {
 	uint64_t n;
-	double *prob;
-	uint32_t *alias;
+	/* column i: its alias (high 32 bits) and its coin's threshold (low
+	 * 32: the draw keeps page i when the coin's 32 bits are below it),
+	 * one 8-byte load per draw */
+	uint64_t *cell;
 };
 
 int alias_build(struct alias *a, const double *p, uint64_t n);
@@ -169,12 +171,12 @@ static inline uint64_t alias_draw(const struct alias *a, struct rng *r)
 	 * each column, and columns whose coin never falls below their
 	 * probability never yield their own page. */
 	uint64_t i = ((x >> 32) * a->n) >> 32;
-	double u = (double)(x & 0xffffffffULL) * 0x1.0p-32;
-	/* both loaded, then selected (a conditional move): which one is taken
-	 * is a coin toss per draw, a branch on it is mispredicted often */
-	uint64_t alt = a->alias[i];
+	uint64_t c = a->cell[i];
 
-	return u < a->prob[i] ? i : alt;
+	/* the coin (x's low 32 bits, as u = lo * 2^-32 < the column's
+	 * probability: alias.c, cell_of()), then a conditional move: which one
+	 * is taken is a coin toss per draw, a branch on it is mispredicted */
+	return (x & 0xffffffffULL) < (c & 0xffffffffULL) ? i : c >> 32;
 }
 
 /* ------------------------------------------------------------ fault heap */
