@@ -153,6 +153,24 @@ def main(argv: list[str]) -> int:
     meds: list[float] = []
     alone: list[float] = []
     by_metric: dict[str, list[float]] = {}
+    # a stop (SIGTERM as Ctrl-C) ends the point running, by pid, and removes the scratch copy
+    before = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        rc = run_rounds(args, src, rows, families, what, meds, alone, by_metric)
+    except KeyboardInterrupt:
+        print("bench fidelity_rounds: stopped (the point running was ended, the scratch copy removed)", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    if rc:
+        return rc
+    summary(meds, alone, by_metric)
+    return 0
+
+
+def run_rounds(args: argparse.Namespace, src: Path, rows: list[dict], families: list[str], what: str, meds: list[float],
+               alone: list[float], by_metric: dict[str, list[float]]) -> int:
+    """The rounds, in a scratch copy of ``src``; 1 after an error line."""
     with tempfile.TemporaryDirectory(prefix="bench-fidelity-rounds-") as tmp:
         host = Path(tmp) / src.name
         shutil.copytree(src, host, ignore=shutil.ignore_patterns("figures", "logs", "*.png", "*.pdf", "report.html"))
@@ -181,6 +199,10 @@ def main(argv: list[str]) -> int:
                 alone.append(x0)
             for m, v in per.items():
                 by_metric.setdefault(m, []).append(v)
+    return 0
+
+
+def summary(meds: list[float], alone: list[float], by_metric: dict[str, list[float]]) -> None:
     if meds:
         ok = sum(m <= GOAL for m in meds)
         print(f"GUPS median |error| per round: {', '.join(f'{m:.1%}' for m in meds)}; within {GOAL:.0%} in {ok} of "
@@ -190,7 +212,6 @@ def main(argv: list[str]) -> int:
     if len(alone) > 1:
         print(f"GUPS alone (0x) across rounds: {min(alone):.2f}-{max(alone):.2f} Mops/s, the largest "
               f"{max(alone) / min(alone):.2f}x the smallest")
-    return 0
 
 
 if __name__ == "__main__":
