@@ -347,6 +347,16 @@ static int num_opt(struct sim_cfg *c, int id)
 	return 0;
 }
 
+/* option @opt's value @v as one of two words: 0 for @a, 1 for @b; else exit 2 saying both */
+static int either(const char *opt, const char *v, const char *a, const char *b)
+{
+	if (!strcmp(v, a))
+		return 0;
+	if (!strcmp(v, b))
+		return 1;
+	cli_bad_arg("%s must be %s or %s, got '%s'", opt, a, b, v);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -449,20 +459,11 @@ int main(int argc, char **argv)
 				c.policy = optarg;
 			break;
 		case O_COLLOID:
-			if (!strcmp(optarg, "on"))
-				c.colloid = 1;
-			else if (!strcmp(optarg, "off"))
-				c.colloid = 0;
-			else
-				cli_bad_arg("--colloid must be on or off, got '%s'", optarg);
+			c.colloid = !either("--colloid", optarg, "on", "off");
 			break;
 		case O_DELTAP:
-			if (!strcmp(optarg, "binary"))
-				c.dp_mode = COLLOID_DP_BINARY;
-			else if (!strcmp(optarg, "closed"))
-				c.dp_mode = COLLOID_DP_CLOSED;
-			else
-				cli_bad_arg("--delta-p must be binary or closed, got '%s'", optarg);
+			c.dp_mode = either("--delta-p", optarg, "binary", "closed") ? COLLOID_DP_CLOSED
+										   : COLLOID_DP_BINARY;
 			break;
 		case O_TIER:
 			parse_tier(&c, optarg, seen_tier);
@@ -495,20 +496,10 @@ int main(int argc, char **argv)
 				cli_bad_arg("--object-size must be 64..1048576 bytes, got '%s'", optarg);
 			break;
 		case O_START:
-			if (!strcmp(optarg, "default"))
-				c.start_alternate = 0;
-			else if (!strcmp(optarg, "alternate"))
-				c.start_alternate = 1;
-			else
-				cli_bad_arg("--start-tier must be default or alternate, got '%s'", optarg);
+			c.start_alternate = either("--start-tier", optarg, "default", "alternate");
 			break;
 		case O_OP:
-			if (!strcmp(optarg, "rmw"))
-				c.rmw = 1;
-			else if (!strcmp(optarg, "read"))
-				c.rmw = 0;
-			else
-				cli_bad_arg("--op must be rmw or read, got '%s'", optarg);
+			c.rmw = !either("--op", optarg, "rmw", "read");
 			break;
 		case O_REGION:
 			v = (double)cli_size("--region-size", optarg);
