@@ -59,6 +59,24 @@ def host_name() -> str | None:
     return p.stdout.strip() or None
 
 
+OUTPUTS = ("fidelity.csv", "fidelity.skipped", "model-profile.yaml")  # what the fidelity driver writes
+
+
+def scratch_copy(src: Path, host: Path) -> None:
+    """A results directory copied for the driver to score again: without figures, logs and the
+    report (the driver reads none of them), and without the driver's own outputs."""
+    shutil.copytree(src, host, ignore=shutil.ignore_patterns("figures", "logs", "*.png", "*.pdf", "report.html"))
+    for f in OUTPUTS:
+        (host / f).unlink(missing_ok=True)
+
+
+def run_driver(host: Path, args: list[str] | tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """The fidelity driver on ``host`` with this tree's tiersim (``args``: its --ablate/--with)."""
+    return subprocess.run([sys.executable, "-m", "workflows.harness.fidelity", "--host-dir", str(host),
+                           "--tiersim", str(REPO / "build" / "bin" / "tiersim"), *args],
+                          cwd=REPO, capture_output=True, text=True, check=False)
+
+
 def read_only(host: Path) -> None:
     for d in ("curves", "model-curves"):
         for f in (host / d).glob("*.csv"):
@@ -144,16 +162,10 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-fidelity-") as tmp:
         for name, (change, ablate) in ways.items():
             host = Path(tmp) / name.replace(" ", "-") / src.name
-            shutil.copytree(src, host, ignore=shutil.ignore_patterns("figures", "logs", "*.png", "*.pdf"))
-            for f in ("fidelity.csv", "fidelity.skipped", "model-profile.yaml"):
-                (host / f).unlink(missing_ok=True)
+            scratch_copy(src, host)
             if change:
                 change(host)
-            p = subprocess.run([sys.executable, "-m", "workflows.harness.fidelity", "--host-dir", str(host),
-                                "--tiersim", str(REPO / "build" / "bin" / "tiersim"),
-                                *[f"--with={a[1:]}" if a.startswith("+") else f"--ablate={a}" for a in ablate]],
-                               cwd=REPO, capture_output=True,
-                               text=True, check=False)
+            p = run_driver(host, [f"--with={a[1:]}" if a.startswith("+") else f"--ablate={a}" for a in ablate])
             print(f"== {name}: {p.stdout.strip() or p.stderr.strip()}")
             if (host / "fidelity.csv").exists():
                 score(pd.read_csv(host / "fidelity.csv"))

@@ -36,6 +36,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.bench_fidelity import OUTPUTS, host_name, run_driver, scratch_copy
+
 REPO = Path(__file__).resolve().parents[1]
 EXPERIMENT = "contention_single_node"
 FAMILIES = ("tiering", "apps")  # the families whose single-node contention points the model scores
@@ -81,11 +83,9 @@ def run_point(row: dict, host: Path, log: Path) -> None:
 
 
 def score(host: Path, families: list[str]) -> pd.DataFrame:
-    for f in ("fidelity.csv", "fidelity.skipped", "model-profile.yaml"):
+    for f in OUTPUTS:
         (host / f).unlink(missing_ok=True)
-    p = subprocess.run([sys.executable, "-m", "workflows.harness.fidelity", "--host-dir", str(host),
-                        "--tiersim", str(REPO / "build" / "bin" / "tiersim")], cwd=REPO, capture_output=True, text=True,
-                       check=False)
+    p = run_driver(host)
     if p.returncode or not (host / "fidelity.csv").exists():
         raise RuntimeError(f"the fidelity driver failed: {(p.stderr or p.stdout).strip()[-400:]}")
     df = pd.read_csv(host / "fidelity.csv")
@@ -138,8 +138,6 @@ def main(argv: list[str]) -> int:
     families = [f for f in args.families.split(",") if f]
     if not families or any(f not in FAMILIES for f in families):
         ap.error(f"--families: {args.families!r}: a comma-separated list of {', '.join(FAMILIES)}")
-    from bench.bench_fidelity import host_name  # noqa: PLC0415
-
     src = args.host_dir or (REPO / "results" / (host_name() or "auto"))
     if not (src / "host_facts.json").exists():
         print(f"bench fidelity_rounds: skipped: {src} has no measured results (run `make run` first)")
@@ -173,7 +171,7 @@ def run_rounds(args: argparse.Namespace, src: Path, rows: list[dict], families: 
     """The rounds, in a scratch copy of ``src``; 1 after an error line."""
     with tempfile.TemporaryDirectory(prefix="bench-fidelity-rounds-") as tmp:
         host = Path(tmp) / src.name
-        shutil.copytree(src, host, ignore=shutil.ignore_patterns("figures", "logs", "*.png", "*.pdf", "report.html"))
+        scratch_copy(src, host)
         (host / "measurements.csv").unlink(missing_ok=True)  # the driver then reads each point's result.csv
         logs = Path(tmp) / "logs"
         logs.mkdir()
