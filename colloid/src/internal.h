@@ -250,11 +250,15 @@ void colloid_search_update(struct colloid_ctx *ctx);
 void colloid_balance(struct colloid_ctx *ctx, struct plan *pl);
 int colloid_sign(const struct colloid_ctx *ctx);
 
-/* Prefetch page @i's node and its list neighbours (pointer chasing dominates). */
+/*
+ * Prefetch page @i's node (pointer chasing dominates), NIL (a list end,
+ * rare) included: the address is computed as an integer, not by pointer
+ * arithmetic past the array, and a prefetch never faults, so no branch on
+ * NIL is needed.
+ */
 static inline void page_prefetch(const struct cpage *pages, uint32_t i)
 {
-	if (i != NIL)
-		__builtin_prefetch(&pages[i], 1);
+	__builtin_prefetch((const void *)((uintptr_t)pages + (uintptr_t)i * sizeof(*pages)), 1);
 }
 
 static inline uint32_t sat_add32(uint32_t a, uint32_t b)
@@ -456,23 +460,13 @@ COLLOID_HOT void run_set_hot(struct sample_run *sr, struct cpage *pg, bool hot)
 	}
 }
 
-/*
- * Prefetch page @i's node, NIL (a list end, rare) included: the address is
- * computed as an integer, not by pointer arithmetic past the array, and a
- * prefetch never faults, so no branch on NIL is needed.
- */
-COLLOID_HOT void run_prefetch_node(const struct cpage *pages, uint32_t i)
-{
-	__builtin_prefetch((const void *)((uintptr_t)pages + (uintptr_t)i * sizeof(*pages)), 1);
-}
-
 /* Prefetch, for a run, page @i's list neighbours (a few samples ahead). */
 COLLOID_HOT void run_prefetch_nb(const struct sample_run *sr, uint32_t i)
 {
 	const struct cpage *pg = &sr->pages[i];
 
-	run_prefetch_node(sr->pages, pg->prev);
-	run_prefetch_node(sr->pages, pg->next);
+	page_prefetch(sr->pages, pg->prev);
+	page_prefetch(sr->pages, pg->next);
 }
 
 /* counts_add() in a run: the page moves to its list head at once */
