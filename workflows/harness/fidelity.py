@@ -184,7 +184,8 @@ def bisect(f: Callable[[float], float], target: float, lo: float, hi: float, *, 
 class Model:
     """tiersim on the host's model profile (``tiers``: name -> {curve, capacity_gib}), with the
     values fitted so far (``calibration``: name -> Fit) passed as their tiersim options. Runs are
-    cached by argv (tiersim is deterministic)."""
+    cached by argv (tiersim is deterministic), and each point's meta.json is read once (the hooks
+    ask it for the argv, the footprint, the role and the usage of the same point)."""
 
     def __init__(self, tiers: dict[str, dict], *, tiersim: str | Path = TIERSIM, cwd: Path = REPO,
                  host_dir: Path | None = None):
@@ -198,16 +199,21 @@ class Model:
         self.calibration: dict[str, Fit] = {}
         self.notes: list[str] = []  # what a calibration did to the tiers (the profile's header says it)
         self._cache: dict[tuple, dict[str, float]] = {}
+        self._metas: dict[tuple, dict] = {}
 
     def meta(self, family: str, experiment: str, point: str, rep: int = 0) -> dict:
-        """A measured point's meta.json (its programs' argv: ``argv``), {} when it is not there."""
+        """A measured point's meta.json (its programs' argv: ``argv``), {} when it is not there; read
+        once (callers only read it)."""
         if self.host_dir is None:
             return {}
-        p = self.host_dir / family / experiment / point / f"rep{rep}" / "meta.json"
-        try:
-            return json.loads(p.read_text())
-        except (OSError, ValueError):
-            return {}
+        key = (family, experiment, point, rep)
+        if key not in self._metas:
+            p = self.host_dir / family / experiment / point / f"rep{rep}" / "meta.json"
+            try:
+                self._metas[key] = json.loads(p.read_text())
+            except (OSError, ValueError):
+                self._metas[key] = {}
+        return self._metas[key]
 
     @property
     def two_tier(self) -> bool:
