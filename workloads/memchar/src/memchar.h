@@ -158,6 +158,10 @@ struct mc_line {
 
 int mc_chain_build(void *buf, size_t n, uint64_t seed);
 int mc_chain_verify(const void *buf, size_t n);
+/* The same on the lines themselves, as mc_chain_build()/mc_chain_verify() do where their array
+ * of 4-byte line indices cannot be had (n >= 2^32 lines, or no memory for it): for the self-test. */
+int mc_chain_build_lines(void *buf, size_t n, uint64_t seed);
+int mc_chain_verify_walk(const void *buf, size_t n);
 /* Follow n dependent loads (n rounded down to a multiple of 16). */
 struct mc_line *mc_chain_chase(struct mc_line *p, uint64_t n);
 
