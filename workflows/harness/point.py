@@ -173,7 +173,7 @@ def run_model(row: dict, outdir: Path, scale: str | None) -> int:
 # ---- host: a scenario measured here -------------------------------------------------------------
 
 def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: str | None) -> int:
-    from .counters import Collectors  # noqa: PLC0415 - pandas: only measured points pay for it
+    from .counters import Collectors  # noqa: PLC0415
     from .scenario import HostRun
     from .settings import Settings, restore_journal
 
@@ -214,9 +214,7 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
             if hr is not None:  # after every child has stopped (one might still write there)
                 hr.cleanup_scratch()
     meta["binaries"] = binaries(sc)
-    cdf = coll.frames()
-    if not cdf.empty:
-        cdf.to_csv(outdir / "counters.csv", index=False)
+    coll.write_csv(outdir / "counters.csv")
     return write_scenario_point(row, outdir, meta)
 
 
