@@ -86,3 +86,29 @@ def test_the_installer_chosen(monkeypatch):
         bootstrap.install_requirements("/v/bin/python")
         assert any(bootstrap.UV in c for c in runs.calls) == uv_tried, (forced, fail, runs.calls)
         assert bool(pip_r(runs.calls)) == pip_used, (forced, fail, runs.calls)
+
+
+def test_parts_run_apart(monkeypatch, tmp_path):
+    """`make build` runs --system, then --python beside the C builds: each part only its own steps."""
+    calls = []
+    monkeypatch.setattr(bootstrap, "system_packages", lambda: calls.append("system"))
+    monkeypatch.setattr(bootstrap, "tool_packages", lambda: calls.append("tools"))
+    monkeypatch.setattr(bootstrap, "python_env", lambda: calls.append("python") or "/venv/bin/python")
+    monkeypatch.setattr(bootstrap, "REPO", tmp_path)
+    for argv, want in ((["--system"], ["system", "tools"]), (["--python"], ["python"]),
+                       ([], ["system", "tools", "python"])):
+        calls.clear()
+        monkeypatch.setattr(bootstrap.sys, "argv", ["bootstrap", *argv])
+        assert bootstrap.main() == 0 and calls == want, argv
+    assert (tmp_path / "build/python").read_text() == "/venv/bin/python\n"
+
+
+def test_an_unknown_part_is_refused(monkeypatch, capsys):
+    monkeypatch.setattr(bootstrap.sys, "argv", ["bootstrap", "--sytem"])
+    monkeypatch.setattr(bootstrap, "system_packages", lambda: (_ for _ in ()).throw(AssertionError("ran")))
+    try:
+        bootstrap.main()
+    except SystemExit as e:
+        assert "--sytem" in str(e.code) and "--system" in str(e.code)
+    else:
+        raise AssertionError("an unknown argument was accepted")

@@ -320,12 +320,23 @@ def _install_with_uv(py: str) -> bool:
 
 
 def main() -> int:
+    """Everything (no argument); ``--system``: the Debian packages the builds and the measurements
+    need; ``--python``: the Python environment (build/python names its interpreter). `make build`
+    runs the two parts apart, the C components compiling beside the Python install (they need the
+    compilers, not Python)."""
     listings = {"--cachebench": "workloads/cachebench/debian-packages.txt", "--slurm": "profiles/slurm/debian-packages.txt"}
-    if len(sys.argv) == 2 and sys.argv[1] in listings:
-        debian_packages(REPO / listings[sys.argv[1]])
+    part = sys.argv[1] if len(sys.argv) == 2 else None
+    if part in listings:
+        debian_packages(REPO / listings[part])
         return 0
-    system_packages()
-    tool_packages()
+    if part not in (None, "--system", "--python"):
+        sys.exit(f"tierbench: error: bootstrap takes no argument or one of --system, --python, {', '.join(listings)}; "
+                 f"not {' '.join(sys.argv[1:])!r}")
+    if part != "--python":
+        system_packages()
+        tool_packages()
+    if part == "--system":
+        return 0
     python = python_env()
     out = REPO / "build/python"
     out.parent.mkdir(parents=True, exist_ok=True)
