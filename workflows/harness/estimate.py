@@ -57,9 +57,10 @@ REPO = Path(__file__).resolve().parents[2]
 # Defaults where neither an earlier run nor the point's workload or arguments say (seconds): this
 # 2-core VM's, each from the run its comment names; any earlier run's benchmark files replace them
 # family by family.
-POINT_OVERHEAD_S = 0.6      # the harness around a point (processes started, result.csv written): its benchmark
-                            # seconds less its meta.json wall_s, 0.34-0.69 s over the 45 measured points of a fresh
-                            # quick run here (2026-11-27); was 2, which stood in for setup the estimate did not see
+POINT_OVERHEAD_S = 0.15     # the harness around a point (processes started, result.csv written): its benchmark
+                            # seconds less its meta.json wall_s, median 0.10 s (0.07-0.35, fio 1.07) over the 50
+                            # measured points of a fresh quick run here (2026-11-27, after the harness stopped
+                            # importing pandas for counters it has none of); was 0.6 (0.34-0.69 s then), before that 2
 BACKGROUND_READY_S = 0.45   # a background role started and ready before the workload: 0.44 s for the quick run's
                             # (a fresh run here, 2026-11-27)
 UNKNOWN_ROLE_S = 4.0        # a role whose length neither its workload (seconds()) nor its argv says,

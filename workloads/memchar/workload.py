@@ -63,11 +63,12 @@ def argv(mode: str, target: list[str], **opts: object) -> list[str]:
 
 
 # cli plan's estimate before a first run (a later run's own times replace it), the development VM's
-# (a fresh quick run, 2026-11-27): a pointer chain built and walked once before it is timed, per MiB
-# (latency over 256 MiB, 1 s timed: 3.3 s; loaded's chain the same), and the warm-ups per point
+# (a fresh quick run, 2026-11-27): a pointer chain built, verified and walked once before it is timed,
+# per MiB (latency over 256 MiB, 1 s timed: 2.5 s, 3.3 s before the chain's build and check used an
+# index array; loaded's chain 1.0-1.5 s), and the warm-ups per point
 # (loaded: min(d/5, 0.2 s) per delay, mode_loaded.c; objsize: min(d/10, 0.2 s) per size,
 # mode_objsize.c, and its objects laid out: about 0.3 s)
-CHAIN_S_PER_MIB, CHAIN_MIB, OBJSIZE_SETUP_S = 9e-3, 256, 0.3
+CHAIN_S_PER_MIB, CHAIN_MIB, OBJSIZE_SETUP_S = 5.5e-3, 256, 0.3
 
 
 def seconds(argv_: list[str]) -> float | None:
