@@ -424,6 +424,17 @@ int colloid_observe_ns(struct colloid_ctx *ctx, unsigned int tier, double latenc
 		       double accesses, uint64_t interval_ns);
 
 /**
+ * colloid_uses_latency() - whether @ctx's decisions read the latency
+ * observations (colloid_observe_cha(), colloid_observe_ns()): with Colloid
+ * on, for every policy (its balancing; DAMON's user_input quota goals).
+ * Without Colloid no decision reads them (the released systems read no CHA
+ * counter either), so a mechanism may leave them unfed; colloid_get_state()
+ * then reports the latency of the last observation, or none.
+ * Return: 1 or 0 (0 also for a NULL @ctx).
+ */
+int colloid_uses_latency(const struct colloid_ctx *ctx);
+
+/**
  * colloid_access_checks() - the pages whose accessed bit the policy asks
  * the mechanism to check over the quantum that starts now (a policy with
  * colloid_policy_info().access_checks; DAMON's prepare_access_checks: the

@@ -694,6 +694,14 @@ int colloid_observe_cha(struct colloid_ctx *ctx, unsigned int tier, double occup
 	return 0;
 }
 
+int colloid_uses_latency(const struct colloid_ctx *ctx)
+{
+	/* lat_ready()/lat_pair() are reached only from colloid_tick()'s Colloid branch (balance.c)
+	 * and policy_damon.c's user_input goals, which exist only with ctx->colloid; the C test
+	 * latency_unread checks that unfed and fed contexts without Colloid plan alike */
+	return ctx && ctx->colloid;
+}
+
 int colloid_observe_ns(struct colloid_ctx *ctx, unsigned int tier, double latency_ns,
 		       double accesses, uint64_t interval_ns)
 {
