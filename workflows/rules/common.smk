@@ -329,7 +329,12 @@ def fidelity_families(host):
 # Builds and the inputs measured points read come before modelled points and figures (priority 0):
 # the quick run's measured points waited ~1 min for silo-dbtest and the PageRank graph, which had
 # started behind a dozen modelled batches. Measured points come before builds (priorities above).
-BUILD_PRIORITY = 1
+BUILD_PRIORITY = 2
+# Batches of modelled points come after builds and before tables and figures (priority 0): a
+# family's figures wait for all of its batches, and other families' figures taking the free core
+# first left batches to run after the last measured point, then the figures after them (the quick
+# run's last 20 s: three tiering batches, then the tiering figures).
+MODEL_BATCH_PRIORITY = 1
 # The measured points of each host in the order they run: host -> point key -> Snakemake priority.
 MEASURE_ORDER = {}
 # An input made under the measure resource (it must not run beside a measured point, e.g. a graph a

@@ -94,6 +94,7 @@ else:
         wildcard_constraints:
             chunk=r"\d+",
         threads: model_batch_threads()  # profiles/slurm: set-threads
+        priority: MODEL_BATCH_PRIORITY
         shell:
             "sh workflows/harness/yield_cpu.sh $$; python -m workflows.harness.modelbatch --jobs {threads} --out {output} {input.spec} > {log} 2>&1"
 
