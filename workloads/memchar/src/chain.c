@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "memchar.h"
 
@@ -26,9 +27,18 @@
 static uint32_t *index_array(size_t n)
 {
 	size_t bytes = n * sizeof(uint32_t);
+	long free_pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 	void *p;
 
 	if (n > UINT32_MAX)
+		return NULL;
+	/*
+	 * A sixteenth of the chain's size, in this process's memory for a moment: not where it would
+	 * take more than half of the memory free now (a very large chain on a small host), the
+	 * "currently available pages of physical memory" of sysconf(3) (_SC_AVPHYS_PAGES); where
+	 * that is unknown (-1), as if there were room.
+	 */
+	if (free_pages > 0 && page > 0 && bytes > (size_t)free_pages / 2 * (size_t)page)
 		return NULL;
 	if (bytes < MC_HUGE)
 		return malloc(bytes);
