@@ -18,9 +18,9 @@
 /*
  * Where the chain has fewer than 2^32 lines, build and verify work on a
  * compact array of line indices (4 bytes a line: 16 MiB for a 256 MiB
- * buffer, which the last-level cache mostly holds) rather than on the
- * lines themselves, each a cache miss (and, on 4 KiB pages, a TLB miss)
- * into the whole buffer: the same chain (the same swaps, in the same
+ * buffer, a sixteenth of the lines' footprint) rather than on the lines
+ * themselves, each a cache miss (and, on 4 KiB pages, a TLB miss) into
+ * the whole buffer: the same chain (the same swaps, in the same
  * order) in a fraction of the time (README.md, "Chain", "Verification").
  * Where that array cannot be had, the lines are used as before.
  */
