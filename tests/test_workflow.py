@@ -220,9 +220,9 @@ def test_points_measured_alone_take_every_core(tmp_path):
     # which the model does not read
     measured_beside = [prio[o] for o in others if prio[o] > 0]
     assert measured_beside and min(prio[o] for o in alone) > max(measured_beside)
-    # ... and outbid the next measured point with builds (priority 2, BUILD_PRIORITY) on the other
+    # ... and outbid the next measured point with builds (priority 4, BUILD_PRIORITY) on the other
     # 2 cores, as a set: Snakemake starts the set of jobs with the largest sum of priorities
-    assert min(prio[o] for o in alone) > max(measured_beside) + 2 * 2
+    assert min(prio[o] for o in alone) > max(measured_beside) + 2 * 4
     # host_facts, which runs before anything, holds every core, so nothing else has started when
     # it ends and the first point measured alone finds every core free
     facts = re.search(r"rule host_facts:\n(?:\s+\S.*\n)*?\s+threads: (\d+)", r.stdout)

@@ -329,12 +329,25 @@ def fidelity_families(host):
 # Builds and the inputs measured points read come before modelled points and figures (priority 0):
 # the quick run's measured points waited ~1 min for silo-dbtest and the PageRank graph, which had
 # started behind a dozen modelled batches. Measured points come before builds (priorities above).
-BUILD_PRIORITY = 2
+BUILD_PRIORITY = 4
 # Batches of modelled points come after builds and before tables and figures (priority 0): a
 # family's figures wait for all of its batches, and other families' figures taking the free core
 # first left batches to run after the last measured point, then the figures after them (the quick
 # run's last 20 s: three tiering batches, then the tiering figures).
-MODEL_BATCH_PRIORITY = 1
+MODEL_BATCH_PRIORITY = 3
+# What figures read (a family's measurements.csv, the model's fidelity.csv) before figures, and the
+# figures that read fidelity.csv (figures_priority) before the others: those can start only after
+# the last point measured alone, at a run's end, and the tiering family's are the longest (a
+# 48-panel figure). At 0 with the rest, they started last there: the quick run's last 31 s were
+# every other family's measurements and figures, then the tiering family's.
+ANALYSIS_INPUT_PRIORITY = 2
+
+
+def figures_priority(wc):
+    """1 for a family whose figures carry the model's error (family_fidelity: they wait for
+    fidelity.csv), 0 for the others."""
+    return 1 if family_fidelity(wc.host, wc.family) else 0
+
 # The measured points of each host in the order they run: host -> point key -> Snakemake priority.
 MEASURE_ORDER = {}
 # An input made under the measure resource (it must not run beside a measured point, e.g. a graph a

@@ -24,6 +24,7 @@ rule fidelity:
         "../../environment.yml"
     log:
         "results/{host}/logs/fidelity_{kind}.log",
+    priority: ANALYSIS_INPUT_PRIORITY
     shell:
         "sh workflows/harness/yield_cpu.sh $$; python -m workflows.harness.fidelity --host-dir results/{wildcards.host} --expect {wildcards.kind} "
         "{input.points} > {log} 2>&1"

@@ -26,6 +26,7 @@ rule family_measurements:
         "../../environment.yml"
     log:
         "results/{host}/logs/measurements_{family}.log",
+    priority: ANALYSIS_INPUT_PRIORITY
     shell:
         "sh workflows/harness/yield_cpu.sh $$; python -m analysis.collect --out {output} {input.points} > {log} 2>&1"
 
@@ -65,6 +66,7 @@ rule figures:
         "results/{host}/logs/figures_{family}.log",
     wildcard_constraints:
         family="|".join(families.FAMILIES),
+    priority: figures_priority
     params:
         figures=lambda wc: " ".join(f"--figure {n}" for n in family_figures(wc.host, wc.family)),
         profile=lambda wc: family_info(wc.host, wc.family, "profile", wc.host),
