@@ -15,5 +15,8 @@ rule tier_curves:
         "../../environment.yml"
     log:
         "results/{host}/logs/tier_curves.log",
+    # what the model's score and the tiering figures read: before figures (at 0 it ran behind
+    # every family's figures, just before the last points measured alone)
+    priority: ANALYSIS_INPUT_PRIORITY
     shell:
         "sh workflows/harness/yield_cpu.sh $$; python -m families.characterize.curves --out {output} {input} > {log} 2>&1"
