@@ -118,6 +118,9 @@ else:
         wildcard_constraints:
             host=MODEL_POINTS_RE,
             point=r".+",
+        # its batch's second half: at 0 the last batches' points were collected behind other
+        # families' figures, and their family's measurements and figures waited for them
+        priority: MODEL_BATCH_PRIORITY
         params:
             src=lambda wc, input: f"{input.batch}/{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}",
             dst=lambda wc: f"results/{wc.host}/{wc.family}/{wc.experiment}/{wc.point}/rep{wc.rep}",
