@@ -120,6 +120,14 @@ int mc_chain_build(void *buf, size_t n, uint64_t seed)
 	return stopped ? -EINTR : 0;
 }
 
+/* Whether @a points to an element of the n-line chain at @e: inside the buffer, on a line. */
+static inline bool on_a_line(const struct mc_line *e, size_t n, const struct mc_line *a)
+{
+	uintptr_t lo = (uintptr_t)e, x = (uintptr_t)a;
+
+	return x >= lo && x < lo + n * MC_LINE && (x - lo) % MC_LINE == 0;
+}
+
 /*
  * Walk from element 0: every pointer must land on an element of the
  * buffer, and the walk must first come back to element 0 after exactly n
@@ -129,14 +137,11 @@ int mc_chain_build(void *buf, size_t n, uint64_t seed)
 int mc_chain_verify_walk(const void *buf, size_t n)
 {
 	const struct mc_line *e = buf, *p = e;
-	uintptr_t lo = (uintptr_t)e, hi = lo + n * MC_LINE;
 
 	if (!n)
 		return -EINVAL;
 	for (size_t step = 1; step <= n; step++) {
-		uintptr_t a = (uintptr_t)p->next;
-
-		if (a < lo || a >= hi || (a - lo) % MC_LINE)
+		if (!on_a_line(e, n, p->next))
 			return -EFAULT;
 		p = p->next;
 		if (p == e && step != n)
@@ -166,7 +171,6 @@ int mc_chain_verify_walk(const void *buf, size_t n)
 int mc_chain_verify(const void *buf, size_t n)
 {
 	const struct mc_line *e = buf;
-	uintptr_t lo = (uintptr_t)e, hi = lo + n * MC_LINE;
 	uint32_t start[VERIFY_WALKERS], at[VERIFY_WALKERS], reached[VERIFY_WALKERS];
 	unsigned int k = n >= VERIFY_WALKERS ? VERIFY_WALKERS : 1, live = k;
 	uint32_t *idx;
@@ -184,12 +188,10 @@ int mc_chain_verify(const void *buf, size_t n)
 		return mc_chain_verify_walk(buf, n);
 	}
 	for (size_t i = 0; i < n && !ret; i++) {
-		uintptr_t a = (uintptr_t)e[i].next;
-
-		if (a < lo || a >= hi || (a - lo) % MC_LINE)
-			ret = -EFAULT;
+		if (on_a_line(e, n, e[i].next))
+			idx[i] = (uint32_t)(e[i].next - e);
 		else
-			idx[i] = (uint32_t)((a - lo) / MC_LINE);
+			ret = -EFAULT;
 	}
 	/* the starts (distinct: n >= k), marked seen; at[j]: walk j's element */
 	for (unsigned int j = 0; j < k; j++) {
