@@ -720,10 +720,10 @@ static void prepare_access_checks(struct colloid_ctx *ctx)
 	}
 }
 
-/* the baseline's hot pages: those in a region that the promotion pattern matches */
 /* mark_hot() flips the flag with its 0/1 hot value: PF_HOT must be that bit */
 _Static_assert(PF_HOT == 1, "mark_hot() takes PF_HOT for bit 0");
 
+/* the baseline's hot pages: those in a region that the promotion pattern matches */
 static void mark_hot(struct colloid_ctx *ctx)
 {
 	struct damon *d = D(ctx);

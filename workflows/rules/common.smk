@@ -326,9 +326,10 @@ def fidelity_families(host):
     return [f for f in HOSTS[host].active if Path(f"families/{f}/fidelity.py").exists()]
 
 
-# Builds and the inputs measured points read come before modelled points and figures (priority 0):
-# the quick run's measured points waited ~1 min for silo-dbtest and the PageRank graph, which had
-# started behind a dozen modelled batches. Measured points come before builds (priorities above).
+# Builds and the inputs measured points read come before modelled points and figures (the
+# priorities below): the quick run's measured points waited ~1 min for silo-dbtest and the PageRank
+# graph, which had started behind a dozen modelled batches. Measured points come before builds
+# (priorities above).
 BUILD_PRIORITY = 4
 # Batches of modelled points come after builds and before tables and figures (priority 0): a
 # family's figures wait for all of its batches, and other families' figures taking the free core
