@@ -298,3 +298,52 @@ def test_plan_says_which_accelerator_the_guest_estimate_assumes(known, says, mon
     monkeypatch.setattr(runner, "launcher", lambda r: SimpleNamespace(accel_known=lambda: known))
     note = cli._guest_accel_note("qemu-numa")
     assert says in note and (("upper bound" in note) == (known is not None and known[0] == "kvm"))
+
+
+def test_plan_counts_only_the_points_without_a_current_result(tmp_path):
+    from workflows.harness.provenance import digest
+
+    fam = [_row("fam", f"p{i}", MEMCHAR_BW) for i in range(3)]
+    other = [_row("other", "q", MEMCHAR_BW)]
+    pl = plan.Plan(families={"fam": type("FP", (), {"figures": ["f1", "f2"]})(),
+                             "other": type("FP", (), {"figures": ["g"]})()},
+                   points={plan.key(r): r for r in fam + other})
+
+    def result(row, sha):
+        d = tmp_path / plan.key(row)
+        d.mkdir(parents=True)
+        (d / "result.csv").write_text("metric,value\nx,1\n")
+        (d / "meta.json").write_text(json.dumps({"row_sha256": sha}))
+
+    result(fam[0], digest(fam[0]))           # current: not counted
+    result(fam[1], "0" * 16)                 # written by another row: Snakemake reruns it
+    (tmp_path / plan.key(fam[2])).mkdir(parents=True)  # a meta.json without its result.csv
+    (tmp_path / plan.key(fam[2]) / "meta.json").write_text(json.dumps({"row_sha256": digest(fam[2])}))
+    result(other[0], digest(other[0]))       # the family's only point is current: no tables or figures
+    assert [estimate.has_current_result(tmp_path, r) for r in fam + other] == [True, False, False, True]
+
+    every = estimate.estimate(pl, "h", cores=2, results=tmp_path, probe=False)
+    left = estimate.estimate(pl, "h", cores=2, results=tmp_path, probe=False, skip_current=True)
+    assert len(every.points) == 4 and every.current == 0 and every.figures == 3
+    assert sorted(p.key for p in left.points) == sorted(plan.key(r) for r in fam[1:])
+    assert left.current == 2 and left.figures == 2 and set(left.families()) == {"fam"}
+    assert left.wall_s < every.wall_s
+    head = left.text("[plan] c on h").splitlines()[0]
+    assert head.startswith("[plan] c on h: 2 of 4 points to run (2 have results), ~")
+    assert every.text("[plan] c on h").splitlines()[0].startswith("[plan] c on h: 4 points, ~")
+    # a current point's benchmark file still calibrates its family's points left to run
+    bench = tmp_path / "benchmarks" / f"{plan.key(fam[0])}.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text(f"s\th:m:s\n{3 * estimate.measured_seconds(fam[0]):.4f}\t0:00:09\n")
+    scaled = estimate.estimate(pl, "h", cores=2, results=tmp_path, probe=False, skip_current=True)
+    assert {p.source for p in scaled.points} == {"durations*benchmark"}
+    assert scaled.points[0].seconds == pytest.approx(3 * left.points[0].seconds, rel=1e-3)
+
+    for r in fam[1:]:
+        d = tmp_path / plan.key(r)
+        (d / "result.csv").write_text("metric,value\nx,1\n")
+        (d / "meta.json").write_text(json.dumps({"row_sha256": digest(r)}))
+    none = estimate.estimate(pl, "h", cores=2, results=tmp_path, probe=False, skip_current=True)
+    assert not none.points and none.current == 4 and none.figures == 0
+    assert none.wall_s == pytest.approx(estimate.WORKFLOW_START_S)
+    assert "nothing is left to run" in none.text("plan")

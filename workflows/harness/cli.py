@@ -167,7 +167,7 @@ def _plan(args, config: dict, prof: dict, pl: plan.Plan) -> int:
     plan projected onto another host profile."""
     cores = _cores(args.cores)
     est = estimate.estimate(pl, prof["name"], cores, probe=not args.no_probe, model_batch=config.get("model_batch", 1),
-                            measure_alone=config.get("measure_alone"))
+                            measure_alone=config.get("measure_alone"), skip_current=True)
     if est.guest_s:
         est.notes.append(_guest_accel_note(args.host))
     sys.stdout.write(est.text(f"[plan] {args.configfile} on {prof['name']}"))

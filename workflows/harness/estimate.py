@@ -27,6 +27,12 @@ the cores (a list schedule's bound: ``max(serial, (serial + shared) / cores)``),
 start. Absent binaries and generated inputs add their build steps (``BUILD_S``, defaults
 measured on a 2-core VM, upstream sources from a local directory).
 
+A point whose results are already there for this very configuration (``result.csv`` beside a
+``meta.json`` whose ``row_sha256`` is the hash of the point's row as planned now) is not counted,
+nor are the tables and figures of a family with no point left: a run after an interrupted one, or
+after a config change, is estimated for what Snakemake will run, and one with nothing left says so
+(:func:`has_current_result`; ``plan`` only, not a projection).
+
 A projection onto another host profile (``--project hosts/icelake-2s.yaml``; by default the
 paper config is projected onto icelake-2s) plans the config for that profile with synthetic
 facts (its tiers' nodes and CPU lists) and prices its points the same way, at this host's
@@ -50,7 +56,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import plan
+from . import plan, provenance
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -111,6 +117,7 @@ class Estimate:
     notes: list[str] = field(default_factory=list)
     model_per_point: dict[str, float] = field(default_factory=dict)  # family -> s per 100 simulated s
     figures: int = 0
+    current: int = 0  # planned points not counted: their results are there already (has_current_result)
 
     def families(self) -> dict[str, dict]:
         out: dict[str, dict] = {}
@@ -174,7 +181,9 @@ class Estimate:
                 "tail_s": {f: PER_FAMILY_S + each for f in fams}}
 
     def text(self, title: str) -> str:
-        lines = [f"{title}: {len(self.points)} points, ~{human(self.wall_s)} on {self.cores} cores"]
+        count = (f"{len(self.points)} of {len(self.points) + self.current} points to run "
+                 f"({self.current} have results)" if self.current else f"{len(self.points)} points")
+        lines = [f"{title}: {count}, ~{human(self.wall_s)} on {self.cores} cores"]
         for name, f in sorted(self.families().items()):
             parts = []
             if f["measured_s"]:
@@ -388,14 +397,38 @@ def builds(rows: list[dict], recipes: dict) -> dict[str, float]:
     return need
 
 
+def has_current_result(results: Path, row: dict) -> bool:
+    """Has this point's result for this very row: its ``result.csv``, and a ``meta.json`` whose
+    ``row_sha256`` (workflows/harness/point.py) is the row's hash now? (Snakemake reruns a point
+    whose row, a param of its rule, changed; one with a result written by an older row is stale.)"""
+    d = results / plan.key(row)
+    if not (d / "result.csv").is_file():
+        return False
+    try:
+        meta = json.loads((d / "meta.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and meta.get("row_sha256") == provenance.digest(row)
+
+
 def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, probe: bool = True,
              model_per_point: dict[str, float] | None = None, model_batch: int = 1,
-             measure_alone: list[str] | None = None) -> Estimate:
+             measure_alone: list[str] | None = None, skip_current: bool = False) -> Estimate:
+    """The estimate of ``pl`` on this host (the module's docstring says how); with ``skip_current``,
+    of what is left of it: points with current results in ``results`` are counted apart
+    (``Estimate.current``), and so are the tables and figures of families with none left."""
     from . import tools
 
-    rows = list(pl.points.values())
+    rows = planned = list(pl.points.values())
     results = results or REPO / "results" / host
     est = Estimate(host=host, cores=max(1, cores))
+    if skip_current:
+        left = [r for r in rows if not has_current_result(results, r)]
+        est.current = len(rows) - len(left)
+        finished = {r["family"] for r in rows} - {r["family"] for r in left}
+        rows = left
+    else:
+        finished = set()
     history = read_benchmarks(results)
     model_rows = [r for r in rows if r["executor"] == "model"]
     per_point = dict(model_per_point or {})
@@ -410,8 +443,9 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
                                                  if per_point else
                                                  f"{MODEL_POINT_S} s/point (default; not timed here)"))
     # each family's ratio of benchmark seconds to what its durations said, where both are known
+    # (the points not left to run count too)
     said: dict[str, list[float]] = {}
-    for r in rows:
+    for r in planned:
         k = plan.key(r)
         if k in history and r["executor"] != "model":
             said.setdefault(r["family"], []).append(history[k] / measured_seconds(r))
@@ -428,14 +462,19 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
             src = "durations*benchmark" if r["family"] in scale else "durations"
         est.points.append(PointEstimate(k, r["family"], r["executor"], s, src,
                                         plan.measures_alone(measure_alone, r)))
-    est.builds = builds(rows, tools.recipes())
-    est.figures = sum(len(getattr(fp, "figures", None) or []) for fp in pl.families.values())
+    est.builds = builds(planned, tools.recipes())  # an absent build reruns what needs it
+    est.figures = sum(len(getattr(fp, "figures", None) or []) for f, fp in pl.families.items() if f not in finished)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     if load > 0.5 * est.cores:
         est.notes.append(f"this machine is busy now (load average {load:.1f} on {os.cpu_count()} CPUs): the "
                          "estimate is for an idle host; expect longer")
+    where = results.relative_to(REPO) if results.is_relative_to(REPO) else results
     if history:
-        est.notes.append(f"{len(history)} benchmark files of an earlier run in {results.relative_to(REPO) if results.is_relative_to(REPO) else results}")
+        est.notes.append(f"{len(history)} benchmark files of an earlier run in {where}")
+    if est.current:
+        est.notes.append(f"{est.current} points already have their results in {where} for this configuration "
+                         "(meta.json's row hash): not counted, as Snakemake does not rerun them"
+                         + ("; nothing is left to run" if not est.points else ""))
     return est
 
 
