@@ -219,7 +219,10 @@ def test_time_left_spreads_modelled_points_builds_and_figures_over_the_cores():
     assert p.left(30.0) == pytest.approx((10 + 200 + 20 + 36) / 2)
     for i in range(100):
         p.finished(f"t/e/p{i}/rep0", 60.0)
-    assert p.left(60.0) == pytest.approx(10)              # family t's figures are done with its points
+    # family t's points are done, its tables and figures not yet: they count until its figures job ends
+    assert p.left(60.0) == pytest.approx((10 + 36) / 2)
+    assert p.tail_done("t") and not p.tail_done("t") and not p.tail_done("x")
+    assert p.left(60.0) == pytest.approx(10)
 
 
 def test_follow_without_an_estimate_only_echoes(tmp_path):
@@ -347,3 +350,27 @@ def test_plan_counts_only_the_points_without_a_current_result(tmp_path):
     assert not none.points and none.current == 4 and none.figures == 0
     assert none.wall_s == pytest.approx(estimate.WORKFLOW_START_S)
     assert "nothing is left to run" in none.text("plan")
+
+
+def test_follow_counts_a_familys_figures_until_its_figures_job_ends(tmp_path):
+    f = tmp_path / "estimate.json"
+    f.write_text(json.dumps({"points": {"fam/e/a/rep0": 10.0}, "measured": {"fam/e/a/rep0": 10.0}, "cores": 2,
+                             "build_s": 0.0, "start_s": 0.0, "tail_s": {"fam": 40.0}}))
+    log = SNAKEMAKE_LOG.split("1 of 3")[0] + """\
+rule figures:
+    input: results/h/fam/measurements.csv
+    jobid: 12
+    wildcards: host=h, family=fam
+Finished jobid: 12 (Rule: figures)
+localrule figure:
+    jobid: 13
+    wildcards: host=h, figure=x
+Finished jobid: 13 (Rule: figure)
+"""
+    out = io.StringIO()
+    ticks = iter([0.0, 0.0, 10.0, 20.0, 30.0, 31.0, 32.0])  # the start, then each job's start and end
+    assert estimate.follow(f, io.StringIO(log), out, clock=lambda: next(ticks)) == 0
+    progress = [ln for ln in out.getvalue().splitlines() if ln.startswith("[progress]")]
+    # after the last point its family's tables and figures are left (40 s over 2 cores); then nothing
+    assert progress == ["[progress] 1/1 points done, 10 s elapsed, ~20 s left",
+                        "[progress] 1/1 points done, 30 s elapsed, ~0 s left"]

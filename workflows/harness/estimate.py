@@ -95,6 +95,8 @@ SWEEP_FLAGS = {"--threads", "--delays", "--sizes", "--shares", "--phases", "--pi
 STEP_RE = re.compile(r"^(\d+) of (\d+) steps \((?:\d+(?:\.\d+)?)%\) done")
 FINISHED_RE = re.compile(r"Finished job(?:id)?:? (\d+)\b")  # Snakemake 9: "Finished jobid: 12 (Rule: point)"
 JOBID_RE = re.compile(r"^\s*jobid: (\d+)")
+RULE_RE = re.compile(r"^\s*(?:local)?rule (\w+):")
+TAIL_RULE = "figures"  # a family's figures job (workflows/rules/report.smk), the last of its own jobs
 WILDCARDS_RE = re.compile(r"^\s*wildcards: (.*)")
 
 
@@ -503,20 +505,26 @@ def facts_for_profile(prof_path: str, base: dict) -> dict:
 
 
 def follow(est_file: Path, stream=sys.stdin, out=sys.stdout, clock=time.monotonic) -> int:
-    """Echo Snakemake's output; after each finished point, one line: points done / total and the
-    time left (:class:`Progress`)."""
+    """Echo Snakemake's output; after each finished point, and each family's finished figures job,
+    one line: points done / total and the time left (:class:`Progress`)."""
     try:
         prog = Progress(json.loads(Path(est_file).read_text()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         prog = None
     t0 = clock()
-    jobs: dict[str, str | None] = {}  # jobid -> point key (Snakemake prints jobid, then wildcards)
+    jobs: dict[str, str | None] = {}  # jobid -> point key (Snakemake prints rule, jobid, then wildcards)
+    tails: dict[str, str] = {}        # jobid -> family, for the families' figures jobs
+    rule: str | None = None
     last_job: str | None = None
     for line in stream:
         out.write(line)
         if prog is None:
             continue
         try:
+            m = RULE_RE.match(line)
+            if m:
+                rule, last_job = m.group(1), None
+                continue
             m = JOBID_RE.match(line)
             if m:
                 last_job = m.group(1)
@@ -525,10 +533,13 @@ def follow(est_file: Path, stream=sys.stdin, out=sys.stdout, clock=time.monotoni
             if m and last_job is not None:
                 jobs[last_job] = _key_of(m.group(1))
                 prog.started(jobs[last_job], clock() - t0)
+                if rule == TAIL_RULE and (fam := _wildcards(m.group(1)).get("family")):
+                    tails[last_job] = fam
                 last_job = None
                 continue
             m = FINISHED_RE.search(line)
-            if m and prog.finished(jobs.get(m.group(1)), t := clock() - t0):
+            if m and (prog.finished(jobs.get(m.group(1)), t := clock() - t0)
+                      or (m.group(1) in tails and prog.tail_done(tails.pop(m.group(1))))):
                 out.write(prog.line(t) + "\n")
                 out.flush()
         except Exception:  # progress is a courtesy: never break the run's output
@@ -536,8 +547,12 @@ def follow(est_file: Path, stream=sys.stdin, out=sys.stdout, clock=time.monotoni
     return 0
 
 
+def _wildcards(wildcards: str) -> dict[str, str]:
+    return dict(p.split("=", 1) for p in re.split(r",\s*", wildcards.strip()) if "=" in p)
+
+
 def _key_of(wildcards: str) -> str | None:
-    wc = dict(p.split("=", 1) for p in re.split(r",\s*", wildcards.strip()) if "=" in p)
+    wc = _wildcards(wildcards)
     if {"family", "experiment", "point", "rep"} <= wc.keys():
         return f"{wc['family']}/{wc['experiment']}/{wc['point']}/rep{wc['rep']}"
     return None
@@ -551,7 +566,7 @@ class Progress:
     within 0.5x-4x), less what the running one has already taken. The work beside them: the
     modelled points not done (CPU seconds), the builds not yet done (counted as done at the rate
     of the cores the measured points leave, after Snakemake's start) and the tables and figures
-    of each family with points left.
+    of each family until its figures job (which follows its last point) is done.
 
     An estimate saved before the points were split (only ``points`` and ``build_s``) is read as
     all measured."""
@@ -566,6 +581,7 @@ class Progress:
         self.tail_s: dict[str, float] = est.get("tail_s", {})
         self.alone: set[str] = set(est.get("alone", []))
         self.done: set[str] = set()
+        self.tails_done: set[str] = set()    # families whose figures job has finished
         self.running: dict[str, float] = {}  # measured point -> when its job started
         self.took = self.took_est = 0.0      # the done measured points: seconds taken, estimated
 
@@ -583,6 +599,13 @@ class Progress:
             self.took_est += self.measured[key]
         return True
 
+    def tail_done(self, family: str) -> bool:
+        """A family's figures job finished; False where it is not a family of the estimate."""
+        if family not in self.tail_s or family in self.tails_done:
+            return False
+        self.tails_done.add(family)
+        return True
+
     def scale(self) -> float:
         r = self.took / self.took_est if self.took_est >= 10 else 1.0
         return min(max(r, 0.5), 4.0)
@@ -593,10 +616,9 @@ class Progress:
         todo = {k: r * v - run.get(k, 0.0) for k, v in self.measured.items() if k not in self.done}
         alone = sum(v for k, v in todo.items() if k in self.alone)
         serial = sum(todo.values()) - alone
-        families_left = {k.split("/", 1)[0] for k in self.points if k not in self.done}
         shared = (sum(v for k, v in self.model_cpu.items() if k not in self.done)
                   + max(0.0, self.build_s - max(0.0, t - self.start_s) * max(1, self.cores - 1))
-                  + sum(v for f, v in self.tail_s.items() if f in families_left))
+                  + sum(v for f, v in self.tail_s.items() if f not in self.tails_done))
         return alone + max(serial, (serial + shared) / self.cores)
 
     def line(self, t: float) -> str:
