@@ -322,7 +322,9 @@ def test_plan_counts_only_the_points_without_a_current_result(tmp_path):
     result(fam[1], "0" * 16)                 # written by another row: Snakemake reruns it
     (tmp_path / plan.key(fam[2])).mkdir(parents=True)  # a meta.json without its result.csv
     (tmp_path / plan.key(fam[2]) / "meta.json").write_text(json.dumps({"row_sha256": digest(fam[2])}))
-    result(other[0], digest(other[0]))       # the family's only point is current: no tables or figures
+    result(other[0], digest(other[0]))       # the family's only point is current, and its figure made:
+    (tmp_path / "figures").mkdir()           # no tables or figures to count
+    (tmp_path / "figures" / "g.png").write_bytes(b"png")
     assert [estimate.has_current_result(tmp_path, r) for r in fam + other] == [True, False, False, True]
 
     every = estimate.estimate(pl, "h", cores=2, results=tmp_path, probe=False)
@@ -347,7 +349,15 @@ def test_plan_counts_only_the_points_without_a_current_result(tmp_path):
         (d / "result.csv").write_text("metric,value\nx,1\n")
         (d / "meta.json").write_text(json.dumps({"row_sha256": digest(r)}))
     none = estimate.estimate(pl, "h", cores=2, results=tmp_path, probe=False, skip_current=True)
-    assert not none.points and none.current == 4 and none.figures == 0
+    # every point done; family fam's figures not made (a run stopped before them): they are left
+    assert not none.points and none.current == 4 and none.figures == 2 and none.tails_only == {"fam"}
+    assert none.to_json()["tail_s"] == {"fam": pytest.approx(estimate.PER_FAMILY_S + 2 * estimate.PER_FIGURE_S)}
+    assert none.wall_s == pytest.approx(estimate.WORKFLOW_START_S + (estimate.PER_FAMILY_S + 2 * estimate.PER_FIGURE_S) / 2)
+    assert "left: the tables and figures of fam" in none.text("plan")
+    for n in ("f1", "f2"):
+        (tmp_path / "figures" / f"{n}.png").write_bytes(b"png")
+    none = estimate.estimate(pl, "h", cores=2, results=tmp_path, probe=False, skip_current=True)
+    assert not none.points and none.figures == 0 and not none.tails_only
     assert none.wall_s == pytest.approx(estimate.WORKFLOW_START_S)
     assert "nothing is left to run" in none.text("plan")
 

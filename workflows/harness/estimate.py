@@ -29,9 +29,9 @@ measured on a 2-core VM, upstream sources from a local directory).
 
 A point whose results are already there for this very configuration (``result.csv`` beside a
 ``meta.json`` whose ``row_sha256`` is the hash of the point's row as planned now) is not counted,
-nor are the tables and figures of a family with no point left: a run after an interrupted one, or
-after a config change, is estimated for what Snakemake will run, and one with nothing left says so
-(:func:`has_current_result`; ``plan`` only, not a projection).
+nor are the tables and figures of a family with no point left and its figures made: a run after
+an interrupted one, or after a config change, is estimated for what Snakemake will run, and one
+with nothing left says so (:func:`has_current_result`; ``plan`` only, not a projection).
 
 A projection onto another host profile (``--project hosts/icelake-2s.yaml``; by default the
 paper config is projected onto icelake-2s) plans the config for that profile with synthetic
@@ -120,6 +120,8 @@ class Estimate:
     model_per_point: dict[str, float] = field(default_factory=dict)  # family -> s per 100 simulated s
     figures: int = 0
     current: int = 0  # planned points not counted: their results are there already (has_current_result)
+    # families with no point left to run whose figures are still to make (an interrupted run)
+    tails_only: set[str] = field(default_factory=set)
 
     def families(self) -> dict[str, dict]:
         out: dict[str, dict] = {}
@@ -143,7 +145,8 @@ class Estimate:
     @property
     def workflow_s(self) -> float:
         """What is not a point or a build: Snakemake's start, each family's tables, the figures."""
-        return WORKFLOW_START_S + PER_FAMILY_S * len(self.families()) + PER_FIGURE_S * self.figures
+        return (WORKFLOW_START_S + PER_FAMILY_S * len(self.families().keys() | self.tails_only)
+                + PER_FIGURE_S * self.figures)
 
     @property
     def alone_s(self) -> float:
@@ -173,7 +176,7 @@ class Estimate:
         time, for the count), the measured points' seconds (one at a time) and the modelled
         points' CPU seconds apart, the builds, and each family's tables and figures."""
         pts = {p.key: (p.seconds / self.cores if p.executor == "model" else p.seconds) for p in self.points}
-        fams = self.families()
+        fams = self.families().keys() | self.tails_only
         each = PER_FIGURE_S * self.figures / max(1, len(fams))
         return {"host": self.host, "cores": self.cores, "wall_s": self.wall_s, "points": pts,
                 "measured": {p.key: p.seconds for p in self.points if p.executor != "model"},
@@ -418,7 +421,8 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
              measure_alone: list[str] | None = None, skip_current: bool = False) -> Estimate:
     """The estimate of ``pl`` on this host (the module's docstring says how); with ``skip_current``,
     of what is left of it: points with current results in ``results`` are counted apart
-    (``Estimate.current``), and so are the tables and figures of families with none left."""
+    (``Estimate.current``), and so are the tables and figures of families with none left whose
+    figures are all there (``results/figures/<name>.png``)."""
     from . import tools
 
     rows = planned = list(pl.points.values())
@@ -428,6 +432,10 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
         left = [r for r in rows if not has_current_result(results, r)]
         est.current = len(rows) - len(left)
         finished = {r["family"] for r in rows} - {r["family"] for r in left}
+        # (a run stopped after a family's last point and before its figures makes them next time)
+        est.tails_only = {f for f in finished if f in pl.families and not all(
+            (results / "figures" / f"{n}.png").is_file() for n in getattr(pl.families[f], "figures", None) or [])}
+        finished -= est.tails_only
         rows = left
     else:
         finished = set()
@@ -476,7 +484,9 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
     if est.current:
         est.notes.append(f"{est.current} points already have their results in {where} for this configuration "
                          "(meta.json's row hash): not counted, as Snakemake does not rerun them"
-                         + ("; nothing is left to run" if not est.points else ""))
+                         + ("" if est.points else
+                            f"; left: the tables and figures of {', '.join(sorted(est.tails_only))}" if est.tails_only else
+                            "; nothing is left to run"))
     return est
 
 
