@@ -384,3 +384,23 @@ Finished jobid: 13 (Rule: figure)
     # after the last point its family's tables and figures are left (40 s over 2 cores); then nothing
     assert progress == ["[progress] 1/1 points done, 10 s elapsed, ~20 s left",
                         "[progress] 1/1 points done, 30 s elapsed, ~0 s left"]
+
+
+def test_the_busy_note_counts_what_other_work_keeps_busy_now(tmp_path, monkeypatch):
+    stat = tmp_path / "stat"
+    # user nice system idle iowait irq softirq steal guest guest_nice, then a per-CPU line
+    stat.write_text("cpu  100 0 50 1000 50 0 0 0 30 0\ncpu0 50 0 25 500 25 0 0 0 15 0\n")
+    later = "cpu  250 10 90 1100 50 0 0 50 80 0\ncpu0 1 1 1 1 1 1 1 1 1 1\n"
+    monkeypatch.setattr(estimate.os, "cpu_count", lambda: 2)
+    # 250 of 350 jiffies busy (user, nice, system, steal; guest is inside user), on 2 CPUs
+    busy = estimate.cpus_busy(0.5, stat, sleep=lambda s: stat.write_text(later))
+    assert busy == pytest.approx(2 * 250 / 350)
+    assert estimate.cpus_busy(0.5, tmp_path / "absent", sleep=lambda s: None) is None
+    stat.write_text("intr 1 2 3\n")
+    assert estimate.cpus_busy(0.5, stat, sleep=lambda s: None) is None
+
+    monkeypatch.setattr(estimate, "cpus_busy", lambda: 1.5)
+    assert estimate.busy_note(2).startswith("this machine is busy now (other work kept 1.5 of its 2 CPUs busy")
+    assert estimate.busy_note(4) is None                  # not half of the 4 cores the run may use
+    monkeypatch.setattr(estimate, "cpus_busy", lambda: None)
+    assert estimate.busy_note(2) is None

@@ -170,6 +170,8 @@ def _plan(args, config: dict, prof: dict, pl: plan.Plan) -> int:
                             measure_alone=config.get("measure_alone"), skip_current=True)
     if est.guest_s:
         est.notes.append(_guest_accel_note(args.host))
+    if busy := estimate.busy_note(cores):
+        est.notes.append(busy)
     sys.stdout.write(est.text(f"[plan] {args.configfile} on {prof['name']}"))
     if args.save:
         out = Path(args.save)

@@ -402,6 +402,45 @@ def builds(rows: list[dict], recipes: dict) -> dict[str, float]:
     return need
 
 
+BUSY_SAMPLE_S = 0.5
+
+
+def cpus_busy(interval: float = BUSY_SAMPLE_S, stat: Path = Path("/proc/stat"), sleep=time.sleep) -> float | None:
+    """How many CPUs' worth of time the machine spent busy over ``interval`` seconds, from now on:
+    what else runs beside the run about to start (this process sleeps meanwhile; a load average
+    would also count the setup, build and probe that ``make run`` has just finished). From the
+    aggregate ``cpu`` line of /proc/stat (proc(5): user, nice, system, idle, iowait, irq, softirq,
+    steal, guest, guest_nice, in USER_HZ; guest time is already in user, so it is not added again;
+    steal counts as busy: a hypervisor's other guests held the CPU). None where it cannot be read."""
+    def sample() -> tuple[int, int] | None:
+        try:
+            f = stat.read_text().splitlines()[0].split()
+            v = [int(x) for x in f[1:9]]
+        except (OSError, IndexError, ValueError):
+            return None
+        if f[0] != "cpu" or len(v) < 8:
+            return None
+        idle = v[3] + v[4]                 # idle + iowait
+        return sum(v) - idle, sum(v)
+    a = sample()
+    if a is None:
+        return None
+    sleep(interval)
+    b = sample()
+    if b is None or b[1] <= a[1]:
+        return None
+    return (b[0] - a[0]) / (b[1] - a[1]) * (os.cpu_count() or 1)
+
+
+def busy_note(cores: int) -> str | None:
+    """A note for the plan where other work keeps more than half of the run's cores busy now."""
+    busy = cpus_busy()
+    if busy is None or busy <= 0.5 * cores:
+        return None
+    return (f"this machine is busy now (other work kept {busy:.1f} of its {os.cpu_count()} CPUs busy over the "
+            f"next {BUSY_SAMPLE_S} s): the estimate is for an idle host; expect longer")
+
+
 def has_current_result(results: Path, row: dict) -> bool:
     """Has this point's result for this very row: its ``result.csv``, and a ``meta.json`` whose
     ``row_sha256`` (workflows/harness/point.py) is the row's hash now? (Snakemake reruns a point
@@ -474,10 +513,6 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
                                         plan.measures_alone(measure_alone, r)))
     est.builds = builds(planned, tools.recipes())  # an absent build reruns what needs it
     est.figures = sum(len(getattr(fp, "figures", None) or []) for f, fp in pl.families.items() if f not in finished)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    if load > 0.5 * est.cores:
-        est.notes.append(f"this machine is busy now (load average {load:.1f} on {os.cpu_count()} CPUs): the "
-                         "estimate is for an idle host; expect longer")
     where = results.relative_to(REPO) if results.is_relative_to(REPO) else results
     if history:
         est.notes.append(f"{len(history)} benchmark files of an earlier run in {where}")
