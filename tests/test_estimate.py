@@ -303,6 +303,21 @@ def test_plan_says_which_accelerator_the_guest_estimate_assumes(known, says, mon
     assert says in note and (("upper bound" in note) == (known is not None and known[0] == "kvm"))
 
 
+def test_plan_of_a_guest_config_without_host_names_the_configs_guest(monkeypatch, capsys, tmp_path):
+    # `cli plan --configfile workflows/config/qemu.yaml` (no --host) took the accelerator note's host
+    # from --host: a traceback (None is not a path) after the guest had booted for its facts
+    from types import SimpleNamespace
+
+    from workflows.harness import runner
+
+    monkeypatch.setattr(runner, "launcher", lambda r: SimpleNamespace(accel_known=lambda: ("tcg", "no KVM")))
+    monkeypatch.setattr(estimate, "REPO", tmp_path)
+    args = SimpleNamespace(host=None, cores="2", no_probe=True, save=None, project="none", configfile="c.yaml")
+    pl = _plan([_row("fam", "a", MEMCHAR_BW, executor="guest")])
+    assert cli._plan(args, {"host": "qemu-numa"}, {"name": "qemu-numa"}, pl) == 0
+    assert "note: the guest boots under TCG here (no KVM)" in capsys.readouterr().out
+
+
 def test_plan_counts_only_the_points_without_a_current_result(tmp_path):
     from workflows.harness.provenance import digest
 

@@ -169,7 +169,7 @@ def _plan(args, config: dict, prof: dict, pl: plan.Plan) -> int:
     est = estimate.estimate(pl, prof["name"], cores, probe=not args.no_probe, model_batch=config.get("model_batch", 1),
                             measure_alone=config.get("measure_alone"), skip_current=True)
     if est.guest_s:
-        est.notes.append(_guest_accel_note(args.host))
+        est.notes.append(_guest_accel_note(config["host"]))  # (--host, else the config's own)
     if busy := estimate.busy_note(cores):
         est.notes.append(busy)
     sys.stdout.write(est.text(f"[plan] {args.configfile} on {prof['name']}"))
