@@ -23,6 +23,9 @@ CORES ?= all
 SMK_ARGS ?=
 SOURCES ?= $(firstword $(wildcard $(CURDIR)/../shared/upstream))
 SOURCES_ARG = $(if $(SOURCES),sources='$(SOURCES)')
+# Snakemake arguments that rerun jobs whose outputs are current: the estimate then counts every point
+FORCE_ARGS := -F --forceall -R --forcerun
+PLAN_ALL = $(if $(filter $(FORCE_ARGS) --forcerun=%,$(SMK_ARGS)),--all-points)
 BUILD := $(CURDIR)/build
 PYTHON := $$(cat build/python)
 # C components, in dependency order (libcolloid before what links it).
@@ -62,7 +65,7 @@ build:
 run: build
 	@host=$$($(PYTHON) -m workflows.harness.cli name --host '$(HOST)' --configfile '$(CONFIG)') && \
 	echo "[run] host profile '$(HOST)' -> results/$$host/ (config $(CONFIG))" && \
-	{ $(PYTHON) -m workflows.harness.cli plan --host '$(HOST)' --configfile '$(CONFIG)' --cores '$(CORES)' --project none \
+	{ $(PYTHON) -m workflows.harness.cli plan --host '$(HOST)' --configfile '$(CONFIG)' --cores '$(CORES)' --project none $(PLAN_ALL) \
 		--save "results/$$host/.estimate.json" || rm -f "results/$$host/.estimate.json"; } && \
 	$(PYTHON) -m snakemake --cores $(CORES) --rerun-incomplete --configfile '$(CONFIG)' --config host='$(HOST)' $(SOURCES_ARG) $(SMK_ARGS) \
 		--report "results/$$host/report.html" --report-after-run 2>&1 \

@@ -312,7 +312,8 @@ def test_plan_of_a_guest_config_without_host_names_the_configs_guest(monkeypatch
 
     monkeypatch.setattr(runner, "launcher", lambda r: SimpleNamespace(accel_known=lambda: ("tcg", "no KVM")))
     monkeypatch.setattr(estimate, "REPO", tmp_path)
-    args = SimpleNamespace(host=None, cores="2", no_probe=True, save=None, project="none", configfile="c.yaml")
+    args = SimpleNamespace(host=None, cores="2", no_probe=True, save=None, project="none", configfile="c.yaml",
+                           all_points=False)
     pl = _plan([_row("fam", "a", MEMCHAR_BW, executor="guest")])
     assert cli._plan(args, {"host": "qemu-numa"}, {"name": "qemu-numa"}, pl) == 0
     assert "note: the guest boots under TCG here (no KVM)" in capsys.readouterr().out
@@ -419,3 +420,19 @@ def test_the_busy_note_counts_what_other_work_keeps_busy_now(tmp_path, monkeypat
     assert estimate.busy_note(4) is None                  # not half of the 4 cores the run may use
     monkeypatch.setattr(estimate, "cpus_busy", lambda: None)
     assert estimate.busy_note(2) is None
+
+
+def test_plan_counts_every_point_where_the_run_forces_reruns(monkeypatch, capsys):
+    monkeypatch.setattr(estimate, "has_current_result", lambda results, row: True)
+    monkeypatch.setattr(estimate, "busy_note", lambda cores: None)
+    base = ["plan", "--host", "auto", "--no-probe", "--cores", "2", "--project", "none"]
+    assert cli.main(base) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    n = int(head.split(" of ")[1].split()[0])
+    assert head.split(": ", 1)[1].startswith(f"0 of {n} points to run ({n} have results)")
+    assert cli.main([*base, "--all-points"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].split(": ", 1)[1].startswith(f"{n} points, ~")
+    # make run passes --all-points where SMK_ARGS makes Snakemake rerun current jobs
+    for smk, forced in (("--forceall", True), ("-R point", True), ("--forcerun=point", True), ("-n", False), ("", False)):
+        r = subprocess.run(["make", "-n", "-o", "build", "run", f"SMK_ARGS={smk}"], capture_output=True, text=True, cwd=estimate.REPO)
+        assert ("--all-points" in r.stdout) == forced, (smk, r.stdout[-500:])

@@ -167,7 +167,7 @@ def _plan(args, config: dict, prof: dict, pl: plan.Plan) -> int:
     plan projected onto another host profile."""
     cores = _cores(args.cores)
     est = estimate.estimate(pl, prof["name"], cores, probe=not args.no_probe, model_batch=config.get("model_batch", 1),
-                            measure_alone=config.get("measure_alone"), skip_current=True)
+                            measure_alone=config.get("measure_alone"), skip_current=not args.all_points)
     if est.guest_s:
         est.notes.append(_guest_accel_note(config["host"]))  # (--host, else the config's own)
     if busy := estimate.busy_note(cores):
@@ -212,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--project", default=None, help="also project onto this host profile ('none': "
                                                            f"not even the paper config's {PAPER_PROJECTION})")
             p.add_argument("--no-probe", action="store_true", help="do not time one modelled point per family")
+            p.add_argument("--all-points", action="store_true", help="count every planned point, also those whose "
+                           "results are there (make run passes it where SMK_ARGS forces reruns)")
         if name == "validate":
             p.add_argument("--facts", default=None, help="validate against these facts (JSON from `facts` on the "
                                                          "machine the profile describes) instead of this machine's")
