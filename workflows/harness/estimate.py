@@ -467,13 +467,14 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
     rows = planned = list(pl.points.values())
     results = results or REPO / "results" / host
     est = Estimate(host=host, cores=max(1, cores))
+    figures_of = {f: getattr(fp, "figures", None) or [] for f, fp in pl.families.items()}  # family -> names
     if skip_current:
         left = [r for r in rows if not has_current_result(results, r)]
         est.current = len(rows) - len(left)
         finished = {r["family"] for r in rows} - {r["family"] for r in left}
         # (a run stopped after a family's last point and before its figures makes them next time)
-        est.tails_only = {f for f in finished if f in pl.families and not all(
-            (results / "figures" / f"{n}.png").is_file() for n in getattr(pl.families[f], "figures", None) or [])}
+        est.tails_only = {f for f in finished if f in figures_of and not all(
+            (results / "figures" / f"{n}.png").is_file() for n in figures_of[f])}
         finished -= est.tails_only
         rows = left
     else:
@@ -512,7 +513,7 @@ def estimate(pl: plan.Plan, host: str, cores: int, results: Path | None = None, 
         est.points.append(PointEstimate(k, r["family"], r["executor"], s, src,
                                         plan.measures_alone(measure_alone, r)))
     est.builds = builds(planned, tools.recipes())  # an absent build reruns what needs it
-    est.figures = sum(len(getattr(fp, "figures", None) or []) for f, fp in pl.families.items() if f not in finished)
+    est.figures = sum(len(names) for f, names in figures_of.items() if f not in finished)
     where = results.relative_to(REPO) if results.is_relative_to(REPO) else results
     if history:
         est.notes.append(f"{len(history)} benchmark files of an earlier run in {where}")
