@@ -319,6 +319,20 @@ def test_plan_of_a_guest_config_without_host_names_the_configs_guest(monkeypatch
     assert "note: the guest boots under TCG here (no KVM)" in capsys.readouterr().out
 
 
+def test_a_guest_point_is_current_only_beside_its_batch(tmp_path):
+    from workflows.harness.provenance import digest
+
+    row = _row("fam", "g", MEMCHAR_BW, executor="guest")
+    d = tmp_path / plan.key(row)
+    d.mkdir(parents=True)
+    (d / "result.csv").write_text("metric,value\nx,1\n")
+    (d / "meta.json").write_text(json.dumps({"row_sha256": digest(row)}))
+    # the batch deleted: the workflow boots the guest again and remakes every guest point from it
+    assert not estimate.has_current_result(tmp_path, row)
+    (tmp_path / "guest" / "batch").mkdir(parents=True)
+    assert estimate.has_current_result(tmp_path, row)
+
+
 def test_plan_counts_only_the_points_without_a_current_result(tmp_path):
     from workflows.harness.provenance import digest
 

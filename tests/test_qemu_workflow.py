@@ -16,14 +16,16 @@ The unmarked tests need no VM: the guest plan and the shell script it exports.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from conftest import guest_facts_or_skip
+from conftest import QEMU_TEST_CONFIG, guest_facts_or_skip, sources_dir
 
 from analysis.frame import load
 from families import characterize
@@ -189,6 +191,31 @@ def test_workflow_in_qemu_guest(qemu_workflow):
         assert sorted(tail["delay"].unique()) == [0, 1600] and set(tail["quantile"]) >= {0.5, 0.99, 0.999, 1.0}, pair
     for fig in ("latency_cdf", "latency_tail"):
         assert (results / "figures" / f"{fig}.png").stat().st_size > 0
+
+
+@pytest.mark.vm
+def test_a_deleted_guest_batch_boots_the_guest_again(qemu_workflow):
+    """Snakemake alone would say "Nothing to be done" (the points collected from the batch are newer
+    than everything there): the workflow asks for a missing batch by name (common.smk, host_targets)."""
+    if qemu_workflow.skip:
+        pytest.skip(qemu_workflow.skip)
+    if qemu_workflow.proc.returncode:
+        pytest.skip("the guest's run failed (test_workflow_in_qemu_guest says how)")
+    results = qemu_workflow.results
+    batch = results / "guest" / "batch"
+    kept = batch.with_name("batch.kept")
+    cmd = [sys.executable, "-m", "snakemake", "-n", "--cores", "2", "--configfile", QEMU_TEST_CONFIG,
+           "--config", "host=qemu-numa", f"sources={sources_dir()}"]
+    batch.rename(kept)
+    try:
+        r = subprocess.run(cmd, cwd=results.parents[1], capture_output=True, text=True, timeout=300)
+    finally:
+        kept.rename(batch)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "rule guest_batch:" in r.stdout, r.stdout[-3000:]
+    planned = set(re.findall(r"^\s+output: (\S+/result\.csv)", r.stdout, re.M))
+    guest = {str(p.relative_to(results.parents[1])) for p in results.glob("tiering/*/*/rep*/result.csv")}
+    assert guest and guest <= planned, sorted(guest - planned)[:5]
 
 
 @pytest.mark.vm

@@ -444,9 +444,14 @@ def busy_note(cores: int) -> str | None:
 def has_current_result(results: Path, row: dict) -> bool:
     """Has this point's result for this very row: its ``result.csv``, and a ``meta.json`` whose
     ``row_sha256`` (workflows/harness/point.py) is the row's hash now? (Snakemake reruns a point
-    whose row, a param of its rule, changed; one with a result written by an older row is stale.)"""
+    whose row, a param of its rule, changed; one with a result written by an older row is stale.)
+    A guest point also needs its host's batch (``guest/batch``, one boot for all of them): the
+    workflow remakes a deleted batch (workflows/rules/common.smk, host_targets), and the points with
+    it."""
     d = results / plan.key(row)
     if not (d / "result.csv").is_file():
+        return False
+    if row.get("executor") == "guest" and not (results / "guest" / "batch").is_dir():
         return False
     try:
         meta = json.loads((d / "meta.json").read_text())
