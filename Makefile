@@ -18,7 +18,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 HOST ?= auto
-CONFIG ?= workflows/config/quick.yaml
+# empty: snakemake's own choice, as without --configfile: quick.yaml, or a guest host's config
+# (hosts/qemu-numa.yaml's runner: workflows/config/qemu.yaml); a file is merged over quick.yaml
+CONFIG ?=
+CONFIG_ARG = $(if $(CONFIG),--configfile '$(CONFIG)')
 CORES ?= all
 SMK_ARGS ?=
 SOURCES ?= $(firstword $(wildcard $(CURDIR)/../shared/upstream))
@@ -63,18 +66,18 @@ build:
 	@$(PYTHON) -m compileall -q -j 0 $(wildcard $(PY_DIRS)) > /dev/null
 
 run: build
-	@host=$$($(PYTHON) -m workflows.harness.cli name --host '$(HOST)' --configfile '$(CONFIG)') && \
-	echo "[run] host profile '$(HOST)' -> results/$$host/ (config $(CONFIG))" && \
-	{ $(PYTHON) -m workflows.harness.cli plan --host '$(HOST)' --configfile '$(CONFIG)' --cores '$(CORES)' --project none $(PLAN_ALL) \
+	@host=$$($(PYTHON) -m workflows.harness.cli name --host '$(HOST)' $(CONFIG_ARG)) && \
+	echo "[run] host profile '$(HOST)' -> results/$$host/ (config $(or $(CONFIG),the host's default))" && \
+	{ $(PYTHON) -m workflows.harness.cli plan --host '$(HOST)' $(CONFIG_ARG) --cores '$(CORES)' --project none $(PLAN_ALL) \
 		--save "results/$$host/.estimate.json" || rm -f "results/$$host/.estimate.json"; } && \
-	$(PYTHON) -m snakemake --cores $(CORES) --rerun-incomplete --configfile '$(CONFIG)' --config host='$(HOST)' $(SOURCES_ARG) $(SMK_ARGS) \
+	$(PYTHON) -m snakemake --cores $(CORES) --rerun-incomplete $(CONFIG_ARG) --config host='$(HOST)' $(SOURCES_ARG) $(SMK_ARGS) \
 		--report "results/$$host/report.html" --report-after-run 2>&1 \
 		| $(PYTHON) -m workflows.harness.estimate follow "results/$$host/.estimate.json" && \
 	echo "[run] done: results/$$host/report.html, figures in results/$$host/figures/"
 
 report: setup
-	@host=$$($(PYTHON) -m workflows.harness.cli name --host '$(HOST)' --configfile '$(CONFIG)') && \
-	$(PYTHON) -m snakemake --cores 1 --configfile '$(CONFIG)' --config host='$(HOST)' --report "results/$$host/report.html"
+	@host=$$($(PYTHON) -m workflows.harness.cli name --host '$(HOST)' $(CONFIG_ARG)) && \
+	$(PYTHON) -m snakemake --cores 1 $(CONFIG_ARG) --config host='$(HOST)' --report "results/$$host/report.html"
 
 c-test: build
 	@for d in $(C_PRESENT); do \

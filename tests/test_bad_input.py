@@ -164,3 +164,56 @@ def test_analysis_fidelity_of_a_directory_is_one_line(tmp_path, capsys):
                          "--figure", str(tmp_path / "f")])
     assert rc != 0 and "cannot read: Is a directory" in capsys.readouterr().err
     assert not (tmp_path / "m.md").exists()
+
+
+def test_a_value_repeated_in_a_list_is_named_not_a_traceback(tmp_path, capsys):
+    cfg = tmp_path / "dup.yaml"
+    cfg.write_text("tiering: {systems: [hemem, hemem]}\n")
+    assert cli.main(["points", "--host", "paper-testbed", "--configfile", str(cfg)]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and err[0].startswith("tierbench: error: experiment config: tiering: point tiering/"), err
+    assert "planned twice: does one of the tiering block's lists repeat a value?" in err[0]
+
+
+def test_a_configfile_is_merged_over_quick_yaml_as_the_workflow_merges_it(tmp_path, capsys):
+    # quick.yaml turns kv on (the schema's default is off): a config naming only kv's placements
+    # is checked with kv on, as `snakemake --configfile` runs it, not with the schema's defaults
+    cfg = tmp_path / "kv.yaml"
+    cfg.write_text("kv: {placements: [nosuchtier]}\n")
+    assert cli.main(["points", "--host", "auto", "--configfile", str(cfg), "--family", "kv"]) == 1
+    assert "kv/placements: 'nosuchtier' names no tier" in _errors(capsys)[0]
+    # and the paper config keeps quick.yaml's model_batch where it sets none
+    args = type("A", (), {"configfile": "workflows/config/paper.yaml", "host": None})()
+    assert cli._config(args)["model_batch"] == 16 and args.config_name == "workflows/config/paper.yaml"
+
+
+def test_without_a_configfile_a_guest_host_plans_its_own_config():
+    args = type("A", (), {"configfile": None, "host": "qemu-numa"})()
+    qemu = cli.profile.load_yaml(REPO / "workflows/config/qemu.yaml", "experiment config")
+    assert cli._config(args) == qemu and args.config_name == "workflows/config/qemu.yaml"
+    args = type("A", (), {"configfile": None, "host": "paper-testbed"})()
+    assert cli._config(args) == cli.profile.load_yaml(QUICK, "experiment config")
+
+
+def test_a_config_that_plans_nothing_stops_plan_before_it_writes(tmp_path, capsys):
+    cfg = tmp_path / "off.yaml"
+    cfg.write_text("".join(f"{f}: {{enabled: false}}\n"
+                           for f in ("characterize", "storage", "tiering", "apps", "overcommit", "kv")))
+    save = tmp_path / "est" / "e.json"
+    assert cli.main(["plan", "--no-probe", "--host", "paper-testbed", "--configfile", str(cfg),
+                     "--save", str(save)]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and err[0].startswith("tierbench: error: nothing to run on paper-testbed: off in the "
+                                               "config (characterize, storage, tiering, apps, overcommit, kv"), err
+    assert not save.parent.exists()
+
+
+def test_plan_save_to_an_unwritable_place_is_named(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    cfg = tmp_path / "tiering.yaml"
+    cfg.write_text("".join(f"{f}: {{enabled: false}}\n" for f in ("characterize", "storage", "apps", "overcommit", "kv")))
+    assert cli.main(["plan", "--no-probe", "--host", "paper-testbed", "--configfile", str(cfg),
+                     "--save", str(blocker / "e.json")]) == 1
+    err = _errors(capsys)
+    assert err[-1].startswith(f"tierbench: error: --save {blocker / 'e.json'}: cannot write it: "), err

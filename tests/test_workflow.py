@@ -119,6 +119,14 @@ def test_bad_config_value_stops(tmp_path):
     assert r.returncode != 0 and "tierbench: error: experiment config: characterize/latency/buffer_mib" in r.stderr
 
 
+def test_a_run_with_nothing_to_run_says_so(tmp_path):
+    # (it was a KeyError in rule figure: with no figure its wildcard's pattern was "", every name)
+    r = smk("-n", "--cores", "1", "--configfile", "workflows/config/model.yaml", "--config", "tiering={enabled: false}")
+    assert r.returncode != 0 and "tierbench: error: nothing to run on paper-testbed: off in the config" in r.stderr, \
+        r.stderr[-2000:]
+    assert "KeyError" not in r.stderr + r.stdout
+
+
 def shell_commands(out: str) -> dict[str, list[str]]:
     """rule name -> the shell commands a dry run with -p printed for its jobs."""
     cmds: dict[str, list[str]] = {}

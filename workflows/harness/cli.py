@@ -27,7 +27,29 @@ from . import ConfigError, cpulist, curvecheck, estimate, hostdetect, plan, prof
 
 
 def _config(args) -> dict:
-    return profile.load_yaml(profile.Path(args.configfile), "experiment config") if args.configfile else {"scale": "cli"}
+    """The experiment config as the workflow reads it (workflows/rules/common.smk; ``make run
+    [CONFIG=F]`` passes the same): with --configfile F, F merged over the Snakefile's own
+    configfile, quick.yaml (profile.merge_config, as Snakemake merges); without, quick.yaml, or for a
+    guest host whose runner names a config (qemu-numa: qemu.yaml), that config alone. Its name is
+    left in ``args.config_name`` for the plan's first line."""
+    config = profile.load_yaml(profile.QUICK_CONFIG, "experiment config")
+    args.config_name = str(profile.QUICK_CONFIG.relative_to(profile.REPO))
+    if args.configfile:
+        args.config_name = args.configfile
+        f = Path(args.configfile)
+        if not (f.exists() and f.resolve() == profile.QUICK_CONFIG.resolve()):
+            config = profile.merge_config(config, profile.load_yaml(f, "experiment config"))
+        return config
+    own = (profile.runner_of(args.host or str(config.get("host") or "auto")) or {}).get("config")
+    if own:
+        own = profile.REPO / own
+        args.config_name = str(own.relative_to(profile.REPO) if own.is_relative_to(profile.REPO) else own)
+        config = profile.load_yaml(own, "experiment config")
+    return config
+
+
+def _config_name(args) -> str:
+    return getattr(args, "config_name", None) or args.configfile
 
 
 def _hosts(args, config: dict) -> list[str]:
@@ -157,7 +179,7 @@ def _project(args, config: dict, per: dict[str, float]) -> None:
     test.builds = {}
     test.notes.append(f"projected: synthetic facts of {target} ({tcores} CPUs); modelled points at this "
                       "host's speed per core, builds not counted")
-    sys.stdout.write(test.text(f"[plan] {args.configfile} projected onto {tprof['name']}"))
+    sys.stdout.write(test.text(f"[plan] {_config_name(args)} projected onto {tprof['name']}"))
 
 
 def _plan(args, config: dict, prof: dict, pl: plan.Plan) -> int:
@@ -166,17 +188,23 @@ def _plan(args, config: dict, prof: dict, pl: plan.Plan) -> int:
     estimate as JSON for ``estimate follow``; for the paper config (or --project PROFILE), the same
     plan projected onto another host profile."""
     cores = _cores(args.cores)
+    nothing = plan.nothing_planned(config, {prof["name"]: pl})
+    if nothing:  # (as the workflow says it, before make run writes anything)
+        raise ConfigError(nothing)
     est = estimate.estimate(pl, prof["name"], cores, probe=not args.no_probe, model_batch=config.get("model_batch", 1),
                             measure_alone=config.get("measure_alone"), skip_current=not args.all_points)
     if est.guest_s:
         est.notes.append(_guest_accel_note(config["host"]))  # (--host, else the config's own)
     if busy := estimate.busy_note(cores):
         est.notes.append(busy)
-    sys.stdout.write(est.text(f"[plan] {args.configfile} on {prof['name']}"))
+    sys.stdout.write(est.text(f"[plan] {_config_name(args)} on {prof['name']}"))
     if args.save:
         out = Path(args.save)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(est.to_json()))
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(est.to_json()))
+        except OSError as e:
+            raise ConfigError(f"--save {args.save}: cannot write it: {e.strerror}") from None
     _project(args, config, dict(est.model_per_point))
     return 0
 
@@ -203,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("name", "validate", "points", "plan"):
         p = sub.add_parser(name)
         p.add_argument("--host", default=None)
-        p.add_argument("--configfile", default="workflows/config/quick.yaml")
+        p.add_argument("--configfile", default=None, help="merged over quick.yaml, as snakemake --configfile "
+                       "(default: quick.yaml, or a guest host's own config)")
         if name == "points":
             p.add_argument("--family", default=None, help="only this family's points")
         if name == "plan":

@@ -183,10 +183,25 @@ def build(config: dict, host: Host) -> Plan:
         fams[fam.NAME] = fp
         for r in fp.rows:
             k = key(r)
-            if k in points:
-                raise AssertionError(f"family {fam.NAME}: point {k} planned twice")
+            if k in points:  # e.g. `intensities: [1, 1]`: each of a list's values names its points
+                raise ConfigError(f"experiment config: {fam.NAME}: point {k} is planned twice: does one of the "
+                                  f"{fam.NAME} block's lists repeat a value?")
             points[k] = r
     return Plan(fams, points)
+
+
+def nothing_planned(config: dict, plans: dict[str, Plan]) -> str | None:
+    """Why a run plans no point on any of its hosts (``plans``: host name -> its plan), in one line,
+    or None when one has a point: the families the config turns off, and each other family's first
+    reason for leaving its points out."""
+    if any(pl.points for pl in plans.values()):
+        return None
+    off = [f for f in next(iter(plans.values())).families if not (config.get(f) or {}).get("enabled", True)]
+    why = [f"{f}: {next(iter(fp.absent.items()), ('', 'no point planned'))[1]}"
+           for pl in plans.values() for f, fp in pl.families.items() if f not in off]
+    return (f"nothing to run on {', '.join(plans)}: "
+            + "; ".join(([f"off in the config ({', '.join(off)}: enabled: false)"] if off else []) + list(dict.fromkeys(why)))
+            + " (`python -m workflows.harness.cli validate --host H` says what each family leaves out and why)")
 
 
 # ---- helpers the families share -----------------------------------------------------------

@@ -18,6 +18,8 @@ import yaml
 from . import ConfigError, cpulist, curvecheck, topology
 
 REPO = Path(__file__).resolve().parents[2]
+# the Snakefile's own `configfile:`, which every --configfile is merged over (merge_config)
+QUICK_CONFIG = REPO / "workflows" / "config" / "quick.yaml"
 HOSTS = REPO / "hosts"
 SCHEMA = HOSTS / "schema.yaml"
 
@@ -188,6 +190,18 @@ def coerce_strings(value, schema: dict | None):
         if v is not None and _valid(v, schema):
             return v
     return value
+
+
+def merge_config(config: dict, over: dict) -> dict:
+    """``over`` merged into ``config`` (in place, and returned) as Snakemake merges a --configfile
+    over the Snakefile's own (snakemake.utils.update_config): a mapping key by key, recursively;
+    anything else, a list included, replaced whole."""
+    for k, v in over.items():
+        if isinstance(v, dict):
+            config[k] = merge_config(config[k] if isinstance(config.get(k), dict) else {}, v)
+        else:
+            config[k] = v
+    return config
 
 
 def validate_config(config: dict) -> dict:

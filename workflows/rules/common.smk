@@ -70,6 +70,9 @@ try:
         active = [f for f in families.FAMILIES if pl.families[f].rows]
         HOSTS[prof["name"]] = HostRun(arg, prof, ARG_FACTS[arg], RUNNERS[arg], pl, figs, active,
                                       [f for f in active if families.get(f).SCORED], NODE_EXTRA.get(arg))
+    nothing = planning.nothing_planned(config, {n: h.plan for n, h in HOSTS.items()})
+    if nothing:
+        raise ConfigError(nothing)
     FIGURE_INFO = figure_registry.discover()
     FLEET_FIGURES = figure_registry.fleet_figures()  # the figures the families' fleet sections declare
     BUILD = tools.recipes()
