@@ -126,6 +126,11 @@ def test_config_strings_from_the_command_line_read_as_yaml():
     assert c["model_batch"] == 40
     with pytest.raises(ConfigError, match="kv/threads/0"):  # a string YAML cannot make valid is still named
         config(**parse_config(["kv={threads: [one]}"]))
+    # a number past its bounds is named as the number it is, as it would be in a config file
+    with pytest.raises(ConfigError, match="tiering/intensities/1: 9 is greater than the maximum of 3"):
+        config(**parse_config(["tiering={intensities: [0, 9]}"]))
+    with pytest.raises(ConfigError, match="tiering/duration_s: 0 is less than or equal to the minimum of 0"):
+        config(**parse_config(["tiering={duration_s: 0}"]))
 
 
 def characterize_rows(c, facts=FACTS):

@@ -170,7 +170,8 @@ def coerce_strings(value, schema: dict | None):
     Snakemake parses a ``--config`` value such as ``characterize='{enabled: false}'`` with PyYAML's
     BaseLoader (snakemake/cli.py, ``parse_config``): the mapping is kept but every scalar inside it is
     a string, which the schema would refuse ("'false' is not of type 'boolean'"). A string the
-    schema accepts as it is (a size such as ``512M``, a host name) is never touched."""
+    schema accepts as it is (a size such as ``512M``, a host name) is never touched; one it refuses
+    either way is replaced too, so that the schema's message is about the value meant."""
     if not isinstance(schema, dict) or not _has_str(value):
         return value
     if isinstance(value, dict):
@@ -187,7 +188,9 @@ def coerce_strings(value, schema: dict | None):
             v = yaml.safe_load(value)
         except yaml.YAMLError:
             return value
-        if v is not None and _valid(v, schema):
+        # (also a value YAML reads that the schema then refuses, e.g. '9' past a maximum of 3: its
+        # message is then about 9, not "'9' is not of type 'number'")
+        if v is not None and (not isinstance(v, str) or _valid(v, schema)):
             return v
     return value
 
