@@ -217,3 +217,16 @@ def test_plan_save_to_an_unwritable_place_is_named(tmp_path, capsys):
                      "--save", str(blocker / "e.json")]) == 1
     err = _errors(capsys)
     assert err[-1].startswith(f"tierbench: error: --save {blocker / 'e.json'}: cannot write it: "), err
+
+
+def test_a_measured_averaging_window_longer_than_its_run_is_refused(tmp_path, capsys):
+    cfg = tmp_path / "short.yaml"
+    cfg.write_text("tiering: {contention: {duration_s: 2}}\n")  # quick.yaml averages its last 3 s
+    assert cli.main(["points", "--host", "auto", "--configfile", str(cfg), "--family", "tiering"]) == 1
+    assert _errors(capsys) == ["tierbench: error: experiment config: tiering/contention/average_last_s: 3 s is "
+                               "longer than the run (tiering/contention/duration_s: 2 s)"]
+    from families.tiering import real  # noqa: PLC0415 - (the real runs' check, on a two-tier host only)
+
+    with pytest.raises(cli.ConfigError, match="tiering/real/average_last_s: 50 s is longer than the run"):
+        real.check_window({"duration_s": 10, "average_last_s": 50}, "tiering/real")
+    real.check_window({"duration_s": 10, "average_last_s": 10}, "tiering/real")
