@@ -230,3 +230,13 @@ def test_a_measured_averaging_window_longer_than_its_run_is_refused(tmp_path, ca
     with pytest.raises(cli.ConfigError, match="tiering/real/average_last_s: 50 s is longer than the run"):
         real.check_window({"duration_s": 10, "average_last_s": 50}, "tiering/real")
     real.check_window({"duration_s": 10, "average_last_s": 10}, "tiering/real")
+
+
+@pytest.mark.parametrize("name", ["fleet", "README.md"])
+def test_a_profile_named_like_what_results_holds_is_refused(tmp_path, capsys, name):
+    prof = tmp_path / "p.yaml"
+    prof.write_text((REPO / "hosts/paper-testbed.yaml").read_text().replace("name: paper-testbed", f"name: {name}", 1)
+                    .replace("curves/", f"{REPO}/hosts/curves/"))
+    assert cli.main(["validate", "--host", str(prof)]) == 1
+    assert _errors(capsys) == [f"tierbench: error: host profile {prof}: name: {name!r} is taken by results/{name} "
+                               f"({cli.profile.RESERVED_NAMES[name]}): give the profile another name"]

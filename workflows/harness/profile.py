@@ -296,6 +296,10 @@ def runner_of(name_or_path: str) -> dict | None:
     return r
 
 
+# what results/ holds beside the hosts' directories (results/<name>/)
+RESERVED_NAMES = {"fleet": "the fleets' comparisons", "README.md": "what results/ holds"}
+
+
 def resolve(name_or_path: str, facts: dict) -> dict:
     """Load, validate and resolve a profile against the machine's facts."""
     path, src, data = load_profile(name_or_path)
@@ -303,6 +307,9 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     prof["source"] = str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
     if prof["name"] == "auto":
         prof["name"] = facts["hostname"]
+    if prof["name"] in RESERVED_NAMES:  # results/<name>/ is the host's own
+        raise ConfigError(f"{src}: name: {prof['name']!r} is taken by results/{prof['name']} "
+                          f"({RESERVED_NAMES[prof['name']]}): give the profile another name")
     if not (prof.get("tier_setup") or {}).get("setup"):  # absent (filling defaults made it {timeout_s})
         prof.pop("tier_setup", None)
 
