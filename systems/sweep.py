@@ -99,13 +99,21 @@ def one_tier(mprof: dict) -> str | None:
     return None
 
 
-def model_profile_for(name: str, host: Host) -> dict:
-    """The profile whose model tiers a family runs on: the host's own (a model profile), or ``name``."""
+def model_profile_for(name: str, host: Host, where: str) -> dict:
+    """The profile whose model tiers a family runs on: the host's own (a model profile), or ``name``
+    (the config's ``where``, e.g. tiering/model_profile, which a problem with it names)."""
     if host.profile["backend"] == "model":
         return host.profile
     from workflows.harness import profile as host_profile  # noqa: PLC0415 - profile imports families
 
-    return host_profile.resolve(name, host.facts)
+    try:
+        mprof = host_profile.resolve(name, host.facts)
+    except ConfigError as e:
+        raise ConfigError(f"experiment config: {where}: {name!r}: {e}") from None
+    if mprof["backend"] != "model":
+        raise ConfigError(f"experiment config: {where}: {name!r} is not a profile of model tiers (its tiers: "
+                          f"{host_profile.tiers_text(mprof)}): name one such as paper-testbed")
+    return mprof
 
 
 def guest_knobs(facts: dict):

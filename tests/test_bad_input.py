@@ -240,3 +240,16 @@ def test_a_profile_named_like_what_results_holds_is_refused(tmp_path, capsys, na
     assert cli.main(["validate", "--host", str(prof)]) == 1
     assert _errors(capsys) == [f"tierbench: error: host profile {prof}: name: {name!r} is taken by results/{name} "
                                f"({cli.profile.RESERVED_NAMES[name]}): give the profile another name"]
+
+
+@pytest.mark.parametrize("name, needle", [
+    ("auto", "'auto' is not a profile of model tiers (its tiers: "),
+    ("nosuch", "'nosuch': host profile 'nosuch' not found"),
+])
+def test_a_model_profile_that_is_not_one_names_the_config_key(tmp_path, capsys, name, needle):
+    cfg = tmp_path / "m.yaml"
+    cfg.write_text(f"tiering: {{model_profile: {name}}}\n")
+    assert cli.main(["points", "--host", "auto", "--configfile", str(cfg), "--family", "tiering"]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and err[0].startswith("tierbench: error: experiment config: tiering/model_profile: ") \
+        and needle in err[0], err

@@ -155,7 +155,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         if mc["average_last_s"] > mc["duration_s"]:
             raise ConfigError(f"experiment config: apps/model/average_last_s: {mc['average_last_s']} s is longer than the run "
                               f"({mc['duration_s']} s)")
-        mprof = sweep.model_profile_for(mc["model_profile"], host)
+        mprof = sweep.model_profile_for(mc["model_profile"], host, "apps/model/model_profile")
         if why := sweep.one_tier(mprof):
             fp.absent[f"{NAME}: model"] = why
         else:

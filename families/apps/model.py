@@ -29,7 +29,7 @@ def gib(size: str) -> float:
 def points(config: dict, host: Host, columns: dict) -> tuple[list[dict], dict]:
     """Every model point (rep 0) and the model profile it runs on."""
     mc = config["apps"]["model"]
-    mprof = sweep.model_profile_for(mc["model_profile"], host)
+    mprof = sweep.model_profile_for(mc["model_profile"], host, "apps/model/model_profile")
     tiers = sweep.model_tiers(mprof, "the apps model")
     table = models()
     rows = []

@@ -36,7 +36,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     rows = contention + measured
     if tc["enabled"] and not measured and not host.runner:
         # no two real tiers here (or a model profile): the family runs on modelled tiers
-        mprof = model.model_profile_for(tc["model_profile"], host)
+        mprof = model.model_profile_for(tc["model_profile"], host, "tiering/model_profile")
         if why := sweep.one_tier(mprof):
             fp.absent[f"{NAME}: model"] = why
         else:
