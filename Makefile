@@ -7,7 +7,8 @@
 #   make test       ruff + snakemake --lint, then tests/suite.py: C tests (sanitizers) + pytest (incl.
 #                   dry runs, tiny real runs, SIGINT, and the two-node QEMU guest: its tests beside
 #                   the host's); TIERBENCH_TEST_SERIAL=1: one pytest session
-#   make test-vm    only the QEMU NUMA guest tests (hosts/qemu/)
+#   make test-vm    only the guest's own tests (test_qemu_guest, test_qemu_topologies, test_damon);
+#                   make test runs every vm-marked test
 #   make build      all C binaries into build/bin/
 #   make setup      system packages + Python environment only
 #   make setup-cachebench   the Debian packages CacheLib's build needs (apps family, cachelib)

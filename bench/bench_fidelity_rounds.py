@@ -1,7 +1,7 @@
 """GUPS's score on this host measured again, round after round: how often the fidelity goal is met here.
 
-    python -m bench fidelity_rounds [-- --rounds N] [--families tiering,apps] [--host-dir results/HOST]
-                                    [--config quick] [--host auto]
+    python -m bench fidelity_rounds [-- [--rounds N] [--families tiering,apps] [--host-dir results/HOST]
+                                       [--config quick] [--host auto]]
 
 ``bench fidelity`` scores one ``make run``. On a host whose measurements drift, one run's score says
 little about the next, so this benchmark measures the repeatability the score is judged against.

@@ -1,6 +1,6 @@
 """tiersim points per second at the paper scale, this tree's binary against main's before issue 27.
 
-    python -m bench tiersim [--base-rev REV | --base-bin PATH] [--reps N] [--config quick]
+    python -m bench tiersim [-- [--base-rev REV | --base-bin PATH] [--reps N] [--config quick]]
 
 The points are the config's tiering steady-state points at the paper scale (72 GiB working set, 100
 simulated seconds), one per system and Colloid on/off, with their argv exactly as the plan makes them

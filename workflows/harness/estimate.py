@@ -1,7 +1,7 @@
 """How long a run will take, said before it starts, and how far it is while it runs.
 
     python -m workflows.harness.cli plan [--host auto] [--configfile F] [--cores N] [--project PROFILE]
-    snakemake ... 2>&1 | python -m workflows.harness.estimate follow results/<host>/estimate.json
+    snakemake ... 2>&1 | python -m workflows.harness.estimate follow results/<host>/.estimate.json
 
 Every point's expected time comes, in this order, from
 
