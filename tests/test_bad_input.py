@@ -253,3 +253,13 @@ def test_a_model_profile_that_is_not_one_names_the_config_key(tmp_path, capsys, 
     err = _errors(capsys)
     assert len(err) == 1 and err[0].startswith("tierbench: error: experiment config: tiering/model_profile: ") \
         and needle in err[0], err
+
+
+@pytest.mark.parametrize("block", ["latency", "loaded", "thread_share"])
+def test_a_buffer_larger_than_its_node_is_refused(tmp_path, capsys, block):
+    cfg = tmp_path / "big.yaml"
+    cfg.write_text(f"characterize: {{{block}: {{buffer_mib: 10000000}}}}\n")  # 9.5 TiB
+    assert cli.main(["points", "--host", "auto", "--configfile", str(cfg), "--family", "characterize"]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and err[0].startswith(f"tierbench: error: experiment config: characterize/{block}/buffer_mib: "
+                                               "10000000 MiB is more than node "), err

@@ -14,7 +14,7 @@ import math
 
 from analysis.registry import figures_of
 from workflows.harness import ConfigError, cpulist, uncore
-from workflows.harness.plan import FamilyPlan, Host, measured, node_cpus, point, replicate
+from workflows.harness.plan import FamilyPlan, Host, measured, node_cpus, node_mib, point, replicate
 from workflows.harness.scenario import scenario
 from workloads.memchar import workload as memchar
 from workloads.mlc import workload as mlc
@@ -73,6 +73,16 @@ def pairs(config: dict, host: Host) -> list[dict]:
     return out
 
 
+def check_buffer(buffer_mib: float | None, nodes: list, host: Host, where: str) -> None:
+    """A buffer no larger than the memory of each NUMA node it goes to (None: the program's own size;
+    a DAX target, node None, is not checked here)."""
+    for node in nodes:
+        have = node_mib(host.facts, node) if buffer_mib is not None and node is not None else 0
+        if have and buffer_mib > have:
+            raise ConfigError(f"experiment config: characterize/{where}: {buffer_mib:.0f} MiB is more than node "
+                              f"{node}'s memory ({have} MiB)")
+
+
 def share_counts(shares: list[float], threads: int, where: str) -> list[tuple[float, list[float]]]:
     """The distinct thread shares memchar runs for ``shares`` of ``threads``: (count / threads, the
     configured shares that round to that count, half up as memchar does), in the configured order.
@@ -110,6 +120,7 @@ def plan_thread_share(config: dict, host: Host, fp: FamilyPlan) -> list[dict]:
     for c in sorted({p["cpu_node"] for p in every} - set(host.facts["memory_nodes"])):
         fp.absent[f"thread_share:c{c}"] = f"CPU node {c} has no memory of its own for the fast group"
     for t in share_pairs(config, host):
+        check_buffer(ts["buffer_mib"], [t["a"], t["mem_node"]], host, "thread_share/buffer_mib")
         n = len(t["cpus"])
         threads = n if ts["threads"] == "auto" else ts["threads"]
         if threads > n:
@@ -192,6 +203,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     for p in pairs(config, host):
         n = len(p["cpus"])
         target = memchar.target_args(p["cpus"], p["mem_node"], p["dax"])
+        check_buffer(lat["buffer_mib"], [p["mem_node"]], host, "latency/buffer_mib")
+        check_buffer(ll.get("buffer_mib"), [p["mem_node"]], host, "loaded/buffer_mib")
 
         def mc(mode: str, target: list[str] = target, **opts: object) -> dict:
             return memchar.role(memchar.argv(mode, target, **opts))
