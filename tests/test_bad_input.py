@@ -263,3 +263,25 @@ def test_a_buffer_larger_than_its_node_is_refused(tmp_path, capsys, block):
     err = _errors(capsys)
     assert len(err) == 1 and err[0].startswith(f"tierbench: error: experiment config: characterize/{block}/buffer_mib: "
                                                "10000000 MiB is more than node "), err
+
+
+def _dax_profile(tmp_path, path) -> str:
+    prof = tmp_path / "dax.yaml"
+    prof.write_text(f"name: daxy\ntiers:\n  - {{name: default, kind: numa, node: 0}}\n"
+                    f"  - {{name: pmem, kind: dax, path: {path}}}\n")
+    return str(prof)
+
+
+def test_a_dax_path_that_is_no_dax_device_is_refused(tmp_path, capsys):
+    prof = _dax_profile(tmp_path, "/dev/null")
+    assert cli.main(["validate", "--host", prof]) == 1
+    assert _errors(capsys) == [f"tierbench: error: host profile {prof}: tiers/1 (pmem): DAX path '/dev/null' is a "
+                               "character device but not a device DAX instance (no /sys/bus/dax/devices/null)"]
+
+
+def test_a_dax_directory_is_left_out_of_characterize_with_its_reason(tmp_path, capsys):
+    # (kv's pmdk puts its pool files in it; memchar opens the path itself, which fails on a directory)
+    assert cli.main(["points", "--host", _dax_profile(tmp_path, tmp_path), "--family", "characterize"]) == 0
+    assert "dax:" not in capsys.readouterr().out
+    assert cli.main(["validate", "--host", _dax_profile(tmp_path, tmp_path)]) == 0
+    assert f"left out: characterize:dax-pmem: tier pmem's DAX path {tmp_path} is a directory" in capsys.readouterr().out

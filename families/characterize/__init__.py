@@ -11,6 +11,7 @@ distributions, per tier) and thread_share.
 from __future__ import annotations
 
 import math
+import os
 
 from analysis.registry import figures_of
 from workflows.harness import ConfigError, cpulist, uncore
@@ -59,7 +60,7 @@ def pairs(config: dict, host: Host) -> list[dict]:
     for t in prof["tiers"]:
         if t["kind"] == "numa":
             targets.append({"mem_node": t["node"], "target": f"node:{t['node']}", "dax": None, "id": f"m{t['node']}"})
-        elif t["kind"] == "dax":
+        elif t["kind"] == "dax" and not os.path.isdir(t["path"]):  # (a directory: dax_dirs())
             targets.append({"mem_node": None, "target": f"dax:{t['path']}", "dax": t["path"], "id": f"dax-{t['name']}"})
     if prof["backend"] == "model":
         # a model-only profile: still characterize the real memory we run on
@@ -71,6 +72,14 @@ def pairs(config: dict, host: Host) -> list[dict]:
                 continue
             out.append({**t, "id": f"c{c}-{t['id']}", "cpu_node": c, "cpus": node_cpus(facts, c)})
     return out
+
+
+def dax_dirs(host: Host) -> dict[str, str]:
+    """The DAX tiers whose path is a directory (kv's pmdk puts its pool files there), which memchar
+    cannot map (it opens the path itself: a device DAX or a file): tier name -> why left out."""
+    return {t["name"]: f"tier {t['name']}'s DAX path {t['path']} is a directory: memchar maps a device DAX "
+                       "(/dev/daxX.Y) or a file on the DAX filesystem; name one to characterize it"
+            for t in host.profile["tiers"] if t["kind"] == "dax" and os.path.isdir(t["path"])}
 
 
 def check_buffer(buffer_mib: float | None, nodes: list, host: Host, where: str) -> None:
@@ -187,6 +196,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         return FamilyPlan(absent={NAME: "disabled in the experiment config"})
     guest = bool(host.runner)
     fp = FamilyPlan()
+    fp.absent.update({f"{NAME}:dax-{name}": why for name, why in dax_dirs(host).items()})
     if guest:
         why = (f"host {host.name} is a {host.runner['kind']} guest: only characterize/{', '.join(GUEST)} run in it "
                "(a functional host: the bandwidth and object-size sweeps would take minutes and check nothing more)")

@@ -296,6 +296,26 @@ def runner_of(name_or_path: str) -> dict | None:
     return r
 
 
+# device DAX instances (Documentation/ABI/testing/sysfs-bus-dax: /sys/bus/dax/devices/daxX.Y; the
+# older /sys/class/dax is obsolete, Documentation/ABI/obsolete/sysfs-class-dax)
+DAX_DEVICES = Path("/sys/bus/dax/devices")
+
+
+def _not_dax(path: Path) -> str | None:
+    """Why ``path`` cannot be a DAX tier's (None: it can): a device DAX character device, or a file
+    or directory (on a DAX filesystem; not checked here: kv's pmdk runs emulated elsewhere)."""
+    import stat  # noqa: PLC0415
+
+    mode = path.stat().st_mode
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISCHR(mode):
+        if (DAX_DEVICES / path.resolve().name).exists():
+            return None
+        return f"is a character device but not a device DAX instance (no {DAX_DEVICES / path.resolve().name})"
+    return "is neither a device DAX instance (/dev/daxX.Y) nor a file or directory on a DAX filesystem"
+
+
 # what results/ holds beside the hosts' directories (results/<name>/)
 RESERVED_NAMES = {"fleet": "the fleets' comparisons", "README.md": "what results/ holds"}
 
@@ -360,6 +380,8 @@ def resolve(name_or_path: str, facts: dict) -> dict:
                 raise ConfigError(f"{where}: a dax tier needs 'path'")
             if not Path(t["path"]).exists():
                 raise ConfigError(f"{where}: DAX path {t['path']!r} does not exist")
+            if why := _not_dax(Path(t["path"])):
+                raise ConfigError(f"{where}: DAX path {t['path']!r} {why}")
     prof["tiers"] = tiers
     kinds = {t["kind"] for t in tiers}
     if "model" in kinds and kinds != {"model"}:
