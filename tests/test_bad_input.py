@@ -285,3 +285,12 @@ def test_a_dax_directory_is_left_out_of_characterize_with_its_reason(tmp_path, c
     assert "dax:" not in capsys.readouterr().out
     assert cli.main(["validate", "--host", _dax_profile(tmp_path, tmp_path)]) == 0
     assert f"left out: characterize:dax-pmem: tier pmem's DAX path {tmp_path} is a directory" in capsys.readouterr().out
+
+
+def test_a_fio_file_larger_than_the_free_disk_is_refused(tmp_path, capsys):
+    cfg = tmp_path / "big.yaml"
+    cfg.write_text("storage: {file_size_mib: 1000000000}\n")  # 954 TiB
+    assert cli.main(["points", "--host", "auto", "--configfile", str(cfg), "--family", "storage"]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and err[0].startswith("tierbench: error: experiment config: storage/file_size_mib: fio's "
+                                               "1000000000 MiB data file does not fit in "), err

@@ -5,7 +5,12 @@ Points: ``storage/fio_randread/bs<bytes>``; the I/O depths run one after another
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+
 from analysis.registry import figures_of
+from workflows.harness import ConfigError
 from workflows.harness.plan import FamilyPlan, Host, measured, point, replicate
 from workflows.harness.scenario import scenario
 from workloads.fio import workload as fio
@@ -13,6 +18,24 @@ from workloads.fio import workload as fio
 NAME = "storage"
 SCORED = False
 COLUMNS = {"op": "text", "iodepth": "number", "block_bytes": "number"}
+
+
+def check_room(scratch: str, size_mib: int, host: Host) -> None:
+    """fio's data file can be written in ``scratch`` (or the nearest directory above it that
+    exists, where the run makes it): writable, with room for ``size_mib`` (a stale one of an
+    earlier run is replaced, so its size counts as free)."""
+    d = Path(scratch)
+    while not d.exists():
+        d = d.parent
+    src = host.profile["source"]
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise ConfigError(f"host profile {src}: storage/directory: fio cannot write its data file in {scratch} ({d} is "
+                          "not writable by this user)")
+    stale = Path(scratch) / fio.DATA_FILE
+    free = (shutil.disk_usage(d).free + (stale.stat().st_size if stale.is_file() else 0)) // 2**20
+    if free < size_mib:
+        raise ConfigError(f"experiment config: storage/file_size_mib: fio's {size_mib} MiB data file does not fit in "
+                          f"{scratch} ({free} MiB free)")
 
 
 def plan(config: dict, host: Host) -> FamilyPlan:
@@ -28,6 +51,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     device = where.get("device")
     target = device or f"{scratch}/{fio.DATA_FILE}"
     engine = "libaio" if st["ioengine"] == "auto" else st["ioengine"]
+    if not device and not host.job:  # (a job's own planning: the run's file may be there by now)
+        check_room(scratch, st["file_size_mib"], host)
     rows = []
     for bs in st["block_sizes"]:
         argv = fio.argv(binary, target=target, size_mib=st["file_size_mib"], bs=bs, ioengine=engine, direct=st["direct"],
