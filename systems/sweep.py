@@ -19,7 +19,7 @@ from importlib import import_module
 import systems
 from antagonists import workload as antagonist
 from workflows.harness import ConfigError
-from workflows.harness.plan import Host, antagonist_threads, fmt, intensity_levels, measured, mib, point
+from workflows.harness.plan import Host, antagonist_threads, fmt, intensity_levels, measured, mib, node_mib, point
 from workflows.harness.scenario import scenario
 from workloads.tierd import workload as tierd
 from workloads.tiersim import workload as tiersim
@@ -162,6 +162,15 @@ def plan_info(prof: dict) -> dict:
     return host_profile.plan_info(prof)
 
 
+def check_antagonist_room(host: Host, node: int, buffer: str, threads: int, where: str) -> None:
+    """The antagonist's buffers (one of ``buffer`` per thread, antagonists/workload.py) fit in
+    ``node``'s memory: ``where`` is the config key of the buffer, for the message."""
+    have, need = node_mib(host.facts, node), threads * mib(buffer)
+    if threads and have and need > have:
+        raise ConfigError(f"experiment config: {where}: {threads} antagonist thread{'s' * (threads > 1)} of {buffer} each need "
+                          f"{need:.0f} MiB, more than node {node}'s memory ({have:g} MiB)")
+
+
 @dataclass
 class Real:
     """The real backend: each system's mechanism (systems/) on a host's two NUMA tiers, the
@@ -178,6 +187,8 @@ class Real:
     def antagonists(self, k: float) -> list[dict]:
         prof = self.host.profile
         n = antagonist_threads(prof, k, self.where)
+        check_antagonist_room(self.host, self.nodes[0], self.antagonist_buffer, n,
+                              f"{self.family}/real/antagonist_buffer")
         ant = prof["cpus"]["antagonist"]
         return [antagonist.role(antagonist.argv(cpus=ant[:n], node=self.nodes[0], buffer=self.antagonist_buffer))] if n else []
 
@@ -318,6 +329,7 @@ def contention(family: str, config: dict, host: Host, cc: dict, columns: dict, w
     for name, role, params in workloads:
         for k, threads, duty in intensity_levels(prof, cc["intensities"],
                                                  f"experiment config: {family}/contention/intensities"):
+            check_antagonist_room(host, node, cc["antagonist_buffer"], threads, f"{family}/contention/antagonist_buffer")
             bg = [antagonist.role(antagonist.argv(cpus=ant[:threads], node=node, buffer=cc["antagonist_buffer"],
                                                   write_fraction=cc["write_fraction"], access_size=cc["access_size"],
                                                   duty=duty))] \

@@ -294,3 +294,22 @@ def test_a_fio_file_larger_than_the_free_disk_is_refused(tmp_path, capsys):
     err = _errors(capsys)
     assert len(err) == 1 and err[0].startswith("tierbench: error: experiment config: storage/file_size_mib: fio's "
                                                "1000000000 MiB data file does not fit in "), err
+
+
+@pytest.mark.parametrize("family", ["tiering", "apps"])
+def test_antagonist_buffers_larger_than_their_node_are_refused(tmp_path, capsys, family):
+    cfg = tmp_path / "ant.yaml"
+    cfg.write_text(f"{family}: {{contention: {{antagonist_buffer: 1000G}}}}\n")
+    assert cli.main(["points", "--host", "auto", "--configfile", str(cfg), "--family", family]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and err[0].startswith(f"tierbench: error: experiment config: {family}/contention/"
+                                               "antagonist_buffer: 1 antagonist thread of 1000G each need 1024000 MiB, "
+                                               "more than node "), err
+    # the real runs' check (two-tier hosts): every thread's buffer counts
+    from systems import sweep  # noqa: PLC0415
+
+    host = type("H", (), {"facts": {"nodes": {"0": {"cpus": [0], "memory_mib": 4096}}}})()
+    with pytest.raises(cli.ConfigError, match="tiering/real/antagonist_buffer: 5 antagonist threads of 1G each need "
+                                              "5120 MiB, more than node 0's memory"):
+        sweep.check_antagonist_room(host, 0, "1G", 5, "tiering/real/antagonist_buffer")
+    sweep.check_antagonist_room(host, 0, "1G", 4, "tiering/real/antagonist_buffer")
