@@ -313,3 +313,15 @@ def test_antagonist_buffers_larger_than_their_node_are_refused(tmp_path, capsys,
                                               "5120 MiB, more than node 0's memory"):
         sweep.check_antagonist_room(host, 0, "1G", 5, "tiering/real/antagonist_buffer")
     sweep.check_antagonist_room(host, 0, "1G", 4, "tiering/real/antagonist_buffer")
+
+
+def test_a_published_source_that_does_not_exist_is_named(tmp_path, capsys):
+    prof = tmp_path / "p.yaml"
+    text = (REPO / "hosts/paper-testbed.yaml").read_text().replace("curves/", f"{REPO}/hosts/curves/")
+    prof.write_text(text.replace("comparable_to: [colloid-sosp24]", "comparable_to: [colloid-sosp42]", 1))
+    assert cli.main(["validate", "--host", str(prof)]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and "comparable_to: 'colloid-sosp42' is no source of analysis/reference/" in err[0], err
+    prof.write_text(text.replace("  - figure: motivation\n", "  - figure: motivation\n    source: nope\n", 1))
+    assert cli.main(["validate", "--host", str(prof)]) == 1
+    assert "calibrated_on/0/source: 'nope' is no source of" in _errors(capsys)[0]

@@ -9,6 +9,7 @@ problem.
 from __future__ import annotations
 
 import copy
+import csv
 import os
 from pathlib import Path
 
@@ -316,6 +317,22 @@ def _not_dax(path: Path) -> str | None:
     return "is neither a device DAX instance (/dev/daxX.Y) nor a file or directory on a DAX filesystem"
 
 
+PUBLISHED = REPO / "analysis" / "reference" / "published_numbers.csv"
+
+
+def _check_sources(prof: dict, src: str) -> None:
+    """comparable_to and calibrated_on name sources of the published numbers (a typo would turn
+    scoring off, or mark nothing as a calibration target, without a word)."""
+    with open(PUBLISHED, newline="") as f:
+        known = {r["source"] for r in csv.DictReader(f)}
+    named = [("comparable_to", s) for s in prof.get("comparable_to") or []]
+    named += [(f"calibrated_on/{i}/source", c.get("source")) for i, c in enumerate(prof.get("calibrated_on") or [])]
+    for key, s in named:
+        if s is not None and s not in known:
+            raise ConfigError(f"{src}: {key}: {s!r} is no source of {PUBLISHED.relative_to(REPO)} "
+                              f"(sources: {', '.join(sorted(known))})")
+
+
 # what results/ holds beside the hosts' directories (results/<name>/)
 RESERVED_NAMES = {"fleet": "the fleets' comparisons", "README.md": "what results/ holds"}
 
@@ -327,6 +344,7 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     prof["source"] = str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
     if prof["name"] == "auto":
         prof["name"] = facts["hostname"]
+    _check_sources(prof, src)
     if prof["name"] in RESERVED_NAMES:  # results/<name>/ is the host's own
         raise ConfigError(f"{src}: name: {prof['name']!r} is taken by results/{prof['name']} "
                           f"({RESERVED_NAMES[prof['name']]}): give the profile another name")
