@@ -325,3 +325,14 @@ def test_a_published_source_that_does_not_exist_is_named(tmp_path, capsys):
     prof.write_text(text.replace("  - figure: motivation\n", "  - figure: motivation\n    source: nope\n", 1))
     assert cli.main(["validate", "--host", str(prof)]) == 1
     assert "calibrated_on/0/source: 'nope' is no source of" in _errors(capsys)[0]
+
+
+@pytest.mark.parametrize("tier, key", [
+    ("{name: default, kind: numa, node: 0, curve: /nonexistent.csv}", "curve is for a model tier, and this one is numa"),
+    ("{name: default, kind: numa, node: 0, capacity_gib: 5}", "capacity_gib is for a model tier, and this one is numa"),
+])
+def test_a_tier_key_of_another_kind_is_refused_not_ignored(tmp_path, capsys, tier, key):
+    prof = tmp_path / "p.yaml"
+    prof.write_text(f"name: nc\ntiers:\n  - {tier}\n")
+    assert cli.main(["validate", "--host", str(prof)]) == 1
+    assert _errors(capsys) == [f"tierbench: error: host profile {prof}: tiers/0 (default): {key}"]

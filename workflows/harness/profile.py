@@ -318,6 +318,8 @@ def _not_dax(path: Path) -> str | None:
 
 
 PUBLISHED = REPO / "analysis" / "reference" / "published_numbers.csv"
+# a tier's keys that only one kind of tier reads (hosts/schema.yaml)
+KIND_OF_KEY = {"node": "numa", "curve": "model", "capacity_gib": "model", "unloaded_latency_ns": "model", "path": "dax"}
 
 
 def _check_sources(prof: dict, src: str) -> None:
@@ -373,6 +375,9 @@ def resolve(name_or_path: str, facts: dict) -> dict:
     for i, t in enumerate(tiers):
         where = f"{src}: tiers/{i} ({t['name']})"
         kind = t["kind"]
+        for key in sorted(set(t) & set(KIND_OF_KEY)):
+            if KIND_OF_KEY[key] != kind:  # (it would be ignored: hosts/schema.yaml says whose it is)
+                raise ConfigError(f"{where}: {key} is for a {KIND_OF_KEY[key]} tier, and this one is {kind}")
         if kind == "numa":
             if "node" not in t:
                 raise ConfigError(f"{where}: a numa tier needs 'node'")
