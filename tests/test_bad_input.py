@@ -336,3 +336,13 @@ def test_a_tier_key_of_another_kind_is_refused_not_ignored(tmp_path, capsys, tie
     prof.write_text(f"name: nc\ntiers:\n  - {tier}\n")
     assert cli.main(["validate", "--host", str(prof)]) == 1
     assert _errors(capsys) == [f"tierbench: error: host profile {prof}: tiers/0 (default): {key}"]
+
+
+def test_a_curve_file_of_two_words_is_not_taken_for_a_mess_file(tmp_path, capsys):
+    bad = tmp_path / "c.csv"
+    bad.write_text("hello world\n1,2,3\n")
+    assert cli.main(["curve", str(bad)]) == 1
+    assert _errors(capsys) == [f"tierbench: error: {bad}: header must be read_ratio,bandwidth_mbps,latency_ns"]
+    bad.write_text("100 80\n200 90\n")  # two numbers: a Mess file given for its directory
+    assert cli.main(["curve", str(bad)]) == 1
+    assert "this is one Mess curve file" in _errors(capsys)[0]

@@ -223,11 +223,20 @@ def _add(curve: Curve, r: Ratio) -> None:
     curve.ratios[r.ratio] = r
 
 
+def _two_numbers(text: str) -> bool:
+    """A Mess curve file's line: bandwidth and latency, two numbers."""
+    parts = text.split()
+    try:
+        return len(parts) == 2 and all(isinstance(_num(x), float) for x in parts)
+    except ValueError:
+        return False
+
+
 def _csv(path: Path) -> Curve:
     rows = _lines(path)
     first = next(rows, None)
     if first is None or not first[1].startswith(HEADER):
-        if MESS_NAME.fullmatch(path.name) or (first and len(first[1].split()) == 2):
+        if MESS_NAME.fullmatch(path.name) or (first and _two_numbers(first[1])):
             raise CurveError(f"{path}: this is one Mess curve file (bandwidth latency per line); name the directory "
                              "that holds its bwlat_<readpct>.txt files instead")
         raise CurveError(f"{path}: header must be {HEADER}")
