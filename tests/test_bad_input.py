@@ -346,3 +346,17 @@ def test_a_curve_file_of_two_words_is_not_taken_for_a_mess_file(tmp_path, capsys
     bad.write_text("100 80\n200 90\n")  # two numbers: a Mess file given for its directory
     assert cli.main(["curve", str(bad)]) == 1
     assert "this is one Mess curve file" in _errors(capsys)[0]
+
+
+@pytest.mark.parametrize("col, value, needle", [
+    ("latency_ns", 1e12, "an unloaded latency of 1e+12 ns at read ratio 1 is more than 10 ms: not in ns?"),
+    ("bandwidth_mbps", 2.7e13, "a bandwidth of 3.24e+14 MB/s at read ratio 1 is more than 10 TB/s: not in MB/s?"),
+])
+def test_a_curve_in_other_units_is_refused(tmp_path, capsys, col, value, needle):
+    c = tmp_path / "c.csv"
+    rows = [(1, 1000.0 * i, 100.0 + i) for i in range(1, 13)]
+    rows = [(r, b * value / 1000 if col == "bandwidth_mbps" else b, value + lat if col == "latency_ns" else lat)
+            for r, b, lat in rows]
+    c.write_text("read_ratio,bandwidth_mbps,latency_ns\n" + "".join(f"{r},{b:g},{lat:g}\n" for r, b, lat in rows))
+    assert cli.main(["curve", str(c)]) == 1
+    assert needle in _errors(capsys)[-1]

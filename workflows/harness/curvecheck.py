@@ -378,6 +378,13 @@ def merge(curves: list[Curve], spec: str) -> Curve:
     return out
 
 
+# Bounds on units, far outside any memory tier: idle latencies of DRAM, CXL and PMem are 10^2 ns,
+# a page fault from an SSD swap device 10^4-10^5 ns; a socket's DRAM peaks below 1 TB/s (12
+# channels of DDR5-6400: 12 x 51.2 GB/s = 614 GB/s). A value past them is in other units.
+MAX_UNLOADED_NS = 1e7   # 10 ms
+MAX_WALL_MBPS = 1e7     # 10 TB/s
+
+
 def implausible(curve: Curve) -> str | None:
     """Why a measured curve cannot be right (naming the file), or None. Judged against the rest of
     the device: read ratios whose wall is far below the others' (failed measurements, e.g. whole
@@ -387,6 +394,13 @@ def implausible(curve: Curve) -> str | None:
     if curve.param:
         return None
     rs = sorted(curve.ratios.items())
+    for _, r in rs:  # units, before anything relative
+        if r.unloaded_ns > MAX_UNLOADED_NS:
+            return (f"{r.source}: an unloaded latency of {r.unloaded_ns:.4g} ns at read ratio {r.ratio:g} is more than "
+                    f"{MAX_UNLOADED_NS / 1e6:g} ms: not in ns? (latencies are ns, bandwidths MB/s)")
+        if r.wall_mbps > MAX_WALL_MBPS:
+            return (f"{r.source}: a bandwidth of {r.wall_mbps:.4g} MB/s at read ratio {r.ratio:g} is more than "
+                    f"{MAX_WALL_MBPS / 1e6:g} TB/s: not in MB/s? (latencies are ns, bandwidths MB/s)")
     median = statistics.median(r.wall_mbps for _, r in rs)
     failed = [r for _, r in rs if r.wall_mbps < FAILED_FRACTION * median] if len(rs) >= 2 else []
     if failed:
