@@ -131,6 +131,9 @@ def test_config_strings_from_the_command_line_read_as_yaml():
         config(**parse_config(["tiering={intensities: [0, 9]}"]))
     with pytest.raises(ConfigError, match="tiering/duration_s: 0 is less than or equal to the minimum of 0"):
         config(**parse_config(["tiering={duration_s: 0}"]))
+    # a string the schema wants, refused for its pattern, stays the string (YAML would read 0x0 as 0)
+    with pytest.raises(ConfigError, match="overcommit/ffmpeg/size: '0x0' does not match"):
+        config(**parse_config(["overcommit={ffmpeg: {size: 0x0}}"]))
 
 
 def characterize_rows(c, facts=FACTS):

@@ -189,9 +189,12 @@ def coerce_strings(value, schema: dict | None):
             v = yaml.safe_load(value)
         except yaml.YAMLError:
             return value
-        # (also a value YAML reads that the schema then refuses, e.g. '9' past a maximum of 3: its
-        # message is then about 9, not "'9' is not of type 'number'")
-        if v is not None and (not isinstance(v, str) or _valid(v, schema)):
+        # (also a value YAML reads that the schema then refuses, where the schema takes no string:
+        # '9' past a maximum of 3 is then named as 9, not "'9' is not of type 'number'"; a string
+        # the schema refuses for its pattern, e.g. '0x0', stays one)
+        types = schema.get("type") or []
+        types = [types] if isinstance(types, str) else types
+        if v is not None and (_valid(v, schema) or (not isinstance(v, str) and types and "string" not in types)):
             return v
     return value
 
