@@ -188,7 +188,7 @@ def check(cfg: dict, host: Host, cpus: list[int]) -> None:
         raise ConfigError(f"experiment config: {' and '.join(f'kv/{s}/port' for s in ports)}: the same port for two "
                           "servers")
     for s, port in ports.items():
-        if not host.job and not measuring(host.results) and not port_free(port):
+        if host.live and not measuring(host.results) and not port_free(port):
             raise ConfigError(f"experiment config: kv/{s}/port: port {port} on 127.0.0.1 is in use; choose a free one")
 
 
@@ -244,7 +244,7 @@ def check_pmdk(cfg: dict, host: Host, places: list[dict], records: int, key_byte
         if not os.access(p["dir"], os.W_OK | os.X_OK):
             raise ConfigError(f"experiment config: kv/pmdk: cannot create the pool in {p['dir']} (not writable by "
                               "this user)")
-    if host.job:
+    if not host.live:
         return
     need = pool_mib(cfg, records, key_bytes)
     for p in places:

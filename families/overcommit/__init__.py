@@ -77,18 +77,18 @@ def _check(config: dict, host: Host) -> tuple[dict, dict, dict]:
     device, what = sw["device"], f"{key}/swap/device"
     if not device and (host.profile.get("storage") or {}).get("swap_device"):
         device, what = host.profile["storage"]["swap_device"], f"host profile {host.source}: storage/swap_device"
-    # live state (a swap area in use, free disk) is checked by the process that plans the run,
-    # not again in a job process, where this run's own swap is active (plan.Host.job)
+    # live state (a swap area in use, free disk) is checked by the process that plans the run, for
+    # this machine: not again in a job process, where this run's own swap is active (plan.Host.live)
     if device:
-        if not host.job:
+        if host.live:
             memcg.check_device(device, what)
         swap = {"target": device, "size_mib": None}
     else:
         directory = sw["directory"] or f"{host.results}/{NAME}-swap"
         target = f"{directory}/tierbench.swap"
-        if not host.job:
+        if host.live:
             memcg.check_swapfile_room(directory, sw["size_mib"], f"{key}/swap/size_mib")
-        if not host.job and os.path.realpath(target) in {os.path.realpath(s) for s in memcg.active_swaps()}:
+        if host.live and os.path.realpath(target) in {os.path.realpath(s) for s in memcg.active_swaps()}:
             raise ConfigError(f"{key}/swap/directory: {target} is already an active swap area (in use)")
         swap = {"target": target, "size_mib": sw["size_mib"]}
     settings = {SETTINGS["swappiness"]: str(oc["swappiness"]), SETTINGS["page_cluster"]: str(oc["page_cluster"])}

@@ -27,10 +27,10 @@ def check_room(scratch: str, size_mib: int, host: Host) -> None:
     d = Path(scratch)
     while not d.exists():
         d = d.parent
-    src = host.profile["source"]
     if not os.access(d, os.W_OK | os.X_OK):
-        raise ConfigError(f"host profile {src}: storage/directory: fio cannot write its data file in {scratch} ({d} is "
-                          "not writable by this user)")
+        what = (f"host profile {host.profile['source']}: storage/directory"
+                if (host.profile.get("storage") or {}).get("directory") else "storage")
+        raise ConfigError(f"{what}: fio cannot write its data file in {scratch} ({d} is not writable by this user)")
     stale = Path(scratch) / fio.DATA_FILE
     free = (shutil.disk_usage(d).free + (stale.stat().st_size if stale.is_file() else 0)) // 2**20
     if free < size_mib:
@@ -51,7 +51,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     device = where.get("device")
     target = device or f"{scratch}/{fio.DATA_FILE}"
     engine = "libaio" if st["ioengine"] == "auto" else st["ioengine"]
-    if not device and not host.job:  # (a job's own planning: the run's file may be there by now)
+    if not device and host.live:  # (not in a job, where the run's file may be there by now)
         check_room(scratch, st["file_size_mib"], host)
     rows = []
     for bs in st["block_sizes"]:

@@ -63,6 +63,17 @@ class Host:
     def results(self) -> str:
         return f"results/{self.name}"
 
+    @property
+    def live(self) -> bool:
+        """Whether this machine's live state (free disk, a swap area in use) is the host's: planned
+        by the process that starts the run (not a job, see above) for this very machine, whose
+        hostname its facts carry; not a projection (cli plan), another machine's facts (cli
+        validate --facts), a guest or a fleet host's SLURM node (facts without a hostname: this one's)."""
+        from .hostdetect import safe_hostname  # noqa: PLC0415
+
+        here = safe_hostname()
+        return not self.job and not self.runner and self.facts.get("hostname", here) == here
+
 
 @dataclass(frozen=True)
 class PlanInfo:

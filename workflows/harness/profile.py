@@ -300,9 +300,12 @@ def runner_of(name_or_path: str) -> dict | None:
     return r
 
 
-# device DAX instances (Documentation/ABI/testing/sysfs-bus-dax: /sys/bus/dax/devices/daxX.Y; the
-# older /sys/class/dax is obsolete, Documentation/ABI/obsolete/sysfs-class-dax)
-DAX_DEVICES = Path("/sys/bus/dax/devices")
+# A character device's sysfs directory is /sys/dev/char/<major>:<minor> (Documentation/ABI/testing/
+# sysfs-dev); its `subsystem` link names the bus or class it is on. A device DAX instance is on the
+# dax bus (/sys/bus/dax/devices/daxX.Y: Documentation/ABI/testing/sysfs-bus-dax) or, bound to the
+# older dax_pmem_compat driver (Linux 5.1-5.15), in the dax class (/sys/class/dax:
+# Documentation/ABI/obsolete/sysfs-class-dax; drivers/dax/bus.c sets dev->bus or dev->class).
+SYS_DEV_CHAR = Path("/sys/dev/char")
 
 
 def _not_dax(path: Path) -> str | None:
@@ -310,13 +313,15 @@ def _not_dax(path: Path) -> str | None:
     or directory (on a DAX filesystem; not checked here: kv's pmdk runs emulated elsewhere)."""
     import stat  # noqa: PLC0415
 
-    mode = path.stat().st_mode
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+    st = path.stat()
+    if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
         return None
-    if stat.S_ISCHR(mode):
-        if (DAX_DEVICES / path.resolve().name).exists():
+    if stat.S_ISCHR(st.st_mode):
+        sub = SYS_DEV_CHAR / f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}" / "subsystem"
+        if sub.exists() and sub.resolve().name == "dax":
             return None
-        return f"is a character device but not a device DAX instance (no {DAX_DEVICES / path.resolve().name})"
+        return (f"is a character device but not a device DAX instance (its {sub} is "
+                f"{sub.resolve() if sub.exists() else 'absent'}, not the dax bus or class)")
     return "is neither a device DAX instance (/dev/daxX.Y) nor a file or directory on a DAX filesystem"
 
 
