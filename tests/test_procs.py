@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import os
@@ -586,3 +587,66 @@ def test_child_stderr_goes_to_the_named_file(tmp_path, capfd):
         sup.run("tool", [sys.executable, "-c", "import sys; sys.stderr.write('only in the file\\n')"], stderr=log)
     assert "only in the file" in log.read_text()
     assert "only in the file" not in capfd.readouterr().err
+
+
+def test_a_partly_failed_restore_keeps_only_what_failed(tmp_path, capfd):
+    """What was put back leaves the journal (an undo that ran is not run again by the next repair);
+    what failed stays, and is said."""
+    knob, ran = tmp_path / "knob", tmp_path / "ran"
+    knob.write_text("1")
+    journal = tmp_path / "journal.json"
+    with Settings(journal) as s:
+        s.command("true", f"echo undo >> {ran}", 30)
+        s.set(str(knob), "2")
+        s.saved["undo:30:exit 3"] = "done"  # a second undo, which fails
+    assert s.restore_errors == ["undo:30:exit 3: 'exit 3' exited with status 3"]
+    assert knob.read_text() == "1" and ran.read_text() == "undo\n"
+    assert json.loads(journal.read_text()) == {"undo:30:exit 3": "done"}
+    with pytest.raises(ConfigError, match="'exit 3' exited with status 3"):
+        restore_journal(journal)
+    assert ran.read_text() == "undo\n", "the undo that succeeded did not run again"
+    capfd.readouterr()
+
+
+def test_a_kernel_file_gone_since_is_nothing_to_put_back(tmp_path, monkeypatch, capfd):
+    """e.g. a DAMON kdamond's state file after a reboot: the repair goes on, and says so."""
+    from workflows.harness import settings as st  # noqa: PLC0415
+
+    gone = "/sys/kernel/mm/damon/admin/kdamonds/7/state"
+    journal = tmp_path / "journal.json"
+    journal.write_text(json.dumps({gone: "off"}))
+    assert st._gone(gone) and not st._gone(str(tmp_path / "x"))  # (only sysfs and procfs values)
+    assert restore_journal(journal) == {gone: "off"} and not journal.exists()
+    assert f"tierbench: {gone} is gone" in capfd.readouterr().err
+
+
+def test_a_swapfile_still_active_is_not_unlinked(tmp_path, monkeypatch):
+    """Its swapoff failed: unlinked, it would stay an active area, "(deleted)", until the reboot."""
+    from workflows.harness import settings as st  # noqa: PLC0415
+
+    swapfile = tmp_path / "tierbench.swap"
+    swapfile.write_bytes(b"\0" * 16)
+    monkeypatch.setattr(st, "active_swaps", lambda proc_swaps="/proc/swaps": [str(swapfile)])
+    s = Settings()
+    s.saved = {f"swapfile:{swapfile}": "absent"}
+    assert s.restore() == [f"swapfile:{swapfile}: {swapfile} is still an active swap area: not removed"]
+    assert swapfile.exists() and s.saved == {f"swapfile:{swapfile}": "absent"}
+
+
+def test_a_tree_whose_server_could_not_be_ended_stays(tmp_path, monkeypatch):
+    from workflows.harness import settings as st  # noqa: PLC0415
+
+    tree = tmp_path / "pgdata"
+    tree.mkdir()
+    monkeypatch.setattr(st, "server_pid", lambda pid_file: 4242)
+
+    def cannot(sig_name, pid_file):
+        raise OSError(errno.EPERM, "operation not permitted")
+
+    monkeypatch.setattr(st, "_stop_server", cannot)
+    s = Settings()
+    s.saved = {f"tree:{tree}": "absent", f"server:SIGQUIT:{tree}/postmaster.pid": "absent"}
+    errors = s.restore()
+    assert errors == [f"server:SIGQUIT:{tree}/postmaster.pid: operation not permitted",
+                      f"tree:{tree}: its server could not be ended: kept"]
+    assert tree.is_dir() and len(s.saved) == 2

@@ -107,6 +107,18 @@ def test_point_runs_after_the_setup_and_undo_follows(tree, monkeypatch, capfd):
     assert "tier setup says hello" in capfd.readouterr().err, "the setup's output goes to the point's log"
 
 
+def test_a_point_whose_undo_fails_fails_and_writes_no_result(tree, monkeypatch, capfd):
+    """The host is left changed: the job fails (a line in its log says what stayed), so the run
+    does not end green with the host changed; the journal keeps it for the next point's repair."""
+    sc = sc_with(tree, ["true"])
+    sc["tier_setup"] = {**sc["tier_setup"], "undo": f"{tree['undo']}; exit 4"}
+    rc, outdir = run_point(tree, sc, monkeypatch)
+    err = capfd.readouterr().err
+    assert rc == 1 and "tierbench: error: the host is left changed: could not restore undo:30:" in err, err
+    assert not (outdir / "result.csv").exists()
+    assert (tree["tmp"] / "results" / ".settings-journal.json").exists()
+
+
 def test_a_failed_point_undoes_and_writes_nothing(tree, monkeypatch, capfd):
     rc, outdir = run_point(tree, sc_with(tree, ["false"]), monkeypatch)
     assert rc == 1 and "w exited with status 1" in capfd.readouterr().err

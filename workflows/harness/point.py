@@ -213,6 +213,10 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
         finally:
             if hr is not None:  # after every child has stopped (one might still write there)
                 hr.cleanup_scratch()
+        if settings.restore_errors:  # no result: the job fails, and the user hears the host is changed
+            raise RuntimeError(f"the host is left changed: could not restore {'; '.join(settings.restore_errors)} "
+                               f"(kept in {journal}: the next measured point puts them back first, or refuses "
+                               "to start)")
     meta["binaries"] = binaries(sc)
     coll.write_csv(outdir / "counters.csv")
     return write_scenario_point(row, outdir, meta)

@@ -113,7 +113,10 @@ def active_swaps(proc_swaps: str = "/proc/swaps") -> list[str]:
 
 def _swap(cmd: str, area: str) -> None:
     # swapon(8)/swapoff(8): short-lived, in their own session (process group); swapoff can take a while
-    r = subprocess.run([cmd, area], capture_output=True, text=True, start_new_session=True, timeout=900)
+    try:
+        r = subprocess.run([cmd, area], capture_output=True, text=True, start_new_session=True, timeout=900)
+    except subprocess.TimeoutExpired:  # (a restore error like any other, not an exception past it)
+        raise OSError(errno.ETIME, f"{cmd} {area} ran past 900 s") from None
     if r.returncode != 0:
         raise OSError(r.returncode, f"{cmd} {area}: {(r.stderr or r.stdout).strip()}")
 
@@ -124,7 +127,10 @@ def _unmount(where: str) -> None:
     for one that was killed before it could."""
     if os.path.ismount(where):
         for argv in (["umount", where], ["umount", "-l", where]):
-            r = subprocess.run(argv, capture_output=True, text=True, start_new_session=True, timeout=60)
+            try:
+                r = subprocess.run(argv, capture_output=True, text=True, start_new_session=True, timeout=60)
+            except subprocess.TimeoutExpired:
+                raise OSError(errno.ETIME, f"{' '.join(argv)} ran past 60 s") from None
             if r.returncode == 0:
                 break
         else:
@@ -280,6 +286,19 @@ def _resource(key: str) -> tuple[str, str] | None:
     return None
 
 
+def _gone(path: str) -> bool:
+    """A plain sysfs/procfs value whose file is no longer there (e.g. a DAMON kdamond's ``state``
+    after a reboot, when ``nr_kdamonds`` is 0 again): nothing of it is left to put back."""
+    return _resource(path) is None and path.startswith(("/sys/", "/proc/")) and not os.path.exists(path)
+
+
+def _in_tree(server_key: str, tree_key: str) -> bool:
+    """Whether the journaled server's pid file lies in the journaled tree."""
+    pid_file = server_key[len(SERVER):].partition(":")[2]
+    tree = tree_key[len(TREE):].rstrip("/") + "/"
+    return pid_file.startswith(tree)
+
+
 def read_value(path: str) -> str:
     res = _resource(path)
     if res is None:
@@ -341,6 +360,9 @@ def _write(path: str, value: str) -> None:
     elif kind == TREE:
         _remove_tree(where)
     elif kind == SWAPFILE:
+        if os.path.realpath(where) in {os.path.realpath(a) for a in active_swaps()}:
+            # (its swapoff failed: unlinked, it would stay an active area, "(deleted)", to the reboot)
+            raise OSError(errno.EBUSY, f"{where} is still an active swap area: not removed")
         os.unlink(where)
     elif kind == DIR:
         try:
@@ -394,13 +416,14 @@ class Settings:
     def __init__(self, journal: Path | None = None):
         self.journal = journal
         self.saved: dict[str, str] = {}
+        self.restore_errors: list[str] = []  # what __exit__ could not put back
 
     def __enter__(self) -> Settings:
         return self
 
     def __exit__(self, exc_type, *_) -> None:
         with stop_signals_deferred(raise_after=exc_type is None):
-            errors = self.restore()
+            errors = self.restore_errors = self.restore()
         if errors:  # kept in the journal: the next point repairs them before it starts, or refuses to start
             print(f"tierbench: could not restore {'; '.join(errors)} (kept in {self.journal or 'no journal'})",
                   file=sys.stderr)
@@ -528,16 +551,23 @@ class Settings:
             raise ConfigError(f"setup {setup!r} exited with status {rc}; see the log")
 
     def restore(self) -> list[str]:
-        errors = []
+        """Put back every journaled value, newest first; what could not be put back stays in the
+        journal (and only that: an undo command that ran is not run again), and is returned."""
+        errors, failed = [], set()
         for path, value in reversed(list(self.saved.items())):
             try:
-                if read_value(path) != value:
+                if _gone(path):
+                    print(f"tierbench: {path} is gone (its kernel object with it: a reboot, or a module "
+                          "unloaded): nothing to put back there", file=sys.stderr)
+                elif path.startswith(TREE) and any(f.startswith(SERVER) and _in_tree(f, path) for f in failed):
+                    raise OSError(errno.EBUSY, "its server could not be ended: kept")
+                elif read_value(path) != value:
                     _write(path, value)
             except OSError as e:
                 errors.append(f"{path}: {e.strerror}")
-        if not errors:
-            self.saved.clear()
-            self._sync_journal()
+                failed.add(path)
+        self.saved = {k: v for k, v in self.saved.items() if k in failed}
+        self._sync_journal()
         return errors
 
     def _sync_journal(self) -> None:
