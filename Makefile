@@ -69,6 +69,7 @@ build:
 run: build
 	@host=$$($(PYTHON) -m workflows.harness.cli name --host '$(HOST)' $(CONFIG_ARG)) && \
 	echo "[run] host profile '$(HOST)' -> results/$$host/ (config $(or $(CONFIG),quick.yaml or a guest host's own))" && \
+	$(PYTHON) -m workflows.harness.cli repair --host '$(HOST)' $(CONFIG_ARG) && \
 	{ $(PYTHON) -m workflows.harness.cli plan --host '$(HOST)' $(CONFIG_ARG) --cores '$(CORES)' --project none $(PLAN_ALL) \
 		--save "results/$$host/.estimate.json" || rm -f "results/$$host/.estimate.json"; } && \
 	$(PYTHON) -m snakemake --cores $(CORES) --rerun-incomplete $(CONFIG_ARG) --config host='$(HOST)' $(SOURCES_ARG) $(SMK_ARGS) \

@@ -5,6 +5,7 @@ failure before it was mended)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -392,3 +393,25 @@ def test_live_checks_are_for_this_machine_only(tmp_path, capsys):
     assert cli.main(["validate", "--host", "auto", "--facts", str(facts), "--configfile", str(cfg)]) == 0, _errors(capsys)
     assert cli.main(["validate", "--host", "auto", "--configfile", str(cfg)]) == 1
     assert "storage/file_size_mib: fio's 1000000000 MiB data file does not fit" in _errors(capsys)[-1]
+
+
+def test_repair_puts_back_what_a_killed_run_left(tmp_path, monkeypatch, capsys):
+    """make run repairs before planning, whose live checks (a swap area in use, DAMON running)
+    would otherwise refuse what the killed run itself left."""
+    from workflows.harness import hostdetect  # noqa: PLC0415
+
+    monkeypatch.setattr(cli, "RESULTS", tmp_path / "results")
+    results = tmp_path / "results" / hostdetect.safe_hostname()
+    results.mkdir(parents=True)
+    assert cli.main(["repair", "--host", "auto"]) == 0
+    assert "repair: nothing to put back" in capsys.readouterr().out
+    knob = tmp_path / "knob"
+    knob.write_text("2")
+    (results / ".settings-journal.json").write_text(json.dumps({str(knob): "1"}))
+    if os.geteuid() != 0:
+        assert cli.main(["repair", "--host", "auto"]) == 1
+        assert "putting them back needs root" in _errors(capsys)[0]
+        return
+    assert cli.main(["repair", "--host", "auto"]) == 0
+    assert f"repair: put back what a killed run left changed: {knob}" in capsys.readouterr().out
+    assert knob.read_text() == "1" and not (results / ".settings-journal.json").exists()

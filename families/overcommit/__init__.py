@@ -89,7 +89,8 @@ def _check(config: dict, host: Host) -> tuple[dict, dict, dict]:
         if host.live:
             memcg.check_swapfile_room(directory, sw["size_mib"], f"{key}/swap/size_mib")
         if host.live and os.path.realpath(target) in {os.path.realpath(s) for s in memcg.active_swaps()}:
-            raise ConfigError(f"{key}/swap/directory: {target} is already an active swap area (in use)")
+            raise ConfigError(f"{key}/swap/directory: {target} is already an active swap area (in use; if a killed "
+                              "run left it: python -m workflows.harness.cli repair)")
         swap = {"target": target, "size_mib": sw["size_mib"]}
     settings = {SETTINGS["swappiness"]: str(oc["swappiness"]), SETTINGS["page_cluster"]: str(oc["page_cluster"])}
     if Path(ZSWAP).exists():

@@ -646,7 +646,7 @@ def preconditions(facts: dict, default: int, alternate: int, colloid: bool = Fal
         return f"kernel {release} lacks DAMOS quota goals with target_metric user_input (Linux >= 6.9)"
     if d.get("kdamonds"):
         return (f"DAMON is in use already ({ADMIN}/kdamonds/nr_kdamonds = {d['kdamonds']}): tierbench does not "
-                "share it")
+                "share it (if a killed run left it: python -m workflows.harness.cli repair)")
     nodes = facts.get("nodes") or {}
     for n in (default, alternate):
         if not (nodes.get(str(n)) or {}).get("memory_mib"):

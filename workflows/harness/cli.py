@@ -9,6 +9,7 @@
     python -m workflows.harness.cli points --host auto     # what would run, one line per point
     python -m workflows.harness.cli facts                  # print detected host facts
     python -m workflows.harness.cli plan --host auto       # points and expected wall time, per family
+    python -m workflows.harness.cli repair --host auto     # put back what a killed run left changed (its journal)
 
 Without --host, name, validate, points and plan cover the config's ``host``, or each host of its
 fleet (``hosts: [a, b]``) in turn, every profile found before anything is planned.
@@ -223,12 +224,13 @@ def _guest_accel_note(host: str) -> str:
 
 
 PAPER_PROJECTION = "hosts/icelake-2s.yaml"
+RESULTS = profile.REPO / "results"  # results/<host>/ (repair's journal)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("name", "validate", "points", "plan"):
+    for name in ("name", "validate", "points", "plan", "repair"):
         p = sub.add_parser(name)
         p.add_argument("--host", default=None)
         p.add_argument("--configfile", default=None, help="merged over quick.yaml, as snakemake --configfile "
@@ -287,8 +289,37 @@ def main(argv: list[str] | None = None) -> int:
     return rc
 
 
+def _repair(host: str) -> int:
+    """``repair``: what a measured run killed before it could restore (SIGKILL, a power cut) left
+    changed on this machine, put back from its journal (results/<host>/.settings-journal.json)
+    under the host's measurement lock, as the next measured point would do before it starts; run
+    before planning (make run does), whose checks of live state (a swap area in use, DAMON
+    running) would otherwise refuse what the run itself left."""
+    from .point import JOURNAL, host_lock  # noqa: PLC0415
+    from .settings import restore_journal  # noqa: PLC0415
+
+    if profile.runner_of(host):
+        print(f"repair: {host} is a guest: its journal lives and is repaired in the guest")
+        return 0
+    results = RESULTS / profile.resolve(host, hostdetect.detect())["name"]
+    journal = results / JOURNAL
+    shown = journal.relative_to(profile.REPO) if journal.is_relative_to(profile.REPO) else journal
+    if not journal.exists():
+        print(f"repair: nothing to put back ({shown} is not there)")
+        return 0
+    if os.geteuid() != 0:
+        raise ConfigError(f"{shown} holds settings a killed run left changed; "
+                          "putting them back needs root (sudo make run, or python -m workflows.harness.cli repair)")
+    with host_lock(results / ".measure.lock"):
+        put = restore_journal(journal)
+    print(f"repair: put back what a killed run left changed: {', '.join(put) if put else 'nothing (done meanwhile)'}")
+    return 0
+
+
 def _one(args, config: dict, host: str) -> int:
     """``name``, ``points`` or ``validate`` for one host profile."""
+    if args.cmd == "repair":
+        return _repair(host)
     config, prof, pl = _resolve(args, config, host)
     if args.cmd == "name":
         print(prof["name"])
