@@ -650,3 +650,38 @@ def test_a_tree_whose_server_could_not_be_ended_stays(tmp_path, monkeypatch):
     assert errors == [f"server:SIGQUIT:{tree}/postmaster.pid: operation not permitted",
                       f"tree:{tree}: its server could not be ended: kept"]
     assert tree.is_dir() and len(s.saved) == 2
+
+
+def test_swap_areas_come_back_in_their_order_with_their_priorities(tmp_path, monkeypatch):
+    from workflows.harness import settings as st  # noqa: PLC0415
+
+    swaps = tmp_path / "swaps"
+    swaps.write_text("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+                     "/dev/zram0                              partition\t4194300\t\t0\t\t100\n"
+                     "/swap\\040file                             file\t\t1048572\t\t0\t\t-2\n"
+                     "/dev/sdb2                               partition\t1048572\t\t0\t\t-3\n")
+    active, prio = st.active_swaps, st.swap_priorities
+    monkeypatch.setattr(st, "active_swaps", lambda proc_swaps=None: active(str(swaps)))
+    monkeypatch.setattr(st, "swap_priorities", lambda proc_swaps=None: prio(str(swaps)))
+    calls = []
+    monkeypatch.setattr(st, "_swap", lambda cmd, area, priority=None: calls.append((cmd, area, priority)))
+    s = Settings()
+    assert s.swap_off() == ["/dev/zram0", "/swap file", "/dev/sdb2"]
+    assert calls == [("swapoff", a, None) for a in ("/dev/zram0", "/swap file", "/dev/sdb2")]
+    calls.clear()
+    monkeypatch.setattr(st, "read_value", lambda path: "off")
+    assert s.restore() == []
+    # in their first order (the kernel gives areas without a priority of the user's the next lower
+    # one), each with its priority: 100 is given again with swapon -p, a negative one is the kernel's
+    assert calls == [("swapon", "/dev/zram0", 100), ("swapon", "/swap file", -2), ("swapon", "/dev/sdb2", -3)]
+
+
+@pytest.mark.parametrize("priority, argv", [(100, ["swapon", "-p", "100", "/a"]), (-2, ["swapon", "/a"]),
+                                            (None, ["swapon", "/a"])])
+def test_swapon_gives_a_users_priority_back_only(monkeypatch, priority, argv):
+    from workflows.harness import settings as st  # noqa: PLC0415
+
+    seen = []
+    monkeypatch.setattr(st.subprocess, "run", lambda a, **kw: seen.append(a) or subprocess.CompletedProcess(a, 0, "", ""))
+    st._swap("swapon", "/a", priority)
+    assert seen == [argv]

@@ -111,10 +111,23 @@ def active_swaps(proc_swaps: str = "/proc/swaps") -> list[str]:
     return [ln.split()[0].replace("\\040", " ") for ln in lines if ln.strip()]
 
 
-def _swap(cmd: str, area: str) -> None:
-    # swapon(8)/swapoff(8): short-lived, in their own session (process group); swapoff can take a while
+def swap_priorities(proc_swaps: str = "/proc/swaps") -> dict[str, int]:
+    """Each active swap area's priority (proc(5): /proc/swaps' Priority column)."""
     try:
-        r = subprocess.run([cmd, area], capture_output=True, text=True, start_new_session=True, timeout=900)
+        lines = Path(proc_swaps).read_text().splitlines()[1:]
+    except OSError:
+        return {}
+    return {f[0].replace("\\040", " "): int(f[4]) for f in (ln.split() for ln in lines) if len(f) >= 5}
+
+
+def _swap(cmd: str, area: str, priority: int | None = None) -> None:
+    # swapon(8)/swapoff(8): short-lived, in their own session (process group); swapoff can take a while.
+    # swapon -p: a priority of the user's (0..32767, swapon(8)); without one the kernel gives the next
+    # lower negative priority (mm/swapfile.c: --least_priority), so areas switched on again in their
+    # first order keep their order
+    argv = [cmd, *(["-p", str(priority)] if priority is not None and priority >= 0 else []), area]
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, start_new_session=True, timeout=900)
     except subprocess.TimeoutExpired:  # (a restore error like any other, not an exception past it)
         raise OSError(errno.ETIME, f"{cmd} {area} ran past 900 s") from None
     if r.returncode != 0:
@@ -350,7 +363,8 @@ def _write(path: str, value: str) -> None:
             raise OSError(rc, f"{cmd!r} exited with status {rc}")
         return
     if kind == SWAP:
-        _swap("swapon" if value == "on" else "swapoff", where)
+        state, _, prio = value.partition(":")  # "on:<priority>" (swap_off), "on", "off"
+        _swap("swapon" if state == "on" else "swapoff", where, int(prio) if prio else None)
     elif value != "absent":  # a resource is made by its Settings method, never by a restore
         raise OSError(22, f"{path}: cannot restore to {value!r}")
     elif kind == MOUNT:
@@ -449,12 +463,16 @@ class Settings:
 
     def swap_off(self) -> list[str]:
         """Every active swap area off (journaled first); returns them."""
-        areas = active_swaps()
-        for area in areas:
+        areas, prio = active_swaps(), swap_priorities()
+        # journaled last area first: the restore, newest first, switches them on again in their
+        # order, with their priorities (proc(5) /proc/swaps)
+        for area in reversed(areas):
             key = SWAP + area
             if key not in self.saved:
-                self.saved[key] = "on"
+                self.saved[key] = f"on:{prio[area]}" if area in prio else "on"
                 self._sync_journal()
+        for area in areas:
+            key = SWAP + area
             try:
                 _write(key, "off")
             except OSError as e:
@@ -561,7 +579,7 @@ class Settings:
                           "unloaded): nothing to put back there", file=sys.stderr)
                 elif path.startswith(TREE) and any(f.startswith(SERVER) and _in_tree(f, path) for f in failed):
                     raise OSError(errno.EBUSY, "its server could not be ended: kept")
-                elif read_value(path) != value:
+                elif read_value(path) != (value.partition(":")[0] if path.startswith(SWAP) else value):
                     _write(path, value)
             except OSError as e:
                 errors.append(f"{path}: {e.strerror}")
