@@ -39,6 +39,8 @@ EXPERIMENT = "ratio_sweep"
 # the time a stopped runner gets to stop its server and clean up (memcg.py's way out: the server's
 # fast shutdown, pg_ctl stop -t 60 when its pid file is left, the cluster removed within 30 s)
 STOP_GRACE_S = 120
+# zswap's switch: Documentation/admin-guide/mm/zswap.rst; swappiness and page-cluster:
+# Documentation/admin-guide/sysctl/vm.rst
 ZSWAP = "/sys/module/zswap/parameters/enabled"
 SETTINGS = {"swappiness": "/proc/sys/vm/swappiness", "page_cluster": "/proc/sys/vm/page-cluster"}
 

@@ -815,6 +815,8 @@ class PcmMemory:
 
     name = "pcm_memory"
     stop_signal = signal.SIGINT  # pcm cleans up its PMU programming on SIGINT/SIGTERM
+    # the msr driver's module parameter allow_writes (on, off, default: arch/x86/kernel/msr.c), which
+    # pcm switches on to program the uncore through /dev/cpu/*/msr
     MSR_ALLOW_WRITES = SYS / "module/msr/parameters/allow_writes"
 
     def __init__(self, msr_dev: Path = DEV / "cpu/0/msr", cpuinfo: Path = PROC / "cpuinfo"):

@@ -101,6 +101,9 @@ class Cgroup:
     def create(self) -> None:
         if self.path.exists():  # a leftover of a killed run that the journal did not know
             self.remove()
+        # v2: a controller is given to a cgroup's children by writing "+memory" to its
+        # cgroup.subtree_control, level by level from the root (Documentation/admin-guide/
+        # cgroup-v2.rst, "Enabling and Disabling"); v1's memory hierarchy needs nothing of that
         if self.version == "v2":
             root = self.parent.parent
             if "memory" not in _read(root / "cgroup.subtree_control").split():
@@ -117,6 +120,9 @@ class Cgroup:
             if (self.path / "memory.swap.max").exists():
                 _write(self.path / "memory.swap.max", "max")
             return
+        # v1 (Documentation/admin-guide/cgroup-v1/memory.rst): memory.memsw.limit_in_bytes limits
+        # memory + swap and may never be below memory.limit_in_bytes (mem_cgroup_resize_max(),
+        # mm/memcontrol-v1.c: -EINVAL otherwise), so it is lifted first; -1 is "unlimited"
         if (self.path / "memory.memsw.limit_in_bytes").exists():
             _write(self.path / "memory.memsw.limit_in_bytes", "-1")  # memory + swap: unlimited (first)
         _write(self.path / "memory.limit_in_bytes", "-1" if limit_bytes is None else str(limit_bytes))
@@ -157,7 +163,7 @@ class Cgroup:
             # swap-ins: pswpin where the kernel counts it per cgroup, else anon refaults
             out["swapin"] = s["pswpin"] if "pswpin" in s else out["refault_anon"]
             out["swapout"] = s.get("pswpout", -1)
-        else:
+        else:  # v1's memory.stat keys: Documentation/admin-guide/cgroup-v1/memory.rst, "stat file"
             out["anon"] = s.get("rss", 0)  # anonymous and swap cache (huge pages included)
             out["file"] = s.get("cache", 0) - s.get("shmem", 0)
             out["usage"] = int(_read(self.path / "memory.usage_in_bytes"))
@@ -223,6 +229,8 @@ def remove_cgroup(path: Path) -> None:
         cg = Cgroup.__new__(Cgroup)
         cg.path, cg.parent, cg.version = path, path.parent, "v2"
         cg.kill_all()
+        # rmdir of a cgroup fails with EBUSY while it has tasks (Documentation/admin-guide/cgroup-v2.rst,
+        # "Creating and removing"; v1 alike), which a task just killed still is until it has exited
         for _ in range(100):  # a cgroup whose last task just died can be busy for a moment
             try:
                 path.rmdir()

@@ -57,6 +57,12 @@ from pathlib import Path
 from . import ConfigError
 from .procs import stat_fields
 
+# The knobs, each where it is defined: numa_balancing and numa_balancing_promote_rate_limit_MBps
+# in Documentation/admin-guide/sysctl/kernel.rst; demotion_enabled in Documentation/ABI/testing/
+# sysfs-kernel-mm-numa; THP's enabled and defrag in Documentation/admin-guide/mm/transhuge.rst
+# (each reads back as its choices with the current one in brackets, "always [madvise] never":
+# _read_file_value); nr_hugepages in Documentation/admin-guide/mm/hugetlbpage.rst and
+# Documentation/admin-guide/sysctl/vm.rst.
 KNOWN = {
     "numa_balancing": "/proc/sys/kernel/numa_balancing",
     "demotion_enabled": "/sys/kernel/mm/numa/demotion_enabled",

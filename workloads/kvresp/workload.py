@@ -19,6 +19,10 @@ _RECIPE = {"make": ["workloads/kvresp"], "sources": ["workloads/kvresp/Makefile"
 # kv-resp, and kv-wil: the weighted-interleave launcher (MPOL_WEIGHTED_INTERLEAVE; Debian's numactl lacks it)
 BUILDS = {"kv-resp": _RECIPE, "kv-wil": _RECIPE}
 WIL = "build/bin/kv-wil"
+# Documentation/ABI/testing/sysfs-kernel-mm-mempolicy-weighted-interleave: nodeN, a node's weight
+# (1-255; writing one switches the system to manual mode), and auto (true: the kernel recalculates
+# every weight from bandwidth data, overwriting them). Restored newest first, the weights go back
+# before auto does, so an auto that was on recalculates them itself.
 WIL_SYSFS = "/sys/kernel/mm/mempolicy/weighted_interleave"
 
 
