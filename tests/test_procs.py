@@ -685,3 +685,17 @@ def test_swapon_gives_a_users_priority_back_only(monkeypatch, priority, argv):
     monkeypatch.setattr(st.subprocess, "run", lambda a, **kw: seen.append(a) or subprocess.CompletedProcess(a, 0, "", ""))
     st._swap("swapon", "/a", priority)
     assert seen == [argv]
+
+
+def test_every_directory_level_a_swapfile_needed_is_journaled(tmp_path, monkeypatch):
+    from workflows.harness import memcg  # noqa: PLC0415
+    from workflows.harness import settings as st  # noqa: PLC0415
+
+    monkeypatch.setattr(memcg, "make_swapfile", lambda path, size: path.write_bytes(b"\0"))
+    monkeypatch.setattr(st, "_swap", lambda cmd, area, priority=None: None)
+    target = tmp_path / "a" / "b" / "swap"
+    s = Settings()
+    s.swap_on(str(target), 1)
+    assert [k for k in s.saved if k.startswith("dir:")] == [f"dir:{tmp_path / 'a'}", f"dir:{tmp_path / 'a' / 'b'}"]
+    monkeypatch.setattr(st, "active_swaps", lambda proc_swaps="/proc/swaps": [])
+    assert s.restore() == [] and not (tmp_path / "a").exists()

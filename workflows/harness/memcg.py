@@ -122,7 +122,8 @@ class Cgroup:
             return
         # v1 (Documentation/admin-guide/cgroup-v1/memory.rst): memory.memsw.limit_in_bytes limits
         # memory + swap and may never be below memory.limit_in_bytes (mem_cgroup_resize_max(),
-        # mm/memcontrol-v1.c: -EINVAL otherwise), so it is lifted first; -1 is "unlimited"
+        # mm/memcontrol-v1.c, mm/memcontrol.c before 6.11: -EINVAL otherwise), so it is lifted first;
+        # -1 is "unlimited"
         if (self.path / "memory.memsw.limit_in_bytes").exists():
             _write(self.path / "memory.memsw.limit_in_bytes", "-1")  # memory + swap: unlimited (first)
         _write(self.path / "memory.limit_in_bytes", "-1" if limit_bytes is None else str(limit_bytes))

@@ -485,6 +485,16 @@ class Settings:
                 raise ConfigError(f"setting swap off: {e.strerror}") from None
         return areas
 
+    def _save_missing_dirs(self, path: str) -> None:
+        """Journal ``path`` and each directory above it that is not there yet (removed when empty,
+        the innermost first), before they are made."""
+        missing = []
+        while not os.path.lexists(path):
+            missing.append(path)
+            path = os.path.dirname(path)
+        for d in reversed(missing):  # outermost first: restored (removed when empty) last
+            self._save(DIR + d, "absent")
+
     def _save(self, key: str, original: str) -> None:
         if key not in self.saved:
             self.saved[key] = original
@@ -502,7 +512,7 @@ class Settings:
             if size_mib:
                 parent = os.path.dirname(target)
                 if not os.path.isdir(parent):
-                    self._save(DIR + parent, "absent")
+                    self._save_missing_dirs(parent)  # every level makedirs makes, not only the last
                     os.makedirs(parent)
                 self._save(SWAPFILE + target, "absent")
                 memcg.make_swapfile(Path(target), int(size_mib) << 20)
@@ -550,13 +560,7 @@ class Settings:
                               "removes only what it made (a leftover of an earlier run? remove it, then run again)")
         if server_pid_file is not None and (not hasattr(signal, f"SIG{server_signal}") or "/" in server_pid_file):
             raise ValueError(f"dir_guard: signal {server_signal!r} or pid file name {server_pid_file!r}")
-        missing = []
-        parent = os.path.dirname(path)
-        while not os.path.lexists(parent):
-            missing.append(parent)
-            parent = os.path.dirname(parent)
-        for d in reversed(missing):  # outermost first: restored (removed when empty) last
-            self._save(DIR + d, "absent")
+        self._save_missing_dirs(os.path.dirname(path))
         self._save(TREE + path, "absent")
         if server_pid_file is not None:  # after its directory: restored (ended) before it is removed
             self._save(f"{SERVER}{server_signal}:{os.path.join(path, server_pid_file)}", "absent")
