@@ -532,14 +532,23 @@ def test_a_journaled_directory_is_removed_only_where_it_is_the_one_the_run_made(
     assert restore_journal(journal) == {f"tree:{mnt}": "absent"} and not mnt.exists()
 
 
-def test_a_wrappers_own_child_dies_with_it_when_it_is_killed(tmp_path):
+@pytest.mark.parametrize("how", [
+    "from workflows.harness.procs import dies_with_us as f; pre = f(); session = False",
+    # the QEMU guest's launcher: QEMU in a session of its own (hosts/qemu/guest.py stands alone)
+    "import importlib.util as u; spec = u.spec_from_file_location('g', 'hosts/qemu/guest.py'); "
+    "g = sys.modules['g'] = u.module_from_spec(spec); spec.loader.exec_module(g); "
+    "pre = g._dies_with_launcher(os.getpid()); "
+    "session = True",
+])
+def test_a_wrappers_own_child_dies_with_it_when_it_is_killed(tmp_path, how):
     """procs.dies_with_us: a program the harness runs (the TPC-C driver) starts its own child
-    (pgbench) with it; SIGKILL to the program, which no handler sees, ends the child too."""
+    (pgbench) with it; SIGKILL to the program, which no handler sees, ends the child too. The
+    guest's launcher does the same for QEMU."""
     pidf = tmp_path / "child.pid"
     code = textwrap.dedent(f"""
-        import subprocess, sys, time
-        from workflows.harness.procs import dies_with_us
-        c = subprocess.Popen(["sleep", "60"], preexec_fn=dies_with_us())
+        import os, subprocess, sys, time
+        {how}
+        c = subprocess.Popen(["sleep", "60"], preexec_fn=pre, start_new_session=session)
         open({str(pidf)!r}, "w").write(str(c.pid))
         time.sleep(60)
     """)

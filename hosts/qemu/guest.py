@@ -886,7 +886,7 @@ def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem
     t0 = time.monotonic()
     with open(out / "qemu.log", "wb") as qlog:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=qlog, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=_dies_with_launcher(os.getpid()))
     say(f"booting ({accel}, " + ("2 CPUs on node 0, node 1 memory-only" if topology == "cxl" else
         "2 sockets x 2 cores x 2 threads, a node each") + f"; pid {proc.pid}); "
         f"timeout {timeout:g} s; console: {_rel(console)}")
@@ -1046,6 +1046,24 @@ def _raise_interrupted(signum, _frame):
     raise Interrupted(signum)
 
 
+def _dies_with_launcher(parent: int):
+    """A ``preexec_fn``: QEMU (in a session of its own, where no Ctrl-C reaches it) gets SIGKILL when
+    the launcher dies, whatever kills it (prctl(2), PR_SET_PDEATHSIG: sent when the thread that
+    forked it exits; a launcher gone before the call never sends it, so QEMU then does not start:
+    prctl(2) says to compare the parent's pid after the call). As workflows/harness/procs.py gives
+    the harness's own children; this file stands alone (it is also run as a script)."""
+    def setup() -> None:
+        import ctypes  # noqa: PLC0415
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except OSError:
+            return
+        if os.getppid() != parent:
+            os._exit(1)
+    return setup
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="guest.py", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1071,9 +1089,11 @@ def main(argv: list[str] | None = None) -> int:
                         "2s: two sockets, one node each, two cores of two SMT threads per socket")
     r.add_argument("--quiet", action="store_true", help="do not stream the guest console")
     a = ap.parse_args(argv)
-    # QEMU runs in its own session: stop it by pid (the handlers put back on return: main() is also
-    # called in-process, by tests, and a handler left behind is inherited by every later fork)
-    old = {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # QEMU runs in its own session: stop it by pid, also on SIGHUP (a closed terminal, an ssh session
+    # gone); and it dies with the launcher (_dies_with_launcher). The handlers are put back on
+    # return: main() is also called in-process, by tests, and a handler left behind is inherited by
+    # every later fork.
+    old = {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         return _main(a)
     finally:
