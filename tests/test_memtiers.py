@@ -146,11 +146,12 @@ def test_swap_off_is_journaled_and_restored(tmp_path, monkeypatch):
     on = {"/dev/sdz2", "/swap file"}
     calls = []
 
-    def fake_swap(cmd, area):
+    def fake_swap(cmd, area, priority=None):
         calls.append((cmd, area))
         (on.add if cmd == "swapon" else on.discard)(area)
 
     monkeypatch.setattr(settings, "active_swaps", lambda *a: sorted(on))
+    monkeypatch.setattr(settings, "swap_priorities", lambda *a: {})  # (a priority comes back: test_procs)
     monkeypatch.setattr(settings, "_swap", fake_swap)
     journal = tmp_path / "j.json"
     with settings.Settings(journal) as s:

@@ -293,8 +293,8 @@ def _repair(host: str) -> int:
     """``repair``: what a measured run killed before it could restore (SIGKILL, a power cut) left
     changed on this machine, put back from its journal (results/<host>/.settings-journal.json)
     under the host's measurement lock, as the next measured point would do before it starts; run
-    before planning (make run does), whose checks of live state (a swap area in use, DAMON
-    running) would otherwise refuse what the run itself left."""
+    before planning (make run does), whose checks of live state (a swap area in use, a kernel
+    mechanism still running) would otherwise refuse what the run itself left."""
     from .point import JOURNAL, host_lock  # noqa: PLC0415
     from .settings import restore_journal  # noqa: PLC0415
 

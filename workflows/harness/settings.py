@@ -306,8 +306,8 @@ def _resource(key: str) -> tuple[str, str] | None:
 
 
 def _gone(path: str) -> bool:
-    """A plain sysfs/procfs value whose file is no longer there (e.g. a DAMON kdamond's ``state``
-    after a reboot, when ``nr_kdamonds`` is 0 again): nothing of it is left to put back."""
+    """A plain sysfs/procfs value whose file is no longer there (e.g. one in a directory a kernel
+    interface made on request, after a reboot has dropped it): nothing of it is left to put back."""
     return _resource(path) is None and path.startswith(("/sys/", "/proc/")) and not os.path.exists(path)
 
 
