@@ -533,3 +533,26 @@ def test_profile_counter_overrides_reach_the_collector(tmp_path):
     with Supervisor() as sup:
         coll = Collectors(["perf_uncore"], {}, {"counters": {"cha_groups": groups}}, tmp_path, 1000, sup)
     assert coll.sources[0].cha_groups == groups
+
+
+def test_what_pcm_changes_is_journaled_before_it_starts(tmp_path):
+    """pcm switches the msr driver's allow_writes on; a harness killed while it runs left it on
+    (after_stop puts it back only in the same process): the point's journal now holds it."""
+    from workflows.harness.settings import Settings, restore_journal  # noqa: PLC0415
+
+    src = pcm_source(tmp_path)
+    src.MSR_ALLOW_WRITES.write_text("off\n")
+    fake = write_script(tmp_path / "pcm-memory", f"#!/bin/sh\necho on > {src.MSR_ALLOW_WRITES}\nexec sleep 30\n")
+    journal = tmp_path / "journal.json"
+    s = Settings(journal)
+    with Supervisor(grace_s=1.0) as sup, \
+            Collectors([src], FAKE_FACTS, {"tools": {"pcm_memory": str(fake)}}, tmp_path / "c", 100, sup, settings=s):
+        deadline = time.monotonic() + 10
+        while src.MSR_ALLOW_WRITES.read_text().strip() != "on" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert json.loads(journal.read_text()) == {str(src.MSR_ALLOW_WRITES): "off"}
+        killed = journal.read_text()  # as a SIGKILL here would leave it
+    src.MSR_ALLOW_WRITES.write_text("on\n")
+    journal.write_text(killed)
+    assert restore_journal(journal) == {str(src.MSR_ALLOW_WRITES): "off"}
+    assert src.MSR_ALLOW_WRITES.read_text().strip() == "off"

@@ -819,6 +819,11 @@ class PcmMemory:
     # pcm switches on to program the uncore through /dev/cpu/*/msr
     MSR_ALLOW_WRITES = SYS / "module/msr/parameters/allow_writes"
 
+    @property
+    def changes(self) -> tuple[Path, ...]:
+        """What pcm changes on the host: journaled before it starts (Collectors._start)."""
+        return (self.MSR_ALLOW_WRITES,)
+
     def __init__(self, msr_dev: Path = DEV / "cpu/0/msr", cpuinfo: Path = PROC / "cpuinfo"):
         self.msr_dev = Path(msr_dev)
         self.cpuinfo = Path(cpuinfo)
@@ -1015,7 +1020,8 @@ class Collectors:
     """
 
     def __init__(self, sources: Sequence[str | CounterSource], facts: dict, profile: dict, outdir: Path,
-                 interval_ms: int, supervisor: Supervisor, options: dict[str, dict] | None = None):
+                 interval_ms: int, supervisor: Supervisor, options: dict[str, dict] | None = None,
+                 settings=None):
         if not isinstance(interval_ms, int) or interval_ms < 10:
             raise ConfigError(f"counters: interval_ms must be an integer >= 10, got {interval_ms!r}")
         options = dict(options or {})
@@ -1037,6 +1043,7 @@ class Collectors:
         self.outdir = Path(outdir)
         self.interval_ms = interval_ms
         self.supervisor = supervisor
+        self.settings = settings  # the point's journal (settings.Settings): what a source's program changes
         self._status: dict[str, dict] = {s.name: {"available": False, "reason": "not started"} for s in self.sources}
         self._children: dict[str, Child] = {}
         self._started: list[CounterSource] = []
@@ -1071,6 +1078,11 @@ class Collectors:
             return
         try:
             if hasattr(src, "argv"):
+                # what the program changes on the host itself (pcm: the msr driver's allow_writes),
+                # journaled as it is now: put back when the point ends, or by the next repair after a kill
+                for path in getattr(src, "changes", ()):
+                    if self.settings is not None and os.path.exists(path):
+                        self.settings.keep(str(path))
                 hook = getattr(src, "before_start", None)
                 if hook:
                     hook(self.outdir)

@@ -202,7 +202,8 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
                 hr.clear()
                 owned = {k: f"{r['name']} ({v})" for r in sc["roles"] for k, v in (r.get("pmus") or {}).items()}
                 with Collectors(counters["sources"], facts, run.get("profile", {}), outdir, counters["interval_ms"],
-                                sup, options={"perf_uncore": {"owned_elsewhere": owned}} if owned else None) as coll:
+                                sup, options={"perf_uncore": {"owned_elsewhere": owned}} if owned else None,
+                                settings=settings) as coll:
                     hr.execute()
                 meta["settings_set"] = settings_set(sc)
                 meta["settings_original"] = dict(settings.saved)

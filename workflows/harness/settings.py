@@ -485,6 +485,11 @@ class Settings:
                 raise ConfigError(f"setting swap off: {e.strerror}") from None
         return areas
 
+    def keep(self, path: str) -> None:
+        """Journal ``path``'s value as it is now, without changing it: for a value a program of the
+        point changes itself (put back when the point ends, or by the next repair after a kill)."""
+        self._save(path, read_value(path))
+
     def _save_missing_dirs(self, path: str) -> None:
         """Journal ``path`` and each directory above it that is not there yet (removed when empty,
         the innermost first), before they are made."""
