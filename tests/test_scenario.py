@@ -461,3 +461,26 @@ def test_line_watch_sees_a_text_split_between_two_looks(tmp_path):
     with (tmp_path / "short").open("a") as fh:
         fh.write("cde")
     assert short.seen()
+
+
+def test_what_a_role_changes_itself_is_journaled_before_it_starts(tmp_path):
+    """A role's ``changes`` (tierd: DAMON's nr_kdamonds, which it raises itself and lowers only on
+    a clean exit) is journaled as it was before the program started: put back when the point ends,
+    or by the next repair after a kill."""
+    import json  # noqa: PLC0415
+
+    from workflows.harness.procs import Supervisor  # noqa: PLC0415
+    from workflows.harness.settings import Settings  # noqa: PLC0415
+
+    knob = tmp_path / "nr_kdamonds"
+    knob.write_text("0\n")
+    w = scenario.role("w", ["sh", "-c", f"echo 1 > {knob}"], parse="tests.test_tier_setup:one_row",
+                      changes=[str(knob), str(tmp_path / "absent")])
+    journal = tmp_path / "journal.json"
+    out = tmp_path / "out"
+    out.mkdir()
+    with Settings(journal) as s, Supervisor() as sup:
+        scenario.HostRun(scenario.scenario(w), out, sup, s).execute()
+        assert json.loads(journal.read_text()) == {str(knob): "0"}  # (a path not there is not journaled)
+        assert knob.read_text().strip() == "1"
+    assert knob.read_text().strip() == "0" and not journal.exists()

@@ -137,7 +137,8 @@ def group_cpu(pgid: int, proc: Path = Path("/proc")) -> tuple[float, float] | No
 def role(tool: str, argv: list, *, parse: str, output: str | None = None, output_flag: str = "--output",
          pid_file: str | None = None, ready_file: str | None = None, ready_line: str | None = None,
          stdout: str | None = None, target_pid: str | None = None, name: str | None = None, opts: dict | None = None,
-         usage: bool = False, pmus: dict[str, str] | None = None, stop_grace_s: float | None = None) -> dict:
+         usage: bool = False, pmus: dict[str, str] | None = None, stop_grace_s: float | None = None,
+         changes: list[str] | None = None) -> dict:
     """One program of a scenario and its protocol.
 
     ``output``: data file it writes, passed as ``output_flag FILE``; ``stdout``: file its standard
@@ -153,9 +154,13 @@ def role(tool: str, argv: list, *, parse: str, output: str | None = None, output
     owner per PMU box. ``stop_grace_s``: on a host, how long a stop waits for the program to end
     after its stop signal before SIGKILL (default: the host executor's 3 s; the guest's script waits
     10 s for every role, hosts/qemu/guest/lib.sh stop_pid), for a program that cleans up after
-    itself (a database server stopped and its cluster removed).
+    itself (a database server stopped and its cluster removed). ``changes``: sysfs/procfs values
+    the program itself may change on the host: on a host each is journaled as it is before the
+    program starts (those that exist), and put back when the point ends or by the next repair.
     """
     extra = {"pmus": dict(pmus)} if pmus else {}
+    if changes:
+        extra["changes"] = [str(c) for c in changes]
     if stop_grace_s is not None:
         extra["stop_grace_s"] = stop_grace_s
     return {**extra, "name": name or tool, "tool": tool, "argv": [str(a) for a in argv], "parse": parse,
@@ -471,6 +476,9 @@ class HostRun:
             self.meta.setdefault("cpus", {})[name] = cpus
         if r["kind"] == "workload":
             self._cpu_times = cpu_times()
+        for path in r.get("changes", ()):  # what the program changes itself, journaled as it is now
+            if os.path.exists(path):
+                self.settings.keep(path)
         self.children[name] = self.sup.spawn(name, argv, stdout=stdout, cpus=cpus,  # its errors go to the job's log
                                              grace_s=r.get("stop_grace_s"))
 

@@ -35,6 +35,14 @@ def argv(*, policy: str, colloid: bool, nodes: tuple[int, int], default_capacity
     return a + (["--min-mapping", min_mapping] if min_mapping else [])
 
 
+# tierd's DAMON observation (--observe damon, or auto without PEBS: colloid/tierd/src/obs_damon.c)
+# adds a kdamond by raising nr_kdamonds (Documentation/admin-guide/mm/damon/usage.rst) and lowers it
+# again when it exits; killed, it cannot. Its kdamond watches the workload's address space (vaddr)
+# and stops once that process is gone (mm/damon/core.c kdamond_need_stop(), the operations'
+# target_valid: mm/damon/vaddr.c), so the journaled count can be written back then.
+DAMON_NR_KDAMONDS = "/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+
+
 def role(argv_: list[str]) -> dict:
     """tierd's latency source is CHA TOR occupancy through perf uncore (Intel) or the L3 PMU's XI
     sampled latency (AMD Zen 4/5) unless ``--latency probe`` (colloid/tierd/src/main.c, --latency
@@ -47,7 +55,7 @@ def role(argv_: list[str]) -> dict:
         pmus["amd_l3"] = f"tierd --latency {lat}: per-tier latency from the L3 XI sampled latency"
     pmus = pmus or None
     return scenario_role("tierd", argv_, output=OUTPUT, target_pid="--pid", parse="workloads.tierd.workload:rows",
-                         pmus=pmus)
+                         pmus=pmus, changes=[DAMON_NR_KDAMONDS])
 
 
 def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
