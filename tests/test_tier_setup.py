@@ -6,6 +6,7 @@ node 1 into a lower tier of the fake tree, the undo script moves it back."""
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -248,3 +249,21 @@ def test_a_guest_or_model_profile_takes_no_tier_setup(tmp_path):
     p.write_text(model.replace("curves/", str(ICELAKE.parent / "curves") + "/") + WITH_SETUP)
     with pytest.raises(ConfigError, match="tier_setup: a profile of modelled tiers has no kernel memory tiers"):
         profile.resolve(str(p), two_socket_facts())
+
+
+def test_a_stop_signal_after_the_children_stop_still_restores(tree, monkeypatch):
+    """Between the Supervisor's exit (which puts back the handlers it found) and the restore, a
+    SIGTERM or SIGHUP used to find the default disposition: the point ended with nothing restored.
+    It raises now, and the restore runs."""
+    seen = {}
+    real_exit = point.Supervisor.__exit__
+
+    def exit_and_look(self, *exc):
+        real_exit(self, *exc)
+        seen.update({sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)})
+
+    monkeypatch.setattr(point.Supervisor, "__exit__", exit_and_look)
+    before = signal.getsignal(signal.SIGTERM)
+    rc, _ = run_point(tree, sc_with(tree, ["true"]), monkeypatch)
+    assert rc == 0 and seen and all(callable(h) and h is not before for h in seen.values()), seen
+    assert signal.getsignal(signal.SIGTERM) is before, "put back after the point"

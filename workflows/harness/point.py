@@ -24,6 +24,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import sys
 import time
 from contextlib import contextmanager
@@ -288,6 +289,29 @@ def run_guest(row: dict, outdir: Path, batch: Path, facts_path: Path, scale: str
     return write_scenario_point(row, outdir, meta)
 
 
+@contextmanager
+def stop_signals_raise():
+    """SIGTERM and SIGHUP raise Interrupted in the main flow for the whole point, as SIGINT raises
+    KeyboardInterrupt. A Supervisor puts back the handlers it found when it exits: with the default
+    ones (terminate), a stop signal between its exit and the settings' restore (which defers stop
+    signals itself) ended the point without restoring anything; raised there, the restore runs.
+    Put back on the way out (main() is also called in-process, by tests)."""
+    def _raise(signum, _frame):
+        raise Interrupted(signum)
+
+    old = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            old[sig] = signal.signal(sig, _raise)
+        except ValueError:  # not the main thread
+            break
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+
+
 def _settings_state(results: Path | None) -> str:
     """What became of the settings of an interrupted point: restored, or kept in the host's journal
     (run_host's) for the next measured point to put back first."""
@@ -313,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
         if row["executor"] == "model":
             return run_model(row, args.outdir, scale)
         if row["executor"] == "host":
-            return run_host(row, args.outdir, args.results, args.facts, scale)
+            with stop_signals_raise():
+                return run_host(row, args.outdir, args.results, args.facts, scale)
         return run_guest(row, args.outdir, args.batch, args.facts, scale)
     except Interrupted as e:
         print(f"tierbench: {e}; every child was stopped and {_settings_state(args.results)}", file=sys.stderr)
