@@ -162,6 +162,13 @@ def plan_info(prof: dict) -> dict:
     return host_profile.plan_info(prof)
 
 
+def check_window(average_last_s: float, run_s: float, where: str, run_key: str) -> None:
+    """A run's averaging window fits in the run (``where``: the config block, ``run_key``: the key
+    that set the run's length), for the model's runs and the measured ones alike."""
+    if average_last_s > run_s:
+        raise ConfigError(f"{where}/average_last_s: {average_last_s:g} s is longer than the run ({run_key}: {run_s:g} s)")
+
+
 def check_antagonist_room(host: Host, node: int, buffer: str, threads: int, where: str) -> None:
     """The antagonist's buffers (one of ``buffer`` per thread, antagonists/workload.py) fit in
     ``node``'s memory: ``where`` is the config key of the buffer, for the message."""

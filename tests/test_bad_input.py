@@ -226,12 +226,12 @@ def test_a_measured_averaging_window_longer_than_its_run_is_refused(tmp_path, ca
     cfg.write_text("tiering: {contention: {duration_s: 2}}\n")  # quick.yaml averages its last 3 s
     assert cli.main(["points", "--host", "auto", "--configfile", str(cfg), "--family", "tiering"]) == 1
     assert _errors(capsys) == ["tierbench: error: experiment config: tiering/contention/average_last_s: 3 s is "
-                               "longer than the run (tiering/contention/duration_s: 2 s)"]
-    from families.tiering import real  # noqa: PLC0415 - (the real runs' check, on a two-tier host only)
+                               "longer than the run (duration_s: 2 s)"]
+    from systems import sweep  # noqa: PLC0415 - (the real runs' check, on a two-tier host only)
 
-    with pytest.raises(cli.ConfigError, match="tiering/real/average_last_s: 50 s is longer than the run"):
-        real.check_window({"duration_s": 10, "average_last_s": 50}, "tiering/real")
-    real.check_window({"duration_s": 10, "average_last_s": 10}, "tiering/real")
+    with pytest.raises(cli.ConfigError, match=r"tiering/real/average_last_s: 50 s is longer than the run \(duration_s: 10 s\)"):
+        sweep.check_window(50, 10, "experiment config: tiering/real", "duration_s")
+    sweep.check_window(10, 10, "experiment config: tiering/real", "duration_s")
 
 
 @pytest.mark.parametrize("name", ["fleet", "README.md"])

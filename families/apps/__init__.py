@@ -152,9 +152,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     rows = contention + measured_tiers
     mc = ac["model"]
     if mc["enabled"] and not measured_tiers and not host.runner:  # no two real tiers here: the model's
-        if mc["average_last_s"] > mc["duration_s"]:
-            raise ConfigError(f"experiment config: apps/model/average_last_s: {mc['average_last_s']} s is longer than the run "
-                              f"({mc['duration_s']} s)")
+        sweep.check_window(mc["average_last_s"], mc["duration_s"], "experiment config: apps/model", "duration_s")
         mprof = sweep.model_profile_for(mc["model_profile"], host, "apps/model/model_profile")
         if why := sweep.one_tier(mprof):
             fp.absent[f"{NAME}: model"] = why

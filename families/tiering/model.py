@@ -47,8 +47,7 @@ def check(tc: dict, tiers: dict, src: str) -> None:
         if v < 2 and not key.startswith("dynamics"):
             raise ConfigError(f"{where}/{key}: a steady-state run needs at least 2 s (its migration-cost twin stops "
                               "the policy before the averaging window, at 1 s or later)")
-        if tc["average_last_s"] > v:
-            raise ConfigError(f"{where}/average_last_s: {tc['average_last_s']:g} s is longer than the run ({key}: {v:g} s)")
+        sweep.check_window(tc["average_last_s"], v, where, key)
     ws, hot, region = size_bytes(w["working_set"]), size_bytes(w["hot_set"]), size_bytes(w["region_size"])
     if ws < region:
         raise ConfigError(f"{where}/workload/working_set: {w['working_set']} is smaller than one region ({w['region_size']})")

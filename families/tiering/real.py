@@ -21,13 +21,6 @@ from workloads.memchar import workload as memchar
 from . import COLUMNS
 
 
-def check_window(c: dict, where: str) -> None:
-    """A measured run's averaging window fits in the run (the model's runs check theirs: model.py)."""
-    if c["average_last_s"] > c["duration_s"]:
-        raise ConfigError(f"experiment config: {where}/average_last_s: {c['average_last_s']:g} s is longer than "
-                          f"the run ({where}/duration_s: {c['duration_s']:g} s)")
-
-
 def numa_tiers(prof: dict) -> list[dict]:
     return [t for t in prof["tiers"] if t["kind"] == "numa"]
 
@@ -109,7 +102,7 @@ def points(config: dict, host: Host, knob_exists=None) -> list[dict]:
     sweep.check_observe(host, rc["observe"], "tiering/real/observe")  # tierd runs every system with Colloid
     start = d if rc["start_tier"] == "default" else a
     # (where GUPS starts: tiering/real/start_tier)
-    check_window(rc, "tiering/real")
+    sweep.check_window(rc["average_last_s"], rc["duration_s"], "experiment config: tiering/real", "duration_s")
     gups.check_sizes(working_set=rc["working_set"], hot_set=rc["hot_set"], object_bytes=rc["object_bytes"],
                      threads=len(app), node=start, facts=facts, where="tiering/real")
     ev, after = rc["event_at_s"], rc["after_event_s"]
@@ -206,7 +199,7 @@ def contention_points(config: dict, host: Host) -> list[dict]:
     app = prof["cpus"]["app"]
     if not app:
         raise ConfigError(f"host profile {prof['source']}: cpus/app: no CPU left for the application")
-    check_window(cc, "tiering/contention")
+    sweep.check_window(cc["average_last_s"], cc["duration_s"], "experiment config: tiering/contention", "duration_s")
     gups.check_sizes(working_set=cc["working_set"], hot_set=cc["hot_set"], object_bytes=cc["object_bytes"],
                      threads=len(app), node=node, facts=host.facts, where="tiering/contention")
     w = gups.role(gups.argv(cpus=app, node=node, working_set=cc["working_set"], hot_set=cc["hot_set"],
