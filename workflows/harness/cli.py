@@ -42,8 +42,8 @@ def _config(args) -> dict:
             config = profile.merge_config(config, profile.load_yaml(f, "experiment config"))
         return config
     own = (profile.runner_of(args.host or str(config.get("host") or "auto")) or {}).get("config")
-    if own:
-        own = profile.REPO / own
+    if own:  # (an absolute path: runner_of resolves it)
+        own = Path(own)
         args.config_name = str(own.relative_to(profile.REPO) if own.is_relative_to(profile.REPO) else own)
         config = profile.load_yaml(own, "experiment config")
     return config
@@ -295,7 +295,7 @@ def _repair(host: str) -> int:
     under the host's measurement lock, as the next measured point would do before it starts; run
     before planning (make run does), whose checks of live state (a swap area in use, a kernel
     mechanism still running) would otherwise refuse what the run itself left."""
-    from .point import JOURNAL, host_lock  # noqa: PLC0415
+    from .point import JOURNAL, LOCK, host_lock  # noqa: PLC0415
     from .settings import restore_journal  # noqa: PLC0415
 
     if profile.runner_of(host):
@@ -310,7 +310,7 @@ def _repair(host: str) -> int:
     if os.geteuid() != 0:
         raise ConfigError(f"{shown} holds settings a killed run left changed; "
                           "putting them back needs root (sudo make run, or python -m workflows.harness.cli repair)")
-    with host_lock(results / ".measure.lock"):
+    with host_lock(results / LOCK):
         put = restore_journal(journal)
     print(f"repair: put back what a killed run left changed: {', '.join(put) if put else 'nothing (done meanwhile)'}")
     return 0

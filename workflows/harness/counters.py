@@ -1080,9 +1080,8 @@ class Collectors:
             if hasattr(src, "argv"):
                 # what the program changes on the host itself (pcm: the msr driver's allow_writes),
                 # journaled as it is now: put back when the point ends, or by the next repair after a kill
-                for path in getattr(src, "changes", ()):
-                    if self.settings is not None and os.path.exists(path):
-                        self.settings.keep(str(path))
+                if self.settings is not None:
+                    self.settings.keep(getattr(src, "changes", ()))
                 hook = getattr(src, "before_start", None)
                 if hook:
                     hook(self.outdir)

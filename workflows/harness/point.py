@@ -38,6 +38,7 @@ from .procs import Interrupted, Supervisor
 from .provenance import digest, file_sha256, git_state, now, tool_version
 
 JOURNAL = ".settings-journal.json"  # results/<host>/: settings and resources a measured point changed
+LOCK = ".measure.lock"  # results/<host>/: held by whatever measures on the host, one at a time
 
 
 @contextmanager
@@ -189,7 +190,7 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
     # The lock first: under it, a run killed earlier has its settings put back from the journal
     # before this point saves any; on the way out children are stopped, then settings restored,
     # then the lock released, so the next point never sees this one's settings.
-    with host_lock(results / ".measure.lock") as waited:
+    with host_lock(results / LOCK) as waited:
         repaired = restore_journal(journal)  # settings, and resources a scenario made (cgroups, swap areas)
         if repaired:
             print(f"tierbench: put back settings a killed run left changed: {repaired}", file=sys.stderr)

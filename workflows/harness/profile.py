@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import functools
 import os
 from pathlib import Path
 
@@ -330,11 +331,17 @@ PUBLISHED = REPO / "analysis" / "reference" / "published_numbers.csv"
 KIND_OF_KEY = {"node": "numa", "curve": "model", "capacity_gib": "model", "unloaded_latency_ns": "model", "path": "dax"}
 
 
+@functools.cache
+def _published_sources() -> frozenset[str]:
+    """The sources of published_numbers.csv, read once (every profile a run resolves asks)."""
+    with open(PUBLISHED, newline="") as f:
+        return frozenset(r["source"] for r in csv.DictReader(f))
+
+
 def _check_sources(prof: dict, src: str) -> None:
     """comparable_to and calibrated_on name sources of the published numbers (a typo would turn
     scoring off, or mark nothing as a calibration target, without a word)."""
-    with open(PUBLISHED, newline="") as f:
-        known = {r["source"] for r in csv.DictReader(f)}
+    known = _published_sources()
     named = [("comparable_to", s) for s in prof.get("comparable_to") or []]
     named += [(f"calibrated_on/{i}/source", c.get("source")) for i, c in enumerate(prof.get("calibrated_on") or [])]
     for key, s in named:

@@ -476,9 +476,7 @@ class HostRun:
             self.meta.setdefault("cpus", {})[name] = cpus
         if r["kind"] == "workload":
             self._cpu_times = cpu_times()
-        for path in r.get("changes", ()):  # what the program changes itself, journaled as it is now
-            if os.path.exists(path):
-                self.settings.keep(path)
+        self.settings.keep(r.get("changes", ()))  # what the program changes itself, journaled as it is now
         self.children[name] = self.sup.spawn(name, argv, stdout=stdout, cpus=cpus,  # its errors go to the job's log
                                              grace_s=r.get("stop_grace_s"))
 

@@ -108,22 +108,24 @@ SERVER_GRACE_S = 10.0
 TREE_WAIT_S = 30.0  # a tree's removal is tried again this long while ended processes finish exiting
 
 
-def active_swaps(proc_swaps: str = "/proc/swaps") -> list[str]:
-    """Active swap areas (proc(5): /proc/swaps, one per line after a header; spaces as \\040)."""
+def _proc_swaps(proc_swaps: str) -> list[list[str]]:
+    """/proc/swaps' rows (proc(5): one per active area after a header: Filename Type Size Used
+    Priority; spaces in the name as \\040), split, the name unescaped."""
     try:
         lines = Path(proc_swaps).read_text().splitlines()[1:]
     except OSError:
         return []
-    return [ln.split()[0].replace("\\040", " ") for ln in lines if ln.strip()]
+    return [[f[0].replace("\\040", " "), *f[1:]] for f in (ln.split() for ln in lines) if f]
+
+
+def active_swaps(proc_swaps: str = "/proc/swaps") -> list[str]:
+    """Active swap areas, in /proc/swaps' order."""
+    return [f[0] for f in _proc_swaps(proc_swaps)]
 
 
 def swap_priorities(proc_swaps: str = "/proc/swaps") -> dict[str, int]:
-    """Each active swap area's priority (proc(5): /proc/swaps' Priority column)."""
-    try:
-        lines = Path(proc_swaps).read_text().splitlines()[1:]
-    except OSError:
-        return {}
-    return {f[0].replace("\\040", " "): int(f[4]) for f in (ln.split() for ln in lines) if len(f) >= 5}
+    """Each active swap area's priority (/proc/swaps' Priority column)."""
+    return {f[0]: int(f[4]) for f in _proc_swaps(proc_swaps) if len(f) >= 5}
 
 
 def _swap(cmd: str, area: str, priority: int | None = None) -> None:
@@ -485,10 +487,12 @@ class Settings:
                 raise ConfigError(f"setting swap off: {e.strerror}") from None
         return areas
 
-    def keep(self, path: str) -> None:
-        """Journal ``path``'s value as it is now, without changing it: for a value a program of the
-        point changes itself (put back when the point ends, or by the next repair after a kill)."""
-        self._save(path, read_value(path))
+    def keep(self, paths) -> None:
+        """Journal each of ``paths`` that exists as it is now, without changing it: values a program
+        of the point changes itself (put back when the point ends, or by the next repair after a kill)."""
+        for path in map(str, paths):
+            if os.path.exists(path):
+                self._save(path, read_value(path))
 
     def _save_missing_dirs(self, path: str) -> None:
         """Journal ``path`` and each directory above it that is not there yet (removed when empty,
