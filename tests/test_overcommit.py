@@ -650,14 +650,21 @@ def test_without_root_the_family_is_absent_with_its_reason():
     assert fp.rows == [] and "root" in fp.absent["overcommit"]
 
 
-def test_cgroup_v2_files(tmp_path):
-    """The v2 paths on a fixture of a v2 hierarchy (the QEMU guest does not run this family)."""
-    root = tmp_path
+def test_cgroup_v2_files(tmp_path, monkeypatch):
+    """The v2 paths on a fixture of a v2 hierarchy (the QEMU guest does not run this family): the
+    root's children given the memory controller only through Settings.cgroup, which journals it
+    before the write and takes it back on restore, after the cgroup."""
+    from workflows.harness.settings import Settings
+
+    root = tmp_path / "cg"
+    root.mkdir()
     (root / "cgroup.controllers").write_text("cpu memory pids\n")
     (root / "cgroup.subtree_control").write_text("cpu\n")
     info = memcg.detect(root)
     cg = memcg.Cgroup(info, "w-R2")
-    orig_mkdir = Path.mkdir
+    assert cg.root_control() == root / "cgroup.subtree_control"
+    orig_mkdir, detect = Path.mkdir, memcg.detect
+    monkeypatch.setattr(memcg, "detect", lambda: detect(root))
 
     def mkdir(self, *a, **kw):  # a real v2 directory comes with its control files
         orig_mkdir(self, *a, **kw)
@@ -666,11 +673,13 @@ def test_cgroup_v2_files(tmp_path):
             if not (self / f).exists():
                 (self / f).write_text(v)
 
-    Path.mkdir = mkdir
-    try:
-        cg.create()
-    finally:
-        Path.mkdir = orig_mkdir
+    journal = tmp_path / "journal.json"
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    settings = Settings(journal)
+    assert settings.cgroup("w-R2") == cg.path
+    monkeypatch.setattr(Path, "mkdir", orig_mkdir)
+    assert json.loads(journal.read_text()) == {f"subtree:{root}/cgroup.subtree_control": "-memory",
+                                               f"cgroup:{cg.path}": "absent"}
     assert (root / "cgroup.subtree_control").read_text() == "+memory"
     assert (root / "tierbench" / "cgroup.subtree_control").read_text() == "+memory"
     cg.limit(50 << 20)
@@ -689,6 +698,13 @@ def test_cgroup_v2_files(tmp_path):
     assert cg.peaks() == {"peak_usage": 2048, "peak_swap": 8192}
     assert cg.psi() == {"psi_some_total_us": 123, "psi_full_total_us": 45}
     assert cg.wrap()[-1] == str(cg.path / "cgroup.procs")
+    for f in cg.path.iterdir():  # (a real cgroupfs removes the control files with the directory)
+        f.unlink()
+    (root / "cgroup.subtree_control").write_text("cpu memory\n")  # as the kernel lists it after "+memory"
+    assert settings.restore() == [] and not journal.exists()
+    assert not cg.path.exists()
+    # (a real cgroupfs would then list "cpu"; the fixture keeps the write)
+    assert (root / "cgroup.subtree_control").read_text() == "-memory"
 
 
 def _start_point(row: dict, host, results: Path, out: Path, timeout_s: float, why: str):

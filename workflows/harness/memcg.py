@@ -98,16 +98,24 @@ class Cgroup:
     def procs(self) -> Path:
         return self.path / "cgroup.procs"
 
+    def root_control(self) -> Path | None:
+        """v2: the root's ``cgroup.subtree_control`` when it does not give the root's children the
+        memory controller yet (a host without systemd), else None. v2 gives a controller to a
+        cgroup's children by writing "+memory" to its cgroup.subtree_control, level by level from
+        the root (Documentation/admin-guide/cgroup-v2.rst, "Enabling and Disabling"); v1's memory
+        hierarchy needs nothing of that. The root's is a change to the host: Settings.cgroup
+        journals it and makes it before :meth:`create`."""
+        if self.version != "v2":
+            return None
+        ctl = self.parent.parent / "cgroup.subtree_control"
+        return None if "memory" in _read(ctl).split() else ctl
+
     def create(self) -> None:
+        """Make the cgroup (v2: the root must give its children the memory controller already,
+        see :meth:`root_control`, or the ``tierbench`` parent's "+memory" fails; the parent gives it
+        to the cgroup)."""
         if self.path.exists():  # a leftover of a killed run that the journal did not know
             self.remove()
-        # v2: a controller is given to a cgroup's children by writing "+memory" to its
-        # cgroup.subtree_control, level by level from the root (Documentation/admin-guide/
-        # cgroup-v2.rst, "Enabling and Disabling"); v1's memory hierarchy needs nothing of that
-        if self.version == "v2":
-            root = self.parent.parent
-            if "memory" not in _read(root / "cgroup.subtree_control").split():
-                _write(root / "cgroup.subtree_control", "+memory")
         self.parent.mkdir(exist_ok=True)
         if self.version == "v2" and "memory" not in _read(self.parent / "cgroup.subtree_control").split():
             _write(self.parent / "cgroup.subtree_control", "+memory")

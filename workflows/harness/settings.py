@@ -16,7 +16,10 @@ journal, as ``<kind>:<path>`` = the state to put back:
   ``absent``; or a device the config names);
 - ``cgroup:<path>`` = ``absent``: ``s.cgroup(name)``, a memory cgroup ``tierbench/<name>`` made for
   the point (cgroup v1 or v2, workflows/harness/memcg.py), removed on restore once whatever still
-  runs in it (ours: we made it) is ended by pid;
+  runs in it (ours: we made it) is ended by pid; on cgroup v2 where the root's
+  ``cgroup.subtree_control`` does not give its children the memory controller, it is given first,
+  journaled as ``subtree:<that file>`` = ``-memory`` (the write that takes it back, after the
+  cgroup is gone);
 - ``undo:<timeout_s>:<command>`` = ``done``: ``s.command(setup, undo, timeout_s)``, a shell command of
   the user's that changes the host (a host profile's ``tier_setup``: its undo is journaled, then
   its setup runs); restoring runs the undo command (its own process group, stopped past
@@ -101,6 +104,7 @@ UNDO = "undo:"  # a user's command that undoes a setup command run for a point (
 MOUNT = "mount:"  # a directory a role of the point mounts a filesystem on (kv-tmpfs): unmounted on restore
 TREE = "tree:"  # a directory a role of the point makes (a database's data directory): removed with its contents
 SERVER = "server:"  # a server's pid file in such a directory ("server:<signal>:<pid file>"): the server ended by pid
+SUBTREE = "subtree:"  # a cgroup v2 cgroup.subtree_control the memory controller was enabled in: "-memory" takes it back
 PRESENCE = (SWAPFILE, DIR, CGROUP, TREE)  # resources whose state is "present" or "absent"
 # a journaled server is given this long to end after its signal, then it and its children get SIGKILL
 # (PostgreSQL's immediate shutdown, SIGQUIT, itself sends SIGKILL to children still there after 5 s)
@@ -301,7 +305,7 @@ def run_command(name: str, cmd: str, timeout_s: float, sup=None) -> int:
 
 
 def _resource(key: str) -> tuple[str, str] | None:
-    for prefix in (SWAP, UNDO, MOUNT, SERVER, *PRESENCE):
+    for prefix in (SWAP, UNDO, MOUNT, SERVER, SUBTREE, *PRESENCE):
         if key.startswith(prefix):
             return prefix, key[len(prefix):]
     return None
@@ -331,6 +335,8 @@ def read_value(path: str) -> str:
         return "on" if os.path.realpath(where) in {os.path.realpath(a) for a in active_swaps()} else "off"
     if kind == MOUNT:
         return "present" if os.path.ismount(where) else "absent"
+    if kind == SUBTREE:
+        return "+memory" if "memory" in _read_file_value(where).split() else "-memory"
     if kind == SERVER:
         return "absent" if server_pid(where.partition(":")[2]) is None else "present"
     if kind == TREE:
@@ -373,6 +379,13 @@ def _write(path: str, value: str) -> None:
     if kind == SWAP:
         state, _, prio = value.partition(":")  # "on:<priority>" (swap_off), "on", "off"
         _swap("swapon" if state == "on" else "swapoff", where, int(prio) if prio else None)
+    elif kind == SUBTREE:
+        if value not in ("-memory", "+memory"):
+            raise OSError(22, f"{path}: cannot restore to {value!r}")
+        # "-memory" fails with EBUSY while a child cgroup (no longer ours) enables it in its own
+        # subtree_control (Documentation/admin-guide/cgroup-v2.rst, "Top-down Constraint"): a
+        # restore error, the entry kept
+        write_file(where, value)
     elif value != "absent":  # a resource is made by its Settings method, never by a restore
         raise OSError(22, f"{path}: cannot restore to {value!r}")
     elif kind == MOUNT:
@@ -536,8 +549,12 @@ class Settings:
         from . import memcg  # noqa: PLC0415
 
         cg = memcg.Cgroup(memcg.detect(), name)
-        self._save(CGROUP + str(cg.path), "absent")
         try:
+            ctl = cg.root_control()
+            if ctl is not None:  # v2: the root's children get the memory controller, journaled
+                self._save(SUBTREE + str(ctl), "-memory")
+                write_file(ctl, "+memory")
+            self._save(CGROUP + str(cg.path), "absent")
             cg.create()
         except OSError as e:
             raise ConfigError(f"memory cgroup {cg.path}: {e}") from None

@@ -71,9 +71,11 @@ _SETTINGS_SAVED=${_SETTINGS_SAVED:-/tmp/settings-saved.tsv}
 # settings_read PATH: the value; for sysfs choice lists ("always [madvise]
 # never") the selected choice. The resources a scenario makes are journaled the
 # same way (settings.py): swap:AREA (on/off), swapfile:PATH, dir:PATH and
-# cgroup:PATH (present/absent).
+# cgroup:PATH (present/absent), subtree:FILE (+memory/-memory: whether a v2
+# cgroup.subtree_control enables the memory controller).
 settings_read() {
 	case "$1" in
+	subtree:*) if grep -qw memory "${1#subtree:}"; then echo +memory; else echo -memory; fi ;;
 	swap:*) if tail -n +2 /proc/swaps | cut -d' ' -f1 | grep -qxF "${1#swap:}"; then echo on; else echo off; fi ;;
 	swapfile:* | dir:* | cgroup:*) if [ -e "${1#*:}" ]; then echo present; else echo absent; fi ;;
 	*) sed -n '1{s/^.*\[\(.*\)\].*$/\1/;p;}' "$1" ;;
@@ -106,6 +108,7 @@ _settings_write() {
 	case "$1" in
 	swap:*) if [ "$2" = on ]; then swapon "${1#swap:}"; else swapoff "${1#swap:}"; fi ;;
 	swapfile:*) rm -f "${1#swapfile:}" ;;
+	subtree:*) sysfs_write "${1#subtree:}" "$2" ;;
 	dir:*) rmdir "${1#dir:}" 2>/dev/null || true ;;
 	cgroup:*) cgroup_remove "${1#cgroup:}" ;;
 	*) sysfs_write "$1" "$2" ;;
@@ -206,7 +209,11 @@ cgroup_path() {
 resource_cgroup() {
 	if [ -e "$CGROUP_ROOT/cgroup.controllers" ]; then
 		_b=$CGROUP_ROOT
-		grep -qw memory "$_b/cgroup.subtree_control" || echo +memory >"$_b/cgroup.subtree_control" || return 1
+		# the root's children given the memory controller: a change to the host, journaled
+		if ! grep -qw memory "$_b/cgroup.subtree_control"; then
+			_settings_save "subtree:$_b/cgroup.subtree_control"
+			echo +memory >"$_b/cgroup.subtree_control" || return 1
+		fi
 	elif [ -e "$CGROUP_ROOT/memory/memory.limit_in_bytes" ]; then
 		_b=$CGROUP_ROOT/memory
 	else
