@@ -35,6 +35,15 @@ def stop_signal_handlers_kept():
     assert not changed, f"the test left handlers of {', '.join(changed)} changed"
 
 
+@pytest.fixture(autouse=True)
+def machine_dir_of_the_test(tmp_path_factory, monkeypatch):
+    """Each test its own machine-wide state (settings.machine_dir: the machine's measurement lock and
+    its list of settings journals), inherited by the workflows it runs: its measured points neither
+    wait for a real run's or the other pytest session's, nor repair journals earlier tests left in
+    their temporary directories on purpose."""
+    monkeypatch.setenv("TIERBENCH_MACHINE_DIR", str(tmp_path_factory.mktemp("machine")))
+
+
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO

@@ -21,7 +21,6 @@ kv-resp (workloads/kvresp).
 """
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import socket
@@ -137,17 +136,14 @@ def port_free(port: int) -> bool:
 
 
 def measuring(results: str) -> bool:
-    """Whether a measured point runs now: this host's lock is held, or any tierbench point runs on
-    this machine (of another checkout or host profile): its server may own the port. Then the port
-    is not checked here; the client checks at run time that the server on it is its point's."""
-    path = Path(results) / ".measure.lock"
-    if path.exists():
-        with open(path, "a+") as f:
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            fcntl.flock(f, fcntl.LOCK_UN)
+    """Whether a measured point runs now: this host's or this machine's measurement lock is held,
+    or any tierbench point runs on this machine (of another checkout or host profile): its server
+    may own the port. Then the port is not checked here; the client checks at run time that the
+    server on it is its point's."""
+    from workflows.harness.point import lock_busy  # noqa: PLC0415 - the runner's module, for its locks
+
+    if lock_busy(Path(results)):
+        return True
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:

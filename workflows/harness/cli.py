@@ -291,12 +291,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _repair(host: str) -> int:
     """``repair``: what a measured run killed before it could restore (SIGKILL, a power cut) left
-    changed on this machine, put back from its journal (results/<host>/.settings-journal.json)
-    under the host's measurement lock, as the next measured point would do before it starts; run
+    changed on this machine, put back from its journal (results/<host>/.settings-journal.json),
+    and from any other journal on this machine (another host profile's or checkout's), under the
+    measurement locks, as the next measured point would do before it starts; run
     before planning (make run does), whose checks of live state (a swap area in use, a kernel
     mechanism still running) would otherwise refuse what the run itself left."""
-    from .point import JOURNAL, LOCK, host_lock  # noqa: PLC0415
-    from .settings import restore_journal  # noqa: PLC0415
+    from .point import JOURNAL, LOCK, host_lock, repair_journals  # noqa: PLC0415
+    from .settings import other_journals  # noqa: PLC0415
 
     if profile.runner_of(host):
         print(f"repair: {host} is a guest: its journal lives and is repaired in the guest")
@@ -304,14 +305,16 @@ def _repair(host: str) -> int:
     results = RESULTS / profile.resolve(host, hostdetect.detect())["name"]
     journal = results / JOURNAL
     shown = journal.relative_to(profile.REPO) if journal.is_relative_to(profile.REPO) else journal
-    if not journal.exists():
+    others = other_journals(journal)
+    if not journal.exists() and not others:
         print(f"repair: nothing to put back ({shown} is not there)")
         return 0
     if os.geteuid() != 0:
-        raise ConfigError(f"{shown} holds settings a killed run left changed; "
+        held = ", ".join(str(p) for p in ([shown] if journal.exists() else []) + others)
+        raise ConfigError(f"{held} hold(s) settings a killed run left changed; "
                           "putting them back needs root (sudo make run, or python -m workflows.harness.cli repair)")
     with host_lock(results / LOCK):
-        put = restore_journal(journal)
+        put = repair_journals(journal)
     print(f"repair: put back what a killed run left changed: {', '.join(put) if put else 'nothing (done meanwhile)'}")
     return 0
 

@@ -39,26 +39,96 @@ from .provenance import digest, file_sha256, git_state, now, tool_version
 
 JOURNAL = ".settings-journal.json"  # results/<host>/: settings and resources a measured point changed
 LOCK = ".measure.lock"  # results/<host>/: held by whatever measures on the host, one at a time
+MACHINE_LOCK = "tierbench-measure.lock"  # in settings.machine_dir(): held too, by every checkout and host profile
+
+
+def machine_lock() -> Path:
+    """This machine's measurement lock: two runs of different host profiles, or of two checkouts,
+    on one machine would otherwise measure at once and put back each other's settings."""
+    from .settings import machine_dir  # noqa: PLC0415
+
+    return machine_dir() / MACHINE_LOCK
+
+
+def _open_lock(path: Path) -> int:
+    """A descriptor to flock: the file opened read-only (flock needs no more), made when missing.
+    Never O_CREAT on a file that is there: in a world-writable sticky directory (/run/lock) that is
+    refused for another user's file where fs.protected_regular is set (Documentation/admin-guide/
+    sysctl/fs.rst, "protected_regular")."""
+    while True:
+        try:
+            return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            pass
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            continue  # made meanwhile by another run: open it
+        os.fchmod(fd, 0o644)  # (not narrowed by a umask: other users open it too)
+        return fd
+
+
+@contextmanager
+def _flock(path: Path, waiting: str):
+    fd = _open_lock(path)
+    try:
+        t0 = time.monotonic()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(waiting, file=sys.stderr, flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield time.monotonic() - t0
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 @contextmanager
 def host_lock(path: Path | None):
-    """Exclusive flock on the host's measurement lock; yields the seconds waited."""
+    """Exclusive flock on the host's measurement lock, then on this machine's (:func:`machine_lock`),
+    always in that order; yields the seconds waited."""
     if path is None:
         yield 0.0
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as f:
-        t0 = time.monotonic()
+    mine = machine_lock()
+    with _flock(path, f"waiting for the measurement lock {path} ...") as a, \
+            _flock(mine, f"waiting for this machine's measurement lock {mine} (a run of another host profile or "
+                         "checkout measures here) ...") as b:
+        yield a + b
+
+
+def lock_busy(results: Path | None) -> bool:
+    """Whether a measured point runs now: the host's lock (under ``results``) or this machine's is
+    held by someone."""
+    for path in ([Path(results) / LOCK] if results is not None else []) + [machine_lock()]:
+        if not path.exists():
+            continue
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            print(f"waiting for the measurement lock {path} ...", file=sys.stderr, flush=True)
-            fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield time.monotonic() - t0
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+            os.close(fd)
+    return False
+
+
+def repair_journals(journal: Path) -> dict[str, str]:
+    """Under the locks: put back what killed runs left changed, from this host's ``journal`` and
+    from every other journal on this machine (other host profiles, other checkouts:
+    settings.other_journals); what was put back, by key (another journal's keys name it)."""
+    from .settings import other_journals, restore_journal  # noqa: PLC0415
+
+    repaired = restore_journal(journal)
+    for other in other_journals(journal):
+        repaired.update({f"{k} ({other})": v for k, v in restore_journal(other).items()})
+    return repaired
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -177,7 +247,7 @@ def run_model(row: dict, outdir: Path, scale: str | None) -> int:
 def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: str | None) -> int:
     from .counters import Collectors  # noqa: PLC0415
     from .scenario import HostRun
-    from .settings import Settings, restore_journal
+    from .settings import Settings
 
     run = row["run"]
     sc = run["scenario"]
@@ -191,7 +261,7 @@ def run_host(row: dict, outdir: Path, results: Path, facts_path: Path, scale: st
     # before this point saves any; on the way out children are stopped, then settings restored,
     # then the lock released, so the next point never sees this one's settings.
     with host_lock(results / LOCK) as waited:
-        repaired = restore_journal(journal)  # settings, and resources a scenario made (cgroups, swap areas)
+        repaired = repair_journals(journal)  # settings, and resources a scenario made (cgroups, swap areas)
         if repaired:
             print(f"tierbench: put back settings a killed run left changed: {repaired}", file=sys.stderr)
             meta["settings_repaired"] = repaired

@@ -631,8 +631,64 @@ class Settings:
             tmp = self.journal.with_suffix(".tmp")
             tmp.write_text(json.dumps(self.saved, indent=1))
             os.replace(tmp, self.journal)
+            register_journal(self.journal)
         elif self.journal.exists():
             self.journal.unlink()
+
+
+# ---- this machine's journals ----------------------------------------------------------------------
+
+REGISTRY = "tierbench-journals"  # in machine_dir(): every settings journal written here, one path a line
+
+
+def machine_dir() -> Path:
+    """Where what every checkout and host profile on this machine shares lives: the machine's
+    measurement lock (workflows/harness/point.py) and the list of settings journals written here.
+    ``TIERBENCH_MACHINE_DIR``, else ``/run/lock`` (FHS 3.0, "/run/lock: Lock files"), else
+    ``/var/lock``, else the temporary directory."""
+    env = os.environ.get("TIERBENCH_MACHINE_DIR")
+    if env:
+        return Path(env)
+    for d in ("/run/lock", "/var/lock"):
+        if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK):
+            return Path(d)
+    import tempfile  # noqa: PLC0415
+
+    return Path(tempfile.gettempdir())
+
+
+def _registered() -> list[str]:
+    try:
+        return [p for p in (machine_dir() / REGISTRY).read_text().splitlines() if p]
+    except OSError:
+        return []
+
+
+def register_journal(journal: Path) -> None:
+    """Add ``journal`` to this machine's list, so that a measured point of another host profile or
+    checkout finds it (:func:`other_journals`). Best effort: where the list cannot be written (a
+    file of another user's), the journal's own host profile still repairs it."""
+    line = str(Path(journal).resolve())
+    if line in _registered():
+        return
+    try:
+        with open(machine_dir() / REGISTRY, "a") as f:
+            f.write(line + "\n")
+    except OSError:
+        pass
+
+
+def other_journals(own: Path | None) -> list[Path]:
+    """The settings journals on this machine other than ``own`` that are still there: what runs of
+    other host profiles or checkouts, killed, left changed. Measure under the machine's lock only
+    after they are put back. The list loses the journals that are gone (best effort)."""
+    listed = _registered()
+    there = [p for p in listed if os.path.exists(p)]
+    if len(there) < len(listed):
+        with contextlib.suppress(OSError):
+            (machine_dir() / REGISTRY).write_text("".join(p + "\n" for p in there))
+    mine = str(Path(own).resolve()) if own is not None else None
+    return [Path(p) for p in there if p != mine]
 
 
 def restore_journal(journal: Path) -> dict[str, str]:
