@@ -46,4 +46,6 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    from bench import stoppable  # noqa: PLC0415
+
+    sys.exit(stoppable(main, sys.argv[1:]))

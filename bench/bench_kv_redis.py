@@ -68,11 +68,14 @@ class Redis:
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=workdir,
                                      start_new_session=True)
         end = time.monotonic() + 10
-        while not self.ping():
-            if time.monotonic() > end or self.proc.poll() is not None:
-                self.stop()
-                raise RuntimeError(f"redis-server on port {self.port} did not start")
-            time.sleep(0.02)
+        try:
+            while not self.ping():
+                if time.monotonic() > end or self.proc.poll() is not None:
+                    raise RuntimeError(f"redis-server on port {self.port} did not start")
+                time.sleep(0.02)
+        except BaseException:  # (Ctrl-C or SIGTERM while it starts included: no caller's finally has it yet)
+            self.stop()
+            raise
 
     def ping(self) -> bool:
         try:
@@ -122,8 +125,11 @@ def run_child(argv: list[str], timeout: float) -> tuple[str, float]:
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         out, _ = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.kill(p.pid, signal.SIGKILL)
+    except BaseException:  # past its time, Ctrl-C, SIGTERM (main's handler raises): its group ended
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # the group it leads (a launcher script and its JVM)
+        except ProcessLookupError:
+            pass
         p.communicate()
         raise
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -259,4 +265,6 @@ def _which(tool: str) -> bool:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    from bench import stoppable  # noqa: PLC0415
+
+    sys.exit(stoppable(main, sys.argv[1:]))

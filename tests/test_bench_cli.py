@@ -1,10 +1,19 @@
-"""``python -m bench``: bad names and misplaced options are refused before any benchmark runs."""
+"""``python -m bench``: bad names and misplaced options are refused before any benchmark runs; a
+benchmark stopped by a signal cleans up."""
 
 from __future__ import annotations
 
 import importlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
+
+REPO = Path(__file__).resolve().parents[1]
 
 bench_main = importlib.import_module("bench.__main__").main
 
@@ -49,3 +58,30 @@ def test_fidelity_rounds_scores_gups_on_its_validation_intensities_only(capsys, 
     assert "skipped" in capsys.readouterr().out
     with pytest.raises(SystemExit):  # an unknown family: refused before anything runs
         rounds.main(["--families", "tiering,nosuch", "--host-dir", str(tmp_path)])
+
+
+def test_a_benchmark_stopped_with_sigterm_cleans_up_and_says_so(tmp_path):
+    """``python -m bench`` (bench.stoppable): SIGTERM raises in the benchmark, so its finally blocks
+    run (bench_kv_redis ends its redis-server and clients there), then one line and status 143."""
+    ready, cleaned = tmp_path / "ready", tmp_path / "cleaned"
+    code = ("import sys, time\nfrom pathlib import Path\nfrom bench import stoppable\n"
+            "def main(argv):\n"
+            "    try:\n"
+            f"        Path({str(ready)!r}).touch()\n"
+            "        time.sleep(60)\n"
+            "    finally:\n"
+            f"        Path({str(cleaned)!r}).touch()\n"
+            "sys.exit(stoppable(main, []))\n")
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 30
+        while not ready.exists() and time.monotonic() < end:
+            time.sleep(0.05)
+        os.kill(p.pid, signal.SIGTERM)
+        _, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait()
+    assert p.returncode == 128 + signal.SIGTERM and cleaned.exists()
+    assert err.strip() == "bench: interrupted by SIGTERM"
