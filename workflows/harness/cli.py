@@ -305,7 +305,7 @@ def _repair(host: str) -> int:
     results = RESULTS / profile.resolve(host, hostdetect.detect())["name"]
     journal = results / JOURNAL
     shown = journal.relative_to(profile.REPO) if journal.is_relative_to(profile.REPO) else journal
-    others = other_journals(journal)
+    others = other_journals(journal, prune=False)  # (pruned under the lock, below)
     if not journal.exists() and not others:
         print(f"repair: nothing to put back ({shown} is not there)")
         return 0

@@ -70,6 +70,7 @@ def _open_lock(path: Path) -> int:
 
 @contextmanager
 def _flock(path: Path, waiting: str):
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd = _open_lock(path)
     try:
         t0 = time.monotonic()
@@ -93,7 +94,6 @@ def host_lock(path: Path | None):
     if path is None:
         yield 0.0
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
     mine = machine_lock()
     with _flock(path, f"waiting for the measurement lock {path} ...") as a, \
             _flock(mine, f"waiting for this machine's measurement lock {mine} (a run of another host profile or "

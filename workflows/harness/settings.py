@@ -678,13 +678,14 @@ def register_journal(journal: Path) -> None:
         pass
 
 
-def other_journals(own: Path | None) -> list[Path]:
+def other_journals(own: Path | None, prune: bool = True) -> list[Path]:
     """The settings journals on this machine other than ``own`` that are still there: what runs of
     other host profiles or checkouts, killed, left changed. Measure under the machine's lock only
-    after they are put back. The list loses the journals that are gone (best effort)."""
+    after they are put back. With ``prune`` (only under the machine's lock: a point may be adding
+    its own meanwhile otherwise) the list loses the journals that are gone (best effort)."""
     listed = _registered()
     there = [p for p in listed if os.path.exists(p)]
-    if len(there) < len(listed):
+    if prune and len(there) < len(listed):
         with contextlib.suppress(OSError):
             (machine_dir() / REGISTRY).write_text("".join(p + "\n" for p in there))
     mine = str(Path(own).resolve()) if own is not None else None
