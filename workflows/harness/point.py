@@ -54,7 +54,7 @@ def _open_lock(path: Path) -> int:
     """A descriptor to flock: the file opened read-only (flock needs no more), made when missing.
     Never O_CREAT on a file that is there: in a world-writable sticky directory (/run/lock) that is
     refused for another user's file where fs.protected_regular is set (Documentation/admin-guide/
-    sysctl/fs.rst, "protected_regular")."""
+    sysctl/fs.rst, "protected_regular"; fs/namei.c, may_create_in_sticky()), even with O_RDONLY."""
     while True:
         try:
             return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
