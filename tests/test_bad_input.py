@@ -316,6 +316,24 @@ def test_a_fio_file_larger_than_the_free_disk_is_refused(tmp_path, capsys):
                                                "1000000000 MiB data file does not fit in "), err
 
 
+@pytest.mark.parametrize("kv, says", [
+    ("{records: 100000000000}", r"kv/records: 100000100000 records of string keys and 100 B values are \d+ MiB of "
+                                r"payload, more than the memory of placement \w+ \(node\(s\) \d+: \d+ MiB\)"),
+    ("{records: 10000000, heap_mib: 64, systems: [skiplist]}",
+     r"kv/heap_mib: the skiplist store keeps its records on the JVM heap: 10100000 records of string keys and 100 B "
+     r"values are 1185 MiB of payload, more than its 64 MiB"),
+])
+def test_kv_records_that_cannot_fit_are_refused(tmp_path, capsys, kv, says):
+    """(past it a point fails half-way through the run, or the OOM killer ends the store)"""
+    cfg = tmp_path / "kv.yaml"
+    cfg.write_text(f"kv: {kv}\n")
+    assert cli.main(["points", "--host", "auto", "--configfile", str(cfg), "--family", "kv"]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and re.match("tierbench: error: experiment config: " + says, err[0]), err
+    cfg.write_text("kv: {records: 10000000, heap_mib: 64, systems: [redis]}\n")  # no skip list: its heap is not asked
+    assert cli.main(["points", "--host", "auto", "--configfile", str(cfg), "--family", "kv"]) == 0
+
+
 @pytest.mark.parametrize("family", ["tiering", "apps"])
 def test_antagonist_buffers_larger_than_their_node_are_refused(tmp_path, capsys, family):
     cfg = tmp_path / "ant.yaml"

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from analysis.registry import figures_of
 from workflows.harness import ConfigError, cpulist
-from workflows.harness.plan import FamilyPlan, Host, measured, point, replicate
+from workflows.harness.plan import FamilyPlan, Host, measured, node_mib, point, replicate
 from workflows.harness.scenario import scenario
 from workloads.kvpmem import workload as kvpmem
 from workloads.kvresp import workload as kvresp
@@ -251,6 +251,26 @@ def check_pmdk(cfg: dict, host: Host, places: list[dict], records: int, key_byte
                               "free (kv/pmdk/pool_mib, kv/records)")
 
 
+def check_memory(cfg: dict, host: Host, places: list[tuple], systems: list[str]) -> None:
+    """The records fit where the stores keep them: their payload alone (keys and values without any
+    store's overhead: a lower bound) is no more than the memory of each placement's nodes, nor, for
+    the skip list, which keeps them on the JVM heap, than kv/heap_mib. Said before any job: past it
+    a point would fail half-way through the run, or the kernel's OOM killer end the store."""
+    n = max_records(cfg)
+    kt = max(cfg["key_types"], key=lambda k: ycsb.KEY_BYTES[k])
+    need = ycsb.data_bytes(n, kt, cfg["value_bytes"]) / 2**20
+    what = f"{n} records of {kt} keys and {cfg['value_bytes']} B values are {need:.0f} MiB of payload"
+    for pname, nodes, files, _note in places:
+        where = sorted(set(nodes) | set(files))
+        have = sum(node_mib(host.facts, x) for x in where)
+        if have and need > have:
+            raise ConfigError(f"experiment config: kv/records: {what}, more than the memory of placement {pname} "
+                              f"(node(s) {cpulist.format(where)}: {have} MiB)")
+    if "skiplist" in systems and cfg.get("heap_mib") and need > cfg["heap_mib"]:
+        raise ConfigError(f"experiment config: kv/heap_mib: the skiplist store keeps its records on the JVM heap: "
+                          f"{what}, more than its {cfg['heap_mib']} MiB")
+
+
 def pool_mib(cfg: dict, records: int, key_bytes: int) -> int:
     return cfg["pmdk"]["pool_mib"] or kvpmem.pool_mib(records, key_bytes, cfg["value_bytes"])
 
@@ -374,7 +394,9 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                                         "on a modelled tier"})
     check(cfg, host, granted_cpus(prof))
     check_weights(cfg, tiers, host)
-    placements(cfg, tiers, cfg["systems"], dax_names(prof))  # a placement naming a tier the host lacks
+    # a placement naming a tier the host lacks; records that cannot fit
+    check_memory(cfg, host, placements(cfg, tiers, cfg["systems"], dax_names(prof)),
+                 ["redis"] if host.runner else cfg["systems"])
     if host.runner:
         rows, absent = guest_points(config, host, tiers)
         return FamilyPlan(rows=replicate(rows, config["reps"]), figures=figures_of(NAME) if rows else [], absent=absent,
