@@ -301,8 +301,10 @@ def _repair(host: str) -> int:
 
     if profile.runner_of(host):
         print(f"repair: {host} is a guest: its journal lives and is repaired in the guest")
-        return 0
-    results = RESULTS / profile.resolve(host, hostdetect.detect())["name"]
+        # (this machine's other journals are put back by its guest runs, under the machine's lock)
+        results = RESULTS / Path(host).stem
+    else:
+        results = RESULTS / profile.resolve(host, hostdetect.detect())["name"]
     journal = results / JOURNAL
     shown = journal.relative_to(profile.REPO) if journal.is_relative_to(profile.REPO) else journal
     others = other_journals(journal, prune=False)  # (pruned under the lock, below)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import ConfigError
 from .plan import key
-from .point import LOCK, host_lock
+from .point import LOCK, guest_repair, host_lock
 from .runner import launcher
 from .scenario import GUEST_ROOT, read_status, render_batch
 
@@ -61,6 +61,7 @@ def run(spec: dict, out: Path, results: Path) -> int:
     print(f"guestrun: {len(rows)} point(s) in one {runner['kind']} boot; script {script}; "
           f"{len(files)} file(s) shipped beside it: {', '.join(sorted(files)) or 'none'}", file=sys.stderr, flush=True)
     with host_lock(results / LOCK):
+        guest_repair(results)
         old = sys.stdout
         sys.stdout = sys.stderr  # the launcher's progress goes to the log
         try:

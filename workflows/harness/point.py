@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import errno
 import fcntl
 import io
 import json
@@ -55,17 +56,25 @@ def _open_lock(path: Path) -> int:
     Never O_CREAT on a file that is there: in a world-writable sticky directory (/run/lock) that is
     refused for another user's file where fs.protected_regular is set (Documentation/admin-guide/
     sysctl/fs.rst, "protected_regular"; fs/namei.c, may_create_in_sticky()), even with O_RDONLY."""
+    import stat  # noqa: PLC0415
+
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOFOLLOW  # (a FIFO put there would block)
     while True:
         try:
-            return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(path, flags)
+            break
         except FileNotFoundError:
             pass
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
             continue  # made meanwhile by another run: open it
         os.fchmod(fd, 0o644)  # (not narrowed by a umask: other users open it too)
         return fd
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, f"measurement lock {path} is not a regular file: remove it")
+    return fd
 
 
 @contextmanager
@@ -101,34 +110,60 @@ def host_lock(path: Path | None):
         yield a + b
 
 
+def _held(path: Path) -> bool:
+    """Whether someone holds the lock ``path`` (this process too: flock locks an open file)."""
+    if not path.is_file():
+        return False
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
 def lock_busy(results: Path | None) -> bool:
     """Whether a measured point runs now: the host's lock (under ``results``) or this machine's is
     held by someone."""
-    for path in ([Path(results) / LOCK] if results is not None else []) + [machine_lock()]:
-        if not path.exists():
-            continue
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
-    return False
+    return (results is not None and _held(Path(results) / LOCK)) or _held(machine_lock())
 
 
 def repair_journals(journal: Path) -> dict[str, str]:
     """Under the locks: put back what killed runs left changed, from this host's ``journal`` and
     from every other journal on this machine (other host profiles, other checkouts:
     settings.other_journals); what was put back, by key (another journal's keys name it)."""
+    import contextlib  # noqa: PLC0415
+
     from .settings import other_journals, restore_journal  # noqa: PLC0415
 
     repaired = restore_journal(journal)
     for other in other_journals(journal):
-        repaired.update({f"{k} ({other})": v for k, v in restore_journal(other).items()})
+        if _held(other.parent / LOCK):  # its host measures now (elsewhere on a shared filesystem): not ours
+            continue
+        # from its checkout (results/<host>/ is two levels down): a tier_setup's undo command is
+        # relative to it
+        with contextlib.chdir(other.parents[2] if len(other.parents) > 2 else other.parent):
+            repaired.update({f"{k} ({other})": v for k, v in restore_journal(other).items()})
     return repaired
+
+
+def guest_repair(results: Path) -> None:
+    """Under the locks, before a guest's batch (guestrun): this machine's journals of other host
+    profiles and checkouts put back, as root (the guest's own journal lives in the guest); without
+    root, said instead: the batch runs, its QEMU process on a machine left changed."""
+    from .settings import other_journals  # noqa: PLC0415
+
+    if os.geteuid() == 0:
+        put = repair_journals(results / JOURNAL)
+        if put:
+            print(f"tierbench: put back settings a killed run left changed: {put}", file=sys.stderr)
+    elif others := other_journals(None, prune=False):
+        print(f"tierbench: warning: {', '.join(map(str, others))} hold settings a killed run left changed on this "
+              "machine; putting them back needs root (python -m workflows.harness.cli repair)", file=sys.stderr)
 
 
 def atomic_write(path: Path, text: str) -> None:

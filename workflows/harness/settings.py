@@ -382,10 +382,16 @@ def _write(path: str, value: str) -> None:
     elif kind == SUBTREE:
         if value not in ("-memory", "+memory"):
             raise OSError(22, f"{path}: cannot restore to {value!r}")
-        # "-memory" fails with EBUSY while a child cgroup (no longer ours) enables it in its own
-        # subtree_control (Documentation/admin-guide/cgroup-v2.rst, "Top-down Constraint"): a
-        # restore error, the entry kept
-        write_file(where, value)
+        # "-memory" fails with EBUSY while a child cgroup enables it in its own subtree_control
+        # (Documentation/admin-guide/cgroup-v2.rst, "Top-down Constraint"): one not ours, or our
+        # parent that something else kept. Taking it back would break those: it stays on, said
+        try:
+            write_file(where, value)
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                raise
+            print(f"tierbench: {where}: the memory controller stays enabled (a cgroup below it still "
+                  "enables it for its own children)", file=sys.stderr)
     elif value != "absent":  # a resource is made by its Settings method, never by a restore
         raise OSError(22, f"{path}: cannot restore to {value!r}")
     elif kind == MOUNT:
@@ -638,58 +644,117 @@ class Settings:
 
 # ---- this machine's journals ----------------------------------------------------------------------
 
-REGISTRY = "tierbench-journals"  # in machine_dir(): every settings journal written here, one path a line
+REGISTRY = "journals"  # in state_dir(): "<machine id>\t<journal path>" per settings journal root wrote here
 
 
 def machine_dir() -> Path:
-    """Where what every checkout and host profile on this machine shares lives: the machine's
-    measurement lock (workflows/harness/point.py) and the list of settings journals written here.
-    ``TIERBENCH_MACHINE_DIR``, else ``/run/lock`` (FHS 3.0, "/run/lock: Lock files"), else
-    ``/var/lock``, else the temporary directory."""
+    """Where this machine's measurement lock lives (workflows/harness/point.py), the one every
+    checkout, host profile and user takes: ``TIERBENCH_MACHINE_DIR``, else ``/run/lock`` (FHS 3.0,
+    "/run/lock: Lock files"; Debian: world-writable, sticky), else ``/var/lock``, else the
+    temporary directory."""
     env = os.environ.get("TIERBENCH_MACHINE_DIR")
     if env:
         return Path(env)
     for d in ("/run/lock", "/var/lock"):
-        if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK):
+        if os.path.isdir(d):
             return Path(d)
     import tempfile  # noqa: PLC0415
 
     return Path(tempfile.gettempdir())
 
 
-def _registered() -> list[str]:
+def state_dir() -> Path:
+    """Where the list of settings journals lives: ``TIERBENCH_MACHINE_DIR``, else
+    ``/var/lib/tierbench`` (FHS 3.0, "/var/lib: Variable state information": it outlives a reboot,
+    as a journal's swapfiles and directories do). Only root writes it (root's runs are the ones that
+    change the machine), and it is read only where no other user can have written it
+    (:func:`untrusted`): an entry there makes root put back whatever that journal names."""
+    env = os.environ.get("TIERBENCH_MACHINE_DIR")
+    return Path(env) if env else Path("/var/lib/tierbench")
+
+
+def machine_id() -> str:
+    """This machine's id (machine-id(5): /etc/machine-id, else D-Bus's copy), else its hostname:
+    on a filesystem several nodes share, a node repairs only the journals of runs made on it."""
+    for f in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        with contextlib.suppress(OSError):
+            got = Path(f).read_text().strip()
+            if got:
+                return got
+    import socket  # noqa: PLC0415
+
+    return socket.gethostname()
+
+
+def untrusted(path: Path) -> str | None:
+    """Why ``path`` may hold what another user wrote (a symbolic link; owned by neither root nor this
+    user; writable by its group or others), or None."""
+    import stat  # noqa: PLC0415
+
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if st.st_uid not in (0, os.geteuid()):
+        return f"owned by uid {st.st_uid}"
+    if st.st_mode & 0o022:
+        return "writable by its group or others"
+    return None
+
+
+def _registered() -> list[tuple[str, str]]:
+    """The list's (machine id, journal path) entries; none where the list is not trustworthy."""
+    path = state_dir() / REGISTRY
     try:
-        return [p for p in (machine_dir() / REGISTRY).read_text().splitlines() if p]
+        if untrusted(path.parent) or untrusted(path):
+            print(f"tierbench: {path} is not used: {untrusted(path.parent) or untrusted(path)}", file=sys.stderr)
+            return []
+        lines = path.read_text().splitlines()
     except OSError:
         return []
+    return [tuple(x.split("\t", 1)) for x in lines if "\t" in x]
 
 
 def register_journal(journal: Path) -> None:
-    """Add ``journal`` to this machine's list, so that a measured point of another host profile or
-    checkout finds it (:func:`other_journals`). Best effort: where the list cannot be written (a
-    file of another user's), the journal's own host profile still repairs it."""
-    line = str(Path(journal).resolve())
-    if line in _registered():
+    """As root: add ``journal`` to this machine's list, so that a measured point of another host
+    profile or checkout finds it (:func:`other_journals`). Best effort: where the list cannot be
+    written, the journal's own host profile still repairs it."""
+    entry = (machine_id(), str(Path(journal).resolve()))
+    if os.geteuid() != 0 and not os.environ.get("TIERBENCH_MACHINE_DIR"):
         return
-    try:
-        with open(machine_dir() / REGISTRY, "a") as f:
-            f.write(line + "\n")
-    except OSError:
-        pass
+    if entry in _registered():
+        return
+    with contextlib.suppress(OSError):
+        state_dir().mkdir(mode=0o755, parents=True, exist_ok=True)
+        fd = os.open(state_dir() / REGISTRY, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        with os.fdopen(fd, "a") as f:
+            f.write("\t".join(entry) + "\n")
 
 
 def other_journals(own: Path | None, prune: bool = True) -> list[Path]:
-    """The settings journals on this machine other than ``own`` that are still there: what runs of
+    """The settings journals of this machine other than ``own`` that are still there: what runs of
     other host profiles or checkouts, killed, left changed. Measure under the machine's lock only
-    after they are put back. With ``prune`` (only under the machine's lock: a point may be adding
-    its own meanwhile otherwise) the list loses the journals that are gone (best effort)."""
+    after they are put back. One that another user could have written is left out, and said. With
+    ``prune`` (only under the machine's lock: a point may be adding its own meanwhile otherwise)
+    the list loses the journals that are gone (best effort)."""
     listed = _registered()
-    there = [p for p in listed if os.path.exists(p)]
+    there = [e for e in listed if os.path.exists(e[1])]
     if prune and len(there) < len(listed):
         with contextlib.suppress(OSError):
-            (machine_dir() / REGISTRY).write_text("".join(p + "\n" for p in there))
-    mine = str(Path(own).resolve()) if own is not None else None
-    return [Path(p) for p in there if p != mine]
+            tmp = state_dir() / (REGISTRY + ".tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+            with os.fdopen(fd, "w") as f:
+                f.write("".join("\t".join(e) + "\n" for e in there))
+            os.replace(tmp, state_dir() / REGISTRY)
+    mine, me, out = str(Path(own).resolve()) if own is not None else None, machine_id(), []
+    for mid, path in there:
+        if mid != me or path == mine:
+            continue
+        why = untrusted(Path(path))
+        if why:
+            print(f"tierbench: not putting back {path}: {why}", file=sys.stderr)
+            continue
+        out.append(Path(path))
+    return out
 
 
 def restore_journal(journal: Path) -> dict[str, str]:
