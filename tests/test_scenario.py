@@ -166,9 +166,12 @@ def test_sigint_midway_stops_everything_and_restores_settings(tmp_path):
     assert not (out / "result.csv").exists(), "no half-written result"
 
 
-def test_a_killed_run_is_repaired_by_the_next_point(tmp_path):
+@pytest.mark.parametrize("next_host", ["same", "other"])
+def test_a_killed_run_is_repaired_by_the_next_point(tmp_path, next_host):
     """SIGKILL cannot be caught: the setting stays changed and the journal keeps its original
-    value; the next measured point puts it back, under the lock, before it saves anything."""
+    value; the next measured point puts it back, under the lock, before it saves anything: one of
+    the same host profile, or of another (its own results directory; the killed run's journal is
+    in this machine's list)."""
     knob = tmp_path / "numa_balancing"
     knob.write_text("0\n")
     p = start_point(tmp_path, row_for(contention_scenario(60, knob)), tmp_path / "killed")
@@ -180,12 +183,14 @@ def test_a_killed_run_is_repaired_by_the_next_point(tmp_path):
     journal = tmp_path / ".settings-journal.json"
     assert knob.read_text().strip() == "2" and json.loads(journal.read_text()) == {str(knob): "0"}
     out = tmp_path / "next"
-    r = subprocess.run(point_cmd(out, tmp_path, facts_file(tmp_path)), input=json.dumps(row_for(contention_scenario(1, knob))),
+    results = tmp_path if next_host == "same" else tmp_path / "other-host"
+    results.mkdir(exist_ok=True)
+    r = subprocess.run(point_cmd(out, results, facts_file(tmp_path)), input=json.dumps(row_for(contention_scenario(1, knob))),
                        text=True, capture_output=True, cwd=REPO, timeout=300)
     assert r.returncode == 0, r.stderr
     assert knob.read_text().strip() == "0" and not journal.exists(), "the original value is back, for good"
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["settings_repaired"] == {str(knob): "0"}
+    assert meta["settings_repaired"] == {str(knob) if next_host == "same" else f"{knob} ({journal.resolve()})": "0"}
     assert meta["settings_set"] == {str(knob): "2"} and meta["settings_original"] == {str(knob): "0"}
 
 
