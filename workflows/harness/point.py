@@ -69,6 +69,10 @@ def _open_lock(path: Path) -> int:
             fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
             continue  # made meanwhile by another run: open it
+        except PermissionError:
+            raise ConfigError(f"cannot make the measurement lock {path} (its directory is not writable by this user: "
+                              "a root run makes it, or set TIERBENCH_MACHINE_DIR to a directory every user of this "
+                              "machine can write)") from None
         os.fchmod(fd, 0o644)  # (not narrowed by a umask: other users open it too)
         return fd
     if not stat.S_ISREG(os.fstat(fd).st_mode):
