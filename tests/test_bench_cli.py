@@ -62,7 +62,8 @@ def test_fidelity_rounds_scores_gups_on_its_validation_intensities_only(capsys, 
 
 def test_a_benchmark_stopped_with_sigterm_cleans_up_and_says_so(tmp_path):
     """``python -m bench`` (bench.stoppable): SIGTERM raises in the benchmark, so its finally blocks
-    run (bench_kv_redis ends its redis-server and clients there), then one line and status 143."""
+    run (bench_kv_redis ends its redis-server and clients there), a second one meanwhile does not
+    cut them short, then one line and status 143."""
     ready, cleaned = tmp_path / "ready", tmp_path / "cleaned"
     code = ("import sys, time\nfrom pathlib import Path\nfrom bench import stoppable\n"
             "def main(argv):\n"
@@ -70,6 +71,8 @@ def test_a_benchmark_stopped_with_sigterm_cleans_up_and_says_so(tmp_path):
             f"        Path({str(ready)!r}).touch()\n"
             "        time.sleep(60)\n"
             "    finally:\n"
+            f"        Path({str(ready)!r}).unlink()\n"
+            "        time.sleep(1)\n"
             f"        Path({str(cleaned)!r}).touch()\n"
             "sys.exit(stoppable(main, []))\n")
     p = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stderr=subprocess.PIPE, text=True)
@@ -77,6 +80,9 @@ def test_a_benchmark_stopped_with_sigterm_cleans_up_and_says_so(tmp_path):
         end = time.monotonic() + 30
         while not ready.exists() and time.monotonic() < end:
             time.sleep(0.05)
+        os.kill(p.pid, signal.SIGTERM)
+        while ready.exists() and time.monotonic() < end:  # its clean-up has begun
+            time.sleep(0.02)
         os.kill(p.pid, signal.SIGTERM)
         _, err = p.communicate(timeout=30)
     finally:
