@@ -63,6 +63,10 @@ def test_a_journal_is_listed_with_this_machine_and_dropped_once_gone(tmp_path):
     assert settings.other_journals(journal) == []
     knob.write_text("2")
     assert s.restore() == [] and knob.read_text() == "1" and not journal.exists()
+    assert (settings.state_dir() / settings.REGISTRY).read_text() == "", "put back and removed: dropped from the list"
+    journal.write_text("{}")
+    settings.register_journal(journal)
+    journal.unlink()  # (gone some other way: the list drops it when read)
     assert settings.other_journals(None) == []
     assert (settings.state_dir() / settings.REGISTRY).read_text() == ""
 

@@ -640,6 +640,7 @@ class Settings:
             register_journal(self.journal)
         elif self.journal.exists():
             self.journal.unlink()
+            unregister_journal(self.journal)
 
 
 # ---- this machine's journals ----------------------------------------------------------------------
@@ -730,6 +731,24 @@ def register_journal(journal: Path) -> None:
             f.write("\t".join(entry) + "\n")
 
 
+def _write_list(entries: list[tuple[str, str]]) -> None:
+    tmp = state_dir() / (REGISTRY + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w") as f:
+        f.write("".join("\t".join(e) + "\n" for e in entries))
+    os.replace(tmp, state_dir() / REGISTRY)
+
+
+def unregister_journal(journal: Path) -> None:
+    """Drop ``journal`` (put back and removed) from this machine's list (best effort: the list also
+    loses the journals that are gone when a point reads it)."""
+    entry = (machine_id(), str(Path(journal).resolve()))
+    listed = _registered()
+    if entry in listed:
+        with contextlib.suppress(OSError):
+            _write_list([e for e in listed if e != entry])
+
+
 def other_journals(own: Path | None, prune: bool = True) -> list[Path]:
     """The settings journals of this machine other than ``own`` that are still there: what runs of
     other host profiles or checkouts, killed, left changed. Measure under the machine's lock only
@@ -740,11 +759,7 @@ def other_journals(own: Path | None, prune: bool = True) -> list[Path]:
     there = [e for e in listed if os.path.exists(e[1])]
     if prune and len(there) < len(listed):
         with contextlib.suppress(OSError):
-            tmp = state_dir() / (REGISTRY + ".tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
-            with os.fdopen(fd, "w") as f:
-                f.write("".join("\t".join(e) + "\n" for e in there))
-            os.replace(tmp, state_dir() / REGISTRY)
+            _write_list(there)
     mine, me, out = str(Path(own).resolve()) if own is not None else None, machine_id(), []
     for mid, path in there:
         if mid != me or path == mine:
