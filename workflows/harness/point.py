@@ -28,7 +28,7 @@ import shutil
 import signal
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import chdir, contextmanager
 from pathlib import Path
 
 from analysis.schema import cell, columns_for
@@ -140,8 +140,6 @@ def repair_journals(journal: Path) -> dict[str, str]:
     """Under the locks: put back what killed runs left changed, from this host's ``journal`` and
     from every other journal on this machine (other host profiles, other checkouts:
     settings.other_journals); what was put back, by key (another journal's keys name it)."""
-    import contextlib  # noqa: PLC0415
-
     from .settings import other_journals, restore_journal  # noqa: PLC0415
 
     repaired = restore_journal(journal)
@@ -150,7 +148,7 @@ def repair_journals(journal: Path) -> dict[str, str]:
             continue
         # from its checkout (results/<host>/ is two levels down): a tier_setup's undo command is
         # relative to it
-        with contextlib.chdir(other.parents[2] if len(other.parents) > 2 else other.parent):
+        with chdir(other.parents[2] if len(other.parents) > 2 else other.parent):
             repaired.update({f"{k} ({other})": v for k, v in restore_journal(other).items()})
     return repaired
 

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import json
 import os
 import re
@@ -674,6 +675,7 @@ def state_dir() -> Path:
     return Path(env) if env else Path("/var/lib/tierbench")
 
 
+@functools.cache
 def machine_id() -> str:
     """This machine's id (machine-id(5): /etc/machine-id, else D-Bus's copy), else its hostname:
     on a filesystem several nodes share, a node repairs only the journals of runs made on it."""
@@ -706,8 +708,9 @@ def _registered() -> list[tuple[str, str]]:
     """The list's (machine id, journal path) entries; none where the list is not trustworthy."""
     path = state_dir() / REGISTRY
     try:
-        if untrusted(path.parent) or untrusted(path):
-            print(f"tierbench: {path} is not used: {untrusted(path.parent) or untrusted(path)}", file=sys.stderr)
+        why = untrusted(path.parent) or untrusted(path)
+        if why:
+            print(f"tierbench: {path} is not used: {why}", file=sys.stderr)
             return []
         lines = path.read_text().splitlines()
     except OSError:
@@ -719,19 +722,18 @@ def register_journal(journal: Path) -> None:
     """As root: add ``journal`` to this machine's list, so that a measured point of another host
     profile or checkout finds it (:func:`other_journals`). Best effort: where the list cannot be
     written, the journal's own host profile still repairs it."""
-    entry = (machine_id(), str(Path(journal).resolve()))
     if os.geteuid() != 0 and not os.environ.get("TIERBENCH_MACHINE_DIR"):
         return
-    if entry in _registered():
-        return
-    with contextlib.suppress(OSError):
-        state_dir().mkdir(mode=0o755, parents=True, exist_ok=True)
-        fd = os.open(state_dir() / REGISTRY, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        with os.fdopen(fd, "a") as f:
-            f.write("\t".join(entry) + "\n")
+    entry = (machine_id(), str(Path(journal).resolve()))
+    listed = _registered()
+    if entry not in listed:
+        with contextlib.suppress(OSError):
+            _write_list([*listed, entry])
 
 
 def _write_list(entries: list[tuple[str, str]]) -> None:
+    """The list rewritten whole (atomically; its directory made, root's, where missing)."""
+    state_dir().mkdir(mode=0o755, parents=True, exist_ok=True)
     tmp = state_dir() / (REGISTRY + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
     with os.fdopen(fd, "w") as f:
