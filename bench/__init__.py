@@ -1,3 +1,4 @@
+"""Benchmarks and whole-run checks (bench/README.md); :func:`stoppable` runs one."""
 
 
 def stoppable(main, argv: list[str]) -> int:
