@@ -121,8 +121,9 @@ struct dmon {
 	uint32_t nframes, nfree;
 	uint32_t *frame;	/* frame -> page, NIL when free */
 	uint32_t *freel;	/* stack of free frames */
-	/* frame -> the hot flag mark_hot() last gave its page (0 or 1), 0xff
-	 * when unknown: set whenever the frame's page changes.  Only
+	/* frame -> the hot flag mark_hot() last gave its page (0 or 1), or
+	 * saw it empty with, 0xff when unknown: set whenever the frame's page
+	 * changes.  Only
 	 * mark_hot() sets DAMON's hot flags (hot_at_sample) and a move keeps
 	 * them, so a frame whose entry is the flag its region now gives
 	 * needs no visit */
@@ -723,6 +724,31 @@ static void prepare_access_checks(struct colloid_ctx *ctx)
 /* mark_hot() flips the flag with its 0/1 hot value: PF_HOT must be that bit */
 _Static_assert(PF_HOT == 1, "mark_hot() takes PF_HOT for bit 0");
 
+/*
+ * The first frame in [@f, @end) whose fhot is not @hot, or @end: eight
+ * frames to one 8-byte compare (from one aggregation to the next most
+ * frames are already marked, and a byte loop over them was most of a
+ * DAMON point's instructions).
+ */
+static inline uint32_t fhot_next(const uint8_t *fhot, uint32_t f, uint32_t end, unsigned int hot)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t all = 0x0101010101010101ull * hot;
+
+	for (; f + 8 <= end; f += 8) {
+		uint64_t w;
+
+		memcpy(&w, fhot + f, sizeof(w));
+		w ^= all;
+		if (w)	/* the lowest differing byte is the first frame */
+			return f + (uint32_t)__builtin_ctzll(w) / 8;
+	}
+#endif
+	while (f < end && fhot[f] == hot)
+		f++;
+	return f;
+}
+
 /* the baseline's hot pages: those in a region that the promotion pattern matches */
 static void mark_hot(struct colloid_ctx *ctx)
 {
@@ -750,15 +776,17 @@ static void mark_hot(struct colloid_ctx *ctx)
 			 * hot_pages changes by their sum after the node (nothing
 			 * reads it meanwhile; uint64_t arithmetic wraps alike).
 			 * A frame whose page already has the flag is passed over
-			 * (fhot): most are, from one aggregation to the next.
+			 * (fhot): most are, from one aggregation to the next.  So
+			 * is an empty frame, once seen (fhot_next() skips both):
+			 * taking a page sets its fhot to 0xff (frame_take()).
 			 */
-			for (uint32_t f = m->r[i].start; f < end; f++) {
-				uint32_t p;
+			for (uint32_t f = fhot_next(fhot, m->r[i].start, end, hot); f < end;
+			     f = fhot_next(fhot, f + 1, end, hot)) {
+				uint32_t p = frame[f];
 
-				if (fhot[f] == hot)
-					continue;
-				p = frame[f];
-				if (p != NIL && pages[p].tier == t) {
+				if (p == NIL) {
+					fhot[f] = (uint8_t)hot;
+				} else if (pages[p].tier == t) {
 					unsigned int x = (pages[p].flags ^ hot) & PF_HOT;
 
 					pages[p].flags ^= (uint8_t)x;
