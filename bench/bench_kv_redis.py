@@ -65,10 +65,11 @@ class Redis:
         argv = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--protected-mode", "yes", "--daemonize", "no", "--logfile", "", "--pidfile",
                 str(workdir / "server.pid")]
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=workdir,
-                                     start_new_session=True)
         end = time.monotonic() + 10
-        try:
+        self.proc: subprocess.Popen | None = None
+        try:  # the Popen inside: a signal right after it returns still finds the server to stop
+            self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=workdir,
+                                         start_new_session=True)
             while not self.ping():
                 if time.monotonic() > end or self.proc.poll() is not None:
                     raise RuntimeError(f"redis-server on port {self.port} did not start")
@@ -101,7 +102,7 @@ class Redis:
         return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None:
             os.kill(self.proc.pid, signal.SIGTERM)
             try:
                 self.proc.wait(10)

@@ -382,6 +382,40 @@ def test_shell_cgroup_resource_on_a_v2_hierarchy(tmp_path):
     assert [p.name for p in (root / "tierbench").iterdir()] == ["cgroup.subtree_control"]
 
 
+@pytest.mark.skipif(not shutil.which("sh"), reason="no sh")
+@pytest.mark.parametrize("other_uses_it", [True, False])
+def test_shell_root_controller_a_cgroup_below_still_uses_stays_on(tmp_path, other_uses_it):
+    """lib.sh taking "+memory" back from the root: refused (EBUSY, here the write fails as the
+    kernel's would) while another cgroup below enables the controller for its own children, it
+    stays on, said, and settings_restore succeeds, as settings.py's restore does; refused with no
+    such cgroup, it is a restore error."""
+    root = tmp_path / "cg"
+    root.mkdir()
+    (root / "cgroup.controllers").write_text("cpu memory pids\n")
+    (root / "cgroup.subtree_control").write_text("cpu\n")
+    (root / "other").mkdir()
+    (root / "other" / "cgroup.subtree_control").write_text("memory\n" if other_uses_it else "\n")
+    saved, journal = tmp_path / "saved.tsv", tmp_path / "journal.json"
+    script = (f". {REPO / 'hosts/qemu/guest/lib.sh'}\n"
+              "resource_cgroup w-R2 || exit 3\n"
+              # (a real cgroupfs's control files go with their directory: the parent's removal works)
+              f"rm {root}/tierbench/cgroup.subtree_control\n"
+              # the kernel refuses "-memory" while a child enables it (cgroup-v2.rst, Top-down Constraint)
+              "_subtree_write() { if [ \"$2\" = -memory ]; then echo 'sh: 1: echo: echo: I/O error' >&2; "
+              "return 1; fi; echo \"$2\" >\"$1\"; }\n"
+              "settings_restore\n")
+    env = {**os.environ, "CGROUP_ROOT": str(root), "SETTINGS_JOURNAL": str(journal), "_SETTINGS_SAVED": str(saved)}
+    r = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert not (root / "tierbench").exists()
+    if other_uses_it:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "the memory controller stays enabled" in r.stderr
+        assert not journal.exists()
+    else:
+        assert r.returncode == 1 and "I/O error" in r.stderr
+        assert json.loads(journal.read_text())[f"subtree:{root}/cgroup.subtree_control"] == "-memory"
+
+
 def test_usage_since_ready_leaves_out_a_start_up_that_waits(tmp_path):
     """A workload that waits (as for its input on disk), prints its ready line, then computes: its
     usage says what it had used when ready (its process group's, from /proc), and the CPU share
