@@ -114,6 +114,28 @@ def test_start_feed_stats_and_restore(tmp_path):
     assert not journal.exists()
 
 
+@pytest.mark.parametrize("busy", ["kdamonds", "damon_stat"])
+def test_a_point_refuses_damon_someone_took_since_the_preflight(tmp_path, busy):
+    """What the preflight read from the host's facts is read again when the point starts, before
+    any change: a kdamond someone set up since (writing nr_kdamonds would drop a stopped one's
+    directories: mm/damon/sysfs.c damon_sysfs_kdamonds_add_dirs), or an exclusive in-kernel DAMON."""
+    plan = damon.tiering_plan(0, 1, RANGES, "6.17.1")
+    admin = fake_admin(tmp_path, plan)
+    sys_root = tmp_path / "sys"
+    if busy == "kdamonds":
+        (admin / "kdamonds/nr_kdamonds").write_text("1\n")
+    else:
+        param = sys_root / "module/damon_stat/parameters/enabled"
+        param.parent.mkdir(parents=True)
+        param.write_text("Y\n")
+    journal = tmp_path / "journal.json"
+    with Settings(journal) as s, pytest.raises(ConfigError, match="in use already" if busy == "kdamonds" else "damon_stat"):
+        damon.apply_setup(damon.setup(plan), s, admin, sys_root)
+    assert not journal.exists()
+    assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == ("1" if busy == "kdamonds" else "0")
+    assert (admin / "kdamonds/0/state").read_text() == "off\n"
+
+
 def test_host_facts_feed_the_preconditions(tmp_path):
     """hostdetect's DAMON facts from a stand-in /sys (never this host's own DAMON) drive the preflight."""
     from workflows.harness import hostdetect
@@ -131,6 +153,17 @@ def test_host_facts_feed_the_preconditions(tmp_path):
     assert damon.preconditions(facts("6.12.1"), 0, 1, True) is None
     (admin / "kdamonds/nr_kdamonds").write_text("1\n")  # e.g. a platform's own kdamond
     assert "in use" in damon.preconditions(facts("6.12.1"), 0, 1, False)
+    (admin / "kdamonds/nr_kdamonds").write_text("0\n")
+    # the kernel's own DAMON_STAT (6.17+, on by default where built): exclusive, in no nr_kdamonds
+    param = tmp_path / "module/damon_stat/parameters/enabled"
+    param.parent.mkdir(parents=True)
+    param.write_text("N\n")
+    (tmp_path / "module/damon_reclaim/parameters").mkdir(parents=True)
+    assert damon.preconditions(facts("6.17.1"), 0, 1, False) is None
+    param.write_text("Y\n")
+    assert hostdetect.damon(tmp_path, "6.17.1")["exclusive"] == ["damon_stat"]
+    why = damon.preconditions(facts("6.17.1"), 0, 1, False)
+    assert "damon_stat" in why and "exclusive" in why
     with pytest.raises(ConfigError, match="young filter"):
         damon.tiering_plan(0, 1, RANGES, "6.9.0")
 
@@ -309,6 +342,33 @@ def test_guest_rendering_sets_up_feeds_reads_and_removes_damon(tmp_path):
     check_standin_after(admin, out, spec)
 
 
+@pytest.mark.parametrize("busy", ["kdamonds", "damon_stat"])
+def test_guest_rendering_refuses_damon_in_use_before_any_change(tmp_path, busy):
+    """lib.sh's damon_free, the setup's first step in a guest: a kdamond someone set up, or the
+    kernel's own exclusive DAMON module on, fails the point with one line before any change."""
+    spec = damon.scenario_spec(0, 1, "6.17.1", False, expect="promote")
+    admin, sys_root = standin(tmp_path, spec, {0: [0, 1, 2], 1: [8, 9, 11]})
+    if busy == "kdamonds":
+        (admin / "kdamonds/nr_kdamonds").write_text("1\n")
+    else:
+        (sys_root / "module/damon_stat/parameters").mkdir(parents=True)
+        (sys_root / "module/damon_stat/parameters/enabled").write_text("Y\n")
+    out = tmp_path / "out"
+    sc = scenario.scenario(scenario.role("w", ["sleep", "0.1"], parse="tests.test_memtiers:one_row"), mechanism=spec)
+    text = scenario.render_batch([(str(out), sc)], bin_dir=str(REPO / "build/bin"), lib=str(GUEST_LIB),
+                                 ctl_dir=str(tmp_path / "ctl"))
+    (tmp_path / "run.sh").write_text(text)
+    env = {**os.environ, "SETTINGS_JOURNAL": str(tmp_path / "journal.json"), "_SETTINGS_SAVED": str(tmp_path / "saved.tsv"),
+           "DAMON_ADMIN": str(admin), "DAMON_SYS": str(sys_root)}
+    subprocess.run(["sh", str(tmp_path / "run.sh")], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    st = scenario.read_status(out / "status")
+    assert st["status"] != "ok"
+    log = (out / "guest.log").read_text()
+    assert ("in use already" if busy == "kdamonds" else "exclusive kdamond") in log
+    assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == ("1" if busy == "kdamonds" else "0")
+    assert (admin / "kdamonds/0/contexts/0/operations").read_text().strip() == "0"  # nothing written
+
+
 def test_host_run_sets_up_feeds_reads_and_removes_damon(tmp_path, monkeypatch):
     """The same point through this host's executor (HostRun, the Supervisor, the settings journal)."""
     from workflows.harness.procs import Supervisor
@@ -386,7 +446,8 @@ def test_real_points_run_damon_as_the_kernel_mechanism(with_damon):
     ops = scenario.ops(c1)
     names = [o[0] for o in ops]
     assert names.index("mech_start") < names.index("vmstat") < names.index("spawn") < names.index("mech_feed")
-    assert names.index("wait") < names.index("mech_stats") < names.index("mech_feed_stop")
+    # the feeder stops before the stats are refreshed: both take damon_sysfs_lock (trylock)
+    assert names.index("wait") < names.index("mech_feed_stop") < names.index("mech_stats")
 
 
 def test_a_damon_point_keeps_its_filler_and_probe_out_of_damon_where_the_host_has_memcg(with_damon):
@@ -896,6 +957,34 @@ def test_a_failed_point_stops_the_feeder_and_removes_damon(tmp_path, monkeypatch
     assert not feeder.alive() and not journal.exists()
     assert (admin / "kdamonds/nr_kdamonds").read_text().strip() == "0"
     assert all((admin / f"kdamonds/{k}/state").read_text().strip() == "off" for k in (0, 1))
+
+
+def test_a_busy_sysfs_read_is_tried_again(tmp_path, monkeypatch):
+    """DAMON's state file is read under damon_sysfs_lock too (state_show(), with trylock since
+    "mm/damon/sysfs: fix use-after-free in state_show()"): journaling or restoring a kdamond's
+    state tries a busy read again instead of failing with a traceback."""
+    import errno
+
+    from workflows.harness import settings
+
+    f = tmp_path / "state"
+    f.write_text("on\n")
+    refusals = [3]
+    real = Path.read_text
+
+    def fake(self, *a, **k):
+        if self == f and refusals[0] > 0:
+            refusals[0] -= 1
+            raise OSError(errno.EBUSY, "Device or resource busy")
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Path, "read_text", fake)
+    monkeypatch.setattr(settings, "BUSY_WAIT_S", 0)
+    assert settings.read_value(str(f)) == "on" and refusals[0] == 0
+    refusals[0] = 10**6
+    with pytest.raises(OSError) as e:
+        settings.read_value(str(f))
+    assert e.value.errno == errno.EBUSY
 
 
 def test_a_busy_sysfs_write_is_tried_again_and_other_errors_are_not(tmp_path, monkeypatch):

@@ -997,7 +997,8 @@ def _damon_facts(kv: dict) -> dict | None:
     return {"sysfs": present, "usable_by_tierd": present and new_enough,
             "reason": "DAMON sysfs interface present" if present and new_enough else
             ("no /sys/kernel/mm/damon/admin in the guest" if not present else f"kernel {release} is older than 6.2"),
-            "kdamonds": int(n) if n.isdigit() else None, "paddr": None,
+            "kdamonds": int(n) if n.isdigit() else None,
+            "exclusive": [m for m in kv.get("damon_exclusive", "").split(",") if m], "paddr": None,
             "memcg": "v2" if kv.get("damon_memcg") == "v2" else None}
 
 

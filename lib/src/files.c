@@ -60,9 +60,13 @@ int read_text_file(const char *path, char *buf, size_t len)
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		int e = errno;	/* e.g. EBUSY from a sysfs file's show() */
+
+		close(fd);
+		return -e;
+	}
 	close(fd);
-	if (n < 0)
-		return -EIO;
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		n--;
 	buf[n] = '\0';

@@ -39,15 +39,17 @@ Sources (every file name, keyword and unit below is from these):
   1 s, quota 200 MiB per 1 s with weights nr_accesses 100 / age 100 / size 0, a ``young`` page
   filter (promotion: only young pages; demotion: only non-young ones), and, on kernels that
   have them, the goals node_mem_used_bp 9970 (promotion) and node_mem_free_bp 50 (demotion) on
-  the default node.
+  the default node. Not taken from it: its ``intervals_goal`` (access_bp 400, aggrs 3, sampling
+  5 ms .. 10 s), which tunes the intervals by itself and has a sysfs file only from 6.15 (the
+  ``monitoring_attrs/intervals/intervals_goal`` directory): the fixed 5 ms / 100 ms intervals
+  keep one plan across the kernels this runs on.
 - DAMOS filters through sysfs (usage.rst, "filters directory"; mm/damon/sysfs-schemes.c): a
   filter's ``matching`` Y *excludes* the memory of its ``type`` and N the rest ("You can write Y
   or N to matching file to filter out pages that does or does not match to the type", usage.rst
   6.3-6.13; from 6.14 a filter also has ``allow``, which starts at N -- kzalloc in
   damon_sysfs_scheme_filter_alloc -- keeping that meaning). mtier.c's in-kernel filters say the
   same through damos_new_filter(type, matching, allow): promotion allows young pages, demotion
-  rejects them; mm/damon/lru_sort.c writes the equivalent reject filters (young, matching false)
-  for its hot scheme and (young, matching true) for its cold one. So promotion writes matching N
+  rejects them (and DAMON_LRU_SORT's young-page filters, in later kernels, the same). So promotion writes matching N
   (exclude non-young pages) and demotion matching Y (exclude young ones).
 - The ``memcg`` filter (Linux >= 6.3, "mm/damon/sysfs-schemes: implement filter directory"):
   ``memcg_path`` is the memory cgroup's path from its hierarchy's root (what ``cgroup_path()``
@@ -286,12 +288,37 @@ def writes(plan: Plan) -> list[tuple[str, str]]:
     return [(rel, v) for _, rel, v in setup(plan)]
 
 
+def busy_why(kdamonds: int | None, exclusive: list[str]) -> str | None:
+    """Why DAMON cannot be set up here now, in one line, or None: kdamonds someone set up through
+    sysfs (``nr_kdamonds`` > 0, running or not: writing ``nr_kdamonds`` removes every kdamond
+    directory below it when none is running, mm/damon/sysfs.c damon_sysfs_kdamonds_add_dirs(),
+    so a user's stopped setup would be lost), or the kernel's own DAMON modules that run an
+    exclusive kdamond (hostdetect.damon_exclusive: beside one, starting ours fails with EBUSY)."""
+    if kdamonds:
+        return (f"DAMON is in use already ({ADMIN}/kdamonds/nr_kdamonds = {kdamonds}): tierbench does not "
+                "share it, or replace a setup someone left stopped (if a killed run left it: "
+                "python -m workflows.harness.cli repair)")
+    if exclusive:
+        return (f"the kernel's own DAMON {', '.join(exclusive)} is on (/sys/module/<name>/parameters/enabled): its "
+                "kdamond runs exclusive and no sysfs kdamond can start beside it (mm/damon/core.c damon_start); "
+                "turn it off (echo N > that file) to run DAMON points")
+    return None
+
+
 def apply_setup(steps: list, settings, admin: Path = ADMIN, sys_root: Path = SYS) -> None:
     """Run :func:`setup`'s steps here: journaled ones through ``settings`` (restored in reverse:
     every kdamond off, then ``nr_kdamonds`` 0, which removes everything below), regions from this
-    host's memory blocks. A kernel that refuses a write (an action it lacks: EINVAL) stops it with
+    host's memory blocks. What the preflight read from the host's facts is read again first
+    (:func:`busy_why`: kdamonds or an exclusive DAMON module someone started since), before
+    anything is changed. A kernel that refuses a write (an action it lacks: EINVAL) stops it with
     one line naming the file and the value."""
+    from workflows.harness.hostdetect import damon_exclusive  # noqa: PLC0415
+
     admin = Path(admin)
+    n = _read(admin / "kdamonds/nr_kdamonds")
+    why = busy_why(int(n) if n and n.isdigit() else None, damon_exclusive(sys_root))
+    if why:
+        raise ConfigError(why)
     for kind, rel, value in steps:
         if kind == "journal":
             settings.set(str(admin / rel), value)
@@ -432,8 +459,8 @@ def read_stats(spec: dict, admin: Path = ADMIN) -> str:
     admin = Path(admin)
     for k in sorted({k for k, _, _ in spec["schemes"]}):
         for cmd in ("update_schemes_stats", "update_schemes_effective_quotas"):
-            try:
-                (admin / f"kdamonds/{k}/state").write_text(cmd)
+            try:  # (write_file tries a busy refusal again: state_store takes damon_sysfs_lock with trylock)
+                write_file(admin / f"kdamonds/{k}/state", cmd)
             except OSError:
                 pass  # off already (the kdamond stopped), or a kernel without the command: '-' below
     lines = []
@@ -546,7 +573,7 @@ def setup_sh(steps: list) -> list[str]:
     """:func:`setup`'s steps as lib.sh commands (journaled ones through settings_set, regions
     found in the guest by damon_set_regions)."""
     q = shlex.quote
-    out = []
+    out = ["damon_free"]  # lib.sh: busy_why()'s check, before any change
     for step, rel, value in steps:
         if step == "journal":
             out.append(f"settings_set \"$DAMON_ADMIN\"/{q(rel)} {q(value)}")
@@ -644,9 +671,9 @@ def preconditions(facts: dict, default: int, alternate: int, colloid: bool = Fal
         return f"kernel {release} lacks the DAMOS young filter (Linux >= 6.10)"
     if colloid and v < FEATURES["goal_metrics"]:
         return f"kernel {release} lacks DAMOS quota goals with target_metric user_input (Linux >= 6.9)"
-    if d.get("kdamonds"):
-        return (f"DAMON is in use already ({ADMIN}/kdamonds/nr_kdamonds = {d['kdamonds']}): tierbench does not "
-                "share it (if a killed run left it: python -m workflows.harness.cli repair)")
+    busy = busy_why(d.get("kdamonds"), d.get("exclusive") or [])
+    if busy:
+        return busy
     nodes = facts.get("nodes") or {}
     for n in (default, alternate):
         if not (nodes.get(str(n)) or {}).get("memory_mib"):

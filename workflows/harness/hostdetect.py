@@ -117,6 +117,21 @@ def _kernel_version(release: str) -> tuple[int, int]:
 DAMON_MIN_KERNEL = (6, 2)
 
 
+def damon_exclusive(sys_root: Path = SYS) -> list[str]:
+    """The kernel's own DAMON modules that are on here (``damon_stat``, ``damon_reclaim``,
+    ``damon_lru_sort``, the samples): each starts its kdamond exclusive (mm/damon/stat.c,
+    reclaim.c, lru_sort.c: ``damon_start(..., 1, true)``), which no ``nr_kdamonds`` counts and
+    beside which the sysfs interface cannot start one (mm/damon/core.c damon_start(): "-EBUSY" if
+    ``!exclusive && running_exclusive_ctxs``). Read from each module's ``enabled`` parameter,
+    /sys/module/<MODULE_PARAM_PREFIX>/parameters/enabled ("Y" when on), as modules or built in;
+    DAMON_STAT is on by default where built (mm/damon/Kconfig DAMON_STAT_ENABLED_DEFAULT, 6.17)."""
+    out = []
+    for p in sorted((sys_root / "module").glob("damon_*/parameters/enabled")):
+        if (_read(p) or "").strip() in ("Y", "1"):
+            out.append(p.parents[1].name)
+    return out
+
+
 def damon(sys_root: Path = SYS, release: str | None = None) -> dict:
     """Whether tierd's DAMON observation can run here: the sysfs interface and the kernel version."""
     release = release if release is not None else platform.release()
@@ -138,7 +153,8 @@ def damon(sys_root: Path = SYS, release: str | None = None) -> dict:
     from . import memcg  # noqa: PLC0415
 
     return {"sysfs": present, "usable_by_tierd": present and new_enough, "reason": why,
-            "kdamonds": int(n) if n.isdigit() else None, "paddr": kernel_config(release).get("CONFIG_DAMON_PADDR"),
+            "kdamonds": int(n) if n.isdigit() else None, "exclusive": damon_exclusive(sys_root),
+            "paddr": kernel_config(release).get("CONFIG_DAMON_PADDR"),
             "memcg": memcg.detect(sys_root / "fs/cgroup").get("version")}
 
 

@@ -287,9 +287,11 @@ def ops(sc: dict) -> list[tuple]:
     if sc.get("vmstat"):
         out.append(("vmstat", VMSTAT_AFTER))
     if mech:
-        out.append(("mech_stats", mech[0].STATS_FILE))
+        # the feeder stops first: its commits and the stats' refresh each take the mechanism's
+        # lock (DAMON: damon_sysfs_lock, mm/damon/sysfs.c), and a refused refresh leaves stale stats
         if feed:
             out.append(("mech_feed_stop",))
+        out.append(("mech_stats", mech[0].STATS_FILE))
     for a in roles_of(sc, "attach"):
         out.append(("stop", a["name"], True))  # it ends with the workload; a non-zero exit fails the point
     for p in roles_of(sc, "probe"):

@@ -91,7 +91,7 @@ RESET_ON_SET_BIT = {KNOWN["numa_balancing"]: 2}
 
 
 def _read_file_value(path: str) -> str:
-    text = Path(path).read_text().strip()
+    text = read_busy(path).strip()
     if "[" in text and "]" in text:  # sysfs choice lists: "always [madvise] never"
         return text[text.index("[") + 1 : text.index("]")]
     return text
@@ -350,6 +350,21 @@ def read_value(path: str) -> str:
 # a tiering system here) take damon_sysfs_lock with mutex_trylock and return -EBUSY while a running kdamond's
 # callback holds it (mm/damon/sysfs.c state_store, nr_*_store).
 BUSY_TRIES, BUSY_WAIT_S = 20, 0.05
+
+
+def read_busy(path: str | Path) -> str:
+    """A sysfs/procfs file's text, a busy refusal tried again (see BUSY_TRIES): DAMON's ``state``
+    file is read under damon_sysfs_lock too, taken with mutex_trylock (mm/damon/sysfs.c
+    state_show(), since "mm/damon/sysfs: fix use-after-free in state_show()", 6.17 and the
+    stable kernels it went to, 6.12.y among them)."""
+    for n in range(BUSY_TRIES + 1):
+        try:
+            return Path(path).read_text()
+        except OSError as e:
+            if e.errno != errno.EBUSY or n == BUSY_TRIES:
+                raise
+            time.sleep(BUSY_WAIT_S)
+    raise AssertionError("unreachable")
 
 
 def write_file(path: str | Path, value: str) -> None:

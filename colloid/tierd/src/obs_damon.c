@@ -69,18 +69,52 @@ struct obs_damon {
 	size_t nbuf, capbuf;
 };
 
+/*
+ * DAMON's sysfs files refuse a write, and a read of a kdamond's state, with
+ * EBUSY while damon_sysfs_lock is held: they take it with mutex_trylock
+ * (mm/damon/sysfs.c state_store(), nr_*_store(), and state_show() since
+ * "mm/damon/sysfs: fix use-after-free in state_show()", 6.17 and stable
+ * 6.12.y), and on 6.2-6.13 a running kdamond's own after_aggregation callback
+ * takes it every aggregation.  Such a refusal is tried again, BUSY_TRIES
+ * times 50 ms apart (as workflows/harness/settings.py does).
+ */
+#define BUSY_TRIES 20
+
+static void busy_wait(void)
+{
+	struct timespec ts = { 0, 50000000 };
+
+	nanosleep(&ts, NULL);
+}
+
 static int wr(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	ssize_t n;
-	int e;
+	for (int i = 0;; i++) {
+		int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		ssize_t n;
+		int e;
 
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	e = n < 0 ? -errno : 0;
-	close(fd);
-	return e;
+		if (fd < 0)
+			return -errno;
+		n = write(fd, val, strlen(val));
+		e = n < 0 ? -errno : 0;
+		close(fd);
+		if (e != -EBUSY || i == BUSY_TRIES)
+			return e;
+		busy_wait();
+	}
+}
+
+/* read_text_file(), a busy refusal tried again (see wr()) */
+static int rd(const char *path, char *buf, size_t len)
+{
+	for (int i = 0;; i++) {
+		int ret = read_text_file(path, buf, len);
+
+		if (ret != -EBUSY || i == BUSY_TRIES)
+			return ret;
+		busy_wait();
+	}
 }
 
 static int wrf(const struct obs_damon *o, const char *rel, const char *fmt, unsigned long long v)
@@ -95,7 +129,7 @@ static int wrf(const struct obs_damon *o, const char *rel, const char *fmt, unsi
 static int rd_u64(const char *path, uint64_t *v)
 {
 	char b[64];
-	int ret = read_text_file(path, b, sizeof(b));
+	int ret = rd(path, b, sizeof(b));
 
 	if (ret)
 		return ret;
@@ -204,6 +238,40 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/*
+ * -EBUSY (with the reason) when one of the kernel's own DAMON modules is on
+ * (damon_stat, damon_reclaim, damon_lru_sort, the samples: their
+ * MODULE_PARAM_PREFIX, /sys/module/<name>/parameters/enabled "Y"): each runs
+ * an exclusive kdamond (mm/damon/stat.c, reclaim.c, lru_sort.c:
+ * damon_start(..., 1, true)), beside which the sysfs interface cannot start
+ * one (mm/damon/core.c damon_start(): -EBUSY), and which nr_kdamonds does not
+ * count (workflows/harness/hostdetect.py damon_exclusive() does the same).
+ */
+static int exclusive_on(char *why)
+{
+	DIR *d = opendir("/sys/module");
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d)
+		return 0;
+	while (!ret && (e = readdir(d))) {
+		char path[320], buf[8];
+
+		if (strncmp(e->d_name, "damon_", 6) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/module/%.64s/parameters/enabled", e->d_name);
+		if (!read_text_file(path, buf, sizeof(buf)) && !strcmp(buf, "Y")) {
+			snprintf(why, TIERD_WHY,
+				 "the kernel's own DAMON %.64s is on (%.128s): its kdamond runs "
+				 "exclusive and no sysfs kdamond can start beside it", e->d_name, path);
+			ret = -EBUSY;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
 /* refuse (with the reason) unless DAMON can be used without disturbing
  * anybody else's kdamond */
 static int check_admin(struct obs_damon *o, char *why)
@@ -218,6 +286,9 @@ static int check_admin(struct obs_damon *o, char *why)
 			 admin());
 		return -ENOENT;
 	}
+	ret = exclusive_on(why);
+	if (ret)
+		return ret;
 	snprintf(path, sizeof(path), "%.128s/kdamonds/nr_kdamonds", admin());
 	ret = rd_u64(path, &n);
 	if (ret) {
@@ -240,7 +311,12 @@ static int check_admin(struct obs_damon *o, char *why)
 
 		snprintf(path, sizeof(path), "%.128s/kdamonds/%llu/state", admin(),
 			 (unsigned long long)k);
-		if (!read_text_file(path, buf, sizeof(buf)) && strcmp(buf, "off") != 0) {
+		ret = rd(path, buf, sizeof(buf));
+		if (ret) {	/* unknown is not "off" */
+			snprintf(why, TIERD_WHY, "cannot read %.200s: %s", path, strerror(-ret));
+			return ret;
+		}
+		if (strcmp(buf, "off") != 0) {
 			snprintf(why, TIERD_WHY,
 				 "kdamond %llu is %.32s and not tierd's: DAMON sysfs cannot add a "
 				 "kdamond while one runs", (unsigned long long)k, buf);
@@ -408,17 +484,11 @@ void obs_damon_close(struct obs_damon *o)
 	}
 	if (o->idx >= 0) {
 		snprintf(path, sizeof(path), "%s/state", o->dir);
-		if (read_text_file(path, buf, sizeof(buf)) == 0 && strcmp(buf, "off") != 0) {
+		/* a state that cannot be read is turned off too (off when off already is refused,
+		 * harmlessly); the kernel's damon_stop() waits for the kdamond to end
+		 * (mm/damon/core.c __damon_stop(): kthread_stop()), so "off" reads back at once */
+		if (rd(path, buf, sizeof(buf)) || strcmp(buf, "off") != 0)
 			wr(path, "off");
-			/* turning off is asynchronous: wait up to 2 s */
-			for (int i = 0; i < 200; i++) {
-				struct timespec ts = { 0, 10000000 };
-
-				if (read_text_file(path, buf, sizeof(buf)) || !strcmp(buf, "off"))
-					break;
-				nanosleep(&ts, NULL);
-			}
-		}
 		snprintf(buf, sizeof(buf), "%d", o->nr_before);
 		snprintf(path, sizeof(path), "%.128s/kdamonds/nr_kdamonds", admin());
 		wr(path, buf);

@@ -354,6 +354,25 @@ damon_set_regions() {
 	}
 }
 
+# damon_free: one line and status 1 where DAMON is in use here (systems/damon/kernel.py
+# busy_why): kdamonds someone set up (writing nr_kdamonds would drop a stopped one's setup:
+# mm/damon/sysfs.c damon_sysfs_kdamonds_add_dirs), or the kernel's own DAMON modules on, whose
+# kdamond runs exclusive (mm/damon/core.c damon_start: -EBUSY beside it).
+damon_free() {
+	_n=$(cat "$DAMON_ADMIN/kdamonds/nr_kdamonds" 2>/dev/null)
+	if [ -n "$_n" ] && [ "$_n" != 0 ]; then
+		echo "damon: DAMON is in use already ($DAMON_ADMIN/kdamonds/nr_kdamonds = $_n): tierbench does not share it" >&2
+		return 1
+	fi
+	for _m in "${DAMON_SYS:-/sys}"/module/damon_*/parameters/enabled; do
+		if [ -f "$_m" ] && [ "$(cat "$_m")" = Y ]; then
+			echo "damon: the kernel's own DAMON ($_m = Y) runs an exclusive kdamond: no sysfs kdamond can start beside it" >&2
+			return 1
+		fi
+	done
+	return 0
+}
+
 # damon_write REL VALUE: one plain write below $DAMON_ADMIN, one line on failure.
 damon_write() {
 	if ! sysfs_write "$DAMON_ADMIN/$1" "$2" 2>/dev/null; then
@@ -370,8 +389,8 @@ damon_stats() {
 	shift
 	for _ks in "$@"; do
 		_k=${_ks%%:*}
-		echo update_schemes_stats >"$DAMON_ADMIN/kdamonds/$_k/state" 2>/dev/null
-		echo update_schemes_effective_quotas >"$DAMON_ADMIN/kdamonds/$_k/state" 2>/dev/null
+		sysfs_write "$DAMON_ADMIN/kdamonds/$_k/state" update_schemes_stats 2>/dev/null
+		sysfs_write "$DAMON_ADMIN/kdamonds/$_k/state" update_schemes_effective_quotas 2>/dev/null
 	done
 	: >"$_f"
 	for _ks in "$@"; do
@@ -391,7 +410,8 @@ damon_stats() {
 # damon_feed CSV PERIOD LOG GOAL...: every PERIOD seconds, the last latency_default and
 # latency_alternate rows of CSV (tierd's t_s,metric,value,unit) become each GOAL's current value
 # (GOAL = NAME:K:REL:SENSE; SENSE da = 10000 x L_default / L_alternate, ad = its inverse), then
-# "commit_schemes_quota_goals" to kdamond K's state; "t_s name value" lines appended to LOG.
+# "commit_schemes_quota_goals" to kdamond K's state; "t_s name value" lines appended to LOG for
+# the values committed.
 # Runs until SIGTERM (its sleep ended with it).
 damon_feed() {
 	_csv=$1 _per=$2 _log=$3
@@ -407,17 +427,22 @@ damon_feed() {
 			END { if (d > 0 && a > 0) printf "%d %d\n", 10000 * d / a + 0.5, 10000 * a / d + 0.5 }' "$_csv" 2>/dev/null)
 		[ -n "$_lat" ] || continue
 		_t=$(cut -d' ' -f1 /proc/uptime)
-		_ks=
+		_ks= _pend=
 		for _g in "$@"; do
 			_name=${_g%%:*} _rest=${_g#*:}
 			_k=${_rest%%:*} _rest=${_rest#*:}
 			_rel=${_rest%:*} _sense=${_rest##*:}
 			if [ "$_sense" = da ]; then _v=${_lat% *}; else _v=${_lat#* }; fi
-			echo "$_v" >"$DAMON_ADMIN/$_rel" 2>/dev/null && echo "$_t $_name $_v" >>"$_log"
+			sysfs_write "$DAMON_ADMIN/$_rel" "$_v" 2>/dev/null && _pend="$_pend$_k $_t $_name $_v
+"
 			case " $_ks " in *" $_k "*) ;; *) _ks="$_ks $_k" ;; esac
 		done
+		# a value is logged once its kdamond took it: the commit (state_store) takes
+		# damon_sysfs_lock with trylock and may be refused as busy (sysfs_write tries again)
 		for _k in $_ks; do
-			echo commit_schemes_quota_goals >"$DAMON_ADMIN/kdamonds/$_k/state" 2>/dev/null
+			if sysfs_write "$DAMON_ADMIN/kdamonds/$_k/state" commit_schemes_quota_goals 2>/dev/null; then
+				printf '%s' "$_pend" | awk -v k="$_k" '$1 == k { print $2, $3, $4 }' >>"$_log"
+			fi
 		done
 	done
 }
