@@ -427,6 +427,26 @@ def test_event_choice_granite_rapids_counts_both_subchannels(tmp_path):
                      "uncore_imc_0/event=0x06,umask=0xf0/": "write_bandwidth_sch1"}
 
 
+def test_granite_rapids_cha_latency_has_its_clock(tmp_path):
+    """GNR's TOR events and UNC_CHA_CLOCKTICKS (EventCode 0x01, graniterapids_uncore.json): the
+    latency needs the clock; given cha_groups of a model with no known clock, the notes say there
+    is no latency in ns rather than leaving it out silently."""
+    cha_fmt = {"format/event": "config:0-7", "format/umask": "config:8-15,32-63"}
+    sysfs = fake_sysfs(tmp_path / "sys", {f"uncore_cha_{i}": cha_fmt for i in range(2)})
+    src = PerfUncore(sys_root=sysfs, cpuinfo=fake_cpuinfo(tmp_path / "cpuinfo", "GenuineIntel", 6, 0xAD))
+    specs = {e.spec: e.metric for e in src.choose_events(["uncore_cha_0", "uncore_cha_1"])}
+    assert specs["uncore_cha_0/event=0x36,umask=0xc816fe01/"] == "tor_occupancy_drd_local"
+    assert specs["uncore_cha_1/event=0x35,umask=0xc8177e01/"] == "tor_inserts_drd_remote"
+    assert specs["uncore_cha_0/event=0x01/"] == "cha_clockticks"
+    # an unknown model with the user's groups: counted, and said to have no clock
+    groups = {"drd_local": {"tor_occupancy": "event=0x36,umask=0xc816fe01", "tor_inserts": "event=0x35,umask=0xc816fe01"}}
+    src = PerfUncore(sys_root=sysfs, cpuinfo=fake_cpuinfo(tmp_path / "cpuinfo2", "GenuineIntel", 6, 0xDD),
+                     cha_groups=groups)
+    ev = src.choose_events(["uncore_cha_0"])
+    assert {e.metric for e in ev} == {"tor_occupancy_drd_local", "tor_inserts_drd_local"}
+    assert any("no latency in ns" in n for n in src.notes)
+
+
 def test_gnr_subchannels_sum_per_socket(tmp_path):
     events = [UncoreEvent("uncore_imc_0", "event=0x05,umask=0xcf", "read_bandwidth_sch0", 64),
               UncoreEvent("uncore_imc_0", "event=0x06,umask=0xcf", "read_bandwidth_sch1", 64)]
@@ -446,11 +466,12 @@ def _spr_cha(tmp_path, umask_fmt: str, cxl: bool):
 
 
 def test_spr_cxl_split_needs_the_wide_umask_format(tmp_path):
-    # a kernel whose CHA umask spans 8 + 32 bits takes the 37-bit CXL_ACC umask: three groups
+    # a kernel whose CHA umask spans 8 + 32 bits takes the 37-bit CXL_ACC_LOCAL umask: three
+    # disjoint groups (CXL_ACC, 0x10c8178201, would also count the remote-homed reads drd_remote does)
     src, ev = _spr_cha(tmp_path, "config:8-15,32-63", cxl=True)
     assert {e.group for e in ev} == {"drd_local_ddr", "drd_cxl", "drd_remote"}
-    assert "uncore_cha_1/event=0x36,umask=0x10c8178201/" in {e.spec for e in ev}
-    # the older format (8 + 24 bits): no CXL group, local = DDR + CXL, said in a note
+    assert "uncore_cha_1/event=0x36,umask=0x10c8168201/" in {e.spec for e in ev}
+    # the older format (8 + 24 bits): no CXL group, said in a note
     src, ev = _spr_cha(tmp_path, "config:8-15,32-55", cxl=True)
     assert {e.group for e in ev} == {"drd_local", "drd_remote"}
     assert any("CXL/DDR split needs a 37-bit" in n for n in src.notes)

@@ -65,24 +65,30 @@ before the point, so a wrong encoding is reported as unavailable, not as data.
     ``umask=0xc816fe01`` and ..._DRD_REMOTE ``umask=0xc8177e01`` (extended umask: the kernel's
     ``format/umask`` must span the umask's width, checked from sysfs). On SPR/EMR with a CPU-less
     (CXL) node the local group is split into ..._LOCAL_DDR ``0xc8168601`` and ..._DRD_CXL_ACC
-    ``0x10c8178201`` (``CHA_TOR_CXL``; a 37-bit umask that only a kernel with the widened CHA
+    ``_CXL_ACC_LOCAL`` ``0x10c8168201`` (``CHA_TOR_CXL``; a 37-bit umask that only a kernel with the widened CHA
     umask format accepts; otherwise a note says local = DDR + CXL). PMem in App Direct/Memory
     mode: ..._LOCAL_PMM ``0xc8168a01`` via ``counters.cha_groups`` in the host profile.
-    Clockticks: ICX ``event=0x00``, SPR/EMR ``event=0x01``.
+    Clockticks: ICX ``event=0x00``, SPR/EMR ``event=0x01``. Granite Rapids: the same TOR events
+    (graniterapids_uncore.json) and clockticks ``event=0x01``.
   - SKX/CLX/CPX: ``umask=0x21`` (IA | MISS) plus the box filter, given with
     the kernel's named terms ``filter_opc0=0x202`` (DRd), ``filter_loc=1`` or
     ``filter_rem=1``, ``filter_nm=1,filter_not_nm=1``. This equals the
     FILTER1 value 0x40432 / 0x40431 that colloid-mon writes (it uses umask
-    0x31, i.e. hits too). Caveat: perf's JSON writes this filter as
+    0x31, i.e. hits too). Caveat: perf's JSON up to Linux 6.10 writes this filter as
     ``config1=0x40433``, which the SKX driver masks to nothing (the filter
-    fields live in config1 bits 32+), hence the named terms here.
+    fields live in config1 bits 32+; 6.11's "perf vendor events: SKX, CLX,
+    SNR uncore cache event fixes" moved it to ``config1=0x4043300000000``),
+    hence the named terms here, right with either perf. The SKX encodings:
+    skylakex uncore-cache.json UNC_CHA_TOR_{OCCUPANCY,INSERTS}.IA_MISS_DRD (UMask 0x21,
+    Filter1 0x40433); cascadelakex's are the same.
     Clockticks ``event=0x00``.
   - TOR occupancy counts on counter 0 only, and (SKX) the filter is shared per box, so one box
     counts one group: boxes are dealt to the groups round-robin, as in colloid-mon, and
     latencies are ratios within a group.
   - One owner per box: a role of the point that counts CHA itself (tierd's CHA latency source,
     declared by the role's ``pmus``) gets the CHA boxes; this collector then counts no CHA event
-    and says so in its notes. Granite Rapids and other models: give ``cha_groups``.
+    and says so in its notes. Other models: give ``cha_groups`` (without a known clockticks
+    encoding, occupancy and inserts are counted with no latency in ns, said in the notes).
 * AMD: Zen 2/3 ``amd_df`` ``dram_channel_data_controller_0..7`` = ``event=0x07,0x47,...,0x1c7,
   umask=0x38``, 64 B per count (perf's ``nps1_die_to_dram`` metric, marked approximate there);
   read + write combined. Zen 4+ with the ``amd_umc_<n>`` PMUs (Linux >= 6.8): per-channel CAS
@@ -308,19 +314,27 @@ CHA_TOR: dict[str, dict[str, dict[str, str]]] = {
     # (UMask 0xc816fe01) and .IA_MISS_DRD_REMOTE (0xc8177e01)
     "icx": {"drd_local": _tor("0xc816fe01"), "drd_remote": _tor("0xc8177e01")},
 }
+# (emeraldrapids uncore-cache.json: the same events and UMasks as sapphirerapids)
 CHA_TOR["spr"] = CHA_TOR["icx"]
-# A host with a CPU-less (CXL) node, Sapphire/Emerald Rapids: CXL memory is homed locally, so
-# IA_MISS_DRD_LOCAL mixes DDR and CXL. sapphirerapids/uncore-cache.json splits them:
-# UNC_CHA_TOR_{OCCUPANCY,INSERTS}.IA_MISS_DRD_LOCAL_DDR (UMask 0xc8168601) and
-# .IA_MISS_DRD_CXL_ACC (UMask 0x10c8178201; occupancy EventCode 0x36, inserts 0x35). The CXL umask
-# has bits above the 32 that older kernels' CHA format/umask spans (config:8-15,32-55): the
-# kernel's format must cover its width (checked from sysfs, _umask_bits), else the split is
-# skipped with a note and the two-group local/remote choice is used.
-CHA_TOR_CXL = {"drd_local_ddr": _tor("0xc8168601"), "drd_cxl": _tor("0x10c8178201"), "drd_remote": _tor("0xc8177e01")}
-# skylakex/icelakex uncore-cache.json UNC_CHA_CLOCKTICKS EventCode 0x00; sapphirerapids 0x01
-CHA_CLOCKTICKS = {"skx": "event=0x00", "icx": "event=0x00", "spr": "event=0x01"}
+# intel/perfmon GNR/events/graniterapids_uncore.json: UNC_CHA_TOR_{OCCUPANCY,INSERTS}.IA_MISS_DRD_LOCAL
+# (EventCode 0x36/0x35, UMask 0x01, UMaskExt 0x00C816FE) and .IA_MISS_DRD_REMOTE (UMaskExt
+# 0x00C8177E): the same as SPR's; the kernel's format must span the umask (checked from sysfs)
+CHA_TOR["gnr"] = CHA_TOR["icx"]
+# A host with a CPU-less (CXL) node, Sapphire/Emerald Rapids: the local group split into DDR and
+# CXL, sapphirerapids uncore-cache.json UNC_CHA_TOR_{OCCUPANCY,INSERTS}.IA_MISS_DRD_LOCAL_DDR (UMask
+# 0xc8168601) and .IA_MISS_DRD_CXL_ACC_LOCAL (UMaskExt 0x10C81682, so umask 0x10c8168201;
+# occupancy EventCode 0x36, inserts 0x35): CXL memory homed on this socket. (.IA_MISS_DRD_CXL_ACC,
+# UMaskExt 0x10c81782, sets the remote-home bit of .._REMOTE, 0x100, as well: it would count
+# remote-homed CXL reads that drd_remote counts too.) The CXL umask has bits above the 32 that
+# older kernels' CHA format/umask spans (config:8-15,32-55): the kernel's format must cover its
+# width (checked from sysfs, _umask_bits), else the split is skipped with a note and the
+# two-group local/remote choice is used.
+CHA_TOR_CXL = {"drd_local_ddr": _tor("0xc8168601"), "drd_cxl": _tor("0x10c8168201"), "drd_remote": _tor("0xc8177e01")}
+# UNC_CHA_CLOCKTICKS: skylakex/icelakex uncore-cache.json EventCode 0x00; sapphirerapids (and
+# emeraldrapids) 0x01; intel/perfmon GNR/events/graniterapids_uncore.json 0x01
+CHA_CLOCKTICKS = {"skx": "event=0x00", "icx": "event=0x00", "spr": "event=0x01", "gnr": "event=0x01"}
 CHA_REQUIRED_TERMS = {"skx": ("event", "umask", "filter_opc0", "filter_loc", "filter_rem", "filter_nm", "filter_not_nm"),
-                      "icx": ("event", "umask"), "spr": ("event", "umask")}
+                      "icx": ("event", "umask"), "spr": ("event", "umask"), "gnr": ("event", "umask")}
 
 # amdzen2/amdzen3 data-fabric.json dram_channel_data_controller_0..7
 AMD_DF_DRAM = [f"event={0x07 + 0x40 * ch:#x},umask=0x38" for ch in range(8)]
@@ -337,8 +351,12 @@ AMD_UMC_CAS = [("read_bandwidth", "event=0x0a,rdwrmask=0x1"), ("write_bandwidth"
 
 
 def _amd_zen23(sig: dict) -> bool:
+    """Zen 2 or 3 by perf's own table, tools/perf/pmu-events/arch/x86/mapfile.csv:
+    ``AuthenticAMD-23-...`` amdzen1/amdzen2 and ``AuthenticAMD-25-([245][[:xdigit:]]|[[:xdigit:]])``
+    amdzen3 (family 0x19 models 0x00-0x0f, 0x20-0x2f, 0x40-0x5f); the rest of family 0x19 is
+    amdzen4 (0x10-0x1f, 0x30-0x3f, 0x60-...)."""
     fam, model = sig.get("family"), sig.get("model", -1)
-    return fam == 0x17 or (fam == 0x19 and (model <= 0x0F or 0x20 <= model <= 0x5F))
+    return fam == 0x17 or (fam == 0x19 and (model <= 0x0F or 0x20 <= model <= 0x2F or 0x40 <= model <= 0x5F))
 
 
 def _amd_zen5(sig: dict) -> bool:
@@ -359,7 +377,7 @@ def _format_bits(fmt: str) -> int:
 
 
 def _umask_bits(config: str) -> int:
-    """The width a config's umask needs: 'event=0x36,umask=0x10c8178201' -> 37."""
+    """The width a config's umask needs: 'event=0x36,umask=0x10c8168201' -> 37."""
     v = _terms(config).get("umask")
     try:
         return int(v, 0).bit_length() if v else 0
@@ -500,12 +518,15 @@ class PerfUncore:
                 groups = CHA_TOR_CXL
             else:
                 self.notes.append(f"uncore_cha: the CXL/DDR split needs a {need}-bit CHA umask, the kernel's format spans "
-                                  f"{width} bits (a newer kernel widens it); local = DDR + CXL")
+                                  f"{width} bits (a newer kernel widens it); local reads as IA_MISS_DRD_LOCAL counts them")
         if self.cha_groups is None:
             need = max(_umask_bits(c) for g in groups.values() for c in g.values())
-            if uarch in ("icx", "spr") and width < need:
+            if uarch in ("icx", "spr", "gnr") and width < need:
                 self.notes.append(f"uncore_cha: kernel umask format spans {width} bits, the TOR events need {need}; skipped")
                 return []
+        if not ticks:
+            self.notes.append(f"uncore_cha: no CHA clockticks encoding known for CPU {sig}: TOR occupancy and inserts "
+                              "only, no latency in ns")
         names = list(groups)
         events = []
         for i, pmu in enumerate(chas):

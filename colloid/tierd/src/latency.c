@@ -32,9 +32,10 @@
  *    "config:48-50", threadmask "config:56-57" (family 19h+); tierd lays
  *    them out from the PMU's sysfs format files.  Counted on each CCX of the
  *    default node (the PMU's cpumask names one CPU per CCX).  Zen 4/5 only:
- *    perf's mapfile (tools/perf/pmu-events/arch/x86/mapfile.csv) has family
- *    25 models 00-0f and 20-5f as Zen 3 (no such events), the other family
- *    25 models as Zen 4, family 26 as Zen 5.  Not validated on hardware by
+ *    perf's mapfile (tools/perf/pmu-events/arch/x86/mapfile.csv,
+ *    "AuthenticAMD-25-([245][[:xdigit:]]|[[:xdigit:]]),v1,amdzen3") has family
+ *    25 models 00-0f, 20-2f and 40-5f as Zen 3 (no such events), the other
+ *    family 25 models (10-1f, 30-3f, 60-) as Zen 4, family 26 as Zen 5.  Not validated on hardware by
  *    this project.
  * 3. Probe: one thread per tier chases a random cyclic pointer chain through
  *    a buffer bound (mbind) to that tier's node, a few hundred dependent
@@ -161,7 +162,9 @@ static int cpu_model(int *family, int *model)
 	return vendor;
 }
 
-static int cha_open_one(const char *pmu, const char *spec, int cpu, struct ctr *c)
+/* @*parse_err set when the kernel's sysfs format could not lay @spec out (a
+ * term it lacks, a value wider than the field), not perf_event_open() */
+static int cha_open_one(const char *pmu, const char *spec, int cpu, struct ctr *c, int *parse_err)
 {
 	struct perf_event_attr a;
 	int type = pmu_type(pmu), ret;
@@ -173,8 +176,10 @@ static int cha_open_one(const char *pmu, const char *spec, int cpu, struct ctr *
 	a.size = sizeof(a);
 	a.type = (uint32_t)type;
 	ret = pmu_parse(pmu, spec, &a);
-	if (ret)
+	if (ret) {
+		*parse_err = 1;
 		return ret;
+	}
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	r = sys_perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (r < 0)
@@ -194,6 +199,18 @@ int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, cha
 		snprintf(why, TIERD_WHY, "CHA TOR counters need an Intel Xeon (family 6)");
 		return -ENOTSUP;
 	}
+	/*
+	 * icelakex, sapphirerapids and emeraldrapids uncore-cache.json (perf's
+	 * pmu-events; intel/perfmon): UNC_CHA_TOR_{OCCUPANCY,INSERTS} (EventCode
+	 * 0x36 / 0x35).IA_MISS_DRD_LOCAL (UMask 0x01, UMaskExt 0xC816FE) and
+	 * .IA_MISS_DRD_REMOTE (UMaskExt 0xC8177E), the extension above the umask
+	 * byte; UNC_CHA_CLOCKTICKS EventCode 0x00 (ICX), 0x01 (SPR, EMR).
+	 * skylakex uncore-cache.json: .IA_MISS_DRD UMask 0x21 with Filter1 0x40433
+	 * (DRd opcode 0x202, local/remote, near and not-near memory), written with
+	 * the kernel's named SKX filter terms (arch/x86/events/intel/uncore_snbep.c
+	 * skx_uncore_cha_formats_attr: filter_opc0, filter_loc, filter_rem,
+	 * filter_nm, filter_not_nm), as workflows/harness/counters.py does.
+	 */
 	switch (model) {
 	case 0x6a: case 0x6c:	/* Ice Lake SP */
 	case 0x8f: case 0xcf:	/* Sapphire / Emerald Rapids */
@@ -258,13 +275,23 @@ int lat_cha_open(struct lat_cha **out, int default_node, int alternate_node, cha
 		snprintf(pmu, sizeof(pmu), "uncore_cha_%d", b);
 		if (pmu_type(pmu) < 0)
 			break;
+		int parse_err = 0;
+
 		c->occ[b].fd = c->ins[b].fd = -1;
-		ret = cha_open_one(pmu, b % 2 ? occ_r : occ_l, sock_cpu, &c->occ[b]);
+		ret = cha_open_one(pmu, b % 2 ? occ_r : occ_l, sock_cpu, &c->occ[b], &parse_err);
 		if (!ret)
-			ret = cha_open_one(pmu, b % 2 ? ins_r : ins_l, sock_cpu, &c->ins[b]);
+			ret = cha_open_one(pmu, b % 2 ? ins_r : ins_l, sock_cpu, &c->ins[b],
+					   &parse_err);
 		if (!ret && b == 0)
-			ret = cha_open_one(pmu, clk, sock_cpu, &c->clk);
+			ret = cha_open_one(pmu, clk, sock_cpu, &c->clk, &parse_err);
 		c->nbox = b + 1;
+		if (ret && parse_err) {
+			snprintf(why, TIERD_WHY, "the kernel's %s format (sysfs format/) cannot "
+				 "express the TOR events: %s (a term it lacks, or an umask wider "
+				 "than its field)", pmu, strerror(-ret));
+			lat_cha_close(c);
+			return ret;
+		}
 		if (ret) {
 			snprintf(why, TIERD_WHY, "perf_event_open(%s TOR) failed: %s", pmu,
 				 strerror(-ret));
@@ -407,10 +434,11 @@ int amdl3_plan(struct amdl3_plan *p, int vendor, int family, int model, int defa
 	long long l3;
 
 	memset(p, 0, sizeof(*p));
-	if (vendor != 2 || !((family == 0x19 && !(model <= 0x0f || (model >= 0x20 && model <= 0x5f))) ||
+	if (vendor != 2 || !((family == 0x19 && !(model <= 0x0f || (model >= 0x20 && model <= 0x2f) ||
+						  (model >= 0x40 && model <= 0x5f))) ||
 			     family == 0x1a)) {
 		snprintf(why, TIERD_WHY, "L3 sampled latency needs an AMD Zen 4 or Zen 5 (family 25 "
-			 "but models 00-0f, 20-5f; or family 26)");
+			 "but models 00-0f, 20-2f, 40-5f; or family 26)");
 		return -ENOTSUP;
 	}
 	if (pmu_type("amd_l3") < 0) {
@@ -490,10 +518,13 @@ int lat_amdl3_open(struct lat_amdl3 **out, int default_node, int alternate_node,
 		for (int t = 0; t < 2; t++)
 			for (int k = 0; k < 2; k++) {
 				double d, f = NAN;
+				int parse_err = 0;
 
-				ret = cha_open_one("amd_l3", l->p.spec[t][k], l->p.cpus[i], &l->c[i][t][k]);
+				ret = cha_open_one("amd_l3", l->p.spec[t][k], l->p.cpus[i], &l->c[i][t][k],
+						   &parse_err);
 				if (ret) {
-					snprintf(why, TIERD_WHY, "perf_event_open(amd_l3 '%s' on CPU %d) failed: %s",
+					snprintf(why, TIERD_WHY, "%s(amd_l3 '%s' on CPU %d) failed: %s",
+						 parse_err ? "laying out from the sysfs format" : "perf_event_open",
 						 l->p.spec[t][k], l->p.cpus[i], strerror(-ret));
 					lat_amdl3_close(l);
 					return ret;

@@ -303,8 +303,17 @@ int obs_perf_plan(struct perf_plan *p, uint64_t load_period, uint64_t store_peri
 	char alias[200];
 
 	memset(p, 0, sizeof(*p));
-	if (pmu_type("cpu_core") >= 0)
-		return plan_intel(p, "cpu_core", load_period, store_period, why);
+	if (pmu_type("cpu_core") >= 0) {
+		int ret = plan_intel(p, "cpu_core", load_period, store_period, why);
+
+		/* a hybrid part's E-cores have their own mem-loads on cpu_atom
+		 * (arch/x86/events/intel/core.c EVENT_ATTR_STR_HYBRID mem_ld_adl):
+		 * only the P-cores' loads are sampled, and the name says so */
+		if (!ret && pmu_type("cpu_atom") >= 0)
+			strncat(p->name, " (P-cores only: cpu_atom not sampled)",
+				sizeof(p->name) - strlen(p->name) - 1);
+		return ret;
+	}
 	if (pmu_type("cpu") >= 0 && pmu_event_alias("cpu", "mem-loads", alias, sizeof(alias)) == 0)
 		return plan_intel(p, "cpu", load_period, store_period, why);
 	if (pmu_type("ibs_op") >= 0)

@@ -6,8 +6,10 @@
  * part (cpu_core), AMD Zen 4+ (ibs_op cnt_ctl + l3missonly), Zen 2/3
  * (cnt_ctl only) and an IBS without cnt_ctl (refused); and the sample
  * record parser.  The sysfs contents are the kernel's own strings:
- * arch/x86/events/intel/core.c (EVENT_ATTR_STR mem-loads "event=0xcd,
- * umask=0x1,ldlat=3", mem-stores "event=0xcd,umask=0x2", mem-loads-aux
+ * arch/x86/events/intel/core.c (EVENT_ATTR_STR mem-loads mem_ld_hsw
+ * "event=0xcd,umask=0x1,ldlat=3"; mem-stores mem_st_hsw "event=0xd0,
+ * umask=0x82" on Ice Lake, icl_events_attrs, and mem_st_spr "event=0xcd,
+ * umask=0x2" on Sapphire Rapids and later, glc_events_attrs; mem-loads-aux
  * "event=0x03,umask=0x82"; PMU_FORMAT_ATTR event "config:0-7", umask
  * "config:8-15", ldlat "config1:0-15") and arch/x86/events/amd/ibs.c
  * (cnt_ctl "config:19", l3missonly "config:16").
@@ -43,7 +45,7 @@ static void intel_core(const char *pmu, int aux)
 	snprintf(p, sizeof(p), "%s/events/mem-loads", pmu);
 	put(p, "event=0xcd,umask=0x1,ldlat=3");
 	snprintf(p, sizeof(p), "%s/events/mem-stores", pmu);
-	put(p, "event=0xcd,umask=0x2");
+	put(p, aux ? "event=0xcd,umask=0x2" : "event=0xd0,umask=0x82");
 	if (aux) {
 		snprintf(p, sizeof(p), "%s/events/mem-loads-aux", pmu);
 		put(p, "event=0x03,umask=0x82");
@@ -69,7 +71,7 @@ static void check_intel(const struct perf_plan *p, int aux)
 		CHECK(p->aux.type == p->load.type, "aux on another PMU");
 		CHECK(strstr(p->name, "mem-loads-aux"), "name '%s'", p->name);
 	}
-	CHECK(p->have_store && p->store.config == 0x02cd, "mem-stores config 0x%llx",
+	CHECK(p->have_store && p->store.config == (aux ? 0x02cdull : 0x82d0ull), "mem-stores config 0x%llx",
 	      (unsigned long long)p->store.config);
 	CHECK(p->store.config1 == 0, "stores carry an ldlat");
 	CHECK(p->store.sample_period == 5000, "store period");
@@ -121,6 +123,7 @@ int main(void)
 	CHECK(ret == 0, "plan: %s", why);
 	check_intel(&p, 1);
 	CHECK(!strcmp(p.pmu, "cpu_core"), "pmu %s", p.pmu);
+	CHECK(strstr(p.name, "P-cores only"), "the E-cores' loads unsampled, unsaid: '%s'", p.name);
 
 	fresh("AMD Zen 4/5: ibs_op cnt_ctl + l3missonly");
 	ibs(1, 1);
