@@ -21,6 +21,7 @@ from test_profiles import two_socket_facts
 from families import overcommit
 from families.overcommit import parse as oc_parse
 from workflows.harness import ConfigError, hostdetect, memcg, plan, profile, scenario
+from workflows.harness import settings as settings_mod
 from workflows.harness.settings import Settings
 from workloads.duckdb_tpch import workload as tpch
 from workloads.ffmpeg import workload as ffmpeg
@@ -116,6 +117,32 @@ def test_a_swap_device_in_use(monkeypatch, tmp_path):
 
 
 @needs_cgroups
+def test_a_swapfile_directory_on_a_filesystem_that_cannot_hold_one(tmp_path, monkeypatch):
+    """swapon needs a file's blocks on a local block device (mm/swapfile.c setup_swap_extents):
+    tmpfs, overlay or NFS fail at the first point's swapon; refused before any job instead."""
+    mi = tmp_path / "mountinfo"
+    mi.write_text("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+                  "30 22 0:25 / /tmp rw,nosuid shared:5 - tmpfs tmpfs rw\n"
+                  "31 22 0:26 / /srv/with\\040space rw shared:6 - btrfs /dev/sdb rw\n")
+    assert memcg.fs_type(Path("/tmp/x/y"), str(mi)) == "tmpfs"
+    assert memcg.fs_type(Path("/tmpfoo"), str(mi)) == "ext4"
+    assert memcg.fs_type(Path("/srv/with space/d"), str(mi)) == "btrfs"
+    monkeypatch.setattr(memcg, "fs_type", lambda p: "tmpfs")
+    with pytest.raises(ConfigError, match=r"overcommit/swap/size_mib: .* is on tmpfs, which cannot hold a swapfile"):
+        memcg.check_swapfile_room(str(tmp_path), 16, "overcommit/swap/size_mib")
+
+
+def test_a_file_already_at_the_swapfile_path_is_never_made_over(tmp_path):
+    """A file there that the point did not make (a user's) is neither truncated into a swapfile nor
+    journaled for removal."""
+    target = tmp_path / "tierbench.swap"
+    target.write_text("a user's data\n")
+    journal = tmp_path / "journal.json"
+    with Settings(journal) as s, pytest.raises(ConfigError, match="exists already"):
+        s.swap_on(str(target), 16)
+    assert target.read_text() == "a user's data\n" and not journal.exists()
+
+
 def test_not_enough_disk_for_the_swapfile():
     with pytest.raises(ConfigError, match=r"overcommit/swap/size_mib: a 1000000000 MiB swapfile .* MiB are free"):
         oc_plan(cfg(swap={"size_mib": 10**9}))
@@ -496,12 +523,15 @@ def test_faults_and_swapins_grow_with_r_and_the_limit_holds(tmp_path):
             fp.write_text(f"t_s,metric,value,unit\n,footprint,{summ[1]['peak_anon_shmem'] / 2**20},MiB\n")
         with Settings(tmp_path / "journal.json") as s:
             resources(s, tmp_path, f"r{ratio}")
+            # the point's area takes the pages before any area the host had on (the highest priority)
+            assert settings_mod.swap_priorities().get(str(tmp_path / "swap" / "t.swap")) == 32767
             r = subprocess.run(runner(tmp_path, f"r{ratio}", ratio, 96, 2, footprint=fp), cwd=REPO, capture_output=True,
                                text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         summ[ratio] = json.loads((tmp_path / f"r{ratio}" / "memcg.json").read_text())
         assert ours_left(tmp_path / "swap" / "t.swap") == [], f"R = {ratio} left something behind"
     assert summ[1]["limit_bytes"] is None and summ[1]["peak_anon_shmem"] >= 90 << 20
+    assert all(summ[r]["oom_kills"] == 0 for r in (1, 2, 4)), "read (v2 memory.events, v1 memory.oom_control), none"
     assert summ[1]["swapin"] < 100, "R = 1 has no swap-ins to speak of"
     for ratio in (2, 4):
         limit = summ[ratio]["limit_bytes"]

@@ -336,7 +336,9 @@ def test_shell_rendering_makes_and_undoes_swap_and_cgroup_here(tmp_path):
     cg = memcg.Cgroup(info, name)
     swapfile = tmp_path / "swap" / "t.swap"
     probe = tmp_path / "probe.sh"
-    probe.write_text(f"#!/bin/sh\ngrep -c {swapfile} /proc/swaps >\"$2\"\ncat {cg.procs} >>\"$2\"\n")
+    # the area's priority too (/proc/swaps' 5th column): the highest, so that it takes the pages first
+    probe.write_text(f"#!/bin/sh\ngrep -c {swapfile} /proc/swaps >\"$2\"\ncat {cg.procs} >>\"$2\"\n"
+                     f"awk '$1 == \"{swapfile}\" {{ print \"prio=\" $5 }}' /proc/swaps >>\"$2\"\n")
     probe.chmod(0o755)
     w = scenario.role("w", [str(probe)], parse="m:f", output="seen.txt")
     sc = scenario.scenario(w, swap={"target": str(swapfile), "size_mib": 16}, cgroup=name)
@@ -350,6 +352,7 @@ def test_shell_rendering_makes_and_undoes_swap_and_cgroup_here(tmp_path):
     assert scenario.read_status(out / "status")["status"] == "ok"
     seen = (out / "seen.txt").read_text().split()
     assert seen[0] == "1", "the swap area was on while the workload ran"
+    assert "prio=32767" in seen, seen
     assert not swapfile.exists() and not swapfile.parent.exists(), "swapfile and the directory made for it removed"
     assert str(swapfile) not in Path("/proc/swaps").read_text()
     assert not cg.path.exists() and not (tmp_path / "journal.json").exists()
@@ -380,6 +383,42 @@ def test_shell_cgroup_resource_on_a_v2_hierarchy(tmp_path):
     # (a real cgroupfs removes the parent with its control files; in the fixture its file stays)
     assert not (root / "tierbench" / "w-R2").exists() and not journal.exists()
     assert [p.name for p in (root / "tierbench").iterdir()] == ["cgroup.subtree_control"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root: makes a real memory cgroup")
+def test_shell_cgroup_remove_ends_what_is_left_in_a_real_cgroup(tmp_path):
+    """lib.sh's cgroup_remove on this machine's own cgroupfs (v1 or v2): a process left in the
+    point's cgroup is killed by pid and the cgroup removed. Every cgroup file reports size 0
+    (kernel/cgroup/cgroup.c cgroup_add_file()), so a `[ -s cgroup.procs ]` test never saw one:
+    the process stayed and the rmdir failed."""
+    from workflows.harness import memcg  # noqa: PLC0415
+
+    if not memcg.detect().get("version"):
+        pytest.skip("no memory cgroup controller mounted here")
+    name = f"pytest-rm-{os.getpid()}"
+    saved, journal = tmp_path / "saved.tsv", tmp_path / "journal.json"
+    env = {**os.environ, "SETTINGS_JOURNAL": str(journal), "_SETTINGS_SAVED": str(saved)}
+    lib = REPO / "hosts/qemu/guest/lib.sh"
+    sleeper = subprocess.Popen(["sleep", "120"], start_new_session=True)
+    path = None
+    try:
+        r = subprocess.run(["sh", "-c", f". {lib}\nresource_cgroup {name} || exit 3\ncgroup_path {name}"], env=env,
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        path = Path(r.stdout.strip().splitlines()[-1])
+        (path / "cgroup.procs").write_text(str(sleeper.pid))
+        assert str(sleeper.pid) in (path / "cgroup.procs").read_text()
+        r = subprocess.run(["sh", "-c", f". {lib}\nsettings_restore"], env=env, capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert sleeper.wait(timeout=10) == -signal.SIGKILL
+        assert not path.exists() and not journal.exists()
+    finally:
+        if sleeper.poll() is None:
+            sleeper.kill()
+            sleeper.wait()
+        if path is not None and path.exists():
+            path.rmdir()
 
 
 @pytest.mark.skipif(not shutil.which("sh"), reason="no sh")

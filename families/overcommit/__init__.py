@@ -71,7 +71,8 @@ def _check(config: dict, host: Host) -> tuple[dict, dict, dict]:
     if not info.get("version"):
         raise ConfigError(f"{key}: memory cgroup controller unavailable: {info['reason']} (or set {NAME}/enabled: false)")
     if info["version"] == "v1" and not info.get("memsw"):
-        raise ConfigError(f"{key}: cgroup v1 without swap accounting (memory.memsw.*): boot with swapaccount=1")
+        raise ConfigError(f"{key}: cgroup v1 without swap accounting (no memory.memsw.* files: a kernel without "
+                          "swap or memcg swap accounting, or one booted with swapaccount=0)")
     for tool in ("mkswap", "swapon", "swapoff"):
         if not shutil.which(tool):
             raise ConfigError(f"{key}/swap: {tool} is not on PATH (Debian: util-linux)")
@@ -93,6 +94,10 @@ def _check(config: dict, host: Host) -> tuple[dict, dict, dict]:
         if host.live and os.path.realpath(target) in {os.path.realpath(s) for s in memcg.active_swaps()}:
             raise ConfigError(f"{key}/swap/directory: {target} is already an active swap area (in use; if a killed "
                               "run left it: python -m workflows.harness.cli repair)")
+        if host.live and os.path.lexists(target):
+            raise ConfigError(f"{key}/swap/directory: {target} exists already: the family makes and removes its own "
+                              "swapfile there and never one it did not make (if a killed run left it: "
+                              "python -m workflows.harness.cli repair; else remove it or name another directory)")
         swap = {"target": target, "size_mib": sw["size_mib"]}
     settings = {SETTINGS["swappiness"]: str(oc["swappiness"]), SETTINGS["page_cluster"]: str(oc["page_cluster"])}
     if Path(ZSWAP).exists():

@@ -65,6 +65,8 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
            {"metric": "wall_time", "value": summ["wall_s"], "unit": "s"},
            {"metric": "major_faults_per_unit", "value": summ["pgmajfault"] / work if work else None,
             "unit": f"1/{nat['work_unit']}"}]
+    if summ.get("oom_kills") is not None:  # a process the cgroup's OOM killer ended (a PostgreSQL backend...)
+        out.append({"metric": "oom_kills", "value": summ["oom_kills"], "unit": "count"})
     out += [dict(r) for r in nat.get("checks") or []]  # what the workload checked (TPC-H: its answers)
     extra = nat.get("extra") or {}
     for k, v in extra.items():

@@ -128,8 +128,9 @@ class Cgroup:
             if (self.path / "memory.swap.max").exists():
                 _write(self.path / "memory.swap.max", "max")
             return
-        # v1 (Documentation/admin-guide/cgroup-v1/memory.rst): memory.memsw.limit_in_bytes limits
-        # memory + swap and may never be below memory.limit_in_bytes (mem_cgroup_resize_max(),
+        # v1: memory.memsw.limit_in_bytes limits memory + swap (Documentation/admin-guide/cgroup-v1/
+        # memory.rst) and may never be below memory.limit_in_bytes (mem_cgroup_resize_max(): "invariant
+        # rule memory.max <= memsw.max",
         # mm/memcontrol-v1.c, mm/memcontrol.c before 6.11: -EINVAL otherwise), so it is lifted first;
         # -1 is "unlimited"
         if (self.path / "memory.memsw.limit_in_bytes").exists():
@@ -172,8 +173,10 @@ class Cgroup:
             # swap-ins: pswpin where the kernel counts it per cgroup, else anon refaults
             out["swapin"] = s["pswpin"] if "pswpin" in s else out["refault_anon"]
             out["swapout"] = s.get("pswpout", -1)
-        else:  # v1's memory.stat keys: Documentation/admin-guide/cgroup-v1/memory.rst, "stat file"
-            out["anon"] = s.get("rss", 0)  # anonymous and swap cache (huge pages included)
+        else:  # v1's memory.stat keys: mm/memcontrol.c (memcontrol-v1.c from 6.11) memcg1_stat_names and
+            # memcg1_events (cache, rss, shmem, swap; pgfault, pgmajfault); workingset_refault_anon is
+            # v1's from 6.1 ("mm: memcg: export workingset refault stats for cgroup v1")
+            out["anon"] = s.get("rss", 0)  # rss: NR_ANON_MAPPED (memcg1_stats), huge pages included
             out["file"] = s.get("cache", 0) - s.get("shmem", 0)
             out["usage"] = int(_read(self.path / "memory.usage_in_bytes"))
             out["swap"] = s.get("swap", 0)
@@ -193,6 +196,22 @@ class Cgroup:
             if (self.path / "memory.memsw.max_usage_in_bytes").exists():
                 out["peak_memsw"] = int(_read(self.path / "memory.memsw.max_usage_in_bytes"))
         return out
+
+    def oom_kills(self) -> int | None:
+        """Processes of the cgroup the OOM killer ended: v2 memory.events ``oom_kill``
+        (Documentation/admin-guide/cgroup-v2.rst: "The number of processes belonging to this cgroup
+        killed by any kind of OOM killer"), v1 memory.oom_control ``oom_kill``
+        (mm/memcontrol.c, memcontrol-v1.c from 6.11: mem_cgroup_oom_control_read(), "oom_kill %lu", the memcg's
+        MEMCG_OOM_KILL events); None where the file has no such line."""
+        f = self.path / ("memory.events" if self.version == "v2" else "memory.oom_control")
+        try:
+            for line in f.read_text().splitlines():
+                k, _, v = line.partition(" ")
+                if k == "oom_kill":
+                    return int(v)
+        except OSError:
+            pass
+        return None
 
     def psi(self) -> dict:
         """memory.pressure totals (microseconds stalled: some, full), v2 only."""
@@ -296,10 +315,46 @@ def check_device(device: str, what: str) -> None:
         raise ConfigError(f"{what}: {device} is mounted (in use)")
 
 
+def fs_type(path: Path, mountinfo: str = "/proc/self/mountinfo") -> str | None:
+    """The filesystem type of the mount holding ``path``: the longest mount point that is a prefix
+    of its real path, from mountinfo (Documentation/filesystems/proc.rst, "/proc/<pid>/mountinfo":
+    field 5 the mount point, octal escapes such as \\040; the type after the " - " separator)."""
+    real = os.path.realpath(path)
+    best, kind = "", None
+    try:
+        lines = Path(mountinfo).read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        pre, sep, post = line.partition(" - ")
+        f = pre.split()
+        if not sep or len(f) < 5 or not post.split():
+            continue
+        mp = f[4].encode().decode("unicode_escape")
+        if (real == mp or real.startswith(mp.rstrip("/") + "/")) and len(mp) >= len(best):
+            best, kind = mp, post.split()[0]
+    return kind
+
+
+# Filesystems a swapfile cannot be on: swapon(2) needs the file's blocks on a block device, through
+# the filesystem's swap_activate or bmap (mm/swapfile.c setup_swap_extents(): a_ops->swap_activate,
+# else generic_swapfile_activate(), which maps each page with bmap()); tmpfs and ramfs have neither
+# (memory itself), overlayfs passes no swap_activate through, and network and FUSE filesystems have
+# no local blocks to map. btrfs can (fs/btrfs/inode.c btrfs_swap_activate()) but only for a file that
+# is not copy-on-write ("swapfile must not be copy-on-write"): make_swapfile() marks it so.
+NO_SWAPFILE_FS = {"tmpfs", "ramfs", "overlay", "nfs", "nfs4", "cifs", "smb3", "9p", "virtiofs", "squashfs", "fuse",
+                  "fuseblk", "ceph", "glusterfs", "zfs"}
+
+
 def check_swapfile_room(directory: str, size_mib: int, what: str) -> None:
     d = Path(directory)
     while not d.exists():
         d = d.parent
+    kind = fs_type(d)
+    if kind in NO_SWAPFILE_FS or (kind or "").startswith("fuse."):
+        raise ConfigError(f"{what}: {directory} is on {kind}, which cannot hold a swapfile (swapon needs the file's "
+                          "blocks on a local block device): name a directory on ext4, XFS or btrfs "
+                          "(overcommit/swap/directory) or a swap device (overcommit/swap/device)")
     free = shutil.disk_usage(d).free / 2**20
     if free < size_mib + 256:
         raise ConfigError(f"{what}: a {size_mib} MiB swapfile in {directory} needs {size_mib + 256} MiB free "
@@ -312,10 +367,35 @@ def _run(argv: list[str]) -> None:
         raise RuntimeError(f"{' '.join(argv)} failed (status {r.returncode}): {(r.stderr or r.stdout).strip()}")
 
 
+# include/uapi/linux/fs.h: FS_IOC_GETFLAGS _IOR('f', 1, long), FS_IOC_SETFLAGS _IOW('f', 2, long)
+# (x86-64 and the other 64-bit ABIs), FS_NOCOW_FL 0x00800000 ("Do not cow file"); chattr(1) +C
+FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, FS_NOCOW_FL = 0x80086601, 0x40086602, 0x00800000
+
+
+def _no_cow(fd: int, path: Path) -> None:
+    """btrfs: the empty file made not copy-on-write, which a btrfs swapfile must be (fs/btrfs/inode.c
+    btrfs_swap_activate(); the flag only takes on a file with no data yet, as chattr(1) says of +C)."""
+    import array  # noqa: PLC0415
+    import fcntl  # noqa: PLC0415
+
+    flags = array.array("l", [0])
+    try:
+        fcntl.ioctl(fd, FS_IOC_GETFLAGS, flags, True)
+        flags[0] |= FS_NOCOW_FL
+        fcntl.ioctl(fd, FS_IOC_SETFLAGS, flags, True)
+    except OSError as e:
+        raise RuntimeError(f"{path}: cannot make it not copy-on-write for a btrfs swapfile (chattr +C): {e.strerror}") \
+            from None
+
+
 def make_swapfile(path: Path, size_bytes: int) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if path.exists():  # never a file of someone else's, truncated and later removed with the point's
+        raise RuntimeError(f"{path} exists already: not made over (remove it, or name another swap directory)")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
+        if fs_type(path) == "btrfs":
+            _no_cow(fd, path)
         try:
             os.posix_fallocate(fd, 0, size_bytes)
         except OSError:  # a filesystem without fallocate: write zeros
@@ -456,7 +536,7 @@ def run(args: argparse.Namespace) -> int:
                     "swapout": last["swapout"], "refault_anon": last["refault_anon"],
                     "host_pswpin": vm1["pswpin"] - vm0["pswpin"], "host_pswpout": vm1["pswpout"] - vm0["pswpout"],
                     "user_s": usage.get("user_s"), "system_s": usage.get("system_s"),
-                    "limit_kernel": cg.limit_bytes(), "swap_peak": None})
+                    "limit_kernel": cg.limit_bytes(), "oom_kills": cg.oom_kills(), "swap_peak": None})
                 swap_col = [row for row in _series_swap(Path(args.series))]
                 summary["swap_peak"] = max(swap_col) if swap_col else 0
             finally:  # on any way out: a server ends with its own fast-shutdown signal first

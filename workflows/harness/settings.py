@@ -133,6 +133,9 @@ def swap_priorities(proc_swaps: str = "/proc/swaps") -> dict[str, int]:
     return {f[0]: int(f[4]) for f in _proc_swaps(proc_swaps) if len(f) >= 5}
 
 
+SWAP_PRIORITY_TOP = 32767  # swapon(8) -p: "priority ... between -1 and 32767"; higher is used first
+
+
 def _swap(cmd: str, area: str, priority: int | None = None) -> None:
     # swapon(8)/swapoff(8): short-lived, in their own session (process group); swapoff can take a while.
     # swapon -p: a priority of the user's (0..32767, swapon(8)); without one the kernel gives the next
@@ -554,6 +557,8 @@ class Settings:
             target = os.path.abspath(target)
         try:
             if size_mib:
+                if os.path.lexists(target):  # (before the journal: a restore would remove what it names)
+                    raise OSError(errno.EEXIST, f"{target} exists already: not made over, and not removed")
                 parent = os.path.dirname(target)
                 if not os.path.isdir(parent):
                     self._save_missing_dirs(parent)  # every level makedirs makes, not only the last
@@ -561,7 +566,11 @@ class Settings:
                 self._save(SWAPFILE + target, "absent")
                 memcg.make_swapfile(Path(target), int(size_mib) << 20)
             self._save(SWAP + target, read_value(SWAP + target))
-            _write(SWAP + target, "on")
+            # the highest priority (swapon(8) -p, 0..32767): the kernel swaps to the areas in
+            # priority order (Documentation/admin-guide/mm/swap_numa.rst; mm/swapfile.c, an area
+            # without one gets --least_priority), so a host's own swap area, switched on before,
+            # would otherwise take the point's pages first
+            _write(SWAP + target, f"on:{SWAP_PRIORITY_TOP}")
         except (OSError, RuntimeError) as e:
             raise ConfigError(f"swap area {target}: {e}") from None
 

@@ -218,7 +218,9 @@ resource_swapon() {
 			mkswap "$1" >/dev/null || return 1
 	fi
 	_settings_save "swap:$1"
-	swapon "$1"
+	# the highest priority: the kernel swaps to areas in priority order
+	# (Documentation/admin-guide/mm/swap_numa.rst), as settings.py's swap_on
+	swapon -p 32767 "$1"
 }
 
 # resource_cgroup NAME: a memory cgroup tierbench/NAME (v2 at $CGROUP_ROOT,
@@ -259,7 +261,8 @@ resource_cgroup() {
 # cgroup removed, and its tierbench parent once empty.
 cgroup_remove() {
 	_n=0
-	while [ -s "$1/cgroup.procs" ] && [ "$_n" -lt 200 ]; do
+	# (not [ -s ]: every cgroup file has size 0, kernel/cgroup/cgroup.c cgroup_add_file())
+	while [ -n "$(cat "$1/cgroup.procs" 2>/dev/null)" ] && [ "$_n" -lt 200 ]; do
 		for _p in $(cat "$1/cgroup.procs"); do kill -9 "$_p" 2>/dev/null; done
 		sleep 0.05
 		_n=$((_n + 1))
