@@ -2,13 +2,15 @@
 libcolloid's ``tpp`` policy (colloid/src/policy_tpp.c) on modelled tiers.
 
 On real tiers without Colloid it is the kernel's own tiering mode: ``numa_balancing=2`` (NUMA
-balancing in memory-tiering mode) and ``demotion_enabled=true`` (Linux >= 5.18,
+balancing in memory-tiering mode) and ``demotion_enabled=true`` (Linux >= 6.1, the first with
+memory tiers, mm/memory-tiers.c; the knobs themselves are older,
 Documentation/admin-guide/sysctl/kernel.rst "numa_balancing", and
 Documentation/ABI/testing/sysfs-kernel-mm-numa "demotion_enabled"). With Colloid it is tierd's
 TPP: the kernel's TPP cannot take Colloid's signal from user space.
 
-Kernel TPP needs the two nodes in different memory tiers (:func:`kernel_preconditions`, from the
-host's facts; the tiers themselves: workflows/harness/memtiers.py): mm/mprotect.c
+Kernel TPP needs the two nodes in different memory tiers, the alternate's below every tier
+holding a node with CPUs (:func:`kernel_preconditions`, from the host's facts; the tiers
+themselves and the top-tier rule: workflows/harness/memtiers.py): mm/mprotect.c
 (``change_pte_range``/``change_huge_pmd``): with ``numa_balancing`` in memory tiering mode (2)
 the NUMA-hinting scan skips pages on top-tier nodes, and demotion (mm/vmscan.c,
 ``next_demotion_node``) only targets lower tiers. Two nodes in one tier (a two-socket server:
@@ -33,9 +35,10 @@ def kernel_preconditions(facts: dict, default_node: int, alternate_node: int) ->
     if td is None or ta is None:
         missing = ", ".join(f"node {n}" for n, t in ((d, td), (a, ta)) if t is None)
         return f"{missing} is in no memory tier (/sys/{memtiers.TIERS_DIR}), so kernel TPP cannot move its pages"
-    if td < ta:
-        return None
     nodes = facts.get("nodes") or {}
+    if td < ta:
+        cpu_nodes = [int(n) for n, v in nodes.items() if v.get("cpus")]
+        return memtiers.placed(tiers, d, a, cpu_nodes)
     cpus = {n: bool((nodes.get(str(n)) or {}).get("cpus")) for n in (d, a)}
     if td == ta:
         if cpus[d] and cpus[a]:
@@ -54,7 +57,7 @@ def kernel_preconditions(facts: dict, default_node: int, alternate_node: int) ->
 SYSTEM = System(
     "tpp", "TPP", color="#de8f05", marker="s", policy="tpp", baseline=True,
     real=Kernel({"numa_balancing": "2", "demotion_enabled": "true"}, note="kernel TPP (numa_balancing=2)",
-                needs="Linux >= 5.18 with NUMA balancing",
+                needs="Linux >= 6.1 with NUMA balancing (memory tiers)",
                 # the default node must be in a higher memory tier than the alternate, and NUMA
                 # balancing never scans a range bound with mbind (kernel_preconditions above);
                 # a host profile's tier_setup may place the nodes (hosts/README.md)

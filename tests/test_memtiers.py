@@ -389,3 +389,32 @@ def test_attach_roles_run_on_the_monitor_cpus(tmp_path):
     assert (tmp_path / "a").read_text().split()[-1] == str(cpu)
     assert (tmp_path / "w.txt").read_text().split()[-1] != str(cpu) or len(os.sched_getaffinity(0)) == 1
     assert hr.meta["cpus"] == {"a": [cpu]}
+
+
+def test_the_alternate_must_be_below_every_tier_holding_a_node_with_cpus():
+    """mm/memory-tiers.c: the lowest tier holding a node with CPUs and every tier above it are top
+    tier, and NUMA balancing promotes from none of them; kernel TPP's preflight says so."""
+    tiers = {4: [0], 22: [1]}
+    assert memtiers.placed(tiers, 0, 1, cpu_nodes=[0]) is None  # a CPU-less alternate (CXL)
+    why = memtiers.placed(tiers, 0, 1, cpu_nodes=[0, 1])
+    assert "memory_tier22" in why and "top tier" in why
+    assert memtiers.placed(tiers, 0, 1, cpu_nodes=[0, 1], cpu_tiers_promote=True) is None
+    assert memtiers.placed({4: [0], 22: [1], 30: [2]}, 0, 2, cpu_nodes=[0, 1]) is None  # below node 1's tier
+    facts = {"kernel": "6.12.1", "memory_tiers": {"4": [0], "22": [1]},
+             "nodes": {"0": {"cpus": [0, 1]}, "1": {"cpus": [2, 3]}}}
+    assert "top tier" in tpp.kernel_preconditions(facts, 0, 1)
+    facts["nodes"]["1"]["cpus"] = []
+    assert tpp.kernel_preconditions(facts, 0, 1) is None
+
+
+def test_numa_balancing_scan_counters_are_kept_and_allocation_stats_are_not():
+    """A kernel-TPP point that promoted nothing says whether its range was scanned at all."""
+    text = "numa_hit 10\nnuma_miss 2\nnuma_pte_updates 7\nnuma_hint_faults 5\nnuma_hint_faults_local 3\n" \
+           "numa_pages_migrated 1\npgpromote_success 0\n"
+    assert memtiers.vmstat_moves(text) == {"numa_pte_updates": 7, "numa_hint_faults": 5, "numa_hint_faults_local": 3,
+                                           "numa_pages_migrated": 1, "pgpromote_success": 0}
+
+
+def test_thp_defrag_with_a_plus_is_read_whole():
+    assert hostdetect._bracketed("always defer [defer+madvise] madvise never") == "defer+madvise"
+    assert hostdetect._bracketed("always [madvise] never") == "madvise"

@@ -145,6 +145,28 @@ def test_a_setup_that_leaves_the_tiers_is_refused_in_one_line(tree, monkeypatch,
     assert ran(tree) == ["undo"] and not (outdir / "result.csv").exists()
 
 
+@pytest.mark.parametrize("promotes", [False, True])
+def test_a_node_with_cpus_moved_down_is_still_top_tier_unless_the_kernel_says_otherwise(tree, monkeypatch, capfd,
+                                                                                        promotes):
+    """Both sockets' nodes have CPUs (has_cpu 0-1): an upstream kernel counts every tier at or
+    above the lowest holding a node with CPUs as top tier and promotes from none (mm/memory-tiers.c
+    top_tier_adistance), so node 1 moved to memory_tier22 gives kernel TPP nothing to promote; the
+    point fails, unless the profile says its kernel promotes from such a node (the artifact's fork)."""
+    (tree["root"] / "devices/system/node").mkdir(parents=True)
+    (tree["root"] / "devices/system/node/has_cpu").write_text("0-1\n")
+    sc = sc_with(tree, ["true"])
+    sc["tier_setup"]["cpu_tiers_promote"] = promotes
+    rc, outdir = run_point(tree, sc, monkeypatch)
+    err = capfd.readouterr().err
+    if promotes:
+        assert rc == 0 and (outdir / "result.csv").exists(), err
+    else:
+        assert rc == 1 and not (outdir / "result.csv").exists()
+        assert "the alternate node 1 (memory_tier22) is in or above memory_tier22, the lowest tier holding a node with " \
+               "CPUs" in err
+    assert ran(tree) == ["setup", "undo"]
+
+
 def test_a_failing_or_hanging_setup_fails_the_point_and_is_undone(tree, monkeypatch, capfd):
     rc, _ = run_point(tree, sc_with(tree, ["true"], setup="exit 3"), monkeypatch)
     assert rc == 1 and "tier setup failed: setup 'exit 3' exited with status 3" in capfd.readouterr().err

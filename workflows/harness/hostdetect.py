@@ -34,7 +34,7 @@ def _bracketed(text: str | None) -> str | None:
     """'always [madvise] never' -> 'madvise'."""
     if not text:
         return None
-    m = re.search(r"\[(\w+)\]", text)
+    m = re.search(r"\[([^\]]+)\]", text)  # (THP defrag's "[defer+madvise]" too)
     return m.group(1) if m else text
 
 
@@ -310,6 +310,12 @@ def sysctl_snapshot() -> dict:
         "thp_defrag": _bracketed(_read(SYS / "kernel/mm/transparent_hugepage/defrag")),
         "nr_hugepages": _read(PROC / "sys/vm/nr_hugepages"),
         "perf_event_paranoid": _read(PROC / "sys/kernel/perf_event_paranoid"),
+        # what NUMA balancing's tiering mode promotes under (kernel/sched/fair.c should_numa_migrate_memory():
+        # the rate limit, a sysctl since 6.0, Documentation/admin-guide/sysctl/kernel.rst
+        # numa_balancing_promote_rate_limit_MBps; the starting hot threshold, a debugfs file,
+        # kernel/sched/debug.c "hot_threshold_ms" under sched/numa_balancing, None where debugfs is not mounted)
+        "numa_balancing_promote_rate_limit_MBps": _read(PROC / "sys/kernel/numa_balancing_promote_rate_limit_MBps"),
+        "numa_balancing_hot_threshold_ms": _read(SYS / "kernel/debug/sched/numa_balancing/hot_threshold_ms"),
     }
 
 

@@ -407,7 +407,7 @@ class HostRun:
             raise PointFailed(f"the profile's tier setup failed: {e}") from None
         tiers = memtiers.read_tiers(memtiers.SYS)
         self.meta["tier_setup"]["memory_tiers"] = {str(t): n for t, n in sorted(tiers.items())}
-        why = memtiers.placed(tiers, d, a)
+        why = memtiers.placed(tiers, d, a, memtiers.read_cpu_nodes(memtiers.SYS), bool(ts.get("cpu_tiers_promote")))
         if why:
             raise PointFailed(f"the profile's tier setup ({ts['setup']}) ran, but {why}: the kernel would move no page between them, "
                               f"so the point stops here and its undo ({ts['undo']}) runs")
@@ -814,4 +814,5 @@ def vmstat_rows(sc: dict, outdir: Path) -> list[dict]:
     why = memtiers.moved_nothing(delta, sc["vmstat"].get("expect", ""))
     if why:
         raise PointFailed(f"{why}: {', '.join(f'{k} +{v}' for k, v in delta.items()) or 'no such counters'}")
-    return [{"metric": f"kernel_{k}", "value": v, "unit": "pages", "tool": "vmstat"} for k, v in delta.items()]
+    return [{"metric": f"kernel_{k}", "value": v, "unit": "count" if k.startswith("numa_hint_faults") else "pages",
+             "tool": "vmstat"} for k, v in delta.items()]

@@ -81,7 +81,8 @@ KNOWN = {
 # numa_balancing's memory-tiering mode (2) keeps an adaptive promotion hot threshold per node
 # (pgdat->nbp_threshold, nbp_th_start, nbp_th_nr_cand), moved by numa_promotion_adjust_threshold()
 # in kernel/sched/fair.c; sysctl_numa_balancing() in kernel/sched/core.c calls
-# reset_memory_tiering() to start it again from numa_balancing_hot_threshold_ms only "if
+# reset_memory_tiering() to start it again from the hot threshold (debugfs
+# sched/numa_balancing/hot_threshold_ms, kernel/sched/debug.c; not a sysctl) only "if
 # (!(sysctl_numa_balancing_mode & NUMA_BALANCING_MEMORY_TIERING) && (state &
 # NUMA_BALANCING_MEMORY_TIERING))". A point that asks for mode 2 while the host already has it
 # would inherit the threshold an earlier point (or anything before the run) left, so set() clears
