@@ -87,7 +87,11 @@ KNOWN = {
 # NUMA_BALANCING_MEMORY_TIERING))". A point that asks for mode 2 while the host already has it
 # would inherit the threshold an earlier point (or anything before the run) left, so set() clears
 # the bit first. (The promotion rate limit's window, nbp_rl_start / nbp_rl_nr_cand, restarts by
-# itself after a second: numa_promotion_rate_limited(), kernel/sched/fair.c.)
+# itself after a second: numa_promotion_rate_limited(), kernel/sched/fair.c.) What this cannot put
+# back: the adaptive threshold the host itself had reached before the run (no file shows it). A
+# host already in mode 2 gets its threshold started afresh by the point (and, if a point set mode
+# 0, once more by the restore's write of 2): the value the journal restores is the mode, not
+# that kernel state.
 RESET_ON_SET_BIT = {KNOWN["numa_balancing"]: 2}
 
 
