@@ -59,6 +59,9 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
            {"metric": "major_faults", "value": summ["pgmajfault"], "unit": "count"},
            {"metric": "minor_faults", "value": summ["pgfault"] - summ["pgmajfault"], "unit": "count"},
            {"metric": "swapins", "value": summ["swapin"], "unit": "pages"},
+           # every refault of an evicted anonymous page (workingset_refault_anon), zswap loads included,
+           # which a per-cgroup pswpin (swap-device reads only, mm/page_io.c) leaves out
+           {"metric": "anon_refaults", "value": summ.get("refault_anon"), "unit": "pages"},
            {"metric": "host_swapins", "value": summ["host_pswpin"], "unit": "pages"},
            {"metric": "host_swapouts", "value": summ["host_pswpout"], "unit": "pages"},
            {"metric": "swap_peak", "value": mb(summ["swap_peak"]), "unit": "MiB"},
@@ -105,5 +108,5 @@ def rows(outdir: Path, role_: dict, opts: dict) -> list[dict]:
         if nat.get("answers"):  # how the workload checked its answers (TPC-H)
             r["answers"] = nat["answers"]
     series = outdir / Path(files["series"]).name
-    out += [{**r, "tool": "memcg"} for r in series_rows(series)]
+    out += [{**r, "tool": "memcg", "swapin_source": summ["swapin_source"]} for r in series_rows(series)]
     return out
