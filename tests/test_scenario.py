@@ -334,7 +334,7 @@ def test_shell_rendering_makes_and_undoes_swap_and_cgroup_here(tmp_path):
         pytest.skip(f"no memory cgroup controller: {info.get('reason')}")
     name = f"test-sh-{os.getpid()}"
     cg = memcg.Cgroup(info, name)
-    swapfile = tmp_path / "swap" / "t.swap"
+    swapfile = tmp_path / "swap" / "deeper" / "t.swap"  # two directories to make, and to remove
     probe = tmp_path / "probe.sh"
     # the area's priority too (/proc/swaps' 5th column): the highest, so that it takes the pages first
     probe.write_text(f"#!/bin/sh\ngrep -c {swapfile} /proc/swaps >\"$2\"\ncat {cg.procs} >>\"$2\"\n"
@@ -353,7 +353,7 @@ def test_shell_rendering_makes_and_undoes_swap_and_cgroup_here(tmp_path):
     seen = (out / "seen.txt").read_text().split()
     assert seen[0] == "1", "the swap area was on while the workload ran"
     assert "prio=32767" in seen, seen
-    assert not swapfile.exists() and not swapfile.parent.exists(), "swapfile and the directory made for it removed"
+    assert not swapfile.exists() and not (tmp_path / "swap").exists(), "swapfile and the directories made for it removed"
     assert str(swapfile) not in Path("/proc/swaps").read_text()
     assert not cg.path.exists() and not (tmp_path / "journal.json").exists()
 

@@ -208,14 +208,30 @@ settings_restore() {
 # a swapfile TARGET made (and its directory where missing), else a device.
 resource_swapon() {
 	if [ "$2" -gt 0 ]; then
-		_d=$(dirname "$1")
-		if [ ! -d "$_d" ]; then
-			_settings_save "dir:$_d"
-			mkdir -p "$_d" || return 1
+		if [ -e "$1" ] || [ -L "$1" ]; then  # (before the journal: a restore would remove it)
+			echo "resource_swapon: $1 exists already: not made over, and not removed" >&2
+			return 1
 		fi
+		# every missing level journaled, the shallowest first (restored last: the deepest
+		# goes first), as settings.py's swap_on
+		_d=$(dirname "$1") _miss=
+		while [ ! -d "$_d" ]; do
+			_miss="$_d
+$_miss"
+			_d=$(dirname "$_d")
+		done
+		_oifs=$IFS
+		IFS='
+'
+		for _d in $_miss; do
+			_settings_save "dir:$_d"
+		done
+		IFS=$_oifs
+		mkdir -p "$(dirname "$1")" || return 1
 		_settings_save "swapfile:$1"
-		dd if=/dev/zero of="$1" bs=1M count="$2" 2>/dev/null && chmod 600 "$1" &&
-			mkswap "$1" >/dev/null || return 1
+		# dd's own summary line dropped, its errors kept
+		_dd=$(dd if=/dev/zero of="$1" bs=1M count="$2" 2>&1) || { echo "$_dd" >&2; return 1; }
+		chmod 600 "$1" && mkswap "$1" >/dev/null || return 1
 	fi
 	_settings_save "swap:$1"
 	# the highest priority: the kernel swaps to areas in priority order
