@@ -120,6 +120,10 @@ def test_hmat_values(tmp_path):
     root = sysfs(tmp_path, {f"{ini}/read_latency": "250", f"{ini}/read_bandwidth": "20000", f"{ini}/node0": "",
                             "devices/system/node/node0/cpulist": "0-1"})
     assert hostdetect.hmat(root) == {"2": {"read_latency": 250, "read_bandwidth": 20000, "initiators": [0]}}
+    # the CPU class (access1), what the kernel's memory tiers are made from, kept beside it
+    a1 = "devices/system/node/node2/access1/initiators"
+    sysfs(tmp_path, {f"{a1}/read_latency": "300", f"{a1}/node0": ""})
+    assert hostdetect.hmat(root)["2"]["cpu"] == {"read_latency": 300, "initiators": [0]}
 
 
 @pytest.mark.parametrize("present, release, usable, needle", [

@@ -87,20 +87,30 @@ def detect_nodes(sys_root: Path = SYS, proc_root: Path = PROC) -> dict[int, dict
 
 # HMAT values the kernel shows per memory node for its nearest initiators
 # (Documentation/ABI/stable/sysfs-devices-node and Documentation/admin-guide/mm/numaperf.rst:
-# nodeN/access0/initiators/{read,write}_{latency,bandwidth}, latency in nanoseconds, bandwidth in MB/s;
-# access1 is the same for CPU initiators only).
+# nodeN/accessY/initiators/{read,write}_{latency,bandwidth}, latency in nanoseconds, bandwidth in
+# MB/s (the ABI; numaperf.rst says MiB/second)). access0 is the nearest initiator of any kind,
+# access1 the nearest CPU (include/linux/node.h: ACCESS_COORDINATE_LOCAL "correlates to ACCESS
+# CLASS 0", ACCESS_COORDINATE_CPU to class 1); the kernel's memory tiers take their abstract
+# distances from the CPU class (drivers/acpi/numa/hmat.c hmat_calculate_adistance(),
+# "acpi,hmat: Use ACCESS_COORDINATE_CPU when appropriate"), so its values are kept too ("cpu").
 HMAT_KEYS = ("read_latency", "write_latency", "read_bandwidth", "write_bandwidth")
 
 
+def _hmat_class(ini: Path) -> dict | None:
+    vals = {k: int(v) for k in HMAT_KEYS if (v := _read(ini / k)) is not None and v.isdigit()}
+    if not vals:
+        return None
+    return {**vals, "initiators": sorted(int(p.name[4:]) for p in ini.glob("node[0-9]*"))}
+
+
 def hmat(sys_root: Path = SYS) -> dict[str, dict]:
-    """Node -> its HMAT access0 values ({} where the firmware gives no HMAT)."""
+    """Node -> its HMAT access0 values, and its access1 (CPU) values under "cpu" where the kernel
+    shows them ({} where the firmware gives no HMAT)."""
     out: dict[str, dict] = {}
     for d in sorted((sys_root / "devices/system/node").glob("node[0-9]*"), key=lambda p: int(p.name[4:])):
-        ini = d / "access0/initiators"
-        vals = {k: int(v) for k in HMAT_KEYS if (v := _read(ini / k)) is not None and v.isdigit()}
-        if vals:
-            initiators = sorted(int(p.name[4:]) for p in ini.glob("node[0-9]*"))
-            out[d.name[4:]] = {**vals, "initiators": initiators}
+        a0, a1 = _hmat_class(d / "access0/initiators"), _hmat_class(d / "access1/initiators")
+        if a0:
+            out[d.name[4:]] = {**a0, **({"cpu": a1} if a1 else {})}
     return out
 
 
