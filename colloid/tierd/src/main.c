@@ -506,6 +506,7 @@ static void report(struct reporter *r)
 	row(out, ts, "quanta", (double)iv->quanta, "count");
 	row(out, ts, "samples", (double)iv->samples, "count");
 	row(out, ts, "pages_moved", (double)iv->ms.pages_ok, "pages");
+	row(out, ts, "pages_already_placed", (double)iv->ms.pages_already, "pages");
 	row(out, ts, "bytes_moved", (double)iv->ms.bytes, "B");
 	row(out, ts, "regions_moved", (double)iv->regions_moved, "count");
 	row(out, ts, "move_failures", (double)iv->ms.pages_failed, "pages");
@@ -539,6 +540,7 @@ static void report(struct reporter *r)
 	r->run_min = NAN;
 	r->mux_quanta = 0;
 	tot->ms.pages_ok += iv->ms.pages_ok;
+	tot->ms.pages_already += iv->ms.pages_already;
 	tot->ms.pages_failed += iv->ms.pages_failed;
 	tot->ms.bytes += iv->ms.bytes;
 	tot->ms.calls += iv->ms.calls;
@@ -674,12 +676,13 @@ static int run_move_test(const struct opts *o, struct target *t, int sigfd)
 			goto done;
 		}
 	}
-	printf("tierd: move-test %d:%d pid %d: %zu regions (%llu bytes), %llu pages ok, "
-	       "%llu failed, %llu absent, %llu batches, %.3f ms in move_pages "
+	printf("tierd: move-test %d:%d pid %d: %zu regions (%llu bytes), %llu pages ok (%llu moved, "
+	       "%llu there already), %llu failed, %llu absent, %llu batches, %.3f ms in move_pages "
 	       "(%.4f ms/batch), %llu quanta of %.0f ms, %.3f s; verify: %llu pages on node %d, "
 	       "%llu elsewhere, %llu absent: %s",
 	       o->mt_from, o->mt_to, (int)t->pid, moved_regions, (unsigned long long)total_bytes,
-	       (unsigned long long)ms.pages_ok, (unsigned long long)ms.pages_failed,
+	       (unsigned long long)(ms.pages_ok + ms.pages_already), (unsigned long long)ms.pages_ok,
+	       (unsigned long long)ms.pages_already, (unsigned long long)ms.pages_failed,
 	       (unsigned long long)ms.pages_absent, (unsigned long long)ms.calls,
 	       (double)ms.ns * 1e-6, ms.calls ? (double)ms.ns * 1e-6 / (double)ms.calls : 0.0,
 	       (unsigned long long)quanta, (double)qns * 1e-6, (double)(t1 - t0) * 1e-9,
@@ -703,6 +706,7 @@ static int run_move_test(const struct opts *o, struct target *t, int sigfd)
 
 			fprintf(f, "t_s,metric,value,unit\n");
 			row(f, ts, "pages_moved", (double)ms.pages_ok, "pages");
+			row(f, ts, "pages_already_placed", (double)ms.pages_already, "pages");
 			row(f, ts, "bytes_moved", (double)ms.bytes, "B");
 			row(f, ts, "move_failures", (double)ms.pages_failed, "pages");
 			row(f, ts, "move_batches", (double)ms.calls, "count");
@@ -846,6 +850,7 @@ static int tierd_migrate(void *priv, const struct colloid_move *plan, size_t n, 
 			m++;
 		}
 		iv->ms.pages_ok += one.pages_ok;
+		iv->ms.pages_already += one.pages_already;
 		iv->ms.pages_failed += one.pages_failed;
 		iv->ms.pages_absent += one.pages_absent;
 		iv->ms.bytes += one.bytes;
@@ -930,6 +935,12 @@ int main(int argc, char **argv)
 	}
 	if (target_check_access(o.pid, why))
 		cli_bad_arg("%s", why);
+	{
+		int to[2] = { o.move_test ? o.mt_from : o.nodes[0], o.move_test ? o.mt_to : o.nodes[1] };
+
+		if (target_check_nodes(o.pid, to, 2, why))
+			cli_bad_arg("%s", why);
+	}
 	ret = target_open(&R.t, o.pid, o.region_size, o.min_mapping, o.batch, why);
 	if (ret == -ENOMEM) {
 		cli_fail("out of memory");
@@ -1242,6 +1253,7 @@ int main(int argc, char **argv)
 	if (iv.quanta && out)
 		report(&rp);
 	tot.ms.pages_ok += iv.ms.pages_ok;
+	tot.ms.pages_already += iv.ms.pages_already;
 	tot.ms.pages_failed += iv.ms.pages_failed;
 	tot.ms.bytes += iv.ms.bytes;
 	tot.ms.calls += iv.ms.calls;

@@ -5,14 +5,16 @@
  *
  * move_pages() with nodes == NULL only queries (status = node or -errno);
  * with nodes set it migrates, MPOL_MF_MOVE (pages mapped only by the
- * target).  Per-page statuses can be spuriously negative for pages of a
- * transparent huge page that an earlier address of the same call already
- * queued (-EBUSY: the folio is off the LRU), so every page that reports a
- * failure is queried again after the call and counts as moved if it is
- * on the requested node by then.
+ * target).  A per-page status can be spuriously negative for the address
+ * right after a transparent huge page's head in the same call (-EBUSY: the
+ * folio queued by the head is off the LRU until the call moves it; the
+ * function is add_page_for_migration() up to 6.11, add_folio_for_migration()
+ * from 6.12), so every page that reports a failure is queried again after
+ * the call and counts as moved if it is on the requested node by then.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <numaif.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +99,42 @@ int target_alive(pid_t pid)
 	return p[2] != 'Z' && p[2] != 'X';
 }
 
+/*
+ * -EACCES (with the reason) unless the target's cpuset allows both tier
+ * nodes: a move to a node outside it fails for the whole call
+ * (mm/migrate.c do_pages_move(): "err = -EACCES; if (!node_isset(node,
+ * task_nodes))", task_nodes = cpuset_mems_allowed()), which the status query
+ * of target_check_access() never reaches.  Mems_allowed_list in
+ * /proc/PID/status (Documentation/filesystems/proc.rst) is that mask.
+ */
+int target_check_nodes(pid_t pid, const int *nodes, int nnodes, char *why)
+{
+	char path[64], buf[8192], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_text_file(path, buf, sizeof(buf)))
+		return 0;	/* gone: said by the next check */
+	p = strstr(buf, "Mems_allowed_list:");
+	if (!p)
+		return 0;
+	p += strlen("Mems_allowed_list:");
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (int i = 0; i < nnodes; i++) {
+		if (nodes[i] >= 0 && !in_list(p, nodes[i])) {
+			char *nl = strchr(p, '\n');
+
+			if (nl)
+				*nl = '\0';
+			snprintf(why, TIERD_WHY,
+				 "pid %d may not use node %d (its cpuset allows memory on %.64s only): "
+				 "a move there fails", (int)pid, nodes[i], p);
+			return -EACCES;
+		}
+	}
+	return 0;
+}
+
 int target_check_access(pid_t pid, char *why)
 {
 	int st = 0;
@@ -108,12 +146,15 @@ int target_check_access(pid_t pid, char *why)
 		return -ESRCH;
 	}
 	/* a status query goes through the same permission check as a move
-	 * (ptrace read access to the target, security_task_movememory) */
+	 * (mm/migrate.c find_mm_struct(): ptrace_may_access(task,
+	 * PTRACE_MODE_READ_REALCREDS), then security_task_movememory; since 4.13
+	 * that, not CAP_SYS_NICE, is what move_pages(2) asks of another process:
+	 * the same user with a dumpable target, or CAP_SYS_PTRACE) */
 	r = move_pages(pid, 1, &pg, NULL, &st, 0);
 	if (r < 0 && (errno == EPERM || errno == EACCES)) {
 		snprintf(why, TIERD_WHY,
-			 "no permission to move pages of pid %d (need root, the same user, "
-			 "or CAP_SYS_NICE): %s", (int)pid, strerror(errno));
+			 "no permission to move pages of pid %d (need root, the same user with a "
+			 "dumpable target, or CAP_SYS_PTRACE): %s", (int)pid, strerror(errno));
 		return -EPERM;
 	}
 	if (r < 0 && errno == ESRCH) {
@@ -208,9 +249,10 @@ int target_open(struct target *t, pid_t pid, size_t region_size, size_t min_mapp
 	t->pages = calloc(batch, sizeof(*t->pages));
 	t->nodes = calloc(batch, sizeof(*t->nodes));
 	t->status = calloc(batch, sizeof(*t->status));
+	t->before = calloc(batch, sizeof(*t->before));
 	t->slot = calloc(batch, sizeof(*t->slot));
 	t->rslot = calloc(batch, sizeof(*t->rslot));
-	if (!t->pages || !t->nodes || !t->status || !t->slot || !t->rslot) {
+	if (!t->pages || !t->nodes || !t->status || !t->before || !t->slot || !t->rslot) {
 		ret = -ENOMEM;
 		snprintf(why, TIERD_WHY, "out of memory");
 	}
@@ -227,6 +269,7 @@ void target_close(struct target *t)
 	free(t->pages);
 	free(t->nodes);
 	free(t->status);
+	free(t->before);
 	free(t->slot);
 	free(t->rslot);
 	t->slot = t->rslot = NULL;
@@ -234,6 +277,7 @@ void target_close(struct target *t)
 	t->pages = NULL;
 	t->nodes = NULL;
 	t->status = NULL;
+	t->before = NULL;
 	t->nreg = 0;
 }
 
@@ -326,40 +370,86 @@ static void count_fail(struct move_stats *st, int status)
 		st->err_by_errno[e]++;
 }
 
-/* one move_pages() call over the first n entries of t->pages, then the
- * per-page results into st and the per-region counters */
+/*
+ * One move of the first n entries of t->pages to @node, the per-page results
+ * into st and the per-region counters (ok: on @node after the call, moved or
+ * there already; bad: failed).  What move_pages(2) reports, and how:
+ *  - it returns the number of pages it did not migrate when that is positive,
+ *    without writing their status (mm/migrate.c do_pages_move(),
+ *    move_pages_and_store_status(): "err += nr_pages - i"); a status array
+ *    preset to a value that is no node tells them apart (move_pages(2):
+ *    "Preinitialization of the array to a value which cannot represent a real
+ *    numa node ... could help to identify pages that have been migrated");
+ *  - it fails the whole call with ENOMEM when the target node is full
+ *    (migrate_pages_batch(): "When memory is low, don't bother to try to
+ *    migrate other folios"), after moving what earlier parts of the call did;
+ * in both cases every page's node is queried again (nodes == NULL) and counted
+ * as it is.  A page already on @node before the call (queried first) is
+ * placed, not moved: the call reports it on @node too ("If the page is already
+ * on the target node ... store the node").
+ */
 static int move_batch(struct target *t, size_t n, int node, const uint32_t *slot,
 		      uint32_t *ok, uint32_t *bad, struct move_stats *st)
 {
 	size_t k, nre = 0;
 	uint64_t t0 = now_ns();
+	long r;
+	int whole = 0;
 
-	for (k = 0; k < n; k++) {
-		t->nodes[k] = node;
-		t->status[k] = 0;
-	}
-	if (move_pages(t->pid, n, t->pages, t->nodes, t->status, MPOL_MF_MOVE) < 0) {
+	if (move_pages(t->pid, n, t->pages, NULL, t->before, 0) < 0) {
 		int e = call_error();
 
 		st->ns += now_ns() - t0;
 		st->calls++;
-		return e;	/* whole call: the target is gone, or no permission */
+		return e;	/* the target is gone, or no permission */
+	}
+	for (k = 0; k < n; k++) {
+		t->nodes[k] = node;
+		t->status[k] = INT_MIN;	/* no node: a status the kernel did not write */
+	}
+	r = move_pages(t->pid, n, t->pages, t->nodes, t->status, MPOL_MF_MOVE);
+	if (r < 0) {
+		int e = call_error();
+
+		if (e != -ENOMEM) {
+			st->ns += now_ns() - t0;
+			st->calls++;
+			return e;	/* whole call: the target is gone, or no permission */
+		}
+		whole = e;	/* the node is full: what did move is read back */
+	}
+	if (r != 0) {
+		if (move_pages(t->pid, n, t->pages, NULL, t->status, 0) < 0) {
+			int e = call_error();
+
+			st->ns += now_ns() - t0;
+			st->calls++;
+			return e;
+		}
+		for (k = 0; k < n; k++)	/* not on @node after the call: not migrated */
+			if (t->status[k] >= 0 && t->status[k] != node)
+				t->status[k] = whole ? whole : -EAGAIN;
 	}
 	for (k = 0; k < n; k++) {
 		int s = t->status[k];
 
 		if (s == -ENOENT || s == -EFAULT) {
-			/* not present, or the shared zero page (never written) */
+			/* not present, the shared zero page (never written), or no
+			 * migratable mapping there */
 			st->pages_absent++;
 		} else if (s == node) {
-			st->pages_ok++;
+			if (t->before[k] == node)
+				st->pages_already++;
+			else
+				st->pages_ok++;
 			ok[slot[k]]++;
 		} else {
-			/* query again below: a THP tail page of a folio that an
-			 * earlier address of this call queued reports -EBUSY */
+			/* query again below: the page after a THP's head in this
+			 * call can report -EBUSY while its folio is off the LRU */
 			t->pages[nre] = t->pages[k];
 			t->nodes[nre] = s < 0 ? s : -EAGAIN; /* keep the first error */
 			t->rslot[nre] = slot[k];
+			t->before[nre] = t->before[k];
 			nre++;
 		}
 	}
@@ -370,7 +460,10 @@ static int move_batch(struct target *t, size_t n, int node, const uint32_t *slot
 			int s = qr ? t->nodes[k] : t->status[k];
 
 			if (s == node) {
-				st->pages_ok++;
+				if (t->before[k] == node)
+					st->pages_already++;
+				else
+					st->pages_ok++;
 				ok[t->rslot[k]]++;
 			} else if (s == -ENOENT || s == -EFAULT) {
 				st->pages_absent++;

@@ -41,16 +41,18 @@ struct target {
 	size_t batch;		/* pages per move_pages() call */
 	/* scratch for move_pages, batch entries each */
 	void **pages;
-	int *nodes, *status;
+	int *nodes, *status, *before;	/* before: each page's node before a move */
 	uint32_t *slot, *rslot;	/* entry -> index into the caller's region list */
 };
 
 /* counters of move_pages work, summed by the caller */
 struct move_stats {
-	uint64_t pages_ok;	/* pages whose status is the target node */
-	uint64_t pages_failed;	/* pages with a negative status other than -ENOENT */
-	uint64_t pages_absent;	/* -ENOENT: not present (never touched) */
-	uint64_t bytes;		/* pages_ok * base page size */
+	uint64_t pages_ok;	/* pages the call moved to the target node */
+	uint64_t pages_already;	/* pages on the target node before the call */
+	uint64_t pages_failed;	/* pages not on the target node after it (errno counted) */
+	uint64_t pages_absent;	/* -ENOENT or -EFAULT: not present (never touched), the zero
+				 * page, or no migratable mapping there */
+	uint64_t bytes;		/* pages_ok * base page size: bytes moved */
 	uint64_t calls;		/* move_pages() calls (batches) */
 	uint64_t ns;		/* time inside move_pages() */
 	uint64_t err_by_errno[134]; /* failures per errno (index < 134) */
@@ -81,6 +83,7 @@ long target_find(const struct target *t, uintptr_t addr);
 int target_alive(pid_t pid);
 /* 0 if this process may move the target's pages, -EPERM/-ESRCH otherwise */
 int target_check_access(pid_t pid, char *why);
+int target_check_nodes(pid_t pid, const int *nodes, int nnodes, char *why);
 
 /* ---- host facts ---- */
 int node_has_memory(int node);
