@@ -154,6 +154,22 @@ def test_plan_threads_and_injectors():
     assert [r["point"] for r in local if r["experiment"] == "idle_latency"] == ["c0-m0"]
 
 
+def test_characterize_puts_one_thread_per_core_first():
+    """With SMT siblings in the facts, memchar's latency thread, injectors and bandwidth threads get
+    one thread per core first: no injector on the latency thread's sibling, and the auto injector
+    count is one per other core (a core's threads share its caches and execution ports)."""
+    small = {"real": {"working_set": "4G", "hot_set": "1G"}}
+    f = copy.deepcopy(FACTS)
+    cpus0 = f["nodes"]["0"]["cpus"]  # 4 CPUs: make them two cores of two threads each
+    a, b, c, d = cpus0[:4]
+    f["smt_siblings"] = {str(a): [a, c], str(c): [a, c], str(b): [b, d], str(d): [b, d]}
+    rows = characterize_rows(config(tiering=small), f)
+    argv = {f"{r['experiment']}/{r['point']}": r["run"]["scenario"]["roles"][0]["argv"] for r in rows}
+    ll = argv["loaded_latency/c0-m0/read"]
+    assert ll[ll.index("--cpus") + 1] == f"{a},{b},{c},{d}"
+    assert ll[ll.index("--injectors") + 1] == "1"  # the other core only, not a sibling of the latency thread
+
+
 def test_plan_rejects_too_many_threads():
     with pytest.raises(ConfigError, match="8 threads requested but node 2 has 2"):
         characterize_rows(config(characterize={"bandwidth": {"threads": [1, 8]}}), _only_node(2))

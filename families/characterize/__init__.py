@@ -14,7 +14,7 @@ import math
 import os
 
 from analysis.registry import figures_of
-from workflows.harness import ConfigError, cpulist, uncore
+from workflows.harness import ConfigError, cpulist, topology, uncore
 from workflows.harness.plan import FamilyPlan, Host, measured, node_cpus, node_mib, point, replicate
 from workflows.harness.scenario import scenario
 from workloads.memchar import workload as memchar
@@ -52,6 +52,18 @@ def auto_threads(n: int) -> list[int]:
     return out
 
 
+def core_first(facts: dict, cpus: list[int]) -> tuple[list[int], int]:
+    """The node's CPUs one thread per core first, then the other threads of those cores (the
+    facts' smt_siblings, hostdetect.smt_siblings), and the number of cores. memchar puts its
+    latency thread on the first CPU and its injectors and bandwidth threads on the next ones, so a
+    thread count up to the cores never puts two of them on one core, whose hardware threads share
+    its caches and execution ports (workflows/harness/topology.py), and no injector on the latency
+    thread's sibling. Without SMT facts: the CPUs in their order."""
+    siblings = {int(c): set(v) for c, v in (facts.get("smt_siblings") or {}).items()}
+    first = topology.one_thread_per_core(cpus, siblings)
+    return first + [c for c in cpus if c not in set(first)], len(first)
+
+
 def pairs(config: dict, host: Host) -> list[dict]:
     """Every (CPU node, memory target) pair to characterize (``local``: only matching nodes)."""
     facts, prof = host.facts, host.profile
@@ -70,7 +82,8 @@ def pairs(config: dict, host: Host) -> list[dict]:
         for t in targets:
             if config[NAME]["pairs"] == "local" and t["mem_node"] not in (c, None):
                 continue
-            out.append({**t, "id": f"c{c}-{t['id']}", "cpu_node": c, "cpus": node_cpus(facts, c)})
+            cpus, cores = core_first(facts, node_cpus(facts, c))
+            out.append({**t, "id": f"c{c}-{t['id']}", "cpu_node": c, "cpus": cpus, "cores": cores})
     return out
 
 
@@ -228,9 +241,9 @@ def plan(config: dict, host: Host) -> FamilyPlan:
             add("bandwidth", f"{p['id']}/{OP_SLUG[op]}", p,
                 mc("bandwidth", op=op, threads=threads, duration=bw["duration_s"]))
         injectors = ll["injectors"]
-        if injectors == "auto":
-            injectors = n - 1
-            if n < 2:
+        if injectors == "auto":  # one per core beside the latency thread's (core_first)
+            injectors = p["cores"] - 1
+            if p["cores"] < 2:
                 fp.absent[f"loaded_latency:{p['id']}"] = (f"node {p['cpu_node']} has 1 usable CPU; loaded latency needs a "
                                                           "latency thread plus at least one injector")
         elif injectors > n - 1:
