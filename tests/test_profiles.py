@@ -79,6 +79,18 @@ def test_bad_profiles_rejected(tmp_path, text, needle):
     assert "host.yaml" in msg, "names the file"
 
 
+def test_a_tier_outside_the_cpuset_is_refused(tmp_path):
+    """Memory cannot be placed on a node the process's cpuset leaves out (Mems_allowed_list):
+    numactl --membind there fails mid-run, and a policy is silently narrowed to the allowed nodes."""
+    f = copy.deepcopy(FACTS)
+    f["allowed_mems"] = [0]
+    text = "name: x\ntiers:\n  - {name: d, kind: numa, node: 0}\n  - {name: a, kind: numa, node: 1}\n"
+    with pytest.raises(ConfigError, match=r"NUMA node 1 is outside this process's cpuset \(Mems_allowed_list 0\)"):
+        profile.resolve(write(tmp_path, text), f)
+    f["allowed_mems"] = [0, 1]
+    assert [t["node"] for t in profile.resolve(write(tmp_path, text), f)["tiers"]] == [0, 1]
+
+
 def test_unknown_profile_name_lists_known():
     with pytest.raises(ConfigError, match="not found .*known profiles: .*auto"):
         profile.resolve("no-such-host", FACTS)

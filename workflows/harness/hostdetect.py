@@ -17,7 +17,7 @@ import shutil
 import socket
 from pathlib import Path
 
-from . import cpulist, memtiers, uncore
+from . import ConfigError, cpulist, memtiers, uncore
 
 SYS = Path("/sys")
 PROC = Path("/proc")
@@ -339,6 +339,22 @@ def safe_hostname() -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "-", name)
 
 
+def allowed_mems(proc_root: Path = PROC) -> list[int] | None:
+    """The memory nodes this process's cpuset allows (``Mems_allowed_list`` in /proc/self/status,
+    Documentation/filesystems/proc.rst): a task's memory policy is narrowed to them ("the
+    intersection ... is used", Documentation/admin-guide/mm/numa_memory_policy.rst), a numactl
+    --membind outside them fails, and move_pages() to a node outside them fails with EACCES. None
+    where it cannot be read."""
+    text = _read(proc_root / "self/status") or ""
+    for line in text.splitlines():
+        if line.startswith("Mems_allowed_list:"):
+            try:
+                return cpulist.parse(line.split(":", 1)[1].strip())
+            except ConfigError:
+                return None
+    return None
+
+
 def detect() -> dict:
     """All facts about this machine, as stored in host_facts.json."""
     nodes = detect_nodes()
@@ -362,6 +378,7 @@ def detect() -> dict:
         "cpu_nodes": [k for k, v in nodes.items() if v["cpus"]],
         "online_cpus": cpulist.parse(_read(SYS / "devices/system/cpu/online", "") or ""),
         "allowed_cpus": allowed,
+        "allowed_mems": allowed_mems(),
         "llc_bytes": llc_bytes(),
         "settings": sysctl_snapshot(),
         "perf_counters": probe_perf_counters(),

@@ -401,6 +401,10 @@ def resolve(name_or_path: str, facts: dict) -> dict:
                 raise ConfigError(f"{where}: NUMA node {n} does not exist on this machine (nodes: {', '.join(map(str, sorted(nodes)))})")
             if nodes[n]["memory_mib"] <= 0:
                 raise ConfigError(f"{where}: NUMA node {n} has no memory")
+            mems = facts.get("allowed_mems")
+            if mems is not None and n not in mems:  # (hostdetect.allowed_mems: the cpuset's memory nodes)
+                raise ConfigError(f"{where}: NUMA node {n} is outside this process's cpuset (Mems_allowed_list "
+                                  f"{cpulist.format(mems)}): memory cannot be placed there")
         elif kind == "model":
             if "curve" not in t:
                 raise ConfigError(f"{where}: a model tier needs 'curve'")
