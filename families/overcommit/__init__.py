@@ -145,9 +145,14 @@ def plan(config: dict, host: Host) -> FamilyPlan:
             argv = ["python", "-m", "workflows.harness.memcg", "run", "--name", cgroup,
                     "--ratio", f"{ratio:g}", "--interval-ms", str(oc["interval_ms"]),
                     *swap_args, *(["--footprint-from", base] if base else []), *spec["runner_args"]]
-            if spec.get("server"):  # a server in the cgroup (bound), its driver outside (not)
+            if spec.get("server"):  # a server in the cgroup (bound), its driver outside (unbound memory)
                 argv += ["--server", wl.dumps(bind(spec["server"], node, cpus))]
                 prog = [*spec["argv"], *wl.per_ratio_args(name, point_dir(host, name, 1), ratio)]
+                # the driver (pgbench) off the server's CPUs: on the antagonist CPUs, which this family
+                # does not use (taskset(1) -c), so that it never takes the server's CPU time
+                driver_cpus = host.profile["cpus"].get("antagonist") or []
+                if driver_cpus:
+                    prog = ["taskset", "-c", cpulist.format(driver_cpus), *prog]
             else:
                 prog = bind([*spec["argv"], *wl.per_ratio_args(name, point_dir(host, name, 1), ratio)], node, cpus)
             prepares = "--prepare-json" in spec["runner_args"]  # its own limit, on top of the point's

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from analysis.registry import figures_of
-from workflows.harness import ConfigError
+from workflows.harness import ConfigError, cpulist
 from workflows.harness.plan import FamilyPlan, Host, measured, point, replicate
 from workflows.harness.scenario import scenario
 from workloads.fio import workload as fio
@@ -55,8 +55,11 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         check_room(scratch, st["file_size_mib"], host)
     rows = []
     for bs in st["block_sizes"]:
+        # on the application CPUs, as every measured workload: not wherever the scheduler puts it
+        # (on a two-socket host possibly the socket away from the device)
+        app = (host.profile.get("cpus") or {}).get("app") or []
         argv = fio.argv(binary, target=target, size_mib=st["file_size_mib"], bs=bs, ioengine=engine, direct=st["direct"],
-                        runtime_s=st["runtime_s"], iodepths=st["iodepths"])
+                        runtime_s=st["runtime_s"], iodepths=st["iodepths"], cpus=cpulist.format(app) if app else None)
         sc = scenario(fio.role(argv), timeout_s=60 + len(st["iodepths"]) * (st["runtime_s"] + 30),
                       scratch=None if device else {"dir": scratch, "remove": [fio.DATA_FILE]})
         ctx = {"host": host.name, "backend": "storage", "target": device or scratch}

@@ -28,10 +28,12 @@ def find(profile: dict, facts: dict) -> str:
 
 
 def argv(fio: str, *, target: str, size_mib: int, bs: int, ioengine: str, direct: bool, runtime_s: float,
-         iodepths: list[int]) -> list[str]:
+         iodepths: list[int], cpus: str | None = None) -> list[str]:
+    """``cpus`` (a CPU list, "0-3,8"): fio's jobs pinned there (fio's HOWTO, ``cpus_allowed``: "a
+    textual specification of the permitted CPUs ... a range of CPUs", indexed from 0)."""
     a = [fio, "--output-format=json", f"--filename={target}", f"--size={size_mib}m", "--rw=randread", f"--bs={bs}",
          f"--ioengine={ioengine}", f"--direct={int(direct)}", "--time_based", f"--runtime={runtime_s}", "--ramp_time=0",
-         "--group_reporting", "--randrepeat=1", "--norandommap"]
+         "--group_reporting", "--randrepeat=1", "--norandommap", *([f"--cpus_allowed={cpus}"] if cpus else [])]
     for i, d in enumerate(iodepths):
         a += [f"--name=qd{d}", f"--iodepth={d}"] + (["--stonewall"] if i else [])
     return a
