@@ -153,7 +153,13 @@ def test_one_node_host_every_placement_is_node0_and_labelled():
     assert all(r["context"]["placement_note"] == "one-node host: every placement is node 0" for r in rows)
     for r in rows:
         roles = {x["name"]: x for x in r["run"]["scenario"]["roles"]}
-        assert roles["ycsb"]["wrap"] == ["numactl", "--physcpubind=0-1", "--membind=0"]
+        if r["context"]["system"] in ("redis", "memcached"):
+            # the client on the application CPUs, the server on the antagonist CPUs: neither waits for the other
+            assert roles["ycsb"]["wrap"] == ["numactl", "--physcpubind=0", "--membind=0"]
+            (srv,) = [x for x in roles.values() if x["name"] != "ycsb"]
+            assert srv["wrap"][:2] == ["numactl", "--physcpubind=1"]
+        else:  # the store is the client: every granted CPU
+            assert roles["ycsb"]["wrap"] == ["numactl", "--physcpubind=0-1", "--membind=0"]
         assert r["run"]["scenario"]["settings"] == {}  # balancing and demotion are already off
     assert fp.outputs == ["results/box/tables/kv_throughput.md", "results/box/tables/kv_bottleneck.md",
                           "results/box/tables/kv_reference.md"]
@@ -956,7 +962,9 @@ def test_pmdk_pool_on_each_dax_tier_server_and_client_on_the_default_tier(tmp_pa
     a = r["kv-pmem"]["argv"]
     assert a[0] == "build/bin/kv-pmem" and a[a.index("--pool") + 1] == pool and "--fresh" in a
     assert a[a.index("--port") + 1] == "16380" and r["kv-pmem"]["kind"] == "background"
-    assert r["kv-pmem"]["wrap"] == ["numactl", "--physcpubind=0-1", "--membind=0"], "its DRAM on the default tier"
+    # its DRAM on the default tier, its threads on the antagonist CPUs, the client's on the application CPUs
+    assert r["kv-pmem"]["wrap"] == ["numactl", "--physcpubind=1", "--membind=0"], "its DRAM on the default tier"
+    assert r["ycsb"]["wrap"][:2] == ["numactl", "--physcpubind=0"]
     assert r["kv-pmem"]["ready_file"] and r["kv-pmem"]["output"] == ["--pid-file", "server.pid"]
     w = r["ycsb"]["argv"]
     assert w[w.index("--db") + 1] == "redis" and w[w.index("--port") + 1] == "16380", "the Redis binding"

@@ -60,6 +60,17 @@ def granted_cpus(prof: dict) -> list[int]:
     return sorted(set(prof["cpus"]["app"]) | set(prof["cpus"]["antagonist"]))
 
 
+def client_server_cpus(prof: dict) -> tuple[list[int], list[int]]:
+    """The CPUs of a store's client and of its server process (Redis, memcached, kv-pmem): the
+    application CPUs and the antagonist CPUs, so that neither waits for a CPU the other holds
+    (numactl(8) --physcpubind: "Only execute process on cpus"; both on one set, a single-threaded
+    server waits behind t client threads, and the client's CPU time cannot show it). Where the
+    profile grants no antagonist CPUs, both get the application CPUs. An embedded store (the
+    client is the store) keeps every granted CPU."""
+    app, ant = sorted(prof["cpus"]["app"]), sorted(prof["cpus"]["antagonist"])
+    return (app, ant) if app and ant else (granted_cpus(prof), granted_cpus(prof))
+
+
 def placements(cfg: dict, tiers: list[dict], systems: list[str] | tuple = (),
                dax: list[str] | tuple = ()) -> list[tuple[str, list[int], list[int], str]]:
     """(name, process nodes, file nodes, note) per placement the config asks for: a tier (both on
@@ -286,9 +297,10 @@ def pmdk_rows(config: dict, host: Host, places: list[dict], threads: list[int], 
     default tier, driven by the YCSB Redis binding (the client on the default tier)."""
     cfg, prof = config[NAME], host.profile
     pc, rcfg = cfg["pmdk"], cfg["redis"]
-    cpus = granted_cpus(prof)
+    client, server = client_server_cpus(prof)
     default = [t["node"] for t in prof["tiers"] if t["kind"] == "numa"][0]
-    bind = ["numactl", f"--physcpubind={cpulist.format(cpus)}", numactl_mem([default])]
+    bind = ["numactl", f"--physcpubind={cpulist.format(server)}", numactl_mem([default])]
+    client_bind = ["numactl", f"--physcpubind={cpulist.format(client)}", numactl_mem([default])]
     n = max_records(cfg)
     rows = []
     for pl in places:
@@ -305,7 +317,7 @@ def pmdk_rows(config: dict, host: Host, places: list[dict], threads: list[int], 
                         "value_bytes": cfg["value_bytes"], "key_type": kt,  # no NUMA slow tier: no slow-tier share
                         "threads": th, "server_threads": th}  # kv-pmem: a thread per connection
                 w = ycsb.role(a, opts)
-                w["wrap"] = list(bind)
+                w["wrap"] = list(client_bind)
                 srv = kvpmem.role(kvpmem.argv(port=pc["port"], pool=pool, size_mib=pool_mib(cfg, n, ycsb.KEY_BYTES[kt]),
                                               buckets=kvpmem.buckets(n)))
                 srv["wrap"] = (["env", kvpmem.EMULATE_ENV] if pl["emulated"] else []) + bind
@@ -357,7 +369,7 @@ def guest_points(config: dict, host: Host, tiers: list[dict]) -> tuple[list[dict
                         "with its libraries; Debian package redis-server)")
         return [], absent
     prof, facts = host.profile, host.facts
-    cpus = granted_cpus(prof)
+    client, server = client_server_cpus(prof)
     default = tiers[0]["node"]
     slow = sorted({t["node"] for t in tiers[1:]} - {default})
     rows = []
@@ -370,9 +382,9 @@ def guest_points(config: dict, host: Host, tiers: list[dict]) -> tuple[list[dict
                     "value_bytes": cfg["value_bytes"], "key_type": kt, "threads": 1, "server_threads": 1}
             w = kvresp.role(kvresp.argv(unix=GUEST_SOCKET, records=cfg["records"], value_bytes=cfg["value_bytes"],
                                         key_type=kt, seconds=cfg["max_seconds"]), opts)
-            w["wrap"] = ["numactl", f"--physcpubind={cpulist.format(cpus)}", f"--membind={default}"]
+            w["wrap"] = ["numactl", f"--physcpubind={cpulist.format(client)}", f"--membind={default}"]
             srv = ycsb.server_role("redis", 0, unix=GUEST_SOCKET)
-            srv["wrap"] = ["numactl", f"--physcpubind={cpulist.format(cpus)}", *bind]
+            srv["wrap"] = ["numactl", f"--physcpubind={cpulist.format(server)}", *bind]
             sc = scenario(w, background=[srv], settings=settings_for(facts), timeout_s=cfg["timeout_s"])
             ctx = {"host": host.name, "backend": "numa", "workload": "kv-resp", "system": "redis",
                    "target": f"node:{cpulist.format(nodes)}", "key_type": kt, "threads": 1, "placement": pname,
@@ -402,6 +414,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         return FamilyPlan(rows=replicate(rows, config["reps"]), figures=figures_of(NAME) if rows else [], absent=absent,
                           outputs=tables_of(host) if rows else [])
     cpus = granted_cpus(prof)
+    client_cpus, server_cpus = client_server_cpus(prof)
     places = placements(cfg, tiers, cfg["systems"], dax_names(prof))
     default = tiers[0]["node"]
     slow = sorted({t["node"] for t in tiers[1:]} - {default})
@@ -464,9 +477,12 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                             "value_bytes": cfg["value_bytes"], "key_type": kt, "threads": th,
                             "server_threads": ycsb.SERVER_THREADS.get(system, 1)}
                     w = ycsb.role(a, opts)
-                    placed, extra = interleave_wrap(cfg, tiers, cpus, nodes) if pname == "interleave" else (
-                        ["numactl", f"--physcpubind={cpulist.format(cpus)}", numactl_mem(nodes)], {})
-                    w["wrap"] = (["numactl", f"--physcpubind={cpulist.format(cpus)}", numactl_mem([default])]
+                    # a server's process on its CPUs, the client on its own (client_server_cpus); an
+                    # embedded store, which is the client, on every granted CPU
+                    store_cpus = server_cpus if server else cpus
+                    placed, extra = interleave_wrap(cfg, tiers, store_cpus, nodes) if pname == "interleave" else (
+                        ["numactl", f"--physcpubind={cpulist.format(store_cpus)}", numactl_mem(nodes)], {})
+                    w["wrap"] = (["numactl", f"--physcpubind={cpulist.format(client_cpus)}", numactl_mem([default])]
                                  if server else placed)
                     bg = []
                     if server:
