@@ -15,7 +15,7 @@ Sources (Linux, torvalds/linux):
 - mm/memory-tiers.c: every node with memory starts in the default DRAM type
   (``MEMTIER_ADISTANCE_DRAM`` = 4.5 chunks: ``memory_tier4``); only a driver that registers another
   abstract distance (dax/kmem for CXL or PMem, HMAT-derived for dax/kmem nodes since about 6.7 and
-  for CPU-less nodes present at boot since 6.10, "memory tiering: create CPUless memory tiers after
+  for CPU-less nodes present at boot since 6.10, "memory tier: create CPUless memory tiers after
   obtaining HMAT info") puts a node lower.
   ``node_is_toptier()`` is true for every tier at or above the lowest tier holding a node with
   CPUs (``top_tier_adistance``), so a node with CPUs is always top tier: establish_demotion_targets()

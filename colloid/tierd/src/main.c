@@ -372,6 +372,8 @@ struct reporter {
 	uint64_t slat_n[2];
 	double run_min;		/* least running share of the latency counters */
 	uint64_t mux_quanta;	/* quanta whose latency counters were multiplexed */
+	const struct obs_perf *perf;	/* the perf samples' source, or NULL */
+	uint64_t lost_last, throttles_last, dropped_last;	/* its counts at the last block */
 };
 
 struct run {
@@ -525,6 +527,17 @@ static void report(struct reporter *r)
 	    r->slat_n[0] ? r->slat_sum[0] / (double)r->slat_n[0] : NAN, "cycles");
 	row(out, ts, "sampled_load_latency_alternate",
 	    r->slat_n[1] ? r->slat_sum[1] / (double)r->slat_n[1] : NAN, "cycles");
+	if (r->perf) {	/* what the perf samples miss: rows only where perf samples */
+		uint64_t lost = obs_perf_lost(r->perf), th = obs_perf_throttles(r->perf);
+		uint64_t dr = obs_perf_dropped(r->perf);
+
+		row(out, ts, "samples_lost", (double)(lost - r->lost_last), "count");
+		row(out, ts, "sample_throttles", (double)(th - r->throttles_last), "count");
+		row(out, ts, "samples_cache_hits_dropped", (double)(dr - r->dropped_last), "count");
+		r->lost_last = lost;
+		r->throttles_last = th;
+		r->dropped_last = dr;
+	}
 	row(out, ts, "hot_regions_default", (double)st.hot_pages[0], "count");
 	row(out, ts, "hot_regions_alternate", (double)st.hot_pages[1], "count");
 	row(out, ts, "tierd_cpu_share",
@@ -1189,6 +1202,7 @@ int main(int argc, char **argv)
 	rp.t_start = t_start;
 	rp.cpu_last = cpu0;
 	rp.wall_last = t_start;
+	rp.perf = perf;
 	R.obs = perf ? &tierd_obs_perf : damon ? &tierd_obs_damon : NULL;
 	R.obs_src = perf ? (void *)perf : (void *)damon;
 	R.lat = cha ? &tierd_lat_cha : amdl3 ? &tierd_lat_amdl3 : &tierd_lat_probe;

@@ -22,7 +22,8 @@
  * reason (tools/perf/arch/x86/util/mem-events.c).  So tierd opens a
  * counting mem-loads-aux event as the group leader and mem-loads in its
  * group.  Each load sample stands for load_period loads above the ldlat
- * threshold, each store sample for store_period stores.
+ * threshold, each store sample for store_period stores.  Loads carry their
+ * data source, and those a cache served are dropped (perf_src_cache_hit()).
  *
  * AMD: the "ibs_op" PMU (arch/x86/events/amd/ibs.c).  Its period counts
  * cycles unless cnt_ctl is set (format "config:19": "IbsOpCntCtl (bit 19)
@@ -30,21 +31,23 @@
  * required: only then does a sample stand for `period` dispatched ops.  On
  * Zen 4 and later the format also has l3missonly ("config:16", shown when
  * the CPU has the Zen 4 IBS extensions): only ops that missed the L3 are
- * reported, as PEBS's ldlat threshold mostly does on Intel.  Without it
- * (Zen 2/3) samples whose data source the kernel decodes as an L1, L2 or
- * L3 hit (perf_ibs_get_mem_lvl() in ibs.c, PERF_SAMPLE_DATA_SRC) are
- * dropped here instead.  Either way a kept sample stands for `period` ops
+ * reported, as PEBS's ldlat threshold mostly does on Intel.  With it or
+ * without (Zen 2/3), samples whose data source the kernel decodes as served
+ * by a cache (L1, L2, L3, a fill buffer, another CCX's cache: ibs.c,
+ * PERF_SAMPLE_DATA_SRC; perf_src_cache_hit()) are dropped here.  Either way a kept sample stands for `period` ops
  * (the tagged op is one in `period`; the filter only drops some of them).
  * Loads and stores are told apart by data_src.mem_op; IBS samples every
  * kind of op, so samples without an address are dropped.  IBS takes no
- * exclude_* bits (PERF_PMU_CAP_NO_EXCLUDE) and periods with the low four
- * bits clear (perf_ibs_init()).
+ * exclude_* bits unless its software filter is asked for (perf_ibs_init():
+ * "-EINVAL" for exclude_* without config2's swfilt, a format added late in
+ * 2024) and periods with the low four bits clear (perf_ibs_init()).
  *
  * Weights: PERF_SAMPLE_WEIGHT_STRUCT (Linux 5.12+) or, on older kernels,
  * PERF_SAMPLE_WEIGHT.  Either way the load's latency in core cycles is the
  * low 32 bits: PEBS puts the cache latency there (weight.full for WEIGHT,
- * weight.var1_dw for WEIGHT_STRUCT; setup_pebs_adaptive_sample_data(),
- * arch/x86/events/intel/ds.c), IBS its DcMissLat for loads that missed the
+ * weight.var1_dw for WEIGHT_STRUCT; arch/x86/events/intel/ds.c,
+ * setup_pebs_fixed_sample_data() for legacy PEBS and the adaptive path,
+ * __setup_pebs_meminfo_group() in newer kernels), IBS its DcMissLat for loads that missed the
  * data cache (perf_ibs_parse_ld_st_data(), ibs.c).  tierd reports their
  * mean per tier; the policy still counts samples (weight 1), as tiersim.
  *
@@ -86,7 +89,9 @@ struct obs_perf {
 	struct ring ring[MAX_EV];
 	size_t nring;
 	size_t page;
-	uint64_t lost, dropped;
+	uint64_t lost;		/* samples lost: PERF_RECORD_LOST's and _LOST_SAMPLES' counts */
+	uint64_t throttles;	/* PERF_RECORD_THROTTLE records: sampling stopped for a while */
+	uint64_t dropped;	/* samples a cache served (perf_src_cache_hit()) */
 };
 
 const char *obs_perf_name(const struct obs_perf *o)
@@ -101,7 +106,17 @@ const struct perf_plan *obs_perf_plan_of(const struct obs_perf *o)
 
 uint64_t obs_perf_dropped(const struct obs_perf *o)
 {
-	return o->dropped;
+	return o ? o->dropped : 0;
+}
+
+uint64_t obs_perf_lost(const struct obs_perf *o)
+{
+	return o ? o->lost : 0;
+}
+
+uint64_t obs_perf_throttles(const struct obs_perf *o)
+{
+	return o ? o->throttles : 0;
 }
 
 static int open_ring(struct obs_perf *o, struct perf_event_attr *a, pid_t tid, int is_write,
@@ -222,7 +237,13 @@ static int plan_intel(struct perf_plan *p, const char *pmu, uint64_t lp, uint64_
 		return ret;
 	}
 	p->load.sample_period = lp;
-	p->load.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT;
+	/* the data source too: the ldlat threshold is a latency, not a miss filter, so L3 and
+	 * fill-buffer hits slower than it are sampled; their decoded source drops them
+	 * (perf_src_cache_hit()).  With DATA_SRC the kernel wants the mem-loads-aux leader
+	 * where the PMU has it (intel_pmu_hw_config(): "require_mem_loads_aux_event(event) &&
+	 * (event->attr.sample_type & PERF_SAMPLE_DATA_SRC)"), which is opened below. */
+	p->load.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT |
+			      PERF_SAMPLE_DATA_SRC;
 	p->load.exclude_kernel = 1;
 	p->load.exclude_hv = 1;
 	p->load.precise_ip = 2;
@@ -368,7 +389,9 @@ int obs_perf_open(struct obs_perf **out, const struct target *t, uint64_t load_p
 		weight_fallback(&o->p.load);
 		ret = obs_perf_rescan(o);
 	}
-	if (ret == -EINVAL && o->p.load.precise_ip) {
+	/* a PMU whose precise level is lower refuses with EOPNOTSUPP (arch/x86/events/core.c
+	 * x86_pmu_hw_config(): "if (event->attr.precise_ip > precise) return -EOPNOTSUPP") */
+	if ((ret == -EINVAL || ret == -EOPNOTSUPP) && o->p.load.precise_ip > 1) {
 		/* some PMUs take a lower precise level */
 		o->p.load.precise_ip = 1;
 		o->p.store.precise_ip = 1;
@@ -434,14 +457,37 @@ int perf_sample_parse(uint64_t sample_type, const uint64_t *rec, size_t nw,
 	return 0;
 }
 
-/* 1 when the kernel decoded @data_src as a hit in L1, L2 or L3 (ibs.c's
- * perf_ibs_get_mem_lvl() sets PERF_MEM_LVL_{L1,L2,L3} | PERF_MEM_LVL_HIT) */
+/*
+ * 1 when the kernel decoded @data_src as served by a cache, not by memory:
+ * a hit in L1, L2 or L3, in a fill buffer (LFB), or in another core's or
+ * CCX's cache (REM_CCE1/2), by the old level bits or the level number
+ * (include/uapi/linux/perf_event.h PERF_MEM_LVL_* and PERF_MEM_LVLNUM_*).
+ * IBS sets such sources for other CCXs' caches and in-flight misses
+ * (arch/x86/events/amd/ibs.c: "L(REM_CCE2) | LN(ANY_CACHE)", "L(LFB) |
+ * LN(LFB)"), which an L3 miss filter (l3missonly) does not exclude; PEBS
+ * for L3 and fill-buffer hits slower than the ldlat threshold.  A source
+ * the kernel marks memory (DRAM local or remote, PMEM, CXL) or gives none
+ * (NA) is kept, as perf's own c2c counts memory (tools/perf/util/
+ * mem-events.c c2c_decode_stats: "lvl & P(LVL, LOC_RAM) || lnum ==
+ * P(LVLNUM, RAM)").
+ */
+#ifndef PERF_MEM_LVLNUM_ANY_CACHE
+#define PERF_MEM_LVLNUM_ANY_CACHE 0x0b
+#endif
+#ifndef PERF_MEM_LVLNUM_LFB
+#define PERF_MEM_LVLNUM_LFB 0x0c
+#endif
 int perf_src_cache_hit(uint64_t data_src)
 {
 	union perf_mem_data_src ds = { .val = data_src };
+	unsigned int n = ds.mem_lvl_num;
 
+	if (n == PERF_MEM_LVLNUM_L1 || n == PERF_MEM_LVLNUM_L2 || n == PERF_MEM_LVLNUM_L3 ||
+	    n == PERF_MEM_LVLNUM_L4 || n == PERF_MEM_LVLNUM_ANY_CACHE || n == PERF_MEM_LVLNUM_LFB)
+		return 1;
 	return (ds.mem_lvl & PERF_MEM_LVL_HIT) &&
-	       (ds.mem_lvl & (PERF_MEM_LVL_L1 | PERF_MEM_LVL_L2 | PERF_MEM_LVL_L3));
+	       (ds.mem_lvl & (PERF_MEM_LVL_L1 | PERF_MEM_LVL_L2 | PERF_MEM_LVL_L3 | PERF_MEM_LVL_LFB |
+			      PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_REM_CCE2));
 }
 
 /* copy @len bytes at ring offset @off (may wrap) */
@@ -495,9 +541,10 @@ int obs_perf_poll(struct obs_perf *o, obs_sink sink, void *priv, uint64_t *n)
 					else if (ds.mem_op & PERF_MEM_OP_LOAD)
 						w = 0;
 				}
-				/* IBS without l3missonly: drop cache hits here */
-				if (o->p.ibs && !o->p.ibs_l3missonly && ps.has_src &&
-				    perf_src_cache_hit(ps.data_src)) {
+				/* a sample a cache served (perf_src_cache_hit()) is no
+				 * access to a tier: dropped, on IBS (l3missonly or not)
+				 * and on PEBS alike */
+				if (ps.has_src && perf_src_cache_hit(ps.data_src)) {
 					o->dropped++;
 					w = -1;
 				}
@@ -507,8 +554,18 @@ int obs_perf_poll(struct obs_perf *o, obs_sink sink, void *priv, uint64_t *n)
 					     ps.has_lat && w == 0 ? ps.lat : 0);
 					(*n)++;
 				}
-			} else if (h.type == PERF_RECORD_LOST) {
-				o->lost++;
+			} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
+				uint64_t body[2];	/* u64 id, u64 lost (perf_event.h) */
+
+				ring_copy(r, o->page, tail + sizeof(h), body, sizeof(body));
+				o->lost += body[1];
+			} else if (h.type == PERF_RECORD_LOST_SAMPLES && h.size >= sizeof(h) + 8) {
+				uint64_t lost;	/* u64 lost: samples the PMU dropped (ds.c) */
+
+				ring_copy(r, o->page, tail + sizeof(h), &lost, sizeof(lost));
+				o->lost += lost;
+			} else if (h.type == PERF_RECORD_THROTTLE) {
+				o->throttles++;
 			}
 			tail += h.size;
 		}

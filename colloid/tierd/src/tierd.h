@@ -149,8 +149,12 @@ int obs_perf_poll(struct obs_perf *o, obs_sink sink, void *priv, uint64_t *n);
 int obs_perf_rescan(struct obs_perf *o);
 const char *obs_perf_name(const struct obs_perf *o);
 const struct perf_plan *obs_perf_plan_of(const struct obs_perf *o);
-/* IBS samples dropped as cache hits (no l3missonly) */
+/* samples dropped as served by a cache (perf_src_cache_hit()) */
 uint64_t obs_perf_dropped(const struct obs_perf *o);
+/* samples the kernel reported lost (PERF_RECORD_LOST, PERF_RECORD_LOST_SAMPLES) */
+uint64_t obs_perf_lost(const struct obs_perf *o);
+/* PERF_RECORD_THROTTLE records: the kernel stopped sampling for a while */
+uint64_t obs_perf_throttles(const struct obs_perf *o);
 void obs_perf_close(struct obs_perf *o);
 
 struct damon_cfg {

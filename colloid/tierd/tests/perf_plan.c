@@ -25,7 +25,8 @@
 #include "tierd.h"
 
 #ifndef PERF_MEM_LVLNUM_CXL
-#define PERF_MEM_LVLNUM_CXL 0x09	/* include/uapi/linux/perf_event.h, 6.7 */
+#define PERF_MEM_LVLNUM_CXL 0x09	/* include/uapi/linux/perf_event.h (6.1: "perf/mem: Rename
+					 * PERF_MEM_LVLNUM_EXTN_MEM to PERF_MEM_LVLNUM_CXL") */
 #endif
 
 #include "sysfs_tree.h"
@@ -61,7 +62,7 @@ static void check_intel(const struct perf_plan *p, int aux)
 	CHECK(p->load.sample_period == 1000, "load period %llu", (unsigned long long)p->load.sample_period);
 	CHECK(p->load.sample_type & PERF_SAMPLE_WEIGHT_STRUCT, "load samples carry no weight");
 	CHECK(p->load.sample_type & PERF_SAMPLE_ADDR, "load samples carry no address");
-	CHECK(!(p->load.sample_type & PERF_SAMPLE_DATA_SRC), "Intel loads ask for DATA_SRC");
+	CHECK(p->load.sample_type & PERF_SAMPLE_DATA_SRC, "Intel loads without DATA_SRC (cache hits kept)");
 	CHECK(p->load.precise_ip == 2 && p->load.exclude_kernel, "precise/exclude");
 	CHECK(p->have_aux == aux, "have_aux %d, want %d", p->have_aux, aux);
 	if (aux) {
@@ -199,6 +200,28 @@ int main(void)
 		ds.mem_lvl = PERF_MEM_LVL_NA;
 		ds.mem_lvl_num = PERF_MEM_LVLNUM_CXL;
 		CHECK(!perf_src_cache_hit(ds.val), "CXL taken for a cache hit");
+		/* another CCX's cache and a fill buffer (ibs.c: L(REM_CCE2) | LN(ANY_CACHE),
+		 * L(LFB) | LN(LFB)): served by a cache, dropped */
+		ds.val = 0;
+		ds.mem_lvl = PERF_MEM_LVL_REM_CCE2 | PERF_MEM_LVL_HIT;
+		ds.mem_lvl_num = 0x0b;	/* PERF_MEM_LVLNUM_ANY_CACHE */
+		CHECK(perf_src_cache_hit(ds.val), "another CCX's cache taken for memory");
+		ds.val = 0;
+		ds.mem_lvl = PERF_MEM_LVL_LFB | PERF_MEM_LVL_HIT;
+		ds.mem_lvl_num = 0x0c;	/* PERF_MEM_LVLNUM_LFB */
+		CHECK(perf_src_cache_hit(ds.val), "a fill-buffer hit taken for memory");
+		/* local and remote DRAM, PMEM: memory, kept */
+		ds.val = 0;
+		ds.mem_lvl = PERF_MEM_LVL_LOC_RAM | PERF_MEM_LVL_HIT;
+		ds.mem_lvl_num = PERF_MEM_LVLNUM_RAM;
+		CHECK(!perf_src_cache_hit(ds.val), "local DRAM taken for a cache hit");
+		ds.mem_lvl = PERF_MEM_LVL_REM_RAM1 | PERF_MEM_LVL_HIT;
+		ds.mem_remote = 1;
+		CHECK(!perf_src_cache_hit(ds.val), "remote DRAM taken for a cache hit");
+		ds.val = 0;
+		ds.mem_lvl = PERF_MEM_LVL_NA;
+		ds.mem_lvl_num = PERF_MEM_LVLNUM_PMEM;
+		CHECK(!perf_src_cache_hit(ds.val), "PMEM taken for a cache hit");
 	}
 
 	return tree_end();
