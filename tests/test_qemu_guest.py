@@ -1,7 +1,7 @@
 """The real-NUMA path in a QEMU guest with a CPU-less memory node (hosts/qemu/).
 
 Tests marked ``vm`` build the guest from Debian packages (cached in build/qemu/),
-boot it once (TCG, ~20-60 s) and check every line the guest reports: tierd
+boot it once (KVM where a KVM boot reports, else TCG: ~20-60 s) and check every line the guest reports: tierd
 moving GUPS's pages node 0 -> 1 -> 0, memchar and antagonist on both nodes,
 sysctl save/restore of the kernel tiering settings. Select them with
 ``pytest -m vm tests/test_qemu_guest.py`` (``make test-vm``). They skip with

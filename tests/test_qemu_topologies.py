@@ -6,7 +6,8 @@
   preflight refuses kernel TPP with its one line, and the auto profile's CPU split keeps the
   application's hyperthread sibling from the antagonists.
 
-Marked ``vm`` (each boots the guest once under TCG); they skip with the reason where the guest
+Marked ``vm`` (each boots the guest once, with KVM where a KVM boot reports, else TCG:
+hosts/qemu/guest.py pick_accel); they skip with the reason where the guest
 cannot be built here. The unmarked tests check the QEMU command lines and the facts parsing.
 """
 
