@@ -705,8 +705,10 @@ ACCEL_TRY_S = 60
 # KVM boot whose QEMU says this is stopped at once, not at its timeout. Seen on both paravirtual
 # KVMs this project has met (the development VM with -cpu max,-arch-capabilities, the 16-core
 # device with -cpu max): Suberror 1, an emulation failure at the kernel decompressor's BMI2 shlx,
-# which KVM's emulator does not decode (hosts/qemu/README.md).
-KVM_STOPPED = b"KVM internal error"
+# which KVM's emulator does not decode (hosts/qemu/README.md). A failed VM entry stops it the same
+# way, with "KVM: entry failed, hardware error 0x..." (target/i386/kvm/kvm.c, KVM_EXIT_FAIL_ENTRY:
+# the handler returns -1, and QEMU stays alive with the VM stopped).
+KVM_STOPPED = (b"KVM internal error", b"KVM: entry failed")
 ACCEL_CACHE = CACHE / "accel.json"
 _ACCEL: dict[str, tuple[str, str]] = {}
 
@@ -913,7 +915,7 @@ def _boot(timeout: float, script: Path | None, out: Path | None, accel: str, mem
                 t_result = time.monotonic() - t0
             if done:
                 break
-            if accel == "kvm" and KVM_STOPPED in _head(out / "qemu.log"):
+            if accel == "kvm" and any(m in _head(out / "qemu.log") for m in KVM_STOPPED):
                 problems_seen.append(f"QEMU stopped the guest: {_first_line(out / 'qemu.log')} "
                                      "(KVM cannot run this guest here; --accel tcg can)")
                 say(f"{problems_seen[-1]}: stopping QEMU (pid {proc.pid})")
