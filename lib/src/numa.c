@@ -145,8 +145,10 @@ int region_map(size_t len, enum huge_mode huge, const int *nodes, int nnodes,
  * mpol_misplaced() lets an MPOL_BIND page move only to the faulting CPU's node
  * when that node is in the bound set. A buffer bound to the slow node alone
  * could never be promoted to the CPUs' node; bound to both, first touch would
- * place it on the CPUs' node. mbind(2): MPOL_DEFAULT "deletes a nonstandard
- * policy" for the range and, without MPOL_MF_MOVE, moves no page.
+ * place it on the CPUs' node. mbind(2): MPOL_DEFAULT "requests that any
+ * nondefault policy be removed" for the range, which then follows the
+ * thread's own policy (so a caller must not run under numactl --membind, or
+ * the range stays bound), and without MPOL_MF_MOVE no page moves.
  */
 int region_unbind(void *addr, size_t len)
 {

@@ -15,7 +15,9 @@ Protocol: ``--output FILE``, a long-form CSV ``phase,metric,op,node,value,unit``
 (the JVM's own, or the server's, whose pid it asks the server for) after the load and at the end:
 bytes per node of every mapping (``node_bytes``) and of the anonymous ones (``anon_node_bytes``:
 heap and anonymous mmaps, where the data is; the achieved slow-tier share is computed from these,
-since a binary's page-cache pages are not placed by its memory policy).
+since a binary's and its libraries' page-cache pages were mostly cached before, by other tasks,
+wherever those ran: numa_memory_policy.rst has shared page-cache pages "follow task policy, if
+any" only when they are read in).
 Latencies are YCSB's: whole microseconds per operation (System.nanoTime()/1000), so in-process
 percentiles of a few microseconds are at the resolution's floor.
 """

@@ -565,7 +565,8 @@ public final class Runner {
   /**
    * Bytes per NUMA node of a process, from /proc/PID/numa_maps (Nk=pages x kernelpagesize_kB): [0] all
    * mappings, [1] anonymous ones (not file-backed: heap, stack, anonymous mmaps, where a store's data
-   * is; a binary's and its libraries' page-cache pages are not placed by its memory policy), [2] the
+   * is; a binary's and its libraries' page-cache pages were mostly cached before, by other tasks,
+   * wherever those ran: numa_memory_policy.rst), [2] the
    * mapped files under dataDir (a store's files on its tmpfs, placed by the mount's policy).
    */
   static List<Map<String, Long>> nodeBytes(long pid, String dataDir) {
