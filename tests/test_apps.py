@@ -278,8 +278,11 @@ def test_two_tier_host_runs_the_applications_under_each_system():
     assert roles["antagonist"]["argv"][roles["antagonist"]["argv"].index("--mem-node") + 1] == "0"
     assert "numa-silo-tpp-c0-i1" not in by and "numa-silo-tpp-c1-i1" in by
     assert fp.figures == ["app_speedup"]
-    # a CXL-like host (the alternate node in a lower memory tier): still out, the application is bound
+    # a CXL-like host (the alternate node, without CPUs, in a lower memory tier): still out, the
+    # application is bound
     facts["memory_tiers"] = {"4": [0], "22": [1]}
+    facts["nodes"]["1"]["cpus"] = []
+    facts["cpu_nodes"] = [0]
     fp = apps.plan(profile.validate_config({"scale": "t", "apps": {"gapbs-pr": {"graph": "kron:20"}}}),
                    plan.Host(profile.resolve("icelake-2s", facts), facts))
     assert "numactl --membind" in fp.absent["apps: kernel TPP"]

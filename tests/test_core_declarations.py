@@ -81,11 +81,12 @@ KERNEL_INTERFACES = {
     "colloid/tierd/src/sources.c": ("damon", 10, "that source's entry in the observation operations table"),
     "colloid/tierd/src/tierd.h": ("damon", 13, "that source's declarations"),
     "colloid/tierd/src/main.c": ("damon", 32, "--observe damon and --damon-us: choosing and setting up that source"),
-    "workflows/harness/hostdetect.py": ("damon", 15, "the host's facts about DAMON's sysfs interface"),
+    "workflows/harness/hostdetect.py": ("damon", 23, "the host's facts about DAMON's sysfs interface, and the "
+                                        "kernel's own DAMON modules that are on (their exclusive kdamonds)"),
     "workflows/harness/memtiers.py": ("damon", 1, "a kernel source (mm/damon/paddr.c): which /proc/vmstat "
                                       "counters count the DAMOS migrations"),
-    "workflows/harness/settings.py": ("damon", 3, "a kernel source (mm/damon/sysfs.c): why a sysfs write "
-                                      "refused as busy is tried again"),
+    "workflows/harness/settings.py": ("damon", 6, "a kernel source (mm/damon/sysfs.c): why a sysfs write, "
+                                      "or a read of a state file, refused as busy is tried again"),
     "colloid/sim/src/sim.c": ("damon", 1, "a kernel source (mm/damon/paddr.c) of the accessed-bit checks"),
     "colloid/tierd/src/latency.c": ("damon", 1, "a kernel source (mm/damon/paddr.c): a migration by physical "
                                     "address ignores the latency probe buffer's mempolicy"),

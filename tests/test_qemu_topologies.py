@@ -81,6 +81,11 @@ def test_cxl_guest_kernel_tpp_promotes_unbound_gups(tmp_path_factory):
     res = boot(tmp_path_factory, "cxl", GUEST_DIR / "guest" / "tpp.sh")
     facts = guest.guest_facts(Path(res.files["facts.txt"]).read_text())
     assert tpp.kernel_preconditions(facts, 0, 1) is None, facts.get("memory_tiers")
+    # the tiers and HMAT values hosts/qemu/README.md states: node 1 in memory_tier17 below node 0's
+    # memory_tier4, from the latencies the command gives (both access classes: node 0 holds the CPUs)
+    assert facts["memory_tiers"] == {"4": [0], "17": [1]}, facts["memory_tiers"]
+    h = facts["hmat"]
+    assert h["1"]["read_latency"] > h["0"]["read_latency"] and h["1"]["cpu"]["read_latency"] == h["1"]["read_latency"]
     assert "problem.txt" not in res.files, Path(res.files["problem.txt"]).read_text()
     assert Path(res.files["gups.rc"]).read_text().strip() == "0", Path(res.files["gups.err"]).read_text()
     delta = vmstat_delta(res)

@@ -1026,6 +1026,10 @@ def guest_facts(facts_txt: str) -> dict:
         m = re.fullmatch(r"node(\d+)_hmat_(\w+)", k)
         if m and v.isdigit():
             hmat.setdefault(m.group(1), {})[m.group(2)] = int(v)
+    for k, v in kv.items():  # access1 (CPU initiators) under "cpu", as hostdetect.hmat keeps it
+        m = re.fullmatch(r"node(\d+)_hmatcpu_(\w+)", k)
+        if m and v.isdigit() and m.group(1) in hmat:
+            hmat[m.group(1)].setdefault("cpu", {})[m.group(2)] = int(v)
     return {
         "hostname": "qemu-numa", "arch": "x86_64", "kernel": kv.get("kernel", ""),
         "functional": kv.get("functional") == "true",

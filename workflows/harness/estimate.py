@@ -547,6 +547,7 @@ def facts_for_profile(prof_path: str, base: dict) -> dict:
     f["memory_nodes"] = nodes
     f["cpu_nodes"] = nodes
     f["online_cpus"] = f["allowed_cpus"] = list(range(per * len(nodes)))
+    f["allowed_mems"] = nodes  # (this machine's cpuset is not the projected host's)
     f["hostname"] = data.get("name", "projected")
     f["privileges"] = {"euid": 0, "root": True}
     return f

@@ -287,8 +287,8 @@ def ops(sc: dict) -> list[tuple]:
     if sc.get("vmstat"):
         out.append(("vmstat", VMSTAT_AFTER))
     if mech:
-        # the feeder stops first: its commits and the stats' refresh each take the mechanism's
-        # lock (DAMON: damon_sysfs_lock, mm/damon/sysfs.c), and a refused refresh leaves stale stats
+        # the feeder stops first: its commits and the stats' refresh may each take one lock of the
+        # mechanism's kernel interface, and a refused refresh leaves stale stats (the module says)
         if feed:
             out.append(("mech_feed_stop",))
         out.append(("mech_stats", mech[0].STATS_FILE))
