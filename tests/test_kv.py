@@ -46,6 +46,25 @@ def fake_host(nodes: int = 1, cpus: int = 2) -> plan.Host:
     return plan.Host(prof, facts)
 
 
+def test_a_server_and_its_client_get_cpus_of_their_own_where_the_client_threads_fit():
+    """Where the application CPUs hold the sweep's client threads, a store's server runs on the
+    antagonist CPUs and the client on the application CPUs (a single-threaded server never waits
+    behind t client threads); an embedded store keeps every granted CPU."""
+    fp = kv.plan(config(key_types=["string"], threads=[1, 2], systems=["redis", "skiplist"]), fake_host(1, cpus=4))
+    for r in fp.rows:
+        roles = {x["name"]: x for x in r["run"]["scenario"]["roles"]}
+        if r["context"]["system"] == "redis":
+            assert roles["ycsb"]["wrap"] == ["numactl", "--physcpubind=0-1", "--membind=0"]
+            (srv,) = [x for x in roles.values() if x["name"] != "ycsb"]
+            assert srv["wrap"][:2] == ["numactl", "--physcpubind=2-3"]
+        else:
+            assert roles["ycsb"]["wrap"][:2] == ["numactl", "--physcpubind=0-3"]
+    # four client threads do not fit two application CPUs: both share all four
+    fp = kv.plan(config(key_types=["string"], threads=[1, 4], systems=["redis"]), fake_host(1, cpus=4))
+    assert all(x["wrap"][:2] == ["numactl", "--physcpubind=0-3"] for r in fp.rows for x in r["run"]["scenario"]["roles"]
+               if x.get("wrap"))
+
+
 # ---- parser -------------------------------------------------------------------------------------
 
 def parsed(name: str, **opts) -> list[dict]:
@@ -153,13 +172,8 @@ def test_one_node_host_every_placement_is_node0_and_labelled():
     assert all(r["context"]["placement_note"] == "one-node host: every placement is node 0" for r in rows)
     for r in rows:
         roles = {x["name"]: x for x in r["run"]["scenario"]["roles"]}
-        if r["context"]["system"] in ("redis", "memcached"):
-            # the client on the application CPUs, the server on the antagonist CPUs: neither waits for the other
-            assert roles["ycsb"]["wrap"] == ["numactl", "--physcpubind=0", "--membind=0"]
-            (srv,) = [x for x in roles.values() if x["name"] != "ycsb"]
-            assert srv["wrap"][:2] == ["numactl", "--physcpubind=1"]
-        else:  # the store is the client: every granted CPU
-            assert roles["ycsb"]["wrap"] == ["numactl", "--physcpubind=0-1", "--membind=0"]
+        # 2 client threads, 1 application CPU: client and server share both CPUs (client_server_cpus)
+        assert roles["ycsb"]["wrap"] == ["numactl", "--physcpubind=0-1", "--membind=0"]
         assert r["run"]["scenario"]["settings"] == {}  # balancing and demotion are already off
     assert fp.outputs == ["results/box/tables/kv_throughput.md", "results/box/tables/kv_bottleneck.md",
                           "results/box/tables/kv_reference.md"]
@@ -962,9 +976,8 @@ def test_pmdk_pool_on_each_dax_tier_server_and_client_on_the_default_tier(tmp_pa
     a = r["kv-pmem"]["argv"]
     assert a[0] == "build/bin/kv-pmem" and a[a.index("--pool") + 1] == pool and "--fresh" in a
     assert a[a.index("--port") + 1] == "16380" and r["kv-pmem"]["kind"] == "background"
-    # its DRAM on the default tier, its threads on the antagonist CPUs, the client's on the application CPUs
-    assert r["kv-pmem"]["wrap"] == ["numactl", "--physcpubind=1", "--membind=0"], "its DRAM on the default tier"
-    assert r["ycsb"]["wrap"][:2] == ["numactl", "--physcpubind=0"]
+    # its DRAM on the default tier (2 client threads, 1 application CPU: both share the two)
+    assert r["kv-pmem"]["wrap"] == ["numactl", "--physcpubind=0-1", "--membind=0"], "its DRAM on the default tier"
     assert r["kv-pmem"]["ready_file"] and r["kv-pmem"]["output"] == ["--pid-file", "server.pid"]
     w = r["ycsb"]["argv"]
     assert w[w.index("--db") + 1] == "redis" and w[w.index("--port") + 1] == "16380", "the Redis binding"

@@ -60,15 +60,19 @@ def granted_cpus(prof: dict) -> list[int]:
     return sorted(set(prof["cpus"]["app"]) | set(prof["cpus"]["antagonist"]))
 
 
-def client_server_cpus(prof: dict) -> tuple[list[int], list[int]]:
+def client_server_cpus(prof: dict, client_threads: int) -> tuple[list[int], list[int]]:
     """The CPUs of a store's client and of its server process (Redis, memcached, kv-pmem): the
     application CPUs and the antagonist CPUs, so that neither waits for a CPU the other holds
     (numactl(8) --physcpubind: "Only execute process on cpus"; both on one set, a single-threaded
-    server waits behind t client threads, and the client's CPU time cannot show it). Where the
-    profile grants no antagonist CPUs, both get the application CPUs. An embedded store (the
-    client is the store) keeps every granted CPU."""
+    server waits behind t client threads, and the client's CPU time cannot show it), where the
+    application CPUs hold the most client threads the sweep runs. Elsewhere (a profile with no
+    antagonist CPUs, or fewer application CPUs than client threads, as on a 2-CPU VM) both share
+    every granted CPU: t client threads squeezed onto fewer CPUs would measure the client. An
+    embedded store (the client is the store) keeps every granted CPU."""
     app, ant = sorted(prof["cpus"]["app"]), sorted(prof["cpus"]["antagonist"])
-    return (app, ant) if app and ant else (granted_cpus(prof), granted_cpus(prof))
+    if app and ant and len(app) >= client_threads:
+        return app, ant
+    return granted_cpus(prof), granted_cpus(prof)
 
 
 def placements(cfg: dict, tiers: list[dict], systems: list[str] | tuple = (),
@@ -297,7 +301,7 @@ def pmdk_rows(config: dict, host: Host, places: list[dict], threads: list[int], 
     default tier, driven by the YCSB Redis binding (the client on the default tier)."""
     cfg, prof = config[NAME], host.profile
     pc, rcfg = cfg["pmdk"], cfg["redis"]
-    client, server = client_server_cpus(prof)
+    client, server = client_server_cpus(prof, max(threads))
     default = [t["node"] for t in prof["tiers"] if t["kind"] == "numa"][0]
     bind = ["numactl", f"--physcpubind={cpulist.format(server)}", numactl_mem([default])]
     client_bind = ["numactl", f"--physcpubind={cpulist.format(client)}", numactl_mem([default])]
@@ -369,7 +373,7 @@ def guest_points(config: dict, host: Host, tiers: list[dict]) -> tuple[list[dict
                         "with its libraries; Debian package redis-server)")
         return [], absent
     prof, facts = host.profile, host.facts
-    client, server = client_server_cpus(prof)
+    client, server = client_server_cpus(prof, 1)  # one client thread (kv-resp)
     default = tiers[0]["node"]
     slow = sorted({t["node"] for t in tiers[1:]} - {default})
     rows = []
@@ -414,7 +418,6 @@ def plan(config: dict, host: Host) -> FamilyPlan:
         return FamilyPlan(rows=replicate(rows, config["reps"]), figures=figures_of(NAME) if rows else [], absent=absent,
                           outputs=tables_of(host) if rows else [])
     cpus = granted_cpus(prof)
-    client_cpus, server_cpus = client_server_cpus(prof)
     places = placements(cfg, tiers, cfg["systems"], dax_names(prof))
     default = tiers[0]["node"]
     slow = sorted({t["node"] for t in tiers[1:]} - {default})
@@ -422,6 +425,7 @@ def plan(config: dict, host: Host) -> FamilyPlan:
     settings = settings_for(facts)
     rcfg = cfg["redis"]
     threads = thread_counts(cfg, cpus)
+    client_cpus, server_cpus = client_server_cpus(prof, max(threads))
     absent = {}
     pm_places, pm_absent = pmdk_places(cfg, host)
     if not dax_names(prof) and not pm_places:  # said whether or not kv/systems asks for it
