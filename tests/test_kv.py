@@ -595,6 +595,13 @@ def test_weighted_interleave_through_kv_wil(monkeypatch):
     assert "kv-wil" in sk["tools"] and sk["context"]["placement_note"] == "weighted interleave 3:1"
     rd = {r["name"]: r for r in pts["redis-interleave-int-t1"]["run"]["scenario"]["roles"]}
     assert rd["redis"]["wrap"][2] == "build/bin/kv-wil" and rd["ycsb"]["wrap"][-1] == "--membind=0"
+    # a file store's files are on its tmpfs, which interleaves evenly: its label says so
+    h.facts["privileges"] = {"root": True}
+    fp = kv.plan(config(systems=["rocksdb"], key_types=["int"], threads=[1], placements=["interleave"],
+                        interleave_weights=[3, 1]), h)
+    (rk,) = fp.rows
+    assert rk["context"]["placement_note"] == ("weighted interleave 3:1 (the process; its files on the tmpfs "
+                                               "interleaved evenly)")
     with pytest.raises(ConfigError, match="kv/interleave_weights: 1 weights for 2 tiers"):
         kv.plan(config(interleave_weights=[3]), h)
     monkeypatch.setattr(kv.os.path, "isdir", lambda p: False if p == wil else isdir(p))

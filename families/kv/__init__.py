@@ -509,6 +509,8 @@ def plan(config: dict, host: Host) -> FamilyPlan:
                     if extra:
                         ctx["placement_note"] = (note + "; " if note else "") + "weighted interleave " + ":".join(
                             str(x) for x in cfg["interleave_weights"])
+                        if tmpfs:  # a file store's files: on its tmpfs, whose mpol= interleaves evenly
+                            ctx["placement_note"] += " (the process; its files on the tmpfs interleaved evenly)"
                     rows.append(point(NAME, "ycsb", f"{system}-{pname}-{kt}-t{th}", executor=host.executor,
                                       context=ctx, columns=COLUMNS, run=measured(config, host, sc), tools=tools))
     if "pmdk" in cfg["systems"]:
