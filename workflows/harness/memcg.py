@@ -390,8 +390,7 @@ def _no_cow(fd: int, path: Path) -> None:
 
 def make_swapfile(path: Path, size_bytes: int) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists():  # never a file of someone else's, truncated and later removed with the point's
-        raise RuntimeError(f"{path} exists already: not made over (remove it, or name another swap directory)")
+    # O_EXCL: never a file of someone else's made over (Settings.swap_on refuses one before its journal)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         if fs_type(path) == "btrfs":

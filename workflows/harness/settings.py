@@ -360,14 +360,11 @@ def read_value(path: str) -> str:
 BUSY_TRIES, BUSY_WAIT_S = 20, 0.05
 
 
-def read_busy(path: str | Path) -> str:
-    """A sysfs/procfs file's text, a busy refusal tried again (see BUSY_TRIES): DAMON's ``state``
-    file is read under damon_sysfs_lock too, taken with mutex_trylock (mm/damon/sysfs.c
-    state_show(), since "mm/damon/sysfs: fix use-after-free in state_show()", 6.17 and the
-    stable kernels it went to, 6.12.y among them)."""
+def _busy_retry(op):
+    """``op()``'s result, an EBUSY refusal tried again (see BUSY_TRIES); any other error at once."""
     for n in range(BUSY_TRIES + 1):
         try:
-            return Path(path).read_text()
+            return op()
         except OSError as e:
             if e.errno != errno.EBUSY or n == BUSY_TRIES:
                 raise
@@ -375,17 +372,21 @@ def read_busy(path: str | Path) -> str:
     raise AssertionError("unreachable")
 
 
+def read_busy(path: str | Path) -> str:
+    """A sysfs/procfs file's text, a busy refusal tried again (see BUSY_TRIES): DAMON's ``state``
+    file is read under damon_sysfs_lock too, taken with mutex_trylock (mm/damon/sysfs.c
+    state_show(), since "mm/damon/sysfs: fix use-after-free in state_show()", 6.17 and the
+    stable kernels it went to, 6.12.y among them)."""
+    return _busy_retry(lambda: Path(path).read_text())
+
+
 def write_file(path: str | Path, value: str) -> None:
     """``value`` written to a sysfs/procfs file, a busy refusal tried again (see BUSY_TRIES)."""
-    for n in range(BUSY_TRIES + 1):
-        try:
-            with open(path, "w") as f:
-                f.write(str(value))
-            return
-        except OSError as e:
-            if e.errno != errno.EBUSY or n == BUSY_TRIES:
-                raise
-            time.sleep(BUSY_WAIT_S)
+    def write() -> None:
+        with open(path, "w") as f:
+            f.write(str(value))
+
+    _busy_retry(write)
 
 
 def _write(path: str, value: str) -> None:
