@@ -388,20 +388,26 @@ static void count_fail(struct move_stats *st, int status)
  * placed, not moved: the call reports it on @node too ("If the page is already
  * on the target node ... store the node").
  */
+/* a page on @node after a move: moved there, or there before it (@before) */
+static void count_on_node(struct move_stats *st, int before, int node)
+{
+	if (before == node)
+		st->pages_already++;
+	else
+		st->pages_ok++;
+}
+
 static int move_batch(struct target *t, size_t n, int node, const uint32_t *slot,
 		      uint32_t *ok, uint32_t *bad, struct move_stats *st)
 {
 	size_t k, nre = 0;
 	uint64_t t0 = now_ns();
 	long r;
-	int whole = 0;
+	int whole = 0, ret = 0;
 
 	if (move_pages(t->pid, n, t->pages, NULL, t->before, 0) < 0) {
-		int e = call_error();
-
-		st->ns += now_ns() - t0;
-		st->calls++;
-		return e;	/* the target is gone, or no permission */
+		ret = call_error();	/* the target is gone, or no permission */
+		goto out;
 	}
 	for (k = 0; k < n; k++) {
 		t->nodes[k] = node;
@@ -409,22 +415,17 @@ static int move_batch(struct target *t, size_t n, int node, const uint32_t *slot
 	}
 	r = move_pages(t->pid, n, t->pages, t->nodes, t->status, MPOL_MF_MOVE);
 	if (r < 0) {
-		int e = call_error();
-
-		if (e != -ENOMEM) {
-			st->ns += now_ns() - t0;
-			st->calls++;
-			return e;	/* whole call: the target is gone, or no permission */
+		whole = call_error();
+		if (whole != -ENOMEM) {
+			ret = whole;	/* whole call: the target is gone, or no permission */
+			goto out;
 		}
-		whole = e;	/* the node is full: what did move is read back */
+		/* the node is full: what did move is read back */
 	}
 	if (r != 0) {
 		if (move_pages(t->pid, n, t->pages, NULL, t->status, 0) < 0) {
-			int e = call_error();
-
-			st->ns += now_ns() - t0;
-			st->calls++;
-			return e;
+			ret = call_error();
+			goto out;
 		}
 		for (k = 0; k < n; k++)	/* not on @node after the call: not migrated */
 			if (t->status[k] >= 0 && t->status[k] != node)
@@ -438,10 +439,7 @@ static int move_batch(struct target *t, size_t n, int node, const uint32_t *slot
 			 * migratable mapping there */
 			st->pages_absent++;
 		} else if (s == node) {
-			if (t->before[k] == node)
-				st->pages_already++;
-			else
-				st->pages_ok++;
+			count_on_node(st, t->before[k], node);
 			ok[slot[k]]++;
 		} else {
 			/* query again below: the page after a THP's head in this
@@ -460,10 +458,7 @@ static int move_batch(struct target *t, size_t n, int node, const uint32_t *slot
 			int s = qr ? t->nodes[k] : t->status[k];
 
 			if (s == node) {
-				if (t->before[k] == node)
-					st->pages_already++;
-				else
-					st->pages_ok++;
+				count_on_node(st, t->before[k], node);
 				ok[t->rslot[k]]++;
 			} else if (s == -ENOENT || s == -EFAULT) {
 				st->pages_absent++;
@@ -473,10 +468,11 @@ static int move_batch(struct target *t, size_t n, int node, const uint32_t *slot
 			}
 		}
 	}
+	st->bytes = st->pages_ok * BASE_PAGE;
+out:
 	st->ns += now_ns() - t0;
 	st->calls++;
-	st->bytes = st->pages_ok * BASE_PAGE;
-	return 0;
+	return ret;
 }
 
 int target_move_regions(struct target *t, const size_t *idx, size_t nidx, int node,
