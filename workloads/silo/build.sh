@@ -45,12 +45,16 @@ for p in "$HERE"/patches/*.patch; do
 done
 
 JOBS=$(nproc)
+# through ccache where it works (workloads/ccache.sh): a rebuild of these pinned sources takes seconds
+. "$HERE/../ccache.sh"
 # No debug information unless SILO_DEBUG_INFO asks for it (e.g. -g): the same machine code in
 # ~20 % less build time (patches/0003-debug-info-knob.patch says how that was checked).
 DEBUG_INFO=${SILO_DEBUG_INFO:-}
-echo "build.sh: make -j$JOBS dbtest in $SRC${DEBUG_INFO:+ (debug info: $DEBUG_INFO)}"
-# Pin every build knob on the command line so the environment cannot change it.
-(cd "$SRC" && make -j"$JOBS" MYSQL=0 MODE=perf DEBUG=0 CHECK_INVARIANTS=0 \
+echo "build.sh: make -j$JOBS dbtest in $SRC${DEBUG_INFO:+ (debug info: $DEBUG_INFO)}${CCACHE:+ (with ccache)}"
+# Pin every build knob on the command line so the environment cannot change it (the compilers: the
+# environment's CXX and CC, else make's defaults g++ and cc; masstree's configure, run by
+# this make, gets them too).
+(cd "$SRC" && make -j"$JOBS" CXX="$CCACHE${CXX:-g++}" CC="$CCACHE${CC:-cc}" MYSQL=0 MODE=perf DEBUG=0 CHECK_INVARIANTS=0 \
     EVENT_COUNTERS=0 USE_MALLOC_MODE=1 MASSTREE=1 DEBUG_INFO="$DEBUG_INFO" dbtest) ||
   die "make dbtest failed (see the compiler output above)"
 
