@@ -48,6 +48,7 @@ excludes them, as an order rolled back processes no order.)
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import pwd
 import re
@@ -265,38 +266,92 @@ def evict(datadir: Path) -> int:
     return n
 
 
+# Prepared clusters kept for the next point (issue 27: `make run`'s three TPC-C points each spent
+# ~6 s of their ~20 s on initdb and the load): build/cache/pgtpcc-<key>, a copy of a cluster as
+# prepare leaves it (loaded, stopped, checkpointed by the shutdown), named by everything that makes
+# it (the schema and load scripts, the server binaries' version, the configuration appended to
+# postgresql.conf, the warehouses). A point copies it with `cp -a` (owner, modes, times kept) instead
+# of making its own: every point of a run starts from the same rows (load.sql draws them with
+# random(), so before each point had rows of its own). TIERBENCH_PGTPCC_TEMPLATE=0: no template.
+TEMPLATES = HERE.parents[1] / "build" / "cache"
+_TEMPLATE_PREFIX = "pgtpcc-"
+_TEMPLATE_DONE = ".tierbench-template"
+
+
+def _conf_lines(port: int, sock: Path, shared_buffers: str) -> str:
+    return (f"\n# tierbench overcommit (workloads/pgtpcc)\nlisten_addresses = ''\nport = {port}\n"
+            f"unix_socket_directories = '{sock}'\nshared_buffers = {shared_buffers}\nmax_connections = 32\n"
+            "synchronous_commit = off\nhuge_pages = off\nautovacuum = on\n")
+
+
+def template_dir(b: str, port: int, warehouses: int, shared_buffers: str) -> Path:
+    """Where the prepared cluster of these inputs is kept (see TEMPLATES)."""
+    version = subprocess.run([f"{b}/postgres", "--version"], capture_output=True, text=True).stdout.strip()
+    h = hashlib.sha256()
+    for part in ((HERE / "schema.sql").read_bytes(), (HERE / "load.sql").read_bytes(), b.encode(), version.encode(),
+                 _conf_lines(port, Path(socket_dir(port)), shared_buffers).encode(), str(warehouses).encode()):
+        h.update(hashlib.sha256(part).digest())
+    return TEMPLATES / f"{_TEMPLATE_PREFIX}w{warehouses}-{h.hexdigest()[:16]}"
+
+
+def _keep_template(datadir: Path, tpl: Path) -> None:
+    """Copy the cluster just prepared to @tpl (whole or not at all: a copy under a temporary name,
+    renamed), and drop the templates of other inputs. A failure only costs the next point its copy."""
+    tmp = tpl.with_name(f"{tpl.name}.tmp{os.getpid()}")
+    try:
+        TEMPLATES.mkdir(parents=True, exist_ok=True)
+        for old in TEMPLATES.glob(f"{_TEMPLATE_PREFIX}*"):
+            if old != tpl:
+                shutil.rmtree(old, ignore_errors=True)
+        _run(["cp", "-a", str(datadir), str(tmp)])
+        (tmp / _TEMPLATE_DONE).write_text("")
+        os.rename(tmp, tpl)
+    except (OSError, RuntimeError) as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        print(f"# no template kept ({e}): the next point prepares its own cluster", flush=True)
+
+
 def prepare(datadir: Path, port: int, warehouses: int, shared_buffers: str) -> None:
     why = check()
     if why:
         raise RuntimeError(why)
     b = bindir()
     cleanup(datadir, port)
-    datadir.mkdir(parents=True)
     pw = pwd.getpwnam(USER)
-    os.chown(datadir, pw.pw_uid, pw.pw_gid)
-    os.chmod(datadir, 0o700)
     sock = Path(socket_dir(port))
+    t0 = time.monotonic()
+    use_template = os.environ.get("TIERBENCH_PGTPCC_TEMPLATE", "1") != "0"
+    tpl = template_dir(b, port, warehouses, shared_buffers) if use_template else None
+    datadir.parent.mkdir(parents=True, exist_ok=True)
     sock.mkdir(mode=0o700)
     os.chown(sock, pw.pw_uid, pw.pw_gid)
-    t0 = time.monotonic()
-    _run(_as_user() + [f"{b}/initdb", "-D", str(datadir), "-U", USER, "--auth=trust", "-E", "UTF8", "--no-sync"],
-         cwd="/")
-    with open(datadir / "postgresql.conf", "a") as f:
-        f.write(f"\n# tierbench overcommit (workloads/pgtpcc)\nlisten_addresses = ''\nport = {port}\n"
-                f"unix_socket_directories = '{sock}'\nshared_buffers = {shared_buffers}\nmax_connections = 32\n"
-                "synchronous_commit = off\nhuge_pages = off\nautovacuum = on\n")
-    _run(_as_user() + [f"{b}/pg_ctl", "-D", str(datadir), "-w", "-t", "120", "-l", str(datadir / "load.log"), "start"],
-         cwd="/")
-    try:
-        psql = [f"{b}/psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", "-h", str(sock), "-p", str(port), "-U", USER]
-        _run(psql + ["-c", "CREATE DATABASE tpcc"])
-        _run(psql + ["-d", "tpcc", "-f", str(HERE / "schema.sql")])
-        _run(psql + ["-d", "tpcc", "-v", f"w={warehouses}", "-f", str(HERE / "load.sql")])
-    finally:
-        _run(stop_argv(str(datadir)), cwd="/")
+    if tpl and (tpl / _TEMPLATE_DONE).exists():
+        _run(["cp", "-a", str(tpl), str(datadir)])
+        (datadir / _TEMPLATE_DONE).unlink()
+        how = f"copied {tpl.name} (build/cache)"
+    else:
+        datadir.mkdir()
+        os.chown(datadir, pw.pw_uid, pw.pw_gid)
+        os.chmod(datadir, 0o700)
+        _run(_as_user() + [f"{b}/initdb", "-D", str(datadir), "-U", USER, "--auth=trust", "-E", "UTF8", "--no-sync"],
+             cwd="/")
+        with open(datadir / "postgresql.conf", "a") as f:
+            f.write(_conf_lines(port, sock, shared_buffers))
+        _run(_as_user() + [f"{b}/pg_ctl", "-D", str(datadir), "-w", "-t", "120", "-l", str(datadir / "load.log"),
+                           "start"], cwd="/")
+        try:
+            psql = [f"{b}/psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", "-h", str(sock), "-p", str(port), "-U", USER]
+            _run(psql + ["-c", "CREATE DATABASE tpcc"])
+            _run(psql + ["-d", "tpcc", "-f", str(HERE / "schema.sql")])
+            _run(psql + ["-d", "tpcc", "-v", f"w={warehouses}", "-f", str(HERE / "load.sql")])
+        finally:
+            _run(stop_argv(str(datadir)), cwd="/")
+        how = "initdb and load"
+        if tpl:
+            _keep_template(datadir, tpl)
     n = evict(datadir)
-    print(f"# prepared {warehouses} warehouse(s) in {time.monotonic() - t0:.1f} s; evicted {n} files from the page cache",
-          flush=True)
+    print(f"# prepared {warehouses} warehouse(s) in {time.monotonic() - t0:.1f} s ({how}); evicted {n} files from "
+          "the page cache", flush=True)
 
 
 def cleanup(datadir: Path, port: int) -> None:
