@@ -1,5 +1,6 @@
 """workflows/harness/bootstrap.py: which of pip's settings reach uv, and when pip is kept."""
 
+import re
 import subprocess
 
 from workflows.harness import bootstrap
@@ -49,6 +50,8 @@ class _Runs:
     def __call__(self, argv, **kw):
         self.calls.append(list(argv))
         out = self.config if argv[-2:] == ["config", "list"] else ""
+        if "-c" in argv and "sysconfig" in argv[-1]:  # the venv's package directories (purelib, platlib)
+            out = "/v/lib/python3.11/site-packages\n/v/lib/python3.11/site-packages\n"
         return subprocess.CompletedProcess(argv, 1 if self.fail in argv else 0, stdout=out, stderr="")
 
 
@@ -58,7 +61,14 @@ def test_uv_installs_then_fills_the_venv(monkeypatch):
     assert bootstrap._install_with_uv("/v/bin/python")
     assert runs.calls[1] == ["/v/bin/python", "-m", "pip", "install", "-q", bootstrap.UV]
     assert runs.calls[2][:4] == ["/v/bin/python", "-m", "uv", "pip"]
-    assert "--compile-bytecode" in runs.calls[2]  # PYTHONDONTWRITEBYTECODE would leave them uncompiled
+    # then the bytecode (PYTHONDONTWRITEBYTECODE would leave the packages uncompiled), of every
+    # installed file but the packages' own tests
+    comp = [c for c in runs.calls if c[1:3] == ["-m", "compileall"]]
+    assert len(comp) == 1 and "-x" in comp[0] and comp[0][-1] == "/v/lib/python3.11/site-packages", runs.calls
+    unused = re.compile(comp[0][comp[0].index("-x") + 1])
+    assert unused.search("/v/lib/python3.11/site-packages/pandas/tests/frame/test_api.py")
+    assert not unused.search("/v/lib/python3.11/site-packages/numpy/testing/_private/utils.py")
+    assert not unused.search("/v/lib/python3.11/site-packages/snakemake/dag.py")
 
 
 def test_pip_takes_over_where_uv_fails_or_cannot_follow(monkeypatch, capsys):
