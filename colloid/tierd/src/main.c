@@ -361,6 +361,15 @@ struct totals {
 	uint64_t regions_moved, regions_failed, quanta, overruns, samples;
 };
 
+/* an interval's counts into the totals (quanta and overruns are counted in the totals at once) */
+static void totals_fold(struct totals *tot, const struct totals *iv)
+{
+	move_stats_add(&tot->ms, &iv->ms);
+	tot->regions_moved += iv->regions_moved;
+	tot->regions_failed += iv->regions_failed;
+	tot->samples += iv->samples;
+}
+
 struct reporter {
 	FILE *out;
 	struct colloid_ctx *ctx;
@@ -552,15 +561,7 @@ static void report(struct reporter *r)
 	r->slat_n[0] = r->slat_n[1] = 0;
 	r->run_min = NAN;
 	r->mux_quanta = 0;
-	tot->ms.pages_ok += iv->ms.pages_ok;
-	tot->ms.pages_already += iv->ms.pages_already;
-	tot->ms.pages_failed += iv->ms.pages_failed;
-	tot->ms.bytes += iv->ms.bytes;
-	tot->ms.calls += iv->ms.calls;
-	tot->ms.ns += iv->ms.ns;
-	tot->regions_moved += iv->regions_moved;
-	tot->regions_failed += iv->regions_failed;
-	tot->samples += iv->samples;
+	totals_fold(tot, iv);
 	memset(iv, 0, sizeof(*iv));
 }
 
@@ -862,15 +863,7 @@ static int tierd_migrate(void *priv, const struct colloid_move *plan, size_t n, 
 			}
 			m++;
 		}
-		iv->ms.pages_ok += one.pages_ok;
-		iv->ms.pages_already += one.pages_already;
-		iv->ms.pages_failed += one.pages_failed;
-		iv->ms.pages_absent += one.pages_absent;
-		iv->ms.bytes += one.bytes;
-		iv->ms.calls += one.calls;
-		iv->ms.ns += one.ns;
-		for (size_t e = 0; e < sizeof(one.err_by_errno) / sizeof(one.err_by_errno[0]); e++)
-			R->tot->ms.err_by_errno[e] += one.err_by_errno[e];
+		move_stats_add(&iv->ms, &one);
 		k = j;
 	}
 	*done = ret ? k : n;
@@ -1266,15 +1259,7 @@ int main(int argc, char **argv)
 	/* the last, partial interval */
 	if (iv.quanta && out)
 		report(&rp);
-	tot.ms.pages_ok += iv.ms.pages_ok;
-	tot.ms.pages_already += iv.ms.pages_already;
-	tot.ms.pages_failed += iv.ms.pages_failed;
-	tot.ms.bytes += iv.ms.bytes;
-	tot.ms.calls += iv.ms.calls;
-	tot.ms.ns += iv.ms.ns;
-	tot.regions_moved += iv.regions_moved;
-	tot.regions_failed += iv.regions_failed;
-	tot.samples += iv.samples;
+	totals_fold(&tot, &iv);
 	{
 		double wall = (double)(now_ns() - t_start) * 1e-9;
 		double share = wall > 0 ? (double)(cpu_ns() - cpu0) * 1e-9 / wall : 0;

@@ -361,6 +361,19 @@ int target_first_nodes(struct target *t, int *out)
 	return 0;
 }
 
+void move_stats_add(struct move_stats *dst, const struct move_stats *src)
+{
+	dst->pages_ok += src->pages_ok;
+	dst->pages_already += src->pages_already;
+	dst->pages_failed += src->pages_failed;
+	dst->pages_absent += src->pages_absent;
+	dst->bytes += src->bytes;
+	dst->calls += src->calls;
+	dst->ns += src->ns;
+	for (size_t e = 0; e < sizeof(src->err_by_errno) / sizeof(src->err_by_errno[0]); e++)
+		dst->err_by_errno[e] += src->err_by_errno[e];
+}
+
 static void count_fail(struct move_stats *st, int status)
 {
 	int e = -status;

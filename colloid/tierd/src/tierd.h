@@ -72,6 +72,8 @@ int target_region_node(struct target *t, size_t i, int all_pages);
  * (-ESRCH: the target is gone). */
 int target_move_regions(struct target *t, const size_t *idx, size_t nidx, int node,
 			uint32_t *ok, uint32_t *bad, struct move_stats *st);
+/* every count of @src added to @dst */
+void move_stats_add(struct move_stats *dst, const struct move_stats *src);
 /* node of the first page of every region (-ENOENT: not present) into out[] */
 int target_first_nodes(struct target *t, int *out);
 /* status of every page of region i: counts pages on node / elsewhere / absent */
