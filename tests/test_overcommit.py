@@ -123,10 +123,12 @@ def test_a_swapfile_directory_on_a_filesystem_that_cannot_hold_one(tmp_path, mon
     mi = tmp_path / "mountinfo"
     mi.write_text("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
                   "30 22 0:25 / /tmp rw,nosuid shared:5 - tmpfs tmpfs rw\n"
-                  "31 22 0:26 / /srv/with\\040space rw shared:6 - btrfs /dev/sdb rw\n")
+                  "31 22 0:26 / /srv/with\\040space rw shared:6 - btrfs /dev/sdb rw\n"
+                  "32 22 0:27 / /srv/d\u00e4t\u00e4 rw shared:7 - xfs /dev/sdc rw\n")  # the kernel's bytes, UTF-8
     assert memcg.fs_type(Path("/tmp/x/y"), str(mi)) == "tmpfs"
     assert memcg.fs_type(Path("/tmpfoo"), str(mi)) == "ext4"
     assert memcg.fs_type(Path("/srv/with space/d"), str(mi)) == "btrfs"
+    assert memcg.fs_type(Path("/srv/d\u00e4t\u00e4/swap"), str(mi)) == "xfs"
     monkeypatch.setattr(memcg, "fs_type", lambda p: "tmpfs")
     with pytest.raises(ConfigError, match=r"overcommit/swap/size_mib: .* is on tmpfs, which cannot hold a swapfile"):
         memcg.check_swapfile_room(str(tmp_path), 16, "overcommit/swap/size_mib")

@@ -37,6 +37,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -315,24 +316,33 @@ def check_device(device: str, what: str) -> None:
         raise ConfigError(f"{what}: {device} is mounted (in use)")
 
 
-def fs_type(path: Path, mountinfo: str = "/proc/self/mountinfo") -> str | None:
-    """The filesystem type of the mount holding ``path``: the longest mount point that is a prefix
-    of its real path, from mountinfo (Documentation/filesystems/proc.rst, "/proc/<pid>/mountinfo":
-    field 5 the mount point, octal escapes such as \\040; the type after the " - " separator)."""
-    real = os.path.realpath(path)
-    best, kind = "", None
+def mount_table(mountinfo: str = "/proc/self/mountinfo") -> list[tuple[str, str | None]]:
+    """(mount point, filesystem type) of every mount of this mount namespace, from mountinfo
+    (Documentation/filesystems/proc.rst, "/proc/<pid>/mountinfo": field 5 the mount point, with
+    spaces, tabs, newlines and backslashes as octal escapes such as \\040; the type the first field
+    after the " - " separator, None on a line without one); [] where it cannot be read."""
     try:
         lines = Path(mountinfo).read_text().splitlines()
     except OSError:
-        return None
+        return []
+    out = []
     for line in lines:
         pre, sep, post = line.partition(" - ")
-        f = pre.split()
-        if not sep or len(f) < 5 or not post.split():
-            continue
-        mp = f[4].encode().decode("unicode_escape")
-        if (real == mp or real.startswith(mp.rstrip("/") + "/")) and len(mp) >= len(best):
-            best, kind = mp, post.split()[0]
+        f = pre.split(" ")
+        if len(f) > 4:
+            out.append((re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), f[4]),
+                        post.split()[0] if sep and post.split() else None))
+    return out
+
+
+def fs_type(path: Path, mountinfo: str = "/proc/self/mountinfo") -> str | None:
+    """The filesystem type of the mount holding ``path``: the longest mount point that is a prefix
+    of its real path (:func:`mount_table`)."""
+    real = os.path.realpath(path)
+    best, kind = "", None
+    for mp, t in mount_table(mountinfo):
+        if t and (real == mp or real.startswith(mp.rstrip("/") + "/")) and len(mp) >= len(best):
+            best, kind = mp, t
     return kind
 
 

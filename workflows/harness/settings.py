@@ -50,7 +50,6 @@ import errno
 import functools
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -176,14 +175,10 @@ def _unmount(where: str) -> None:
 
 
 def _mount_points() -> list[str]:
-    """Every mount point of this mount namespace (proc(5): /proc/self/mountinfo's fifth field,
-    with spaces, tabs, newlines and backslashes as octal escapes)."""
-    try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return []
-    return [re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), f[4]) for f in (ln.split(" ") for ln in lines)
-            if len(f) > 4]
+    """Every mount point of this mount namespace (memcg.mount_table: /proc/self/mountinfo)."""
+    from .memcg import mount_table  # noqa: PLC0415
+
+    return [mp for mp, _ in mount_table()]
 
 
 def tree_refused(where: str) -> str | None:
