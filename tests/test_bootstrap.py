@@ -2,6 +2,9 @@
 
 import re
 import subprocess
+import sys
+
+import pytest
 
 from workflows.harness import bootstrap
 from workflows.harness.bootstrap import uv_env
@@ -55,8 +58,15 @@ class _Runs:
         return subprocess.CompletedProcess(argv, 1 if self.fail in argv else 0, stdout=out, stderr="")
 
 
+@pytest.fixture(autouse=True)
+def _no_kept_uv(monkeypatch, tmp_path):
+    """No test keeps a uv in the user's own cache, nor finds one there."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
 def test_uv_installs_then_fills_the_venv(monkeypatch):
     runs = _Runs(PIP_CONFIG)
+    monkeypatch.setattr(bootstrap, "kept_uv", lambda: None)
     monkeypatch.setattr(bootstrap.subprocess, "run", runs)
     assert bootstrap._install_with_uv("/v/bin/python")
     assert runs.calls[1] == ["/v/bin/python", "-m", "pip", "install", "-q", bootstrap.UV]
@@ -71,7 +81,56 @@ def test_uv_installs_then_fills_the_venv(monkeypatch):
     assert not unused.search("/v/lib/python3.11/site-packages/snakemake/dag.py")
 
 
+class _NoVenvPip(_Runs):
+    """A venv made without pip: its interpreter's `-m pip` fails until `-m ensurepip` ran."""
+
+    def __call__(self, argv, **kw):
+        r = super().__call__(argv, **kw)
+        if argv[0] == "/v/bin/python" and argv[1:3] == ["-m", "pip"] and ["-m", "ensurepip"] not in \
+                [c[1:3] for c in self.calls]:
+            r.returncode = 1
+        return r
+
+
+def test_a_kept_uv_fills_a_venv_without_pip(monkeypatch, tmp_path):
+    """A later clone: its venv has no pip, so pip's settings are asked of the pip bootstrap runs
+    under, and the kept uv installs: no pip and no uv wheel is put into the venv. Where that pip would
+    read a site file of its own, pip is put into the venv to ask it."""
+    monkeypatch.setattr(bootstrap, "kept_uv", lambda: "/cache/uv")
+    for site_conf, ensurepip in ((False, False), (True, True)):
+        prefix = tmp_path / f"prefix-{site_conf}"
+        prefix.mkdir()
+        if site_conf:
+            (prefix / "pip.conf").write_text("[global]\nindex-url = https://site.example/simple\n")
+        monkeypatch.setattr(bootstrap.sys, "prefix", str(prefix))
+        runs = _NoVenvPip(PIP_CONFIG)
+        monkeypatch.setattr(bootstrap.subprocess, "run", runs)
+        assert bootstrap._install_with_uv("/v/bin/python")
+        asked = [c[0] for c in runs.calls if c[-2:] == ["config", "list"]]
+        assert asked == (["/v/bin/python", "/v/bin/python"] if ensurepip else ["/v/bin/python", sys.executable])
+        assert any("ensurepip" in c for c in runs.calls) == ensurepip, runs.calls
+        uv = [c for c in runs.calls if c[0] == "/cache/uv"]
+        assert len(uv) == 1 and uv[0][1:4] == ["pip", "install", "-q"] and uv[0][-1] == "--offline"
+        assert not any(bootstrap.UV in c for c in runs.calls), runs.calls
+
+
+def test_the_uv_kept_is_the_pinned_one(tmp_path):
+    home = bootstrap.uv_home()
+    assert home.parent == tmp_path / "cache/tierbench" and home.name == bootstrap.UV.replace("==", "-")
+    assert bootstrap.kept_uv() is None  # none kept yet
+    venv_bin = tmp_path / "v/bin"
+    venv_bin.mkdir(parents=True)
+    for version, kept in (("0.13.8", False), (bootstrap.UV.split("==")[1], True)):
+        (venv_bin / "uv").write_text(f"#!/bin/sh\necho 'uv {version} (x86_64-unknown-linux-gnu)'\n")
+        (venv_bin / "uv").chmod(0o755)
+        bootstrap.keep_uv(str(venv_bin / "python"))
+        assert (home / "uv").read_text() == (venv_bin / "uv").read_text()
+        assert bootstrap.kept_uv() == (str(home / "uv") if kept else None), version
+    assert [p.name for p in home.iterdir()] == ["uv"]  # no copy left half-way
+
+
 def test_pip_takes_over_where_uv_fails_or_cannot_follow(monkeypatch, capsys):
+    monkeypatch.setattr(bootstrap, "kept_uv", lambda: None)
     runs = _Runs(PIP_CONFIG, fail=bootstrap.UV)  # uv's wheel cannot be had
     monkeypatch.setattr(bootstrap.subprocess, "run", runs)
     assert not bootstrap._install_with_uv("/v/bin/python")
@@ -91,6 +150,7 @@ def test_the_installer_chosen(monkeypatch):
     for forced, fail, uv_tried, pip_used in (("pip", "\0", False, True), ("", "\0", True, False),
                                              ("", bootstrap.UV, True, True)):
         runs = _Runs(PIP_CONFIG, fail=fail)
+        monkeypatch.setattr(bootstrap, "kept_uv", lambda: None)
         monkeypatch.setattr(bootstrap.subprocess, "run", runs)
         monkeypatch.setenv("TIERBENCH_INSTALLER", forced)
         bootstrap.install_requirements("/v/bin/python")

@@ -12,9 +12,10 @@
    They are optional: without root the command is printed and setup goes on.
 3. A Python environment: an already active virtualenv/conda environment that has
    every requirement is used as it is; otherwise ``.venv`` is created (or
-   refreshed when requirements.txt changed) and filled from requirements.txt: by uv (pinned,
-   installed into the venv; ~20 s where pip takes ~34 s), with pip's package sources passed on,
-   and by pip where uv cannot be had, fails, or pip is configured in a way uv does not follow.
+   refreshed when requirements.txt changed) and filled from requirements.txt: by uv (pinned;
+   installed into the first venv, then kept in ~/.cache/tierbench for the next clones, whose venv
+   then needs no pip of its own), with pip's package sources passed on, and by pip where uv cannot
+   be had, fails, or pip is configured in a way uv does not follow.
    ``TIERBENCH_INSTALLER=pip`` always uses pip.
 
 Prints the chosen interpreter to ``build/python`` for the Makefile.
@@ -245,7 +246,9 @@ def python_env() -> str:
         sys.exit(f"tierbench: error: Python >= 3.11 is needed (snakemake 9), this is {sys.version.split()[0]}")
     if not py.exists():
         say(f"creating virtualenv {VENV.relative_to(REPO)}")
-        venv.EnvBuilder(with_pip=True).create(VENV)
+        # without pip where the kept uv fills it: ensurepip took 6.6 s of a fresh clone's setup here
+        # (2 cores, 2026-11-28), more beside the C builds; pip joins it later where it is needed
+        venv.EnvBuilder(with_pip=_installer() == "pip" or kept_uv() is None).create(VENV)
     install_requirements(str(py))
     if not _has_modules(str(py)):
         sys.exit(f"tierbench: error: requirements.txt was installed into {VENV.relative_to(REPO)}, but its Python "
@@ -254,10 +257,15 @@ def python_env() -> str:
     return str(py)
 
 
+def _installer() -> str:
+    return os.environ.get("TIERBENCH_INSTALLER", "")
+
+
 def install_requirements(py: str) -> None:
     """requirements.txt into the venv of ``py``: by uv, else (or with TIERBENCH_INSTALLER=pip) by pip."""
-    if os.environ.get("TIERBENCH_INSTALLER") == "pip" or not _install_with_uv(py):
+    if _installer() == "pip" or not _install_with_uv(py):
         say("installing Python requirements (requirements.txt) with pip; this takes a minute the first time")
+        ensure_pip(py)
         for c in ([py, "-m", "pip", "install", "-q", "--upgrade", "pip"],
                   [py, "-m", "pip", "install", "-q", "-r", str(REQ)]):
             r = subprocess.run(c)
@@ -293,20 +301,77 @@ def uv_env(pip_config: str, environ: dict[str, str]) -> dict[str, str] | None:
     return env
 
 
-def _install_with_uv(py: str) -> bool:
-    """requirements.txt into the venv by uv (installed into it first); False, after saying why,
-    where uv cannot be had or fails (pip then does it)."""
+def ensure_pip(py: str) -> None:
+    """pip in the venv of ``py`` (one made without it, for the kept uv, gets it where pip is needed)."""
+    if subprocess.run([py, "-m", "pip", "--version"], capture_output=True).returncode != 0:
+        subprocess.run([py, "-m", "ensurepip", "--upgrade", "--default-pip"], stdout=subprocess.DEVNULL)
+
+
+def pip_config(py: str) -> subprocess.CompletedProcess:
+    """`pip config list` as the venv's pip would print it: its own; in a venv made without pip, that
+    of the pip this bootstrap runs under where that one reads no file the venv's would not (pip reads
+    the same global and user files from any interpreter, and its site file, pip.conf, from
+    sys.prefix: pip.pypa.io/en/stable/topics/configuration/#location); else pip is put into the venv
+    to ask it."""
     cfg = subprocess.run([py, "-m", "pip", "config", "list"], capture_output=True, text=True)
+    if cfg.returncode == 0:
+        return cfg
+    if not (Path(sys.prefix) / "pip.conf").exists():
+        cfg = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True)
+        if cfg.returncode == 0:
+            return cfg
+    ensure_pip(py)
+    return subprocess.run([py, "-m", "pip", "config", "list"], capture_output=True, text=True)
+
+
+def uv_home() -> Path:
+    """Where the pinned uv is kept for this user's next clones: beside uv's own cache."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "tierbench" / UV.replace("==", "-")
+
+
+def kept_uv() -> str | None:
+    """The pinned uv kept by an earlier setup (keep_uv), where it runs and is that version."""
+    exe = uv_home() / "uv"
+    try:
+        r = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return str(exe) if r.returncode == 0 and r.stdout.split()[:2] == UV.split("==") else None
+
+
+def keep_uv(py: str) -> None:
+    """The uv binary that `pip install uv` put into the venv, kept for this user's next clones (a
+    copy, renamed into place, so that setups running at once never see half a file); not kept is no
+    error."""
+    src = Path(py).parent / "uv"
+    dst = uv_home() / "uv"
+    try:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dst.with_name(f".uv.{os.getpid()}")
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dst)
+    except OSError:
+        pass
+
+
+def _install_with_uv(py: str) -> bool:
+    """requirements.txt into the venv by uv (the kept one, else installed into the venv first and
+    then kept); False, after saying why, where uv cannot be had or fails (pip then does it)."""
+    uv = kept_uv()
+    cfg = pip_config(py)
     env = uv_env(cfg.stdout, dict(os.environ)) if cfg.returncode == 0 else None
     if env is None:
         say("pip is configured in a way uv does not follow (pip config list); installing with pip")
         return False
     say("installing Python requirements (requirements.txt) with uv")
-    r = subprocess.run([py, "-m", "pip", "install", "-q", UV], env=env)
-    if r.returncode != 0:
-        say(f"'pip install {UV}' failed with status {r.returncode}; installing with pip instead")
-        return False
-    install = [py, "-m", "uv", "pip", "install", "-q", "--python", py, "-r", str(REQ)]
+    if uv is None:
+        r = subprocess.run([py, "-m", "pip", "install", "-q", UV], env=env)
+        if r.returncode != 0:
+            say(f"'pip install {UV}' failed with status {r.returncode}; installing with pip instead")
+            return False
+        keep_uv(py)
+    install = [*([uv] if uv else [py, "-m", "uv"]), "pip", "install", "-q", "--python", py, "-r", str(REQ)]
     # From uv's cache alone first (--offline: docs.astral.sh/uv/reference/cli/#uv-pip-install): the
     # pins are exact, so where every wheel is cached the index has nothing to add and the install
     # need not wait on it (by hand here: 11.3 s asking the index, 7.7-8.9 s offline; the whole step
@@ -315,7 +380,7 @@ def _install_with_uv(py: str) -> bool:
     if subprocess.run([*install, "--offline"], env=env, capture_output=True).returncode != 0:
         r = subprocess.run(install, env=env)
         if r.returncode != 0:
-            say(f"'{' '.join(install[1:])}' failed with status {r.returncode}; installing with pip instead")
+            say(f"'uv {' '.join(install[install.index('pip'):])}' failed with status {r.returncode}; installing with pip instead")
             return False
     compile_bytecode(py)
     return True
