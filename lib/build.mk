@@ -49,6 +49,14 @@ TESTS ?= tests/*.c tests/*.sh
 $(foreach p,$(PROGS),$(eval $(p)_SRCS ?= src/*.c))
 CC ?= cc
 AR ?= ar
+# objects compile through ccache where it works (lib/ccache.sh; TIERBENCH_CCACHE=0: without), with
+# base_dir the repository: ccache then hashes the absolute paths under it as relative ones, and with
+# -ffile-prefix-map (BASE_CFLAGS) it need not hash the working directory either, so a second clone
+# takes the first one's objects (ccache(1), "COMPILING IN DIFFERENT DIRECTORIES")
+ifeq ($(origin CCACHE),undefined)
+CCACHE := $(shell . $(TOP)/lib/ccache.sh && printf %s "$$CCACHE")
+endif
+COMPILE = $(if $(CCACHE),CCACHE_BASEDIR=$(TOP) $(CCACHE))$(CC)
 EXTRA_CFLAGS ?=
 EXTRA_LDFLAGS ?=
 TEST_SAN_SCRIPTS ?= 1
@@ -72,7 +80,9 @@ LIBCOMP_tbutil := tbutil
 LIBINC_tbutil := lib/include
 LIBSYS_tbutil := -lnuma -lm
 
-BASE_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -pthread -MMD -MP
+# -ffile-prefix-map: the clone's own directory stays out of the objects (debug info, __FILE__), so
+# that two clones build the same objects and ccache may give one the other's (below)
+BASE_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -pthread -MMD -MP -ffile-prefix-map=$(TOP)=.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ifeq ($(STATIC),1)
 STATIC_LDFLAGS := -static
@@ -110,11 +120,11 @@ MAKEFILES_USED := $(abspath $(firstword $(MAKEFILE_LIST)) $(lastword $(MAKEFILE_
 
 $(OBJ)/%.o: $(HERE)/%.c $(MAKEFILES_USED)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	$(COMPILE) $(CFLAGS_ALL) -c -o $@ $<
 
 $(SANOBJ)/%.o: $(HERE)/%.c $(MAKEFILES_USED)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+	$(COMPILE) $(TEST_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 # ---- the component's libraries, plain and sanitized
 define LIB_RULES

@@ -1,6 +1,9 @@
 """workflows/harness/bootstrap.py: which of pip's settings reach uv, and when pip is kept."""
 
+import marshal
+import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -54,7 +57,7 @@ class _Runs:
         self.calls.append(list(argv))
         out = self.config if argv[-2:] == ["config", "list"] else ""
         if "-c" in argv and "sysconfig" in argv[-1]:  # the venv's package directories (purelib, platlib)
-            out = "/v/lib/python3.11/site-packages\n/v/lib/python3.11/site-packages\n"
+            out = "3.11.7 (main)\n/v/lib/python3.11/site-packages\n/v/lib/python3.11/site-packages\n"
         return subprocess.CompletedProcess(argv, 1 if self.fail in argv else 0, stdout=out, stderr="")
 
 
@@ -127,6 +130,46 @@ def test_the_uv_kept_is_the_pinned_one(tmp_path):
         assert (home / "uv").read_text() == (venv_bin / "uv").read_text()
         assert bootstrap.kept_uv() == (str(home / "uv") if kept else None), version
     assert [p.name for p in home.iterdir()] == ["uv"]  # no copy left half-way
+
+
+def test_bytecode_kept_for_the_next_clone(tmp_path, monkeypatch):
+    """The first setup compiles and keeps the bytecode; the next unpacks it, and compileall
+    recompiles only a source that no longer matches its .pyc (here: one edited since)."""
+    site = tmp_path / "site"
+    (site / "pkg").mkdir(parents=True)
+    for name in ("a", "b"):
+        (site / "pkg" / f"{name}.py").write_text(f"X = {name!r}\n")
+    (site / "pkg/tests").mkdir()
+    (site / "pkg/tests/test_a.py").write_text("Y = 1\n")
+
+    def pyc(name):
+        return site / "pkg/__pycache__" / f"{name}.{sys.implementation.cache_tag}.pyc"
+
+    real_run, jobs = subprocess.run, []
+
+    def run(argv, **kw):
+        if "compileall" in argv:
+            jobs.append(argv[argv.index("-j") + 1])
+        return real_run(argv, **kw)
+
+    monkeypatch.setattr(bootstrap.subprocess, "run", run)
+    bootstrap.compile_dirs(sys.executable, "3.x", [str(site)])
+    kept = list(bootstrap.kept_home().glob("bytecode-*.tar"))
+    assert len(kept) == 1 and pyc("a").is_file() and pyc("b").is_file()
+    assert not (site / "pkg/tests/__pycache__").exists()  # the packages' own tests are not compiled
+    first_b = pyc("b").read_bytes()
+
+    shutil.rmtree(site / "pkg/__pycache__")  # a new clone: the same sources, no bytecode
+    (site / "pkg/a.py").write_text("X = 'edited'\n")
+    st = (site / "pkg/a.py").stat()
+    os.utime(site / "pkg/a.py", (st.st_atime, st.st_mtime + 10))  # edited later than compiled
+    bootstrap.compile_dirs(sys.executable, "3.x", [str(site)])
+    assert pyc("b").read_bytes() == first_b  # unpacked as it was
+    ns = {}
+    exec(marshal.loads(pyc("a").read_bytes()[16:]), ns)  # recompiled from the edited source
+    assert ns["X"] == "edited"
+    assert list(bootstrap.kept_home().glob("bytecode-*.tar")) == kept
+    assert jobs == ["0", "1"]  # compiled in parallel, then only checked what was unpacked
 
 
 def test_pip_takes_over_where_uv_fails_or_cannot_follow(monkeypatch, capsys):

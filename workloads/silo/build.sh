@@ -45,8 +45,8 @@ for p in "$HERE"/patches/*.patch; do
 done
 
 JOBS=$(nproc)
-# through ccache where it works (workloads/ccache.sh): a rebuild of these pinned sources takes seconds
-. "$HERE/../ccache.sh"
+# through ccache where it works (lib/ccache.sh): a rebuild of these pinned sources takes seconds
+. "$HERE/../../lib/ccache.sh"
 # No debug information unless SILO_DEBUG_INFO asks for it (e.g. -g): the same machine code in
 # ~20 % less build time (patches/0003-debug-info-knob.patch says how that was checked).
 DEBUG_INFO=${SILO_DEBUG_INFO:-}

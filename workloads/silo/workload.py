@@ -24,7 +24,7 @@ PINS = [Pin("silo", "stephentu/silo", "cc11ca1ea949ef266ee12a9b1c310392519d9e3b"
             "5c4aec9ebd8b3215bc23a6b331b10f581a41c21cab56de643d8e42ff0fa0b596")]
 _SCRIPT = "workloads/silo/build.sh"
 BUILDS = {"silo-dbtest": {"upstream": [p.archive for p in PINS], "script": _SCRIPT,
-                          "sources": [_SCRIPT, "workloads/ccache.sh", "workloads/silo/patches/*.patch"]}}
+                          "sources": [_SCRIPT, "lib/ccache.sh", "workloads/silo/patches/*.patch"]}}
 
 
 def footprint_mib(scale_factor: int) -> float:
