@@ -133,16 +133,17 @@ def test_the_uv_kept_is_the_pinned_one(tmp_path):
 
 
 def test_bytecode_kept_for_the_next_clone(tmp_path, monkeypatch):
-    """The first setup compiles and keeps the bytecode; the next unpacks it, and compileall
-    recompiles only a source that no longer matches its .pyc (here: one edited since)."""
-    site = tmp_path / "site"
+    """The first clone's setup compiles and keeps the bytecode; the next clone's (another
+    directory, the same sources) unpacks it, and compileall recompiles only a source that no longer
+    matches its .pyc (here: one edited since)."""
+    site = tmp_path / "clone1/lib/python/site-packages"
     (site / "pkg").mkdir(parents=True)
     for name in ("a", "b"):
         (site / "pkg" / f"{name}.py").write_text(f"X = {name!r}\n")
     (site / "pkg/tests").mkdir()
     (site / "pkg/tests/test_a.py").write_text("Y = 1\n")
 
-    def pyc(name):
+    def pyc(site, name):
         return site / "pkg/__pycache__" / f"{name}.{sys.implementation.cache_tag}.pyc"
 
     real_run, jobs = subprocess.run, []
@@ -155,18 +156,19 @@ def test_bytecode_kept_for_the_next_clone(tmp_path, monkeypatch):
     monkeypatch.setattr(bootstrap.subprocess, "run", run)
     bootstrap.compile_dirs(sys.executable, "3.x", [str(site)])
     kept = list(bootstrap.kept_home().glob("bytecode-*.tar"))
-    assert len(kept) == 1 and pyc("a").is_file() and pyc("b").is_file()
+    assert len(kept) == 1 and pyc(site, "a").is_file() and pyc(site, "b").is_file()
     assert not (site / "pkg/tests/__pycache__").exists()  # the packages' own tests are not compiled
-    first_b = pyc("b").read_bytes()
 
-    shutil.rmtree(site / "pkg/__pycache__")  # a new clone: the same sources, no bytecode
-    (site / "pkg/a.py").write_text("X = 'edited'\n")
-    st = (site / "pkg/a.py").stat()
-    os.utime(site / "pkg/a.py", (st.st_atime, st.st_mtime + 10))  # edited later than compiled
-    bootstrap.compile_dirs(sys.executable, "3.x", [str(site)])
-    assert pyc("b").read_bytes() == first_b  # unpacked as it was
+    # the next clone: the same source files (as uv links them: the same mtimes), no bytecode
+    site2 = tmp_path / "clone2/lib/python/site-packages"
+    shutil.copytree(site, site2, ignore=shutil.ignore_patterns("__pycache__"))
+    (site2 / "pkg/a.py").write_text("X = 'edited'\n")
+    st = (site2 / "pkg/a.py").stat()
+    os.utime(site2 / "pkg/a.py", (st.st_atime, st.st_mtime + 10))  # edited later than compiled
+    bootstrap.compile_dirs(sys.executable, "3.x", [str(site2)])
+    assert pyc(site2, "b").read_bytes() == pyc(site, "b").read_bytes()
     ns = {}
-    exec(marshal.loads(pyc("a").read_bytes()[16:]), ns)  # recompiled from the edited source
+    exec(marshal.loads(pyc(site2, "a").read_bytes()[16:]), ns)  # recompiled from the edited source
     assert ns["X"] == "edited"
     assert list(bootstrap.kept_home().glob("bytecode-*.tar")) == kept
     assert jobs == ["0", "1"]  # compiled in parallel, then only checked what was unpacked

@@ -418,7 +418,10 @@ def compile_bytecode(py: str) -> None:
 
 def compile_dirs(py: str, version: str, dirs: list[str]) -> None:
     """compile_bytecode for the package directories ``dirs`` of ``py`` (Python ``version``)."""
-    key = hashlib.sha256("\n".join([_req_hash(), version, UNUSED, *dirs]).encode()).hexdigest()[:16]
+    # not keyed by the clone's own directory: a .pyc's file name is set from where it is imported
+    # (importlib's SourceLoader.get_code, _imp._fix_co_filename)
+    tails = ["/".join(Path(d).parts[-3:]) for d in dirs]
+    key = hashlib.sha256("\n".join([_req_hash(), version, UNUSED, *tails]).encode()).hexdigest()[:16]
     kept = [kept_home() / f"bytecode-{key}-{i}.tar" for i in range(len(dirs))]
     unpacked = all(k.is_file() for k in kept) and all(
         subprocess.run(["tar", "-xf", str(k), "-C", d], capture_output=True).returncode == 0 for k, d in zip(kept, dirs, strict=True))
