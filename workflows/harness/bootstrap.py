@@ -422,23 +422,24 @@ def compile_dirs(py: str, version: str, dirs: list[str]) -> None:
     # (importlib's SourceLoader.get_code, _imp._fix_co_filename)
     tails = ["/".join(Path(d).parts[-3:]) for d in dirs]
     key = hashlib.sha256("\n".join([_req_hash(), version, UNUSED, *tails]).encode()).hexdigest()[:16]
-    kept = [kept_home() / f"bytecode-{key}-{i}.tar" for i in range(len(dirs))]
+    mine = f"bytecode-py{version.split()[0]}-"  # this Python's archives
+    kept = [kept_home() / f"{mine}{key}-{i}.tar" for i in range(len(dirs))]
     unpacked = all(k.is_file() for k in kept) and all(
         subprocess.run(["tar", "-xf", str(k), "-C", d], capture_output=True).returncode == 0 for k, d in zip(kept, dirs, strict=True))
     # checking what was unpacked wants one process (-j 0 took 3.0 s for it, -j 1 0.8 s); compiling, all
     subprocess.run([py, "-m", "compileall", "-q", "-j", "1" if unpacked else "0", "-x", UNUSED, *dirs],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if not unpacked:
-        keep_bytecode(dirs, kept)
+        keep_bytecode(dirs, kept, mine)
 
 
-def keep_bytecode(dirs: list[str], kept: list[Path]) -> None:
+def keep_bytecode(dirs: list[str], kept: list[Path], mine: str) -> None:
     """Every .pyc under ``dirs`` into the archives ``kept`` (one per directory) for this user's next
-    clones, each written aside and renamed into place; archives of other requirements are removed
-    (~75 MB each). Not kept is no error."""
+    clones, each written aside and renamed into place; this Python's archives (``mine``*) of other
+    requirements are removed (~75 MB each). Not kept is no error."""
     try:
         kept[0].parent.mkdir(parents=True, exist_ok=True)
-        for old in kept[0].parent.glob("bytecode-*.tar"):
+        for old in kept[0].parent.glob(f"{mine}*.tar"):
             if old not in kept:
                 old.unlink(missing_ok=True)
         for d, k in zip(dirs, kept, strict=True):
