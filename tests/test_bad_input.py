@@ -274,6 +274,33 @@ def _dax_profile(tmp_path, path) -> str:
     return str(prof)
 
 
+def test_a_dax_path_whose_files_are_not_dax_is_refused(tmp_path, capsys, monkeypatch):
+    """A directory (or file) whose files are in the page cache is no PMem tier: refused before any
+    job, with the filesystem named; the check's probe file is not left behind. Where the kernel says
+    a file is DAX, or says nothing and the mount has the dax option, it is accepted."""
+    import platform  # noqa: PLC0415
+
+    from workflows.harness import memcg, profile  # noqa: PLC0415
+
+    d = tmp_path / "pmem"
+    d.mkdir()
+    if tuple(int(x) for x in platform.release().split(".")[:2]) >= (5, 11):
+        assert profile.statx_dax(d) is False  # this kernel reports a DAX state, and this is none
+    prof = _dax_profile(tmp_path, d)
+    assert cli.main(["validate", "--host", prof]) == 1
+    err = _errors(capsys)
+    assert len(err) == 1 and err[0].startswith(f"tierbench: error: host profile {prof}: tiers/1 (pmem): DAX path "
+                                               f"'{d}' is not DAX: a file made in it is in the page cache ("), err
+    assert "dax=always" in err[0] and list(d.iterdir()) == [], err
+    for state, opts, ok in ((True, "rw", True), (None, "rw,dax=always", True), (None, "rw,dax", True),
+                            (None, "rw", False), (False, "rw,dax=inode", False)):
+        profile._not_dax_file.cache_clear()
+        monkeypatch.setattr(profile, "statx_dax", lambda p, state=state: state)
+        monkeypatch.setattr(memcg, "mount_of", lambda p, opts=opts: (str(tmp_path), "xfs", opts))
+        assert (profile._not_dax(d) is None) == ok, (state, opts)
+    profile._not_dax_file.cache_clear()
+
+
 def test_a_dax_path_that_is_no_dax_device_is_refused(tmp_path, capsys):
     prof = _dax_profile(tmp_path, "/dev/null")
     assert cli.main(["validate", "--host", prof]) == 1
@@ -299,8 +326,12 @@ def test_a_dax_path_that_is_no_dax_device_is_refused(tmp_path, capsys):
             profile.SYS_DEV_CHAR = old
 
 
-def test_a_dax_directory_is_left_out_of_characterize_with_its_reason(tmp_path, capsys):
+def test_a_dax_directory_is_left_out_of_characterize_with_its_reason(tmp_path, capsys, monkeypatch):
     # (kv's pmdk puts its pool files in it; memchar opens the path itself, which fails on a directory)
+    from workflows.harness import profile  # noqa: PLC0415
+
+    monkeypatch.setattr(profile, "statx_dax", lambda p: True)  # its files are DAX
+    profile._not_dax_file.cache_clear()
     assert cli.main(["points", "--host", _dax_profile(tmp_path, tmp_path), "--family", "characterize"]) == 0
     assert "dax:" not in capsys.readouterr().out
     assert cli.main(["validate", "--host", _dax_profile(tmp_path, tmp_path)]) == 0

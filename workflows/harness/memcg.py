@@ -316,11 +316,12 @@ def check_device(device: str, what: str) -> None:
         raise ConfigError(f"{what}: {device} is mounted (in use)")
 
 
-def mount_table(mountinfo: str = "/proc/self/mountinfo") -> list[tuple[str, str | None]]:
-    """(mount point, filesystem type) of every mount of this mount namespace, from mountinfo
-    (Documentation/filesystems/proc.rst, "/proc/<pid>/mountinfo": field 5 the mount point, with
-    spaces, tabs, newlines and backslashes as octal escapes such as \\040; the type the first field
-    after the " - " separator, None on a line without one); [] where it cannot be read."""
+def mount_table(mountinfo: str = "/proc/self/mountinfo") -> list[tuple[str, str | None, str]]:
+    """(mount point, filesystem type, super options) of every mount of this mount namespace, from
+    mountinfo (Documentation/filesystems/proc.rst, "/proc/<pid>/mountinfo": field 5 the mount point,
+    with spaces, tabs, newlines and backslashes as octal escapes such as \\040; after the " - "
+    separator the type, the source and the super options; None and "" on a line without them); []
+    where it cannot be read."""
     try:
         lines = Path(mountinfo).read_text().splitlines()
     except OSError:
@@ -328,22 +329,29 @@ def mount_table(mountinfo: str = "/proc/self/mountinfo") -> list[tuple[str, str 
     out = []
     for line in lines:
         pre, sep, post = line.partition(" - ")
-        f = pre.split(" ")
+        f, g = pre.split(" "), post.split() if sep else []
         if len(f) > 4:
             out.append((re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), f[4]),
-                        post.split()[0] if sep and post.split() else None))
+                        g[0] if g else None, g[2] if len(g) > 2 else ""))
     return out
 
 
-def fs_type(path: Path, mountinfo: str = "/proc/self/mountinfo") -> str | None:
-    """The filesystem type of the mount holding ``path``: the longest mount point that is a prefix
-    of its real path (:func:`mount_table`)."""
+def mount_of(path: Path | str, mountinfo: str = "/proc/self/mountinfo") -> tuple[str, str | None, str] | None:
+    """The mount holding ``path`` (:func:`mount_table`'s row): the longest mount point that is a
+    prefix of its real path."""
     real = os.path.realpath(path)
-    best, kind = "", None
-    for mp, t in mount_table(mountinfo):
-        if t and (real == mp or real.startswith(mp.rstrip("/") + "/")) and len(mp) >= len(best):
-            best, kind = mp, t
-    return kind
+    best = None
+    for row in mount_table(mountinfo):
+        mp = row[0]
+        if row[1] and (real == mp or real.startswith(mp.rstrip("/") + "/")) and (best is None or len(mp) >= len(best[0])):
+            best = row
+    return best
+
+
+def fs_type(path: Path, mountinfo: str = "/proc/self/mountinfo") -> str | None:
+    """The filesystem type of the mount holding ``path`` (:func:`mount_of`)."""
+    m = mount_of(path, mountinfo)
+    return m[1] if m else None
 
 
 # Filesystems a swapfile cannot be on: swapon(2) needs the file's blocks on a block device, through

@@ -309,14 +309,81 @@ def runner_of(name_or_path: str) -> dict | None:
 SYS_DEV_CHAR = Path("/sys/dev/char")
 
 
+# A file's DAX state: statx(2)'s STATX_ATTR_DAX (include/uapi/linux/stat.h: 0x00200000, "File is
+# currently in DAX state"), which fs/stat.c (vfs_getattr_nosec) sets where IS_DAX(inode), since Linux
+# 5.8; since 5.11 it also sets the bit in stx_attributes_mask, so there a clear attribute says "not
+# DAX". Only regular files are DAX (fs/ext4/inode.c, ext4_should_enable_dax: not S_ISREG -> false),
+# so a directory is judged by a file made in it, as memchar and kv-pmem make theirs. Where the kernel
+# says nothing (before 5.8, when the only way was the mount's whole-filesystem "dax" option) the
+# mount's super options decide: "dax" or "dax=always" (Documentation/filesystems/dax.rst).
+STATX_ATTR_DAX = 0x00200000
+_AT_FDCWD = -100
+_STATX_BASIC_STATS = 0x7FF
+# struct statx (include/uapi/linux/stat.h): __u64 stx_attributes at byte 8, stx_attributes_mask at 56
+_STX_ATTRIBUTES, _STX_ATTRIBUTES_MASK, _STATX_SIZE = 8, 56, 256
+
+
+def statx_dax(path: Path) -> bool | None:
+    """Whether the kernel says the file ``path`` is in the DAX state; None where it does not say
+    (no statx in the C library, an error, or a kernel that reports no DAX state)."""
+    import ctypes  # noqa: PLC0415
+    import struct  # noqa: PLC0415
+
+    fn = getattr(ctypes.CDLL(None, use_errno=True), "statx", None)
+    if fn is None:
+        return None
+    buf = ctypes.create_string_buffer(_STATX_SIZE)
+    if fn(_AT_FDCWD, os.fsencode(path), 0, _STATX_BASIC_STATS, buf) != 0:
+        return None
+    attrs = struct.unpack_from("=Q", buf, _STX_ATTRIBUTES)[0]
+    mask = struct.unpack_from("=Q", buf, _STX_ATTRIBUTES_MASK)[0]
+    if attrs & STATX_ATTR_DAX:
+        return True
+    return False if mask & STATX_ATTR_DAX else None
+
+
+@functools.cache
+def _not_dax_file(path: str) -> str | None:
+    """Why the file or directory ``path`` is no DAX tier's (None: it is one): see STATX_ATTR_DAX."""
+    import tempfile  # noqa: PLC0415
+
+    from .memcg import mount_of  # noqa: PLC0415
+
+    p = Path(path)
+    probe = None
+    if p.is_dir():
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".tierbench-dax-probe-", dir=p)
+            os.close(fd)
+        except OSError as e:
+            return f"is a directory in which no file can be made to check it is DAX ({e.strerror})"
+    try:
+        state = statx_dax(Path(probe or p))
+    finally:
+        if probe:
+            os.unlink(probe)
+    what = "a file made in it is" if probe else "it is"
+    if state:
+        return None
+    m = mount_of(p)
+    opts = m[2].split(",") if m else []
+    if state is None and ("dax" in opts or "dax=always" in opts):
+        return None
+    where = f"{m[1]} on {m[0]}, mounted {m[2] or 'without options'}" if m else "a filesystem this process cannot see"
+    how = "statx reports no STATX_ATTR_DAX" if state is False else "the kernel does not report DAX state and the mount has no dax option"
+    return (f"is not DAX: {what} in the page cache ({how}; {where}): mount the PMem namespace's filesystem "
+            "with -o dax=always (or dax=inode, with the directory's DAX flag set: Documentation/filesystems/dax.rst), "
+            "or name its device DAX instance (/dev/daxX.Y)")
+
+
 def _not_dax(path: Path) -> str | None:
     """Why ``path`` cannot be a DAX tier's (None: it can): a device DAX character device, or a file
-    or directory (on a DAX filesystem; not checked here: kv's pmdk runs emulated elsewhere)."""
+    or directory on a filesystem whose files are DAX (:func:`_not_dax_file`)."""
     import stat  # noqa: PLC0415
 
     st = path.stat()
     if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
-        return None
+        return _not_dax_file(str(path))
     if stat.S_ISCHR(st.st_mode):
         sub = SYS_DEV_CHAR / f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}" / "subsystem"
         if sub.exists() and sub.resolve().name == "dax":

@@ -178,7 +178,7 @@ def _mount_points() -> list[str]:
     """Every mount point of this mount namespace (memcg.mount_table: /proc/self/mountinfo)."""
     from .memcg import mount_table  # noqa: PLC0415
 
-    return [mp for mp, _ in mount_table()]
+    return [row[0] for row in mount_table()]
 
 
 def tree_refused(where: str) -> str | None:
