@@ -33,7 +33,8 @@ from workflows.harness.scenario import role as scenario_role
 
 NAME = "ycsb"
 _SCRIPT = "workloads/ycsb/build.sh"
-# build/bin/ycsb: a launcher for build/ycsb/target/ (Maven, repository build/m2; offline once fetched)
+# build/bin/ycsb: a launcher for build/ycsb/target/ (Maven; its repository one per user, ~/.cache/tierbench/m2,
+# offline once fetched: build.sh)
 BUILD = {"upstream": [], "script": _SCRIPT,
          "sources": [_SCRIPT, "workloads/ycsb/pom.xml", "workloads/ycsb/src/main/java/tierbench/kv/*.java"]}
 # (kv-tmpfs, the tmpfs role's script, runs from the source tree: workloads/ycsb/kv-tmpfs)
