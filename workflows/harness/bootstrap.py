@@ -379,9 +379,9 @@ def _install_with_uv(py: str) -> bool:
     install = [*([uv] if uv else [py, "-m", "uv"]), "pip", "install", "-q", "--python", py, "-r", str(REQ)]
     # From uv's cache alone first (--offline: docs.astral.sh/uv/reference/cli/#uv-pip-install): the
     # pins are exact, so where every wheel is cached the index has nothing to add and the install
-    # need not wait on it (by hand here: 11.3 s asking the index, 7.7-8.9 s offline; the whole step
-    # took 10-32 s in fresh runs, uv's bytecode compilation and the disk being the rest). A cache
-    # that lacks a wheel says so at once (kept quiet) and the install asks the index.
+    # need not wait on it (by hand here: 11.3 s asking the index, 7.7-8.9 s offline while uv also
+    # compiled the bytecode; without that, 0.6 s offline, 2026-11-28). A cache that lacks a wheel
+    # says so at once (kept quiet) and the install asks the index.
     if subprocess.run([*install, "--offline"], env=env, capture_output=True).returncode != 0:
         r = subprocess.run(install, env=env)
         if r.returncode != 0:
