@@ -164,3 +164,22 @@ def test_result_csv_is_open_and_typed_once(tmp_path):
     assert df["my_param"].dtype == float and df["note"].tolist() == ["", "x"] * 2
     assert frame.typed(df) is df, "a typed frame is not typed again"
     assert frame.load([]).empty
+
+
+def test_typing_a_long_frame_by_its_distinct_values_changes_no_cell(monkeypatch):
+    """frame.typed converts each distinct value of a long column once (analysis/frame.py,
+    _by_value): every cell and dtype as converting every cell, missing values and odd spellings
+    included."""
+    odd = [" 1 ", "2.50", "nan", "", "x", None, "true", "0", "False", "<NA>", "None", " y ", "1e3"]
+    n = 20 * len(odd)
+    df = pd.DataFrame({"host": ["h"] * n, "value": [odd[i % len(odd)] for i in range(n)],
+                       "colloid": [odd[(i * 7) % len(odd)] for i in range(n)],
+                       "metric": [odd[(i * 5) % len(odd)] for i in range(n)],
+                       "extra_num": [str(i % 3) for i in range(n)],
+                       "extra_text": [odd[(i * 3) % len(odd)] for i in range(n)]})
+    fast = frame.typed(df)
+    monkeypatch.setattr(frame, "_by_value", lambda col, conv: conv(col))  # every cell converted
+    slow = frame.typed(df)
+    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+    assert fast["value"].isna().sum() == 20 * 9 and fast["extra_num"].dtype == float
+    assert fast["colloid"].tolist()[:8] == [True, False, pd.NA, False, pd.NA, pd.NA, pd.NA, pd.NA]
