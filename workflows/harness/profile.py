@@ -311,8 +311,8 @@ SYS_DEV_CHAR = Path("/sys/dev/char")
 
 # A file's DAX state: statx(2)'s STATX_ATTR_DAX (include/uapi/linux/stat.h: 0x00200000, "File is
 # currently in DAX state"), which fs/stat.c (vfs_getattr_nosec) sets where IS_DAX(inode), since Linux
-# 5.8; since 5.11 it also sets the bit in stx_attributes_mask, so there a clear attribute says "not
-# DAX". Only regular files are DAX (fs/ext4/inode.c, ext4_should_enable_dax: not S_ISREG -> false),
+# 5.8; later kernels' fs/stat.c also always sets the bit in stx_attributes_mask, so there a clear
+# attribute says "not DAX" (before that, it says nothing). Only regular files are DAX (fs/ext4/inode.c, ext4_should_enable_dax: not S_ISREG -> false),
 # so a directory is judged by a file made in it, as memchar and kv-pmem make theirs. Where the kernel
 # says nothing (before 5.8, when the only way was the mount's whole-filesystem "dax" option) the
 # mount's super options decide: "dax" or "dax=always" (Documentation/filesystems/dax.rst).
