@@ -104,7 +104,12 @@ def run_quick_in_copy() -> Path:
     sys.path.insert(0, str(REPO / "tests"))
     from conftest import copy_tree  # noqa: PLC0415
 
-    work = copy_tree(Path(tempfile.mkdtemp(prefix="bench-quick-")) / "repo")
+    scratch = Path(tempfile.mkdtemp(prefix="bench-quick-"))
+    # mkdtemp makes it 0700; the TPC-C-like points' server runs as postgres, which must enter every
+    # directory above its data directory (results/<host>/overcommit-scratch): without this, initdb
+    # failed with "Permission denied" and the quick run stopped after 78 s
+    scratch.chmod(0o755)
+    work = copy_tree(scratch / "repo")
     src = REPO.parent / "shared" / "upstream"
     cmd = [sys.executable, "-m", "snakemake", "--cores", "all", "--configfile", "workflows/config/quick.yaml"]
     if src.is_dir():
